@@ -1,0 +1,28 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "AsyncHarness",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "AsyncHarness", targets: ["AsyncHarness"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+  ],
+  targets: [
+    .target(
+      name: "AsyncHarness",
+      dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
+  ]
+)
+
+// Shared settings for every target: Swift 6 mode is the tools-version default;
+// these keep imports and existentials explicit.
+for target in package.targets where target.type != .system && target.type != .plugin {
+  target.swiftSettings = (target.swiftSettings ?? []) + [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+  ]
+}

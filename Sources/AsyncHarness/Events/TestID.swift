@@ -1,0 +1,45 @@
+/// Identifies one run of one test: the suite, the test's name, the waiter strategy it ran
+/// under and the repetition.
+public struct TestID: Sendable, Hashable, Codable, CustomStringConvertible {
+  /// The suite's name.
+  public var suite: String
+  /// The test's name, unique within its suite.
+  public var name: String
+  /// The name of the waiter strategy the test ran under.
+  public var waiter: String
+  /// The repetition, counted from 1.
+  public var repetition: Int
+
+  /// Creates a test identifier.
+  public init(suite: String, name: String, waiter: String, repetition: Int = 1) {
+    self.suite = suite
+    self.name = name
+    self.waiter = waiter
+    self.repetition = repetition
+  }
+
+  /// `Suite/test`, the path that `--filter` matches.
+  public var path: String { "\(suite)/\(name)" }
+
+  /// `Suite/test [waiter]`, with `#N` for repetitions after the first.
+  public var description: String {
+    repetition > 1 ? "\(path) [\(waiter)] #\(repetition)" : "\(path) [\(waiter)]"
+  }
+}
+
+/// How a test ended.
+public enum Verdict: String, Sendable, Hashable, Codable, CaseIterable {
+  /// No failing issue was recorded.
+  case passed
+  /// A failing issue was recorded (an expectation or a wait failed).
+  case failed
+  /// The test threw, or misused the harness, or would have deadlocked.
+  case errored
+  /// The test did not run; the reason is in ``TestResult/reason``.
+  case skipped
+  /// The test carries a known issue and failed as expected.
+  case knownIssue
+
+  /// Whether this verdict counts against the run.
+  public var isFailure: Bool { self == .failed || self == .errored }
+}

@@ -1,0 +1,64 @@
+/// Something that went wrong (or deserves attention) while a test ran.
+///
+/// Failures are data: reporters decide how to show each ``Kind``.
+public struct Issue: Sendable, Hashable, Codable {
+  /// What kind of problem an issue describes.
+  public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// An `expect` or `require` did not hold, or the test called `fail`.
+    case expectationFailed
+    /// A wait ended without success: it timed out, an inverted expectation was fulfilled,
+    /// or expectations were fulfilled out of the enforced order.
+    case waitFailed
+    /// The test threw an error.
+    case errorThrown
+    /// The harness was used in a way it does not support (a nested wait, waiting twice on an
+    /// expectation, over-fulfilling, a blocking wait where the run loop cannot turn).
+    case apiMisused
+    /// A synchronous dispatch that would deadlock: the target queue is already waiting for
+    /// the caller.
+    case deadlock
+    /// A fulfillment or signal arrived after the test that created it had ended.
+    case lateSignal
+    /// A note that does not fail the test, such as the synchronous waiter falling back to a
+    /// blocking wait.
+    case warning
+  }
+
+  /// What kind of problem this is.
+  public var kind: Kind
+  /// The message a user reads.
+  public var message: String
+  /// Where in the user's code the problem was detected.
+  public var sourceLocation: SourceLocation?
+
+  /// Creates an issue.
+  public init(kind: Kind, message: String, sourceLocation: SourceLocation? = nil) {
+    self.kind = kind
+    self.message = message
+    self.sourceLocation = sourceLocation
+  }
+
+  /// Whether this issue makes its test fail. Warnings and late signals do not.
+  public var isFailure: Bool {
+    switch kind {
+    case .warning, .lateSignal: false
+    default: true
+    }
+  }
+
+  /// Whether reporters that separate the two (JUnit) show this issue as an error rather than
+  /// a failure: a thrown error or a problem with the harness or the test's set-up, rather
+  /// than an assertion about the code under test.
+  public var isError: Bool {
+    switch kind {
+    case .errorThrown, .apiMisused, .deadlock: true
+    default: false
+    }
+  }
+
+  /// The message followed by ` File.swift:LINE` when the location is known.
+  public var description: String {
+    guard let sourceLocation else { return message }
+    return "\(message) (\(sourceLocation))"
+  }
+}

@@ -1,0 +1,34 @@
+/// A place in the user's source code: where an expectation was created, a wait was made,
+/// or an assertion failed.
+///
+/// Every user-facing call that can fail takes the caller's location through defaulted
+/// `fileID:filePath:line:column:` parameters, so a failure points at the test, not at the
+/// harness.
+public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertible {
+  /// The file's identifier, `Module/File.swift`.
+  public var fileID: String
+  /// The full path of the file when it was compiled.
+  public var filePath: String
+  /// The line, counted from 1.
+  public var line: Int
+  /// The column, counted from 1.
+  public var column: Int
+
+  /// Creates a location; with no arguments, the location of the call.
+  public init(
+    fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+  ) {
+    self.fileID = fileID
+    self.filePath = filePath
+    self.line = line
+    self.column = column
+  }
+
+  /// The file's name without its directories, e.g. `LoaderTests.swift`.
+  public var fileName: String {
+    fileID.split(separator: "/").last.map(String.init) ?? fileID
+  }
+
+  /// `File.swift:LINE`, the form used in failure messages.
+  public var description: String { "\(fileName):\(line)" }
+}
