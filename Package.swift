@@ -6,6 +6,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .library(name: "AsyncHarness", targets: ["AsyncHarness"]),
+    .executable(name: "examples", targets: ["examples"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -15,6 +16,7 @@ let package = Package(
       name: "AsyncHarness",
       dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
+    .executableTarget(name: "examples", dependencies: ["AsyncHarness"], path: "Examples/examples"),
   ]
 )
 

@@ -1,0 +1,153 @@
+import ArgumentParser
+import Foundation
+
+/// Makes the JUnit reporter for `--junit PATH --junit-profile NAME`; the
+/// `AsyncHarnessJUnit` product provides one.
+public typealias JUnitReporterFactory = @Sendable (_ path: String, _ profile: String) throws -> any Reporter
+
+/// The command-line entry point of a suites executable.
+///
+/// ```swift
+/// // main.swift
+/// import AsyncHarness
+/// HarnessMain.run([loaderSuite, calculatorSuite])
+/// ```
+///
+/// Exit status: 0 when every test passed (known issues and skips included), 1 when a test
+/// failed, 2 for a usage error (a bad flag, an unknown waiter, a report that cannot be
+/// written).
+public enum HarnessMain {
+  /// Parses `CommandLine.arguments`, runs the suites and exits the process.
+  public static func run(_ suites: [Suite], registry: WaiterRegistry = .builtIn,
+                         junit: JUnitReporterFactory? = nil) -> Never {
+    let status = self.status(arguments: Array(CommandLine.arguments.dropFirst()), suites: suites,
+                             registry: registry, junit: junit)
+    exit(status)
+  }
+
+  /// Runs the command with these arguments and returns the exit status, writing to the
+  /// given streams (standard output and standard error by default).
+  public static func status(arguments: [String], suites: [Suite], registry: WaiterRegistry = .builtIn,
+                            junit: JUnitReporterFactory? = nil, console: ConsoleReporter.Style = .forStandardOutput(),
+                            output: ((String) -> Void)? = nil, errors: ((String) -> Void)? = nil) -> Int32 {
+    let output = output ?? { FileHandleOutput.standardOutput.write($0) }
+    let errors = errors ?? { FileHandleOutput.standardError.write($0) }
+    let options: HarnessOptions
+    do {
+      options = try HarnessOptions.parse(HarnessOptions.expandingShuffle(arguments))
+    } catch {
+      if HarnessOptions.exitCode(for: error) == .success {
+        output(HarnessOptions.fullMessage(for: error) + "\n")
+        return 0
+      }
+      errors("error: \(HarnessOptions.message(for: error))\n\(HarnessOptions.usageString())\n")
+      return 2
+    }
+    do {
+      let configuration = try options.configuration(registry: registry)
+      if options.list {
+        for suite in suites {
+          for test in suite.tests where configuration.includes(test, in: suite) {
+            output("\(suite.name)/\(test.name)\(test.tags.isEmpty ? "" : "  [tags: \(test.tags.joined(separator: ", "))]")\n")
+          }
+        }
+        return 0
+      }
+      var reporters: [any Reporter] = [ConsoleReporter(style: console, write: output)]
+      if let path = options.json { reporters.append(try JSONLinesReporter(path: path)) }
+      if let path = options.junit {
+        guard let junit else {
+          throw UsageError("--junit needs the AsyncHarnessJUnit product: call HarnessMain.run(suites, junit: JUnitReporter.factory)")
+        }
+        reporters.append(try junit(path, options.junitProfile))
+      }
+      let runner = Runner(suites: suites, configuration: configuration, registry: registry, reporters: reporters)
+      return try runner.run().succeeded ? 0 : 1
+    } catch {
+      errors("error: \(error)\n")
+      return 2
+    }
+  }
+}
+
+/// A command-line mistake, reported with exit status 2.
+struct UsageError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+struct HarnessOptions: ParsableArguments {
+  static let configuration = CommandConfiguration(
+    abstract: "Runs AsyncHarness suites.",
+    discussion: "Exit status: 0 when every test passed, 1 when a test failed, 2 for a usage error.")
+
+  @Option(help: ArgumentHelp("The waiter strategy for every suite, or all for the matrix.", valueName: "name|all"))
+  var waiter: String?
+
+  @Option(help: ArgumentHelp("Run only tests whose Suite/test path contains this text, or tag:NAME (repeatable).", valueName: "text"))
+  var filter: [String] = []
+
+  @Flag(help: "List the selected tests and exit.")
+  var list = false
+
+  @Option(name: .customLong("repeat"), help: ArgumentHelp("Run each test N times.", valueName: "N"))
+  var repetitions = 1
+
+  @Flag(help: "With --repeat, stop after the first repetition that fails.")
+  var untilFailure = false
+
+  @Option(help: ArgumentHelp("Shuffle tests within each suite; without a seed, a random one is printed.", valueName: "seed"))
+  var shuffle: UInt64?
+
+  @Option(help: ArgumentHelp("Write the event stream as JSON Lines to this file.", valueName: "path"))
+  var json: String?
+
+  @Option(help: ArgumentHelp("Write a JUnit XML report to this file.", valueName: "path"))
+  var junit: String?
+
+  @Option(help: ArgumentHelp("JUnit profile: standard, or github (adds file and line attributes).", valueName: "name"))
+  var junitProfile = "standard"
+
+  @Option(help: ArgumentHelp("The timeout in seconds of waits that pass none (default 1).", valueName: "seconds"))
+  var timeout: Double?
+
+  func validate() throws {
+    guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1, not \(repetitions)") }
+    if let timeout, !(timeout > 0 && timeout.isFinite) {
+      throw ValidationError("--timeout must be a positive number of seconds, not \(timeout)")
+    }
+  }
+
+  func configuration(registry: WaiterRegistry) throws -> Configuration {
+    var configuration = Configuration()
+    switch waiter {
+    case nil: configuration.waiters = .suiteDefault
+    case "all": configuration.waiters = .all
+    case let name?:
+      guard registry.waiter(named: name) != nil else {
+        throw UsageError(RunnerError.unknownWaiter(name, known: registry.names).description)
+      }
+      configuration.waiters = .named(name)
+    }
+    configuration.filters = filter
+    configuration.repetitions = repetitions
+    configuration.untilFailure = untilFailure
+    configuration.shuffleSeed = shuffle
+    if let timeout { configuration.defaultTimeout = .milliseconds(Int64((timeout * 1000).rounded())) }
+    return configuration
+  }
+
+  /// Lets `--shuffle` stand alone: without a seed after it, a random seed is inserted.
+  static func expandingShuffle(_ arguments: [String]) -> [String] {
+    var result: [String] = []
+    for (index, argument) in arguments.enumerated() {
+      result.append(argument)
+      guard argument == "--shuffle" else { continue }
+      let next = arguments.indices.contains(index + 1) ? arguments[index + 1] : nil
+      if next.flatMap(UInt64.init) == nil {
+        result.append(String(UInt64.random(in: 1...UInt64(UInt32.max))))
+      }
+    }
+    return result
+  }
+}

@@ -1,0 +1,34 @@
+import Dispatch
+
+/// A ``Dispatching`` queue backed by a real `DispatchQueue`.
+public struct AsyncQueue: Dispatching {
+  /// The queue work is sent to.
+  public let queue: DispatchQueue
+  public let identity: QueueIdentity
+  let issues: IssueSink
+
+  /// Wraps a dispatch queue. Pass `DispatchQueue.main` to stand for the main queue.
+  public init(_ queue: DispatchQueue, label: String? = nil) {
+    self.init(queue, label: label, issues: IssueSink(record: nil))
+  }
+
+  init(_ queue: DispatchQueue, label: String?, issues: IssueSink) {
+    self.queue = queue
+    self.identity = queue === DispatchQueue.main ? .main : QueueIdentity(label: label ?? queue.label)
+    self.issues = issues
+  }
+
+  /// The main queue.
+  public static var main: AsyncQueue { AsyncQueue(.main) }
+
+  public func async(_ work: @escaping @Sendable () -> Void) {
+    let identity = identity
+    queue.async { DispatchChain.$frames.withValue([identity], operation: work) }
+  }
+
+  public func sync<T>(_ work: () throws -> T) rethrows -> T {
+    let (chain, isCycle) = DispatchChain.enter(identity, issues: issues)
+    if isCycle { return try DispatchChain.$frames.withValue(chain, operation: work) }
+    return try queue.sync { try DispatchChain.$frames.withValue(chain, operation: work) }
+  }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// The queue abstraction code under test takes instead of a `DispatchQueue`, so tests can
+/// choose real queues (``AsyncQueue``) or inline execution (``SyncQueue``).
+///
+/// Both detect the classic deadlock, a synchronous dispatch onto a queue that is already
+/// waiting for the caller (main → background → main, or a queue onto itself), and record
+/// an issue naming the queues instead of hanging; the work then runs inline so the test
+/// can go on to report it.
+public protocol Dispatching: Sendable {
+  /// The queue's identity, which names it in messages and detects dispatch cycles.
+  var identity: QueueIdentity { get }
+  /// Runs `work` later (``AsyncQueue``) or now (``SyncQueue``).
+  func async(_ work: @escaping @Sendable () -> Void)
+  /// Runs `work` on the queue and waits for it.
+  func sync<T>(_ work: () throws -> T) rethrows -> T
+}
+
+/// A queue's identity for cycle detection: two queue values with the same identity are the
+/// same serial queue (e.g. ``QueueIdentity/main``).
+public final class QueueIdentity: Sendable, CustomStringConvertible {
+  /// The queue's label, as messages show it.
+  public let label: String
+
+  /// Creates an identity; each call makes a distinct queue.
+  public init(label: String) { self.label = label }
+
+  /// The main queue's identity, shared by every queue value standing for it.
+  public static let main = QueueIdentity(label: "main")
+
+  public var description: String { label }
+}
+
+/// The queues a thread is running work for: the last is the one it runs on; the ones
+/// before it are blocked in a `sync` call, waiting for the next.
+enum DispatchChain {
+  @TaskLocal static var frames: [QueueIdentity] = []
+
+  /// The chain in effect on this thread; on the main thread, with nothing recorded, the
+  /// main queue.
+  static var current: [QueueIdentity] {
+    let frames = frames
+    if frames.isEmpty && Thread.isMainThread { return [.main] }
+    return frames
+  }
+
+  /// Prepares a synchronous dispatch onto `target`: returns the chain the work runs with,
+  /// and whether the dispatch closes a cycle. A cycle is recorded as a deadlock issue; the
+  /// caller then runs the work inline instead of hanging.
+  static func enter(_ target: QueueIdentity, issues: IssueSink) -> (chain: [QueueIdentity], isCycle: Bool) {
+    let chain = current
+    let newChain = chain + [target]
+    guard chain.contains(where: { $0 === target }) else { return (newChain, false) }
+    let path = newChain.map(\.label).joined(separator: " → ")
+    let from = chain.last.map(\.label) ?? "?"
+    issues.record(Issue(
+      kind: .deadlock,
+      message: "Deadlock: synchronous dispatch onto \"\(target.label)\" from \"\(from)\" while \"\(target.label)\" is waiting for it (\(path))"))
+    return (newChain, true)
+  }
+}
+
+/// Where a queue records the issues it detects: the test that created it, else the test
+/// running on the current task, else standard error.
+struct IssueSink: Sendable {
+  let record: TestRecord?
+
+  func record(_ issue: Issue) {
+    if let target = record ?? TestRecord.current {
+      target.record(issue)
+    } else {
+      FileHandleOutput.standardError.write("AsyncHarness: \(issue.message)\n")
+    }
+  }
+}

@@ -1,0 +1,39 @@
+/// How a run is carried out: which tests, under which waiters, how often, in which order.
+public struct Configuration: Sendable {
+  /// Which waiter strategies suites run under.
+  public enum WaiterSelection: Sendable, Hashable {
+    /// Each suite's own default.
+    case suiteDefault
+    /// The registered strategy with this name, for every suite.
+    case named(String)
+    /// Every registered strategy, for every suite (the matrix).
+    case all
+  }
+
+  /// Which waiter strategies suites run under.
+  public var waiters: WaiterSelection = .suiteDefault
+  /// Keeps only tests whose `Suite/test` path contains one of these strings, or that carry
+  /// a tag given as `tag:NAME`. Empty keeps every test.
+  public var filters: [String] = []
+  /// How many times each test runs.
+  public var repetitions = 1
+  /// Stop repeating at the first repetition with a failure (with a large ``repetitions``).
+  public var untilFailure = false
+  /// When set, tests within each suite run in an order shuffled with this seed.
+  public var shuffleSeed: UInt64?
+  /// The timeout of waits that pass none.
+  public var defaultTimeout: Duration = .seconds(1)
+
+  /// The default configuration: every test once, suites' own waiters, declaration order.
+  public init() {}
+
+  /// Whether the filters keep this test.
+  public func includes(_ test: Test, in suite: Suite) -> Bool {
+    guard !filters.isEmpty else { return true }
+    let path = "\(suite.name)/\(test.name)"
+    return filters.contains { filter in
+      if filter.hasPrefix("tag:") { return test.tags.contains(String(filter.dropFirst(4))) }
+      return path.contains(filter)
+    }
+  }
+}

@@ -1,0 +1,53 @@
+/// A named group of tests with a default waiter strategy and per-test set-up and
+/// tear-down, built with a result builder.
+///
+/// ```swift
+/// let loaderSuite = Suite("MessageLoader", waiter: .semaphore) {
+///   Test("greets with hello") { t in … }
+/// }
+/// ```
+///
+/// The same suite runs unchanged under any waiter: `--waiter NAME`, `--waiter all`, or
+/// this default.
+public struct Suite: Sendable {
+  /// The suite's name.
+  public let name: String
+  /// The waiter strategy used unless the configuration chooses another.
+  public let defaultWaiter: any Waiter
+  /// The tests, in declaration order.
+  public let tests: [Test]
+  /// Runs before each test, with that test's context.
+  public let setUp: (@Sendable (TestContext) throws -> Void)?
+  /// Runs after each test (also after a failing one), with that test's context.
+  public let tearDown: (@Sendable (TestContext) throws -> Void)?
+
+  /// Creates a suite.
+  /// - Parameters:
+  ///   - name: the suite's name, shown in reports.
+  ///   - waiter: the default waiter strategy.
+  ///   - setUp: runs before each test.
+  ///   - tearDown: runs after each test.
+  ///   - tests: the tests.
+  public init(_ name: String, waiter: some Waiter = .expectation,
+              setUp: (@Sendable (TestContext) throws -> Void)? = nil,
+              tearDown: (@Sendable (TestContext) throws -> Void)? = nil,
+              @SuiteBuilder tests: () -> [Test]) {
+    self.name = name
+    self.defaultWaiter = waiter
+    self.setUp = setUp
+    self.tearDown = tearDown
+    self.tests = tests()
+  }
+}
+
+/// Builds a suite's list of tests; supports `if`, `for` and arrays of tests.
+@resultBuilder
+public enum SuiteBuilder {
+  public static func buildExpression(_ test: Test) -> [Test] { [test] }
+  public static func buildExpression(_ tests: [Test]) -> [Test] { tests }
+  public static func buildBlock(_ parts: [Test]...) -> [Test] { parts.flatMap { $0 } }
+  public static func buildArray(_ parts: [[Test]]) -> [Test] { parts.flatMap { $0 } }
+  public static func buildOptional(_ part: [Test]?) -> [Test] { part ?? [] }
+  public static func buildEither(first part: [Test]) -> [Test] { part }
+  public static func buildEither(second part: [Test]) -> [Test] { part }
+}

@@ -1,0 +1,80 @@
+/// One test: a name, traits and a body that receives a ``TestContext``.
+///
+/// ```swift
+/// Test("greets with hello") { t in
+///   let loaded = t.expectation("messages loaded")
+///   loader.load { _ in loaded.fulfill() }
+///   try t.wait(for: loaded)
+/// }
+/// ```
+public struct Test: Sendable {
+  /// What a test body is: blocking or `async`.
+  public enum Body: Sendable {
+    /// Runs on the runner's thread (the main thread of a suites executable), so blocking
+    /// waits turn the main run loop.
+    case blocking(@Sendable (TestContext) throws -> Void)
+    /// Runs in a task while the runner turns the main run loop.
+    case async(@Sendable (TestContext) async throws -> Void)
+  }
+
+  /// The test's name, unique within its suite.
+  public let name: String
+  /// The test's traits: skip, known issue, tags.
+  public let traits: [TestTrait]
+  /// The body.
+  public let body: Body
+  /// Where the test was declared.
+  public let sourceLocation: SourceLocation
+
+  /// Creates a blocking test.
+  public init(_ name: String, _ traits: TestTrait..., fileID: String = #fileID,
+              filePath: String = #filePath, line: Int = #line, column: Int = #column,
+              body: @escaping @Sendable (TestContext) throws -> Void) {
+    self.init(name, traits: traits, body: .blocking(body),
+              sourceLocation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Creates an `async` test.
+  public init(_ name: String, _ traits: TestTrait..., fileID: String = #fileID,
+              filePath: String = #filePath, line: Int = #line, column: Int = #column,
+              body: @escaping @Sendable (TestContext) async throws -> Void) {
+    self.init(name, traits: traits, body: .async(body),
+              sourceLocation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  init(_ name: String, traits: [TestTrait], body: Body, sourceLocation: SourceLocation) {
+    self.name = name
+    self.traits = traits
+    self.body = body
+    self.sourceLocation = sourceLocation
+  }
+
+  /// The reason the test is skipped, if it is.
+  var skipReason: String? {
+    traits.lazy.compactMap { if case .skip(let reason) = $0 { reason } else { nil } }.first
+  }
+
+  /// The known issue the test carries, if it does.
+  var knownIssue: String? {
+    traits.lazy.compactMap { if case .knownIssue(let reason) = $0 { reason } else { nil } }.first
+  }
+
+  /// The test's tags.
+  public var tags: [String] {
+    traits.flatMap { trait -> [String] in if case .tags(let tags) = trait { tags } else { [] } }
+  }
+}
+
+/// Something that changes how a test runs or is reported.
+public enum TestTrait: Sendable, Hashable {
+  /// Do not run the test; report it as skipped with this reason.
+  case skip(String)
+  /// The test is expected to fail because of this known issue: a failure is reported as a
+  /// known issue, not a failure; a pass is a failure ("known issue did not occur").
+  case knownIssue(String)
+  /// Labels that `--filter` matches as `tag:NAME`.
+  case tags([String])
+
+  /// Labels that `--filter` matches as `tag:NAME`.
+  public static func tags(_ tags: String...) -> TestTrait { .tags(tags) }
+}

@@ -1,0 +1,25 @@
+/// Sleeps on a condition variable (off the main thread) or in the main run loop (on it),
+/// woken by each `fulfill()`: the model of XCTest's `XCTWaiter`, without its lost
+/// wake-ups.
+public struct ExpectationWaiter: Waiter {
+  /// `expectation`.
+  public let name = "expectation"
+
+  /// Creates the waiter.
+  public init() {}
+
+  public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
+    if MainThreadPump.canPump {
+      MainThreadPump.wait(on: condition, until: deadline, pollInterval: .milliseconds(1))
+      return
+    }
+    let parker = ThreadParker()
+    condition.onWake { parker.unpark() }
+    parker.wait(on: condition, until: deadline, pollInterval: .milliseconds(1))
+  }
+}
+
+extension Waiter where Self == ExpectationWaiter {
+  /// Sleeps until a fulfillment wakes it (``ExpectationWaiter``).
+  public static var expectation: ExpectationWaiter { ExpectationWaiter() }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Sleeps until a notification is posted: each wake-up of the wait is posted on a private
+/// `NotificationCenter`, and an observer there wakes the waiting thread, as
+/// `XCTNSNotificationExpectation` is woken by the notification it observes.
+public struct NotificationWaiter: Waiter {
+  /// `notification`.
+  public let name = "notification"
+
+  /// The name of the notification a wait's wake-ups are posted as.
+  public static let wakeNotification = Notification.Name("AsyncHarness.NotificationWaiter.wake")
+
+  /// Creates the waiter.
+  public init() {}
+
+  public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
+    let center = NotificationCenter()
+    let pumps = MainThreadPump.canPump
+    let parker = ThreadParker()
+    let observer = center.addObserver(forName: Self.wakeNotification, object: nil, queue: nil) { _ in
+      if pumps { MainThreadPump.wake() } else { parker.unpark() }
+    }
+    defer { center.removeObserver(observer) }
+    let token = SendableBox(center)
+    condition.onWake { token.value.post(name: Self.wakeNotification, object: nil) }
+    if pumps {
+      let clock = ContinuousClock()
+      while !condition.isDone() && clock.now < deadline {
+        MainThreadPump.turn(until: condition.isPolled
+                            ? min(deadline, clock.now.advanced(by: .milliseconds(1))) : deadline)
+      }
+    } else {
+      parker.wait(on: condition, until: deadline, pollInterval: .milliseconds(1))
+    }
+  }
+}
+
+/// Carries a value that is safe to share but not declared `Sendable` (a
+/// `NotificationCenter`, which is thread-safe, on platforms where it is not marked so).
+struct SendableBox<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
+}
+
+extension Waiter where Self == NotificationWaiter {
+  /// Sleeps until a posted notification wakes it (``NotificationWaiter``).
+  public static var notification: NotificationWaiter { NotificationWaiter() }
+}

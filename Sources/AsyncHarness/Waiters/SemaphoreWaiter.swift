@@ -1,0 +1,32 @@
+import Dispatch
+
+/// Sleeps on a semaphore made for each wait (never a global one), signalled by each
+/// `fulfill()`: the ATHStart / ATHNotify / ATHWait pattern. On the main thread it turns
+/// the main run loop instead, as every strategy must; in `async` code it suspends.
+public struct SemaphoreWaiter: Waiter {
+  /// `semaphore`.
+  public let name = "semaphore"
+
+  /// Creates the waiter.
+  public init() {}
+
+  public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
+    if MainThreadPump.canPump {
+      MainThreadPump.wait(on: condition, until: deadline, pollInterval: .milliseconds(1))
+      return
+    }
+    let semaphore = DispatchSemaphore(value: 0)
+    condition.onWake { semaphore.signal() }
+    let clock = ContinuousClock()
+    while !condition.isDone() && clock.now < deadline {
+      let until = condition.isPolled ? min(deadline, clock.now.advanced(by: .milliseconds(1))) : deadline
+      let nanoseconds = clock.now.duration(to: until).timeInterval * 1e9
+      _ = semaphore.wait(timeout: .now() + .nanoseconds(Int(max(0, nanoseconds))))
+    }
+  }
+}
+
+extension Waiter where Self == SemaphoreWaiter {
+  /// Sleeps on a per-wait semaphore (``SemaphoreWaiter``).
+  public static var semaphore: SemaphoreWaiter { SemaphoreWaiter() }
+}

@@ -1,0 +1,36 @@
+/// Never sleeps: tests get ``SyncQueue``s for `t.main` and `t.background`, so work runs
+/// inline and every wait should already be satisfied when it starts.
+///
+/// When a wait is not (work escaped the test's queues, such as a `Task` or URLSession's
+/// own delegate queue), it records a warning naming the wait and where it was made, then
+/// falls back to ``ExpectationWaiter``, so verdicts stay comparable across strategies.
+public struct SynchronousWaiter: Waiter {
+  /// `synchronous`.
+  public let name = "synchronous"
+  public var runsWorkInline: Bool { true }
+
+  /// Creates the waiter.
+  public init() {}
+
+  public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
+    guard !condition.isDone() else { return }
+    warnFallback(condition)
+    ExpectationWaiter().block(on: condition, until: deadline)
+  }
+
+  public func suspend(on condition: WaitCondition, until deadline: ContinuousClock.Instant) async {
+    guard !condition.isDone() else { return }
+    warnFallback(condition)
+    await ExpectationWaiter().suspend(on: condition, until: deadline)
+  }
+
+  private func warnFallback(_ condition: WaitCondition) {
+    condition.recordWarning(
+      "synchronous waiter: \(condition.summary) was not satisfied when the wait began at \(condition.sourceLocation); work escaped the test's queues, so it fell back to a blocking wait")
+  }
+}
+
+extension Waiter where Self == SynchronousWaiter {
+  /// Runs work inline and expects waits to be satisfied already (``SynchronousWaiter``).
+  public static var synchronous: SynchronousWaiter { SynchronousWaiter() }
+}

@@ -1,0 +1,110 @@
+/// What the outcome check needs to know of one expectation: a plain value, so the check is
+/// a pure function testable without threads or clocks.
+public struct ExpectationSnapshot: Sendable, Hashable {
+  public var description: String
+  public var expectedFulfillmentCount: Int
+  public var fulfillmentCount: Int
+  public var isInverted: Bool
+  /// When the expectation reached its count, as a run-wide sequence number.
+  public var fulfillmentOrder: Int?
+  public var sourceLocation: SourceLocation
+
+  /// Creates a snapshot.
+  public init(description: String, expectedFulfillmentCount: Int = 1, fulfillmentCount: Int = 0,
+              isInverted: Bool = false, fulfillmentOrder: Int? = nil,
+              sourceLocation: SourceLocation = SourceLocation(fileID: "T/T.swift", filePath: "T.swift", line: 1, column: 1)) {
+    self.description = description
+    self.expectedFulfillmentCount = expectedFulfillmentCount
+    self.fulfillmentCount = fulfillmentCount
+    self.isInverted = isInverted
+    self.fulfillmentOrder = fulfillmentOrder
+    self.sourceLocation = sourceLocation
+  }
+
+  var isFulfilled: Bool { fulfillmentCount >= expectedFulfillmentCount }
+}
+
+/// The state of a wait for expectations, decided by ``ExpectationOutcome/evaluate(_:enforceOrder:timedOut:)``.
+public enum ExpectationOutcome: Sendable, Hashable {
+  /// Keep waiting.
+  case pending
+  /// Every expectation is satisfied (inverted ones stayed unfulfilled through the timeout).
+  case completed
+  /// An inverted expectation was fulfilled.
+  case invertedFulfillment([ExpectationSnapshot])
+  /// Expectations were fulfilled out of the enforced order.
+  case incorrectOrder(ExpectationSnapshot, ExpectationSnapshot)
+  /// The timeout passed with these expectations unfulfilled.
+  case timedOut([ExpectationSnapshot])
+
+  /// Decides a wait's state from its expectations.
+  ///
+  /// - Parameters:
+  ///   - expectations: the expectations waited for, in the order given to the wait.
+  ///   - enforceOrder: whether they must be fulfilled in that order.
+  ///   - timedOut: whether the wait's deadline has passed.
+  /// - Returns: `.pending` while the wait should go on, otherwise how it ended.
+  public static func evaluate(_ expectations: [ExpectationSnapshot], enforceOrder: Bool,
+                              timedOut: Bool) -> ExpectationOutcome {
+    let inverted = expectations.filter { $0.isInverted && $0.fulfillmentCount > 0 }
+    if !inverted.isEmpty { return .invertedFulfillment(inverted) }
+    if enforceOrder {
+      let regular = expectations.filter { !$0.isInverted }
+      for (index, earlier) in regular.enumerated() {
+        for later in regular[(index + 1)...] {
+          guard let laterOrder = later.fulfillmentOrder else { continue }
+          if let earlierOrder = earlier.fulfillmentOrder, earlierOrder < laterOrder { continue }
+          return .incorrectOrder(earlier, later)
+        }
+      }
+    }
+    let unfulfilled = expectations.filter { !$0.isInverted && !$0.isFulfilled }
+    if unfulfilled.isEmpty {
+      let hasInverted = expectations.contains { $0.isInverted }
+      return hasInverted && !timedOut ? .pending : .completed
+    }
+    return timedOut ? .timedOut(unfulfilled) : .pending
+  }
+
+  /// The failure message for an ended wait, or `nil` when it completed. Worded as XCTest
+  /// words it, plus where each expectation was created.
+  public func failureMessage(timeout: Duration) -> String? {
+    switch self {
+    case .pending, .completed:
+      return nil
+    case .timedOut(let unfulfilled):
+      return "Exceeded timeout of \(timeout.secondsDescription) seconds, with unfulfilled expectations: "
+        + unfulfilled.map(\.labelWithLocation).joined(separator: ", ")
+    case .invertedFulfillment(let fulfilled):
+      return "Fulfilled inverted expectation "
+        + fulfilled.map(\.labelWithLocation).joined(separator: ", ")
+    case .incorrectOrder(let earlier, let later):
+      return "Failed due to expectation fulfilled in incorrect order: requires \(earlier.quotedLabel), actually fulfilled \(later.quotedLabel)"
+    }
+  }
+}
+
+extension ExpectationSnapshot {
+  var quotedLabel: String { "\"\(description)\"" }
+  var labelWithLocation: String {
+    let count = expectedFulfillmentCount > 1 ? " (\(fulfillmentCount) of \(expectedFulfillmentCount))" : ""
+    return "\(quotedLabel)\(count) created at \(sourceLocation)"
+  }
+}
+
+extension Duration {
+  /// Seconds as a short decimal: `1`, `0.2`, `0.05`.
+  var secondsDescription: String {
+    let (seconds, attoseconds) = components
+    let milliseconds = Int64(seconds) * 1000 + attoseconds / 1_000_000_000_000_000
+    if milliseconds % 1000 == 0 { return "\(milliseconds / 1000)" }
+    var fraction = String(milliseconds % 1000)
+    fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
+    while fraction.hasSuffix("0") { fraction.removeLast() }
+    return "\(milliseconds / 1000).\(fraction)"
+  }
+
+  var timeInterval: Double {
+    Double(components.seconds) + Double(components.attoseconds) / 1e18
+  }
+}

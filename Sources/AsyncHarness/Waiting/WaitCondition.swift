@@ -1,0 +1,55 @@
+import Synchronization
+
+/// What a ``Waiter`` waits for: a condition the harness evaluates, plus a way to be woken
+/// when it may have changed.
+///
+/// The harness builds one for every wait (for expectations, a probe, or notifications).
+/// A waiter's job is only to sleep its own way and return once ``isDone()`` is true or the
+/// deadline has passed; the harness then decides the outcome and writes the messages.
+public final class WaitCondition: Sendable {
+  /// Whether the condition can change without a wake-up (a probe over plain state), so a
+  /// waiter must re-evaluate it as time passes, not only when woken.
+  public let isPolled: Bool
+  /// What is being waited for, for messages: `expectations "a", "b"`.
+  public let summary: String
+  /// Where the wait was made.
+  public let sourceLocation: SourceLocation
+
+  private let evaluate: @Sendable () -> Bool
+  private let warn: @Sendable (Issue) -> Void
+  private let wakeHandlers = Mutex<[@Sendable () -> Void]>([])
+
+  /// Creates a condition. Waiter authors use this in their own tests; the harness creates
+  /// the conditions of real waits.
+  public init(summary: String, isPolled: Bool = false,
+              sourceLocation: SourceLocation = SourceLocation(),
+              recordWarning: @escaping @Sendable (Issue) -> Void = { _ in },
+              isDone: @escaping @Sendable () -> Bool) {
+    self.summary = summary
+    self.isPolled = isPolled
+    self.sourceLocation = sourceLocation
+    self.warn = recordWarning
+    self.evaluate = isDone
+  }
+
+  /// Whether the wait can end: it succeeded, failed for good, or the test recorded a
+  /// failing issue (fail fast). Waiters call this after each wake-up.
+  public func isDone() -> Bool { evaluate() }
+
+  /// Registers a handler called (on any thread) whenever the condition may have changed.
+  /// Register it *before* the first ``isDone()`` check so that no wake-up is lost.
+  public func onWake(_ handler: @escaping @Sendable () -> Void) {
+    wakeHandlers.withLock { $0.append(handler) }
+  }
+
+  /// Records a warning on the waiting test: it is reported but does not fail the test.
+  public func recordWarning(_ message: String) {
+    warn(Issue(kind: .warning, message: message, sourceLocation: sourceLocation))
+  }
+
+  /// Calls the wake handlers. The harness calls it on a fulfillment, a matching
+  /// notification or a recorded issue.
+  public func wake() {
+    for handler in wakeHandlers.withLock({ $0 }) { handler() }
+  }
+}
