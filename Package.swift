@@ -45,19 +45,24 @@ let package = Package(
       dependencies: ["PinacotecaServer"],
       path: "Examples/pinacoteca-server"
     ),
+    .target(name: "ExampleSupport", dependencies: ["AsyncHarness"], path: "Examples/ExampleSupport"),
     .target(
       name: "PinacotecaSuites",
-      dependencies: ["AsyncHarness", "PinacotecaCore", "PinacotecaFixtures", "PinacotecaServer"],
+      dependencies: ["AsyncHarness", "ExampleSupport", "PinacotecaCore", "PinacotecaFixtures", "PinacotecaServer"],
       path: "Examples/PinacotecaSuites"
     ),
     .target(name: "MessageLoader", dependencies: ["AsyncHarness"], path: "Examples/MessageLoader/Sources"),
     .target(
       name: "MessageLoaderSuites",
-      dependencies: ["AsyncHarness", "MessageLoader"],
+      dependencies: ["AsyncHarness", "ExampleSupport", "MessageLoader"],
       path: "Examples/MessageLoader/Suites"
     ),
     .target(name: "Stories", dependencies: ["AsyncHarness"], path: "Examples/Stories/Sources"),
-    .target(name: "StoriesSuites", dependencies: ["AsyncHarness", "Stories"], path: "Examples/Stories/Suites"),
+    .target(
+      name: "StoriesSuites",
+      dependencies: ["AsyncHarness", "ExampleSupport", "Stories"],
+      path: "Examples/Stories/Suites"
+    ),
     .target(
       name: "ExampleSuites",
       dependencies: ["AsyncHarness", "PinacotecaSuites", "MessageLoaderSuites", "StoriesSuites"],
@@ -66,7 +71,7 @@ let package = Package(
     .executableTarget(name: "examples", dependencies: ["AsyncHarness", "ExampleSuites"], path: "Examples/examples"),
     .testTarget(
       name: "ExamplesTests",
-      dependencies: ["AsyncHarness", "ExampleSuites", "PinacotecaCore", "PinacotecaFixtures", "StoriesSuites"]
+      dependencies: ["AsyncHarness", "ExampleSuites", "PinacotecaCore", "PinacotecaFixtures", "PinacotecaSuites"]
     ),
   ]
 )

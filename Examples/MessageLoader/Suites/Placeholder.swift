@@ -1,1 +1,2 @@
-// placeholder
+import AsyncHarness
+public let messageLoaderSuites: [Suite] = []
