@@ -6,6 +6,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .library(name: "AsyncHarness", targets: ["AsyncHarness"]),
+    .library(name: "AsyncHarnessConformance", targets: ["AsyncHarnessConformance"]),
     .executable(name: "examples", targets: ["examples"]),
   ],
   dependencies: [
@@ -16,6 +17,8 @@ let package = Package(
       name: "AsyncHarness",
       dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
+    .target(name: "AsyncHarnessConformance", dependencies: ["AsyncHarness"]),
+    .testTarget(name: "AsyncHarnessTests", dependencies: ["AsyncHarness", "AsyncHarnessConformance"]),
     .executableTarget(name: "examples", dependencies: ["AsyncHarness"], path: "Examples/examples"),
   ]
 )
