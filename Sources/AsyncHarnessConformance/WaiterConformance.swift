@@ -33,7 +33,7 @@ public enum WaiterConformance {
     public var description: String {
       failures.isEmpty
         ? "\(waiter): \(checked.count) conformance checks passed"
-        : "\(waiter): \(failures.count) of \(checked.count) conformance checks failed:\n  " + failures.joined(separator: "\n  ")
+        : "\(waiter): \(failures.count) problems in \(checked.count) conformance checks:\n  " + failures.joined(separator: "\n  ")
     }
   }
 

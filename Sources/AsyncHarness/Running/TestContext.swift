@@ -28,9 +28,9 @@ public final class TestContext: Sendable {
       main = SyncQueue(identity: .main, issues: issues)
       background = SyncQueue(identity: QueueIdentity(label: backgroundLabel), issues: issues)
     } else {
-      main = AsyncQueue(.main, label: nil, issues: issues)
-      background = AsyncQueue(
-        DispatchQueue(label: "AsyncHarness.\(record.id.name).background"), label: backgroundLabel, issues: issues)
+      main = AsyncQueue(.main, identity: .main, issues: issues)
+      background = AsyncQueue(DispatchQueue(label: "AsyncHarness.\(record.id.name).background"),
+                              identity: QueueIdentity(label: backgroundLabel), issues: issues)
     }
   }
 
