@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "AsyncHarness", targets: ["AsyncHarness"]),
     .library(name: "AsyncHarnessConformance", targets: ["AsyncHarnessConformance"]),
     .executable(name: "examples", targets: ["examples"]),
+    .plugin(name: "HarnessPlugin", targets: ["HarnessPlugin"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -19,6 +20,13 @@ let package = Package(
     ),
     .target(name: "AsyncHarnessConformance", dependencies: ["AsyncHarness"]),
     .testTarget(name: "AsyncHarnessTests", dependencies: ["AsyncHarness", "AsyncHarnessConformance"]),
+    .plugin(
+      name: "HarnessPlugin",
+      capability: .command(
+        intent: .custom(verb: "harness", description: "Build and run the suite executables, writing JUnit reports"),
+        permissions: [.writeToPackageDirectory(reason: "The JUnit reports are written to .build/reports")]
+      )
+    ),
     .executableTarget(name: "examples", dependencies: ["AsyncHarness"], path: "Examples/examples"),
   ]
 )
