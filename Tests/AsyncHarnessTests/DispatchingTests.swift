@@ -12,22 +12,15 @@ final class DispatchingTests: XCTestCase {
     return result.issues.filter { $0.kind == .deadlock }.map(\.message)
   }
 
-  func testMainToBackgroundToMainInline() throws {
-    let messages = try deadlockMessages(waiter: "synchronous") { t in
-      t.background.sync { t.main.sync {} }
+  func testMainToBackgroundToMainInlineAndOnRealQueues() throws {
+    for waiter in ["synchronous", "semaphore"] {
+      let messages = try deadlockMessages(waiter: waiter) { t in
+        t.background.sync { t.main.sync {} }
+      }
+      XCTAssertEqual(messages, [
+        "Deadlock: synchronous dispatch onto \"main\" from \"background\" while \"main\" is waiting for it (main → background → main)",
+      ], waiter)
     }
-    XCTAssertEqual(messages, [
-      "Deadlock: synchronous dispatch onto \"main\" from \"background\" while \"main\" is waiting for it (main → background → main)",
-    ])
-  }
-
-  func testMainToBackgroundToMainOnRealQueues() throws {
-    let messages = try deadlockMessages(waiter: "semaphore") { t in
-      t.background.sync { t.main.sync {} }
-    }
-    XCTAssertEqual(messages, [
-      "Deadlock: synchronous dispatch onto \"main\" from \"background\" while \"main\" is waiting for it (main → background → main)",
-    ])
   }
 
   func testSyncOntoItself() throws {
