@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .library(name: "AsyncHarness", targets: ["AsyncHarness"]),
     .library(name: "AsyncHarnessConformance", targets: ["AsyncHarnessConformance"]),
+    .library(name: "AsyncHarnessXCTest", targets: ["AsyncHarnessXCTest"]),
     .executable(name: "examples", targets: ["examples"]),
     .plugin(name: "HarnessPlugin", targets: ["HarnessPlugin"]),
   ],
@@ -19,7 +20,8 @@ let package = Package(
       dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
     .target(name: "AsyncHarnessConformance", dependencies: ["AsyncHarness"]),
-    .testTarget(name: "AsyncHarnessTests", dependencies: ["AsyncHarness", "AsyncHarnessConformance"]),
+    .target(name: "AsyncHarnessXCTest", dependencies: ["AsyncHarness"]),
+    .testTarget(name: "AsyncHarnessTests", dependencies: ["AsyncHarness", "AsyncHarnessConformance", "AsyncHarnessXCTest"]),
     .plugin(
       name: "HarnessPlugin",
       capability: .command(
