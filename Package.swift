@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "AsyncHarness", targets: ["AsyncHarness"]),
     .library(name: "AsyncHarnessConformance", targets: ["AsyncHarnessConformance"]),
     .library(name: "AsyncHarnessXCTest", targets: ["AsyncHarnessXCTest"]),
+    .library(name: "AsyncHarnessTesting", targets: ["AsyncHarnessTesting"]),
     .executable(name: "examples", targets: ["examples"]),
     .plugin(name: "HarnessPlugin", targets: ["HarnessPlugin"]),
   ],
@@ -21,7 +22,11 @@ let package = Package(
     ),
     .target(name: "AsyncHarnessConformance", dependencies: ["AsyncHarness"]),
     .target(name: "AsyncHarnessXCTest", dependencies: ["AsyncHarness"]),
-    .testTarget(name: "AsyncHarnessTests", dependencies: ["AsyncHarness", "AsyncHarnessConformance", "AsyncHarnessXCTest"]),
+    .target(name: "AsyncHarnessTesting", dependencies: ["AsyncHarness"]),
+    .testTarget(
+      name: "AsyncHarnessTests",
+      dependencies: ["AsyncHarness", "AsyncHarnessConformance", "AsyncHarnessXCTest", "AsyncHarnessTesting"]
+    ),
     .plugin(
       name: "HarnessPlugin",
       capability: .command(

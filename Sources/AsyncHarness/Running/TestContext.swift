@@ -105,6 +105,12 @@ public final class TestContext: Sendable {
                  sourceLocation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)))
   }
 
+  /// Records an error that ended the test body; ``TestStopped`` was recorded already.
+  func recordThrown(_ error: any Error, at location: SourceLocation) {
+    guard !(error is TestStopped) else { return }
+    record(Issue(kind: .errorThrown, message: "Caught error: \(String(reflecting: error))", sourceLocation: location))
+  }
+
   /// Captures text as the test's output: reporters attach it to the test (JUnit's
   /// `<system-out>`).
   public func log(_ text: String) {
