@@ -6,7 +6,11 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .library(name: "AsyncHarness", targets: ["AsyncHarness"]),
+    .library(name: "AsyncHarnessConformance", targets: ["AsyncHarnessConformance"]),
+    .library(name: "AsyncHarnessXCTest", targets: ["AsyncHarnessXCTest"]),
+    .library(name: "AsyncHarnessTesting", targets: ["AsyncHarnessTesting"]),
     .executable(name: "examples", targets: ["examples"]),
+    .plugin(name: "HarnessPlugin", targets: ["HarnessPlugin"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -18,6 +22,20 @@ let package = Package(
     .target(
       name: "AsyncHarness",
       dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
+    .target(name: "AsyncHarnessConformance", dependencies: ["AsyncHarness"]),
+    .target(name: "AsyncHarnessXCTest", dependencies: ["AsyncHarness"]),
+    .target(name: "AsyncHarnessTesting", dependencies: ["AsyncHarness"]),
+    .testTarget(
+      name: "AsyncHarnessTests",
+      dependencies: ["AsyncHarness", "AsyncHarnessConformance", "AsyncHarnessXCTest", "AsyncHarnessTesting"]
+    ),
+    .plugin(
+      name: "HarnessPlugin",
+      capability: .command(
+        intent: .custom(verb: "harness", description: "Build and run the suite executables, writing JUnit reports"),
+        permissions: [.writeToPackageDirectory(reason: "The JUnit reports are written to .build/reports")]
+      )
     ),
 
     // MARK: Examples (issue 4): the code under test, its suites, and the runners.

@@ -9,12 +9,13 @@ public struct AsyncQueue: Dispatching {
 
   /// Wraps a dispatch queue. Pass `DispatchQueue.main` to stand for the main queue.
   public init(_ queue: DispatchQueue, label: String? = nil) {
-    self.init(queue, label: label, issues: IssueSink(record: nil))
+    let isMain = queue.label == DispatchQueue.main.label
+    self.init(queue, identity: isMain ? .main : QueueIdentity(label: label ?? queue.label), issues: IssueSink(record: nil))
   }
 
-  init(_ queue: DispatchQueue, label: String?, issues: IssueSink) {
+  init(_ queue: DispatchQueue, identity: QueueIdentity, issues: IssueSink) {
     self.queue = queue
-    self.identity = queue === DispatchQueue.main ? .main : QueueIdentity(label: label ?? queue.label)
+    self.identity = identity
     self.issues = issues
   }
 

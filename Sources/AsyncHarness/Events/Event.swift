@@ -11,8 +11,23 @@ public struct Event: Sendable, Hashable, Codable {
 
   /// What happened.
   public enum Kind: String, Sendable, Hashable, Codable {
-    case runStarted, suiteStarted, testStarted, issueRecorded, outputCaptured, testEnded,
-      suiteEnded, runEnded
+    /// The run began; carries ``Event/run``.
+    case runStarted
+    /// A suite began under one waiter; carries ``Event/suite`` and ``Event/waiter``.
+    case suiteStarted
+    /// A test began; carries ``Event/test``.
+    case testStarted
+    /// A test recorded an issue; carries ``Event/test`` and ``Event/issue``. Late signals
+    /// arrive after their test's `testEnded`.
+    case issueRecorded
+    /// A test captured output; carries ``Event/output``.
+    case outputCaptured
+    /// A test ended; carries ``Event/result`` and ``Event/duration``.
+    case testEnded
+    /// A suite ended under one waiter; carries ``Event/summary`` and ``Event/duration``.
+    case suiteEnded
+    /// The run ended; carries ``Event/summary`` and ``Event/duration``.
+    case runEnded
   }
 
   /// The schema version this event was written with.
@@ -101,10 +116,15 @@ public struct RunInfo: Sendable, Hashable, Codable {
 
 /// Counts of verdicts.
 public struct Summary: Sendable, Hashable, Codable {
+  /// Tests that passed.
   public var passed = 0
+  /// Tests that failed.
   public var failed = 0
+  /// Tests that errored.
   public var errored = 0
+  /// Tests that were skipped.
   public var skipped = 0
+  /// Tests whose known issue was caught.
   public var knownIssues = 0
 
   /// Creates an empty summary.

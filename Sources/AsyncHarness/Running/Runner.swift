@@ -163,11 +163,8 @@ public final class Runner {
   private func capture(at location: SourceLocation, in context: TestContext, _ work: () throws -> Void) {
     do {
       try work()
-    } catch is TestStopped {
-      // The issue that stopped the test is recorded already.
     } catch {
-      context.record(Issue(kind: .errorThrown, message: "Caught error: \(String(reflecting: error))",
-                           sourceLocation: location))
+      context.recordThrown(error, at: location)
     }
   }
 

@@ -28,9 +28,9 @@ public final class TestContext: Sendable {
       main = SyncQueue(identity: .main, issues: issues)
       background = SyncQueue(identity: QueueIdentity(label: backgroundLabel), issues: issues)
     } else {
-      main = AsyncQueue(.main, label: nil, issues: issues)
-      background = AsyncQueue(
-        DispatchQueue(label: "AsyncHarness.\(record.id.name).background"), label: backgroundLabel, issues: issues)
+      main = AsyncQueue(.main, identity: .main, issues: issues)
+      background = AsyncQueue(DispatchQueue(label: "AsyncHarness.\(record.id.name).background"),
+                              identity: QueueIdentity(label: backgroundLabel), issues: issues)
     }
   }
 
@@ -103,6 +103,12 @@ public final class TestContext: Sendable {
                    line: Int = #line, column: Int = #column) {
     record(Issue(kind: .expectationFailed, message: message,
                  sourceLocation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)))
+  }
+
+  /// Records an error that ended the test body; ``TestStopped`` was recorded already.
+  func recordThrown(_ error: any Error, at location: SourceLocation) {
+    guard !(error is TestStopped) else { return }
+    record(Issue(kind: .errorThrown, message: "Caught error: \(String(reflecting: error))", sourceLocation: location))
   }
 
   /// Captures text as the test's output: reporters attach it to the test (JUnit's

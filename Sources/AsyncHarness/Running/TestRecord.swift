@@ -103,11 +103,18 @@ final class TestRecord: Sendable {
   }
 }
 
-/// Issues that arrived after their test ended, waiting for the runner to report them.
+/// Issues that arrived after their test ended: kept for the runner to report against
+/// their test, or handed at once to `forward` (for a test run outside a runner).
 final class LateIssueQueue: Sendable {
   private let items = Mutex<[(test: TestID, issue: Issue)]>([])
+  private let forward: (@Sendable (TestID, Issue) -> Void)?
+
+  init(forward: (@Sendable (TestID, Issue) -> Void)? = nil) {
+    self.forward = forward
+  }
 
   func append(test: TestID, issue: Issue) {
+    if let forward { return forward(test, issue) }
     items.withLock { $0.append((test, issue)) }
   }
 

@@ -1,12 +1,17 @@
 /// What the outcome check needs to know of one expectation: a plain value, so the check is
 /// a pure function testable without threads or clocks.
 public struct ExpectationSnapshot: Sendable, Hashable {
+  /// The expectation's description.
   public var description: String
+  /// How many fulfillments satisfy it.
   public var expectedFulfillmentCount: Int
+  /// How many it received.
   public var fulfillmentCount: Int
+  /// Whether it must not be fulfilled.
   public var isInverted: Bool
   /// When the expectation reached its count, as a run-wide sequence number.
   public var fulfillmentOrder: Int?
+  /// Where it was created.
   public var sourceLocation: SourceLocation
 
   /// Creates a snapshot.

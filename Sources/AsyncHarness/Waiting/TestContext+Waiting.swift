@@ -178,9 +178,11 @@ extension TestContext {
     case .failed(let message):
       record(Issue(kind: .waitFailed, message: message, sourceLocation: spec.location))
       throw TestStopped()
-    case .pending:
+    case .pending where record.failureCount > 0:
       // A failing issue recorded during the wait ended it early (fail fast).
       throw TestStopped()
+    case .pending:
+      throw misuse("Waiter \"\(waiter.name)\" returned before \(spec.summary) was done and before its timeout of \(spec.timeout.secondsDescription) seconds", at: spec.location)
     }
   }
 

@@ -1,0 +1,91 @@
+import AsyncHarness
+import Foundation
+import Synchronization
+
+/// Checks a ``Waiter`` against the contract every strategy keeps.
+///
+/// It runs a fixture suite under the waiter, in-process, and compares each fixture's
+/// verdict, message and timing with what the contract demands: waits end when fulfilled
+/// from another thread or from the main queue; timeouts fail with XCTest's wording;
+/// inverted, counted and ordered expectations behave as in XCTest; a failing callback ends
+/// the wait at once; a late fulfillment is reported against its own test and satisfies
+/// nothing later; misuse is an issue, not a crash; waiting burns no CPU.
+///
+/// Authors of a strategy run it from a test on the main thread (a synchronous XCTest
+/// method, or a suites executable):
+///
+/// ```swift
+/// func testMyWaiterKeepsTheContract() {
+///   let report = WaiterConformance.run(MyWaiter())
+///   XCTAssertEqual(report.failures, [])
+/// }
+/// ```
+public enum WaiterConformance {
+  /// The outcome of a conformance run.
+  public struct Report: Sendable, CustomStringConvertible {
+    /// The waiter's name.
+    public var waiter: String
+    /// The checks that ran.
+    public var checked: [String]
+    /// One line for each broken rule; empty when the waiter keeps the contract.
+    public var failures: [String]
+
+    public var description: String {
+      failures.isEmpty
+        ? "\(waiter): \(checked.count) conformance checks passed"
+        : "\(waiter): \(failures.count) problems in \(checked.count) conformance checks:\n  " + failures.joined(separator: "\n  ")
+    }
+  }
+
+  /// Runs every check against `waiter`. Call on the main thread.
+  public static func run(_ waiter: any Waiter) -> Report {
+    let recorder = EventRecorder()
+    var configuration = Configuration()
+    configuration.waiters = .named(waiter.name)
+    configuration.defaultTimeout = .seconds(5)
+    let registry = (try? WaiterRegistry([waiter])) ?? WaiterRegistry.builtIn
+    let fixtures = Fixture.all
+    let suite = Suite("Conformance", waiter: waiter) {
+      fixtures.map(\.test)
+    }
+    var failures: [String] = []
+    do {
+      try Runner(suites: [suite], configuration: configuration, registry: registry, reporters: [recorder]).run()
+    } catch {
+      failures.append("the run could not start: \(error)")
+    }
+    let results = Dictionary(recorder.results.map { ($0.test.name, $0) }, uniquingKeysWith: { first, _ in first })
+    for fixture in fixtures {
+      guard let (id, result, duration) = results[fixture.test.name] else {
+        failures.append("\(fixture.test.name): did not run")
+        continue
+      }
+      let problems = fixture.check(Observed(result: result, duration: duration,
+                                            lateIssues: recorder.lateIssues(of: id)))
+      failures += problems.map { "\(fixture.test.name): \($0)" }
+    }
+    return Report(waiter: waiter.name, checked: fixtures.map(\.test.name), failures: failures)
+  }
+
+  /// A suite with one test for each waiter, failing with the broken rules, so a suites
+  /// executable can check third-party strategies next to its own tests.
+  public static func suite(for waiters: [any Waiter]) -> Suite {
+    Suite("WaiterConformance") {
+      for waiter in waiters {
+        Test(waiter.name) { t in
+          let report = run(waiter)
+          for failure in report.failures { t.fail(failure) }
+        }
+      }
+    }
+  }
+}
+
+/// What a fixture test did, as the checks see it.
+struct Observed {
+  var result: TestResult
+  var duration: Double
+  var lateIssues: [Issue]
+
+  var failingMessages: [String] { result.issues.filter(\.isFailure).map(\.message) }
+}

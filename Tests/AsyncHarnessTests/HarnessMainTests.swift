@@ -1,0 +1,89 @@
+import AsyncHarness
+import XCTest
+
+/// The command line: exit status and the messages a user reads.
+final class HarnessMainTests: XCTestCase {
+  private let suites = [
+    Suite("Calculator") {
+      Test("adds") { t in t.expect(1 + 1 == 2) }
+      Test("subtracts", .tags("slow")) { t in t.expect(3 - 1 == 2) }
+    },
+  ]
+  private let failing = [Suite("Broken") { Test("fails") { t in t.fail("no") } }]
+
+  private func run(_ arguments: [String], suites: [Suite]? = nil,
+                   junit: JUnitReporterFactory? = nil) -> (status: Int32, output: String, errors: String) {
+    var output = ""
+    var errors = ""
+    let status = HarnessMain.status(arguments: arguments, suites: suites ?? self.suites, junit: junit,
+                                    console: .plain, output: { output += $0 }, errors: { errors += $0 })
+    return (status, output, errors)
+  }
+
+  func testPassingRunExitsZero() {
+    let result = run(["--waiter", "all"])
+    XCTAssertEqual(result.status, 0, result.errors)
+    XCTAssertTrue(result.output.hasSuffix("Result: 10 passed, 0 failed, 0 skipped in " + result.output.split(separator: " ").last!), result.output)
+    XCTAssertTrue(result.output.contains("Calculator  2/2          2/2        2/2          2/2           2/2"), result.output)
+  }
+
+  func testFailingRunExitsOne() {
+    XCTAssertEqual(run([], suites: failing).status, 1)
+  }
+
+  func testUnknownWaiterExitsTwoListingTheStrategies() {
+    let result = run(["--waiter", "nope"])
+    XCTAssertEqual(result.status, 2)
+    XCTAssertEqual(result.errors, "error: unknown waiter \"nope\"; known strategies: expectation, semaphore, probePoller, notification, synchronous, or all\n")
+    XCTAssertEqual(result.output, "")
+  }
+
+  func testBadFlagsExitTwo() {
+    let unknown = run(["--frobnicate"])
+    XCTAssertEqual(unknown.status, 2)
+    XCTAssertTrue(unknown.errors.hasPrefix("error: Unknown option '--frobnicate'"), unknown.errors)
+    let repeatZero = run(["--repeat", "0"])
+    XCTAssertEqual(repeatZero.status, 2)
+    XCTAssertTrue(repeatZero.errors.hasPrefix("error: --repeat must be at least 1, not 0"), repeatZero.errors)
+    let timeout = run(["--timeout=-1"])
+    XCTAssertEqual(timeout.status, 2)
+    XCTAssertTrue(timeout.errors.hasPrefix("error: --timeout must be a positive number of seconds, not -1.0"), timeout.errors)
+  }
+
+  func testListPrintsPathsAndTags() {
+    let result = run(["--list", "--filter", "Calculator/"])
+    XCTAssertEqual(result.status, 0)
+    XCTAssertEqual(result.output, "Calculator/adds\nCalculator/subtracts  [tags: slow]\n")
+  }
+
+  func testShuffleWithoutSeedPrintsOne() {
+    let result = run(["--shuffle"])
+    XCTAssertEqual(result.status, 0, result.errors)
+    XCTAssertTrue(result.output.hasPrefix("Shuffled with seed "), result.output)
+    let seeded = run(["--shuffle", "99"])
+    XCTAssertTrue(seeded.output.hasPrefix("Shuffled with seed 99 (replay with --shuffle 99)\n"), seeded.output)
+  }
+
+  func testHelpExitsZero() {
+    let result = run(["--help"])
+    XCTAssertEqual(result.status, 0)
+    XCTAssertTrue(result.output.contains("--waiter <name|all>"), result.output)
+  }
+
+  func testJUnitWithoutTheModuleIsAUsageError() {
+    let result = run(["--junit", "/tmp/report.xml"])
+    XCTAssertEqual(result.status, 2)
+    XCTAssertTrue(result.errors.contains("--junit needs the AsyncHarnessJUnit product"), result.errors)
+  }
+
+  func testJSONLinesFileIsWritten() throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("harness-\(UUID()).jsonl").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    XCTAssertEqual(run(["--json", path]).status, 0)
+    let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+    let kinds = try lines.map { try JSONLinesReporter.decode(line: $0).kind }
+    XCTAssertEqual(kinds.first, .runStarted)
+    XCTAssertEqual(kinds.last, .runEnded)
+    XCTAssertEqual(kinds.filter { $0 == .testEnded }.count, 2)
+  }
+}

@@ -1,0 +1,137 @@
+@testable import AsyncHarness
+import Synchronization
+import XCTest
+
+final class RunnerTests: XCTestCase {
+  func testKnownIssueCaughtIsNotAFailure() throws {
+    let result = try onlyResult(of: [Suite("Known") {
+      Test("buggy add", .knownIssue("add subtracts")) { t in t.expect(2 - 1 == 3) }
+    }])
+    XCTAssertEqual(result.verdict, .knownIssue)
+    XCTAssertEqual(result.reason, "add subtracts")
+  }
+
+  func testKnownIssueThatDoesNotOccurFails() throws {
+    let result = try onlyResult(of: [Suite("Known") {
+      Test("fixed add", .knownIssue("add subtracts")) { t in t.expect(2 + 1 == 3) }
+    }])
+    XCTAssertEqual(result.verdict, .failed)
+    XCTAssertEqual(result.issues.map(\.message), ["Known issue did not occur: add subtracts"])
+  }
+
+  func testSkipDoesNotRunTheBody() throws {
+    let result = try onlyResult(of: [Suite("Skips") {
+      Test("later", .skip("needs a server")) { t in t.fail("ran") }
+    }])
+    XCTAssertEqual(result.verdict, .skipped)
+    XCTAssertEqual(result.reason, "needs a server")
+    XCTAssertEqual(result.issues, [])
+  }
+
+  func testSetUpAndTearDownRunAroundEachTestEvenAfterAFailure() throws {
+    let log = Mutex<[String]>([])
+    let suite = Suite("Lifecycle", setUp: { t in log.withLock { $0.append("setUp \(t.id.name)") } },
+                      tearDown: { t in log.withLock { $0.append("tearDown \(t.id.name)") } }) {
+      Test("a") { t in log.withLock { $0.append("a") } }
+      Test("b") { t in
+        log.withLock { $0.append("b") }
+        try t.require(false)
+      }
+    }
+    _ = try runSuites([suite])
+    XCTAssertEqual(log.withLock { $0 }, ["setUp a", "a", "tearDown a", "setUp b", "b", "tearDown b"])
+  }
+
+  func testAllRunsEveryRegisteredWaiter() throws {
+    let recorder = try runSuites([Suite("Matrix") { Test("one") { _ in } }]) { $0.waiters = .all }
+    XCTAssertEqual(recorder.results.map(\.test.waiter), WaiterRegistry.builtIn.names)
+    XCTAssertEqual(recorder.results.map(\.result.verdict), Array(repeating: .passed, count: 5))
+  }
+
+  func testUnknownWaiterIsRejectedBeforeAnyTestRuns() {
+    let recorder = EventRecorder()
+    var configuration = Configuration()
+    configuration.waiters = .named("nope")
+    XCTAssertThrowsError(try Runner(suites: [Suite("S") { Test("t") { _ in } }], configuration: configuration,
+                                    reporters: [recorder]).run()) { error in
+      XCTAssertEqual((error as? RunnerError)?.description,
+                     "unknown waiter \"nope\"; known strategies: expectation, semaphore, probePoller, notification, synchronous, or all")
+    }
+    XCTAssertEqual(recorder.events.count, 0)
+  }
+
+  func testFiltersMatchPathsAndTags() throws {
+    let suite = Suite("Filters") {
+      Test("loads messages") { _ in }
+      Test("saves", .tags("db")) { _ in }
+      Test("other") { _ in }
+    }
+    let byPath = try runSuites([suite]) { $0.filters = ["Filters/loads"] }
+    XCTAssertEqual(byPath.results.map(\.test.name), ["loads messages"])
+    let byTag = try runSuites([suite]) { $0.filters = ["tag:db"] }
+    XCTAssertEqual(byTag.results.map(\.test.name), ["saves"])
+  }
+
+  func testShuffleIsReproducibleFromTheSeed() throws {
+    let suite = Suite("Order") {
+      for index in 0..<12 { Test("t\(index)") { _ in } }
+    }
+    let first = try runSuites([suite]) { $0.shuffleSeed = 42 }.results.map(\.test.name)
+    let again = try runSuites([suite]) { $0.shuffleSeed = 42 }.results.map(\.test.name)
+    let other = try runSuites([suite]) { $0.shuffleSeed = 7 }.results.map(\.test.name)
+    XCTAssertEqual(first, again)
+    XCTAssertNotEqual(first, other)
+    XCTAssertEqual(Set(first), Set((0..<12).map { "t\($0)" }))
+  }
+
+  func testRepetitionAndUntilFailure() throws {
+    let runs = Atomic<Int>(0)
+    let suite = Suite("Repeat") {
+      Test("fails on the third run") { t in
+        let run = runs.add(1, ordering: .relaxed).newValue
+        t.expect(run != 3)
+      }
+    }
+    let recorder = try runSuites([suite]) {
+      $0.repetitions = 10
+      $0.untilFailure = true
+    }
+    XCTAssertEqual(recorder.results.map(\.test.repetition), [1, 2, 3])
+    XCTAssertEqual(recorder.results.map(\.result.verdict), [.passed, .passed, .failed])
+  }
+
+  func testLateFulfillmentIsReportedAgainstItsOwnTest() throws {
+    let suite = Suite("Late") {
+      Test("leaves work behind") { t in Leftover.value.withLock { $0 = t.expectation("saved") } }
+      Test("runs next") { t in
+        Leftover.value.withLock { $0 }?.fulfill()
+        let own = t.expectation("own", isInverted: true)
+        try t.wait(for: own, timeout: .milliseconds(10))
+      }
+    }
+    let recorder = try runSuites([suite])
+    XCTAssertEqual(recorder.results.map(\.result.verdict), [.passed, .passed])
+    let first = recorder.results[0].test
+    XCTAssertEqual(recorder.lateIssues(of: first).map(\.kind), [.lateSignal])
+    XCTAssertTrue(recorder.lateIssues(of: first).first?.message.hasPrefix(
+      "Late fulfillment of \"saved\" (created at RunnerTests.swift:") == true)
+    XCTAssertEqual(recorder.lateIssues(of: recorder.results[1].test), [])
+  }
+
+  func testAsyncBodyRunsWhileTheMainRunLoopTurns() throws {
+    let result = try onlyResult(of: [Suite("Async") {
+      Test("hops to the main actor") { t async throws in
+        let onMain = await MainActor.run { Thread.isMainThread }
+        t.expect(onMain)
+      }
+    }])
+    XCTAssertEqual(result.verdict, .passed)
+  }
+
+  func testEventsComeInOrder() throws {
+    let recorder = try runSuites([Suite("Order") { Test("one") { t in t.log("hello") } }])
+    XCTAssertEqual(recorder.events.map(\.kind),
+                   [.runStarted, .suiteStarted, .testStarted, .outputCaptured, .testEnded, .suiteEnded, .runEnded])
+    XCTAssertEqual(recorder.events[3].output, "hello")
+  }
+}
