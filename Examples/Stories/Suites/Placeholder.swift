@@ -1,2 +1,0 @@
-import AsyncHarness
-public let storySuites: [Suite] = []
