@@ -89,7 +89,10 @@ let package = Package(
     .executableTarget(name: "examples", dependencies: ["AsyncHarness", "ExampleSuites"], path: "Examples/examples"),
     .testTarget(
       name: "ExamplesTests",
-      dependencies: ["AsyncHarness", "ExampleSuites", "PinacotecaCore", "PinacotecaFixtures", "PinacotecaSuites"]
+      dependencies: [
+        "AsyncHarness", "ExampleSuites", "PinacotecaCore", "PinacotecaFixtures", "PinacotecaSuites", "StoriesSuites",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]
     ),
   ]
 )

@@ -1,0 +1,96 @@
+import AsyncHarness
+import ExampleSuites
+import StoriesSuites
+import XCTest
+
+/// Keeps every event of a run.
+private final class CapturingReporter: Reporter {
+  private(set) var events: [Event] = []
+  func handle(_ event: Event) { events.append(event) }
+}
+
+/// Runs every example suite in-process under every built-in waiter, as `swift run
+/// examples` does, and checks what the examples claim: the same verdicts under every
+/// strategy, every known-issue demonstration caught by every strategy, the deadlock named,
+/// the late signal attributed to the test that left work behind.
+///
+/// Synchronous test methods run on the main thread, which the runner needs to turn the
+/// main run loop while tests wait.
+final class ExampleMatrixTests: XCTestCase {
+  private var events: [Event] = []
+  private let waiterNames = WaiterRegistry.builtIn.names
+
+  override func setUpWithError() throws {
+    var configuration = Configuration()
+    configuration.waiters = .all
+    let reporter = CapturingReporter()
+    let summary = try Runner(suites: allExampleSuites, configuration: configuration, reporters: [reporter]).run()
+    XCTAssertTrue(summary.succeeded, "the examples run green: \(summary)")
+    events = reporter.events
+  }
+
+  /// Every `testEnded` event: the test and its result.
+  private var results: [(id: TestID, result: TestResult)] {
+    events.compactMap { event in
+      guard event.kind == .testEnded, let id = event.test, let result = event.result else { return nil }
+      return (id, result)
+    }
+  }
+
+  func testEveryTestGivesTheSameVerdictUnderEveryStrategy() {
+    let declared = allExampleSuites.flatMap { suite in suite.tests.map { "\(suite.name)/\($0.name)" } }
+    let verdicts = Dictionary(grouping: results, by: \.id.path)
+    XCTAssertEqual(Set(verdicts.keys), Set(declared), "every example test ran")
+    XCTAssertEqual(waiterNames.count, 5)
+    for path in declared {
+      let byWaiter = Dictionary(uniqueKeysWithValues: (verdicts[path] ?? []).map { ($0.id.waiter, $0.result.verdict) })
+      XCTAssertEqual(Set(byWaiter.keys), Set(waiterNames), "\(path) ran under every waiter")
+      XCTAssertEqual(Set(byWaiter.values).count, 1, "\(path) has one verdict across strategies: \(byWaiter)")
+    }
+  }
+
+  func testEveryKnownIssueDemonstrationIsCaughtByEveryStrategy() {
+    let demonstrations = allExampleSuites.flatMap { suite in
+      suite.tests.filter { $0.traits.contains { if case .knownIssue = $0 { true } else { false } } }
+        .map { "\(suite.name)/\($0.name)" }
+    }
+    XCTAssertEqual(demonstrations.count, 2, "the calculator and the deadlock: \(demonstrations)")
+    for path in demonstrations {
+      let ran = results.filter { $0.id.path == path }
+      XCTAssertEqual(ran.map(\.id.waiter).sorted(), waiterNames.sorted(), path)
+      for (id, result) in ran {
+        XCTAssertEqual(result.verdict, .knownIssue, "\(id)")
+        XCTAssertTrue(result.issues.contains(where: \.isFailure), "\(id) recorded the failure it demonstrates")
+      }
+    }
+  }
+
+  func testTheDeadlockIsReportedNamingBothQueues() {
+    let deadlocks = results.filter { $0.id.suite == "MessageLoader.Deadlock" }
+    XCTAssertEqual(deadlocks.count, waiterNames.count)
+    for (id, result) in deadlocks {
+      let issue = result.issues.first { $0.kind == .deadlock }
+      XCTAssertNotNil(issue, "\(id) reported a deadlock")
+      XCTAssertTrue(issue?.message.contains("main → background → main") ?? false, issue?.message ?? "\(id)")
+    }
+  }
+
+  func testTheLateSignalIsAttributedToTheTestThatLeftWorkBehind() {
+    for waiter in waiterNames {
+      let first = TestID(suite: lateSignalStory.suite, name: lateSignalStory.leavesWorkBehind, waiter: waiter)
+      let second = TestID(suite: lateSignalStory.suite, name: lateSignalStory.runsDuringLateSignal, waiter: waiter)
+      let late = events.indices.filter { events[$0].issue?.kind == .lateSignal && events[$0].test?.suite == first.suite
+        && events[$0].test?.waiter == waiter }
+      XCTAssertEqual(late.count, 1, "one late signal in the story under \(waiter)")
+      guard let index = late.first else { continue }
+      XCTAssertEqual(events[index].test, first, "reported against the test that left work behind")
+      let secondStarted = events.firstIndex { $0.kind == .testStarted && $0.test == second }
+      XCTAssertNotNil(secondStarted)
+      XCTAssertGreaterThan(index, secondStarted ?? .max, "it arrived while the second test ran")
+      let secondResult = results.first { $0.id == second }?.result
+      XCTAssertEqual(secondResult?.verdict, .passed)
+      XCTAssertEqual(secondResult?.issues.filter { $0.kind != .warning }, [], "nothing of it lands on the second test")
+      XCTAssertEqual(results.first { $0.id == first }?.result.verdict, .passed, "a late signal does not fail its test")
+    }
+  }
+}
