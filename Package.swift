@@ -90,7 +90,7 @@ let package = Package(
     .testTarget(
       name: "ExamplesTests",
       dependencies: [
-        "AsyncHarness", "ExampleSuites", "PinacotecaCore", "PinacotecaFixtures", "PinacotecaSuites", "StoriesSuites",
+        "AsyncHarness", "ExampleSuites", "ExampleSupport", "PinacotecaCore", "PinacotecaFixtures", "PinacotecaSuites", "StoriesSuites",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),
