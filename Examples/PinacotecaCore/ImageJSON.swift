@@ -13,10 +13,16 @@ public enum ImageJSON {
     var title: String?
     var artist: String?
     var year: Int?
-    var image_url: String?
+    var imageURL: String?
     var width: Int?
     var height: Int?
-    var last_updated: String?
+    var lastUpdated: String?
+
+    enum CodingKeys: String, CodingKey {
+      case id, title, artist, year, width, height
+      case imageURL = "image_url"
+      case lastUpdated = "last_updated"
+    }
   }
 
   /// Decodes and validates an image.
@@ -32,12 +38,12 @@ public enum ImageJSON {
     } catch {
       throw .badJSON("\(error)")
     }
-    let required: [(String, Any?)] = [
-      ("id", payload.id), ("title", payload.title), ("artist", payload.artist), ("image_url", payload.image_url),
-      ("width", payload.width), ("height", payload.height), ("last_updated", payload.last_updated),
+    let required: [(Payload.CodingKeys, Any?)] = [
+      (.id, payload.id), (.title, payload.title), (.artist, payload.artist), (.imageURL, payload.imageURL),
+      (.width, payload.width), (.height, payload.height), (.lastUpdated, payload.lastUpdated),
     ]
-    let missing = required.filter { $0.1 == nil }.map(\.0).sorted()
-    guard missing.isEmpty, let id = payload.id, let urlText = payload.image_url, let updatedText = payload.last_updated
+    let missing = required.filter { $0.1 == nil }.map(\.0.stringValue).sorted()
+    guard missing.isEmpty, let id = payload.id, let urlText = payload.imageURL, let updatedText = payload.lastUpdated
     else { throw .missingFields(missing) }
     guard let imageURL = URL(string: urlText) else { throw .badJSON("image_url is not a URL") }
     guard let lastUpdated = try? Date.ISO8601FormatStyle().parse(updatedText) else {
