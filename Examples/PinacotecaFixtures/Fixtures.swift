@@ -7,8 +7,7 @@ public struct FixtureResponse: Sendable, Equatable {
   /// The response body, served as `application/json`.
   public let body: Data
 
-  /// Creates a response.
-  public init(statusCode: Int, body: Data) {
+  init(statusCode: Int, body: Data) {
     self.statusCode = statusCode
     self.body = body
   }

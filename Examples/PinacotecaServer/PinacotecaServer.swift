@@ -11,12 +11,10 @@ import PinacotecaFixtures
 public final class PinacotecaServer: Sendable {
   /// The port the server listens on.
   public let port: UInt16
-  private let server: HTTPServer
   private let running: Task<Void, any Error>
 
-  private init(port: UInt16, server: HTTPServer, running: Task<Void, any Error>) {
+  private init(port: UInt16, running: Task<Void, any Error>) {
     self.port = port
-    self.server = server
     self.running = running
   }
 
@@ -34,24 +32,20 @@ public final class PinacotecaServer: Sendable {
                           headers: [.contentType: "application/json"], body: fixture.body)
     }
     let running = Task { try await server.run() }
-    try await server.waitUntilListening()
-    let address = await server.listeningAddress
-    guard case .ip4(_, port: let boundPort)? = address else {
+    do {
+      try await server.waitUntilListening()
+      guard case .ip4(_, port: let boundPort)? = await server.listeningAddress else { throw ServerError.noAddress }
+      return PinacotecaServer(port: boundPort, running: running)
+    } catch {
       running.cancel()
-      throw ServerError.noAddress
+      throw error
     }
-    return PinacotecaServer(port: boundPort, server: server, running: running)
   }
 
   /// Waits until the server stops.
   /// - Throws: the error that stopped it.
   public func waitUntilStopped() async throws {
     try await running.value
-  }
-
-  /// Stops listening and closes the connections.
-  public func stop() async {
-    await server.stop()
   }
 
   /// Why a server could not start.
