@@ -6,6 +6,9 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .library(name: "AsyncHarness", targets: ["AsyncHarness"]),
+    // JUnit XML reporter (issue 3)
+    .library(name: "AsyncHarnessJUnit", targets: ["AsyncHarnessJUnit"]),
+    .executable(name: "harness-junit", targets: ["harness-junit"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -15,6 +18,22 @@ let package = Package(
       name: "AsyncHarness",
       dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
+    // JUnit XML reporter (issue 3)
+    .systemLibrary(
+      name: "CLibXML2",
+      pkgConfig: "libxml-2.0",
+      providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+    ),
+    .target(name: "AsyncHarnessJUnit", dependencies: ["AsyncHarness", "CLibXML2"]),
+    .executableTarget(
+      name: "harness-junit",
+      dependencies: [
+        "AsyncHarnessJUnit",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .executableTarget(name: "junit-bench", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"]),
+    .testTarget(name: "AsyncHarnessJUnitTests", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"]),
   ]
 )
 
