@@ -31,6 +31,9 @@ final class JUnitDocument {
       throw JUnitError.destinationUnusable(path: destination, reason: "it is a directory")
     }
     body = try XMLWriter(temporaryFileIn: directory, named: fileName + ".body")
+    // Declaring the encoding keeps libxml2 from writing non-ASCII characters in attributes as
+    // character references; commit(name:time:) copies the body without this declaration.
+    try body.startDocument()
   }
 
   /// Writes one `<testsuite>`: its attributes, then whatever `contents` writes (properties and
@@ -66,7 +69,7 @@ final class JUnitDocument {
     try report.attribute("tests", XMLText(String(counts.tests)))
     try report.attribute("failures", XMLText(String(counts.failures)))
     try report.attribute("errors", XMLText(String(counts.errors)))
-    try report.appendContents(of: body)
+    try report.appendContents(afterDeclarationOf: body)
     try report.endDocument()
     try report.closeFile()
     try report.moveInto(place: destination)

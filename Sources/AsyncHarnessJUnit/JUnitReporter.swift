@@ -127,15 +127,13 @@ public final class JUnitReporter: Reporter {
   // MARK: Names
 
   private func suiteName(_ event: Event) -> String {
-    let suite = XMLText(event.suite ?? "", limit: outputLimit).string
-    let name = suite.isEmpty ? "(unnamed suite)" : suite
+    let name = XMLText.nonBlank(XMLText(event.suite ?? "", limit: outputLimit).string, or: "(unnamed suite)")
     guard let waiter = event.waiter else { return name }
     return "\(name) [\(XMLText(waiter, limit: outputLimit).string)]"
   }
 
   private func testName(_ test: TestID) -> String {
-    let name = XMLText(test.name, limit: outputLimit).string
-    let base = name.isEmpty ? "(unnamed test)" : name
+    let base = XMLText.nonBlank(XMLText(test.name, limit: outputLimit).string, or: "(unnamed test)")
     return test.repetition > 1 ? "\(base) #\(test.repetition)" : base
   }
 
@@ -185,15 +183,16 @@ public final class JUnitReporter: Reporter {
     try writer.attribute("classname", XMLText(classname))
     try writer.attribute("time", XMLText(JUnitFormat.time(testCase.duration)))
     if profile == .github, result.verdict.isFailure, let location = primary?.sourceLocation {
-      try writer.attribute("file", XMLText(relativePath(location), limit: outputLimit))
-      try writer.attribute("line", XMLText(String(location.line)))
+      let file = XMLText(relativePath(location), limit: outputLimit)
+      if !file.string.allSatisfy(\.isWhitespace) { try writer.attribute("file", file) }
+      if location.line > 0 { try writer.attribute("line", XMLText(String(location.line))) }
     }
     if let element = Self.resultElement(result.verdict) {
       try writer.startElement(element)
       switch result.verdict {
       case .failed, .errored:
         let message = primary?.message ?? result.reason ?? "the test \(result.verdict.rawValue)"
-        try writer.attribute("message", XMLText(message, limit: outputLimit))
+        try writer.attribute("message", XMLText(XMLText.nonBlank(message, or: "(no message)"), limit: outputLimit))
         try writer.attribute("type", XMLText(primary?.kind.rawValue ?? result.verdict.rawValue))
         let text = failing.isEmpty ? message : failing.map(line).joined(separator: "\n")
         try writer.text(XMLText(text, limit: outputLimit))

@@ -28,6 +28,12 @@ struct XMLText: Hashable {
     string = text.text
   }
 
+  /// `text`, or `placeholder` when `text` is empty or only whitespace: dashboards treat a
+  /// blank name or message as missing (dorny's reporter crashes on it).
+  static func nonBlank(_ text: String, or placeholder: String) -> String {
+    text.allSatisfy(\.isWhitespace) ? placeholder : text
+  }
+
   /// The note that ends text that was cut to `limit` bytes.
   static func cutNote(bytes: Int, limit: Int) -> String {
     "\n[AsyncHarness: \(bytes) more bytes cut here; the report keeps at most \(limit) bytes per text]"

@@ -88,8 +88,9 @@ final class XMLWriter {
     try withXMLChars(value.string) { try check(xmlTextWriterWriteString(writer, $0), "xmlTextWriterWriteString") }
   }
 
-  /// Copies the bytes of `other`'s file, already well-formed XML content, at this point.
-  func appendContents(of other: XMLWriter) throws {
+  /// Copies the bytes of `other`'s file that follow its XML declaration (its first line,
+  /// written by ``startDocument()``): elements already written, at this point.
+  func appendContents(afterDeclarationOf other: XMLWriter) throws {
     let writer = try activeWriter()
     let input = open(other.path, O_RDONLY)
     guard input >= 0 else {
@@ -98,15 +99,22 @@ final class XMLWriter {
     defer { close(input) }
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
     defer { buffer.deallocate() }
+    let bytes = buffer.bindMemory(to: xmlChar.self)
+    var inDeclaration = true
     while true {
       let count = read(input, buffer.baseAddress, buffer.count)
       guard count >= 0 else {
         throw JUnitError.callFailed(call: "read", path: other.path, reason: Self.systemError())
       }
       if count == 0 { return }
+      var start = 0
+      if inDeclaration {
+        guard let newline = bytes[..<count].firstIndex(of: UInt8(ascii: "\n")) else { continue }
+        start = newline + 1
+        inDeclaration = false
+      }
       try check(
-        xmlTextWriterWriteRawLen(writer, buffer.baseAddress!.assumingMemoryBound(to: xmlChar.self), Int32(count)),
-        "xmlTextWriterWriteRawLen")
+        xmlTextWriterWriteRawLen(writer, bytes.baseAddress! + start, Int32(count - start)), "xmlTextWriterWriteRawLen")
     }
   }
 
