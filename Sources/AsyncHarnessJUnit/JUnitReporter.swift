@@ -92,7 +92,7 @@ public final class JUnitReporter: Reporter {
       }
       suite = OpenSuite(name: suiteNames.claim(suiteName(event)), waiter: event.waiter, timestamp: event.timestamp)
     case .testStarted:
-      break
+      if let test = event.test { suite?.start(test) }
     case .outputCaptured:
       if let test = event.test, let output = event.output { suite?.capture(output, of: test, limit: outputLimit) }
     case .issueRecorded:
@@ -233,13 +233,16 @@ public final class JUnitReporter: Reporter {
 
 /// The suite × waiter being run: its ended tests wait here until the suite ends, so that
 /// the `<testsuite>` counts are known before it is written and late issues can still join.
+///
+/// Tests run one at a time, as the runner sends them: output goes to the running test, and
+/// output or issues for a test that already ended are matched by searching the ended tests
+/// from the newest, where a late signal's test almost always is.
 private final class OpenSuite {
   let name: String
   let waiter: String?
   let timestamp: Date
   private(set) var cases: [TestCase] = []
-  private var endedIndex: [TestID: Int] = [:]
-  private var runningOutput: [TestID: CapturedText] = [:]
+  private var running: (test: TestID, output: CapturedText?)?
   private var names = UniqueNames()
 
   init(name: String, waiter: String?, timestamp: Date) {
@@ -248,31 +251,40 @@ private final class OpenSuite {
     self.timestamp = timestamp
   }
 
+  func start(_ test: TestID) {
+    running = (test, nil)
+  }
+
   func capture(_ output: String, of test: TestID, limit: Int) {
-    if let index = endedIndex[test] {
+    if running?.test == test {
+      running!.output = running!.output ?? CapturedText(limit: limit)
+      running!.output!.append(output)
+    } else if let index = endedIndex(test) {
       cases[index].output = cases[index].output ?? CapturedText(limit: limit)
       cases[index].output!.append(output)
-    } else {
-      runningOutput[test, default: CapturedText(limit: limit)].append(output)
     }
   }
 
   /// Keeps an issue that arrived after its test ended; issues that arrive while the test runs
   /// are also in its result.
   func recordLate(_ issue: Issue, of test: TestID) {
-    if let index = endedIndex[test] { cases[index].lateIssues.append(issue) }
+    if running?.test != test, let index = endedIndex(test) { cases[index].lateIssues.append(issue) }
   }
 
   func end(_ test: TestID, name: String, result: TestResult, duration: Double) {
-    endedIndex[test] = cases.count
-    cases.append(TestCase(
-      name: names.claim(name), duration: duration, result: result,
-      output: runningOutput.removeValue(forKey: test)))
+    let output = running?.test == test ? running?.output : nil
+    running = nil
+    cases.append(TestCase(test: test, name: names.claim(name), duration: duration, result: result, output: output))
+  }
+
+  private func endedIndex(_ test: TestID) -> Int? {
+    cases.lastIndex { $0.test == test }
   }
 }
 
 /// One ended test, waiting for its suite to end.
 private struct TestCase {
+  var test: TestID
   var name: String
   var duration: Double
   var result: TestResult

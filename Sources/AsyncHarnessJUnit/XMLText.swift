@@ -31,7 +31,8 @@ struct XMLText: Hashable {
   /// `text`, or `placeholder` when `text` is empty or only whitespace: dashboards treat a
   /// blank name or message as missing (dorny's reporter crashes on it).
   static func nonBlank(_ text: String, or placeholder: String) -> String {
-    text.allSatisfy(\.isWhitespace) ? placeholder : text
+    if let first = text.utf8.first, first > 0x20, first < 0x7F { return text }  // the usual case, fast
+    return text.allSatisfy(\.isWhitespace) ? placeholder : text
   }
 
   /// The note that ends text that was cut to `limit` bytes.
