@@ -39,11 +39,11 @@ final class JUnitDocument {
   /// Writes one `<testsuite>`: its attributes, then whatever `contents` writes (properties and
   /// testcases), and adds `counts` to the totals.
   func writeSuite(
-    name: String, counts: JUnitCounts, time: String, timestamp: String?,
+    name: XMLText, counts: JUnitCounts, time: String, timestamp: String?,
     otherAttributes: [ParsedAttribute] = [], contents: (XMLWriter) throws -> Void
   ) throws {
     try body.startElement("testsuite")
-    try body.attribute("name", XMLText(name))
+    try body.attribute("name", name)
     try body.attribute("tests", XMLText(String(counts.tests)))
     try body.attribute("failures", XMLText(String(counts.failures)))
     try body.attribute("errors", XMLText(String(counts.errors)))

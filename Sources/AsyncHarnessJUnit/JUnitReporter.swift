@@ -88,7 +88,7 @@ public final class JUnitReporter: Reporter {
       run = event.run
     case .suiteStarted:
       if let suite {
-        throw JUnitError.unexpectedEvent("suite \(event.suite ?? "") started while \(suite.name) is open")
+        throw JUnitError.unexpectedEvent("suite \(event.suite ?? "") started while \(suite.name.string) is open")
       }
       suite = OpenSuite(name: suiteNames.claim(suiteName(event)), waiter: event.waiter, timestamp: event.timestamp)
     case .testStarted:
@@ -126,15 +126,15 @@ public final class JUnitReporter: Reporter {
 
   // MARK: Names
 
-  private func suiteName(_ event: Event) -> String {
+  private func suiteName(_ event: Event) -> XMLText {
     let name = XMLText.nonBlank(XMLText(event.suite ?? "", limit: outputLimit).string, or: "(unnamed suite)")
-    guard let waiter = event.waiter else { return name }
-    return "\(name) [\(XMLText(waiter, limit: outputLimit).string)]"
+    guard let waiter = event.waiter else { return XMLText(name) }
+    return XMLText("\(name) [\(XMLText(waiter, limit: outputLimit).string)]")
   }
 
-  private func testName(_ test: TestID) -> String {
+  private func testName(_ test: TestID) -> XMLText {
     let base = XMLText.nonBlank(XMLText(test.name, limit: outputLimit).string, or: "(unnamed test)")
-    return test.repetition > 1 ? "\(base) #\(test.repetition)" : base
+    return XMLText(test.repetition > 1 ? "\(base) #\(test.repetition)" : base)
   }
 
   // MARK: Writing
@@ -174,13 +174,13 @@ public final class JUnitReporter: Reporter {
     try writer.endElement()
   }
 
-  private func write(_ testCase: TestCase, classname: String, to writer: XMLWriter) throws {
+  private func write(_ testCase: TestCase, classname: XMLText, to writer: XMLWriter) throws {
     let result = testCase.result
     let failing = result.issues.filter(\.isFailure)
     let primary = failing.first { $0.isError == (result.verdict == .errored) } ?? failing.first
     try writer.startElement("testcase")
-    try writer.attribute("name", XMLText(testCase.name))
-    try writer.attribute("classname", XMLText(classname))
+    try writer.attribute("name", testCase.name)
+    try writer.attribute("classname", classname)
     try writer.attribute("time", XMLText(JUnitFormat.time(testCase.duration)))
     if profile == .github, result.verdict.isFailure, let location = primary?.sourceLocation {
       let file = XMLText(relativePath(location), limit: outputLimit)
@@ -238,14 +238,14 @@ public final class JUnitReporter: Reporter {
 /// output or issues for a test that already ended are matched by searching the ended tests
 /// from the newest, where a late signal's test almost always is.
 private final class OpenSuite {
-  let name: String
+  let name: XMLText
   let waiter: String?
   let timestamp: Date
   private(set) var cases: [TestCase] = []
   private var running: (test: TestID, output: CapturedText?)?
   private var names = UniqueNames()
 
-  init(name: String, waiter: String?, timestamp: Date) {
+  init(name: XMLText, waiter: String?, timestamp: Date) {
     self.name = name
     self.waiter = waiter
     self.timestamp = timestamp
@@ -271,7 +271,7 @@ private final class OpenSuite {
     if running?.test != test, let index = endedIndex(test) { cases[index].lateIssues.append(issue) }
   }
 
-  func end(_ test: TestID, name: String, result: TestResult, duration: Double) {
+  func end(_ test: TestID, name: XMLText, result: TestResult, duration: Double) {
     let output = running?.test == test ? running?.output : nil
     running = nil
     cases.append(TestCase(test: test, name: names.claim(name), duration: duration, result: result, output: output))
@@ -285,7 +285,7 @@ private final class OpenSuite {
 /// One ended test, waiting for its suite to end.
 private struct TestCase {
   var test: TestID
-  var name: String
+  var name: XMLText
   var duration: Double
   var result: TestResult
   var output: CapturedText?
