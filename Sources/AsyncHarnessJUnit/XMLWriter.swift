@@ -89,7 +89,8 @@ final class XMLWriter {
   }
 
   /// Copies the bytes of `other`'s file that follow its XML declaration (its first line,
-  /// written by ``startDocument()``): elements already written, at this point.
+  /// written by ``startDocument()``, without its line break): elements already written, at
+  /// this point.
   func appendContents(afterDeclarationOf other: XMLWriter) throws {
     let writer = try activeWriter()
     let input = open(other.path, O_RDONLY)
@@ -110,7 +111,7 @@ final class XMLWriter {
       var start = 0
       if inDeclaration {
         guard let newline = bytes[..<count].firstIndex(of: UInt8(ascii: "\n")) else { continue }
-        start = newline + 1
+        start = newline
         inDeclaration = false
       }
       try check(

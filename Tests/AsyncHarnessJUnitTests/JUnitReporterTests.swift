@@ -155,11 +155,14 @@ final class JUnitReporterTests: ReportTestCase {
     let late = Issue(kind: .lateSignal, message: "'loaded' fulfilled after its test ended", sourceLocation: localLocation("Tests/A.swift", line: 8))
     let first = TestID(suite: "S", name: "first", waiter: "w")
     var events = suiteEvents("S", waiter: "w", [("first", passed, []), ("second", passed, [])])
-    events.insert(Event(kind: .issueRecorded, test: first, issue: late), at: events.count - 1)
+    events.insert(contentsOf: [
+      Event(kind: .issueRecorded, test: first, issue: late), Event(kind: .outputCaptured, test: first, output: "late output"),
+    ], at: events.count - 1)
     events.append(Event(kind: .issueRecorded, test: first, issue: late))
     let report = try report(runEvents(events))
     XCTAssertEqual(report.attribute("failures"), "0")
-    XCTAssertEqual(report.testCases[0].elements.map(\.name), ["system-err"])
+    XCTAssertEqual(report.testCases[0].elements.map(\.name), ["system-out", "system-err"])
+    XCTAssertEqual(report.testCases[0].elements(named: "system-out")[0].text, "late output")
     XCTAssertEqual(
       report.testCases[0].elements(named: "system-err")[0].text,
       "lateSignal: 'loaded' fulfilled after its test ended Tests/A.swift:8")
