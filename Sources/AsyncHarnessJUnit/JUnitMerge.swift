@@ -42,7 +42,7 @@ private func copy(_ suite: ParsedElement, to document: JUnitDocument) throws -> 
   let time = seconds(suite.attribute("time")) ?? casesTime
   let recomputed: Set = ["name", "tests", "failures", "errors", "skipped", "time", "timestamp"]
   try document.writeSuite(
-    name: XMLText(XMLText.nonBlank(suite.attribute("name") ?? "", or: "(unnamed suite)")), counts: counts, time: JUnitFormat.time(time),
+    name: XMLText(suite.attribute("name") ?? "").nonBlank(or: "(unnamed suite)"), counts: counts, time: JUnitFormat.time(time),
     timestamp: suite.attribute("timestamp"),
     otherAttributes: suite.attributes.filter { !recomputed.contains($0.name) }
   ) { writer in

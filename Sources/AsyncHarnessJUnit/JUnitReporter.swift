@@ -127,14 +127,14 @@ public final class JUnitReporter: Reporter {
   // MARK: Names
 
   private func suiteName(_ event: Event) -> XMLText {
-    let name = XMLText.nonBlank(XMLText(event.suite ?? "", limit: outputLimit).string, or: "(unnamed suite)")
-    guard let waiter = event.waiter else { return XMLText(name) }
-    return XMLText("\(name) [\(XMLText(waiter, limit: outputLimit).string)]")
+    let name = XMLText(event.suite ?? "", limit: outputLimit).nonBlank(or: "(unnamed suite)")
+    guard let waiter = event.waiter else { return name }
+    return XMLText("\(name.string) [\(XMLText(waiter, limit: outputLimit).string)]")
   }
 
   private func testName(_ test: TestID) -> XMLText {
-    let base = XMLText.nonBlank(XMLText(test.name, limit: outputLimit).string, or: "(unnamed test)")
-    return XMLText(test.repetition > 1 ? "\(base) #\(test.repetition)" : base)
+    let base = XMLText(test.name, limit: outputLimit).nonBlank(or: "(unnamed test)")
+    return test.repetition > 1 ? XMLText("\(base.string) #\(test.repetition)") : base
   }
 
   // MARK: Writing
@@ -184,7 +184,7 @@ public final class JUnitReporter: Reporter {
     try writer.attribute("time", XMLText(JUnitFormat.time(testCase.duration)))
     if profile == .github, result.verdict.isFailure, let location = primary?.sourceLocation {
       let file = XMLText(relativePath(location), limit: outputLimit)
-      if !file.string.allSatisfy(\.isWhitespace) { try writer.attribute("file", file) }
+      if !file.isBlank { try writer.attribute("file", file) }
       if location.line > 0 { try writer.attribute("line", XMLText(String(location.line))) }
     }
     if let element = Self.resultElement(result.verdict) {
@@ -192,7 +192,7 @@ public final class JUnitReporter: Reporter {
       switch result.verdict {
       case .failed, .errored:
         let message = primary?.message ?? result.reason ?? "the test \(result.verdict.rawValue)"
-        try writer.attribute("message", XMLText(XMLText.nonBlank(message, or: "(no message)"), limit: outputLimit))
+        try writer.attribute("message", XMLText(message, limit: outputLimit).nonBlank(or: "(no message)"))
         try writer.attribute("type", XMLText(primary?.kind.rawValue ?? result.verdict.rawValue))
         let text = failing.isEmpty ? message : failing.map(line).joined(separator: "\n")
         try writer.text(XMLText(text, limit: outputLimit))

@@ -28,11 +28,16 @@ struct XMLText: Hashable {
     string = text.text
   }
 
-  /// `text`, or `placeholder` when `text` is empty or only whitespace: dashboards treat a
-  /// blank name or message as missing (dorny's reporter crashes on it).
-  static func nonBlank(_ text: String, or placeholder: String) -> String {
-    if let first = text.utf8.first, first > 0x20, first < 0x7F { return text }  // the usual case, fast
-    return text.allSatisfy(\.isWhitespace) ? placeholder : text
+  /// Whether the text is empty or only whitespace: dashboards treat a blank name or message
+  /// as missing (dorny's reporter crashes on it).
+  var isBlank: Bool {
+    if let first = string.utf8.first, first > 0x20, first < 0x7F { return false }  // the usual case, fast
+    return string.allSatisfy(\.isWhitespace)
+  }
+
+  /// This text, or `placeholder` when it is blank.
+  func nonBlank(or placeholder: String) -> XMLText {
+    isBlank ? XMLText(placeholder) : self
   }
 
   /// The note that ends text that was cut to `limit` bytes.
@@ -54,65 +59,69 @@ struct XMLText: Hashable {
 
   /// `raw` with ANSI escape sequences removed and forbidden characters replaced.
   static func sanitized(_ raw: String) -> String {
-    var raw = raw
-    let replaced: String? = raw.withUTF8 { bytes in
-      guard let first = firstUnsafeIndex(in: bytes) else { return nil }
-      var out: [UInt8] = []
-      out.reserveCapacity(bytes.count + 16)
-      out.append(contentsOf: bytes[..<first])
-      var i = first
-      while i < bytes.count {
-        let byte = bytes[i]
-        switch byte {
-        case 0x1B:
-          if let end = escapeSequenceEnd(in: bytes, at: i) {
-            i = end
-          } else {
-            out.append(contentsOf: [0xE2, 0x90, 0x9B])  // ␛
-            i += 1
-          }
-        case 0x09, 0x0A, 0x0D:
+    guard let first = firstForbiddenOffset(in: raw.utf8) else { return raw }
+    let bytes = Array(raw.utf8)
+    var out = Array(bytes[..<first])
+    out.reserveCapacity(bytes.count + 16)
+    var i = first
+    while i < bytes.count {
+      let byte = bytes[i]
+      switch byte {
+      case 0x1B:
+        if let end = escapeSequenceEnd(in: bytes, at: i) {
+          i = end
+        } else {
+          out += [0xE2, 0x90, 0x9B]  // ␛
+          i += 1
+        }
+      case 0x09, 0x0A, 0x0D:
+        out.append(byte)
+        i += 1
+      case 0x00..<0x20:
+        out += [0xE2, 0x90, 0x80 + byte]  // U+2400 + byte
+        i += 1
+      case 0x7F:
+        out += [0xE2, 0x90, 0xA1]  // ␡
+        i += 1
+      default:
+        let length = forbiddenScalarLength(in: bytes, at: i)
+        if length > 0 {
+          out += [0xEF, 0xBF, 0xBD]  // U+FFFD
+          i += length
+        } else {
           out.append(byte)
           i += 1
-        case 0x00..<0x20:
-          out.append(contentsOf: [0xE2, 0x90, 0x80 + byte])  // U+2400 + byte
-          i += 1
-        case 0x7F:
-          out.append(contentsOf: [0xE2, 0x90, 0xA1])  // ␡
-          i += 1
-        default:
-          let length = forbiddenScalarLength(in: bytes, at: i)
-          if length > 0 {
-            out.append(contentsOf: [0xEF, 0xBF, 0xBD])  // U+FFFD
-            i += length
-          } else {
-            out.append(byte)
-            i += 1
-          }
         }
       }
-      return String(decoding: out, as: UTF8.self)
     }
-    return replaced ?? raw
+    return String(decoding: out, as: UTF8.self)
   }
 
-  /// The index of the first byte that needs sanitizing, if any.
-  private static func firstUnsafeIndex(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-    for i in bytes.indices {
-      let byte = bytes[i]
+  /// The offset of the first byte that needs sanitizing, if any: one pass, no copy.
+  private static func firstForbiddenOffset(in utf8: String.UTF8View) -> Int? {
+    var offset = 0
+    var previous: UInt8 = 0
+    var beforePrevious: UInt8 = 0
+    for byte in utf8 {
       if byte < 0x20 {
-        if byte != 0x09, byte != 0x0A, byte != 0x0D { return i }
-      } else if byte == 0x7F || forbiddenScalarLength(in: bytes, at: i) > 0 {
-        return i
+        if byte != 0x09, byte != 0x0A, byte != 0x0D { return offset }
+      } else if byte == 0x7F {
+        return offset
+      } else if previous == 0xC2, byte < 0xA0 {  // C1 control: C2 80 ... C2 9F
+        return offset - 1
+      } else if beforePrevious == 0xEF, previous == 0xBF, byte >= 0xBE {  // U+FFFE, U+FFFF
+        return offset - 2
       }
+      beforePrevious = previous
+      previous = byte
+      offset += 1
     }
     return nil
   }
 
   /// The length of the encoding at `i` when it is a C1 control, U+FFFE or U+FFFF; else 0.
   /// The input is valid UTF-8, so a lead byte is always followed by its continuations.
-  @inline(__always)
-  private static func forbiddenScalarLength(in bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {
+  private static func forbiddenScalarLength(in bytes: [UInt8], at i: Int) -> Int {
     switch bytes[i] {
     case 0xC2: bytes[i + 1] < 0xA0 ? 2 : 0
     case 0xEF: bytes[i + 1] == 0xBF && bytes[i + 2] >= 0xBE ? 3 : 0
@@ -122,7 +131,7 @@ struct XMLText: Hashable {
 
   /// The index just past the complete escape sequence starting with the ESC at `start`, or
   /// nil when no complete sequence starts there.
-  private static func escapeSequenceEnd(in bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Int? {
+  private static func escapeSequenceEnd(in bytes: [UInt8], at start: Int) -> Int? {
     var i = start + 1
     guard i < bytes.count else { return nil }
     switch bytes[i] {
