@@ -22,7 +22,7 @@ enum JUnitFormat {
 /// The count attributes of a `<testsuite>` or `<testsuites>`, computed from the testcases
 /// actually written: `tests` counts every testcase, the others count the testcases holding
 /// a `<failure>`, `<error>` or `<skipped>` element.
-struct JUnitCounts: Equatable {
+struct JUnitCounts {
   var tests = 0
   var failures = 0
   var errors = 0

@@ -2,7 +2,7 @@ import AsyncHarness
 import Foundation
 
 /// Which attributes a JUnit report carries beyond the profile every dashboard accepts.
-public enum JUnitProfile: Sendable, Hashable, CaseIterable {
+public enum JUnitProfile: Sendable, Hashable {
   /// Valid against both the Jenkins `junit-10.xsd` and the Maven Surefire schema: accepted
   /// by Jenkins, GitLab, the GitHub reporters and the other JUnit consumers.
   case standard

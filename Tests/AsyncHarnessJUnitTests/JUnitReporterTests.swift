@@ -51,7 +51,7 @@ final class JUnitReporterTests: ReportTestCase {
     let suite = "S"
     let events = [Event(kind: .suiteStarted, suite: suite, waiter: "w")]
       + [1, 2].flatMap { repetition in
-        ["a\u{1}", "a␁", "", ""].map {
+        ["a\u{1}", "a␁", "", " \t\u{1B}[m"].map {
           Event(kind: .testEnded, test: TestID(suite: suite, name: $0, waiter: "w", repetition: repetition), result: passed, duration: 0)
         }
       }
@@ -79,6 +79,7 @@ final class JUnitReporterTests: ReportTestCase {
       ("fails", TestResult(verdict: .failed, issues: issues), []),
       ("throws", TestResult(verdict: .errored, issues: errorIssues), []),
       ("crashed", TestResult(verdict: .errored, reason: "the worker process crashed"), []),
+      ("colored", TestResult(verdict: .failed, issues: [Issue(kind: .expectationFailed, message: "\u{1B}[31m")]), []),
     ])))
     let cases = report.testCases
     let failure = cases[0].elements(named: "failure")[0]
@@ -95,6 +96,7 @@ final class JUnitReporterTests: ReportTestCase {
     let crash = cases[2].elements(named: "error")[0]
     XCTAssertEqual(crash.attributeMap, ["message": "the worker process crashed", "type": "errored"])
     XCTAssertEqual(crash.text, "the worker process crashed")
+    XCTAssertEqual(cases[3].elements(named: "failure")[0].attributeMap, ["message": "(no message)", "type": "expectationFailed"])
     XCTAssertNil(cases[0].attribute("file"))
   }
 
