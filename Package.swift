@@ -11,6 +11,8 @@ let package = Package(
     .library(name: "AsyncHarnessTesting", targets: ["AsyncHarnessTesting"]),
     .executable(name: "examples", targets: ["examples"]),
     .plugin(name: "HarnessPlugin", targets: ["HarnessPlugin"]),
+    .library(name: "AsyncHarnessJUnit", targets: ["AsyncHarnessJUnit"]),
+    .executable(name: "harness-junit", targets: ["harness-junit"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -34,7 +36,22 @@ let package = Package(
         permissions: [.writeToPackageDirectory(reason: "The JUnit reports are written to .build/reports")]
       )
     ),
-    .executableTarget(name: "examples", dependencies: ["AsyncHarness"], path: "Examples/examples"),
+    .executableTarget(name: "examples", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"], path: "Examples/examples"),
+    .systemLibrary(
+      name: "CLibXML2",
+      pkgConfig: "libxml-2.0",
+      providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+    ),
+    .target(name: "AsyncHarnessJUnit", dependencies: ["AsyncHarness", "CLibXML2"]),
+    .executableTarget(
+      name: "harness-junit",
+      dependencies: [
+        "AsyncHarnessJUnit",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .executableTarget(name: "junit-bench", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"]),
+    .testTarget(name: "AsyncHarnessJUnitTests", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"]),
   ]
 )
 

@@ -1,4 +1,5 @@
 import AsyncHarness
+import AsyncHarnessJUnit
 import Foundation
 
 let smoke = Suite("Smoke", waiter: .semaphore) {
@@ -45,4 +46,4 @@ final class Box: @unchecked Sendable {
   func get() -> Int { lock.withLock { value } }
 }
 
-HarnessMain.run([smoke])
+HarnessMain.run([smoke], junit: JUnitReporter.factory)
