@@ -11,6 +11,8 @@ let package = Package(
     .library(name: "AsyncHarnessTesting", targets: ["AsyncHarnessTesting"]),
     .executable(name: "examples", targets: ["examples"]),
     .plugin(name: "HarnessPlugin", targets: ["HarnessPlugin"]),
+    .library(name: "AsyncHarnessJUnit", targets: ["AsyncHarnessJUnit"]),
+    .executable(name: "harness-junit", targets: ["harness-junit"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -37,6 +39,21 @@ let package = Package(
         permissions: [.writeToPackageDirectory(reason: "The JUnit reports are written to .build/reports")]
       )
     ),
+    .systemLibrary(
+      name: "CLibXML2",
+      pkgConfig: "libxml-2.0",
+      providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+    ),
+    .target(name: "AsyncHarnessJUnit", dependencies: ["AsyncHarness", "CLibXML2"]),
+    .executableTarget(
+      name: "harness-junit",
+      dependencies: [
+        "AsyncHarnessJUnit",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .executableTarget(name: "junit-bench", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"]),
+    .testTarget(name: "AsyncHarnessJUnitTests", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"]),
 
     // MARK: Examples (issue 4): the code under test, its suites, and the runners.
     .target(
@@ -86,11 +103,16 @@ let package = Package(
       dependencies: ["AsyncHarness", "PinacotecaSuites", "MessageLoaderSuites", "StoriesSuites"],
       path: "Examples/ExampleSuites"
     ),
-    .executableTarget(name: "examples", dependencies: ["AsyncHarness", "ExampleSuites"], path: "Examples/examples"),
+    .executableTarget(
+      name: "examples",
+      dependencies: ["AsyncHarness", "AsyncHarnessJUnit", "ExampleSuites"],
+      path: "Examples/examples"
+    ),
     .testTarget(
       name: "ExamplesTests",
       dependencies: [
-        "AsyncHarness", "ExampleSuites", "ExampleSupport", "PinacotecaCore", "PinacotecaFixtures", "PinacotecaSuites", "StoriesSuites",
+        "AsyncHarness", "ExampleSuites", "ExampleSupport", "PinacotecaCore", "PinacotecaFixtures",
+        "PinacotecaSuites", "StoriesSuites",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),

@@ -56,7 +56,7 @@ public struct Issue: Sendable, Hashable, Codable {
     }
   }
 
-  /// The message followed by ` File.swift:LINE` when the location is known.
+  /// The message followed by ` (File.swift:LINE)` when the location is known.
   public var description: String {
     guard let sourceLocation else { return message }
     return "\(message) (\(sourceLocation))"

@@ -46,6 +46,16 @@ public final class Runner {
   @discardableResult
   public func run() throws -> Summary {
     let plan = try suites.map { suite in (suite, try waiters(for: suite)) }
+    do {
+      return try run(plan)
+    } catch {
+      // Reporters still write what they have, so a failing reporter loses no other report.
+      for reporter in reporters { try? reporter.finish() }
+      throw error
+    }
+  }
+
+  private func run(_ plan: [(Suite, [any Waiter])]) throws -> Summary {
     let start = ContinuousClock().now
     var waiterNames: [String] = []
     for name in plan.flatMap({ $0.1.map(\.name) }) where !waiterNames.contains(name) { waiterNames.append(name) }

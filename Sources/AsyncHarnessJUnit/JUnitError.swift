@@ -1,0 +1,32 @@
+/// Why a JUnit report could not be written, or reports could not be merged.
+public enum JUnitError: Error, Equatable, CustomStringConvertible {
+  /// The report cannot be written to `path`: its directory is missing or unwritable, or the
+  /// path names a directory. Thrown when the reporter is created, before any test runs.
+  case destinationUnusable(path: String, reason: String)
+  /// A report to merge is missing, unreadable, not well-formed, or not a JUnit report.
+  case unreadableReport(path: String, reason: String)
+  /// A libxml2 or system call failed while writing or reading `path`.
+  case callFailed(call: String, path: String, reason: String?)
+  /// The reporter received events in an order no runner sends.
+  case unexpectedEvent(String)
+  /// `--junit-profile` named no profile.
+  case unknownProfile(String)
+
+  /// The message a user reads.
+  public var description: String {
+    switch self {
+    case .destinationUnusable(let path, let reason):
+      "cannot write the JUnit report to \(path): \(reason)"
+    case .unreadableReport(let path, let reason):
+      "cannot read the JUnit report \(path): \(reason)"
+    case .callFailed(let call, let path, let reason?):
+      "\(call) failed for \(path): \(reason)"
+    case .callFailed(let call, let path, nil):
+      "\(call) failed for \(path)"
+    case .unexpectedEvent(let message):
+      "JUnit reporter: \(message)"
+    case .unknownProfile(let name):
+      "unknown JUnit profile \"\(name)\"; profiles: \(JUnitProfile.allCases.map(\.name).joined(separator: ", "))"
+    }
+  }
+}

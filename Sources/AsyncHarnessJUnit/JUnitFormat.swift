@@ -1,0 +1,49 @@
+import Foundation
+
+/// How numbers, dates and counts are written, shared by the reporter and merging.
+enum JUnitFormat {
+  /// `seconds` with exactly three decimals and no exponent, independent of the locale, as
+  /// `%.3f` in the POSIX locale writes it. Negative, NaN and infinite durations are written
+  /// as `0.000`; absurdly large ones are capped at a thousand years.
+  static func time(_ seconds: Double) -> String {
+    guard seconds.isFinite, seconds > 0 else { return "0.000" }
+    let millis = UInt64(min((seconds * 1000).rounded(), 31_557_600_000_000))
+    let fraction = millis % 1000
+    let padding = fraction < 10 ? "00" : fraction < 100 ? "0" : ""
+    return "\(millis / 1000).\(padding)\(fraction)"
+  }
+
+  /// An ISO 8601 `xs:dateTime` in UTC, e.g. `2026-11-22T04:21:49Z`.
+  static func timestamp(_ date: Date) -> String {
+    date.formatted(Date.ISO8601FormatStyle())
+  }
+}
+
+/// The count attributes of a `<testsuite>` or `<testsuites>`, computed from the testcases
+/// actually written: `tests` counts every testcase, the others count the testcases holding
+/// a `<failure>`, `<error>` or `<skipped>` element.
+struct JUnitCounts {
+  var tests = 0
+  var failures = 0
+  var errors = 0
+  var skipped = 0
+
+  /// Counts one testcase whose result element (if any) is named `element`.
+  mutating func count(resultElement element: String?) {
+    tests += 1
+    switch element {
+    case "failure": failures += 1
+    case "error": errors += 1
+    case "skipped": skipped += 1
+    default: break
+    }
+  }
+
+  /// Adds another suite's counts.
+  mutating func add(_ other: JUnitCounts) {
+    tests += other.tests
+    failures += other.failures
+    errors += other.errors
+    skipped += other.skipped
+  }
+}

@@ -1,0 +1,163 @@
+/// Text that XML 1.0 can hold, ready for ``XMLWriter``: the only way to hand text to it.
+///
+/// Creating one sanitizes the raw string:
+/// - whole ANSI escape sequences (CSI such as `ESC[31m` and `ESC[m`, OSC ended by BEL or
+///   `ESC\`, and the short two- and three-byte escapes) are removed; an incomplete sequence
+///   is kept, with its ESC made visible as below, so no text silently disappears;
+/// - every other character XML 1.0 forbids is replaced by a visible stand-in: a C0 control
+///   (U+0000–U+001F except tab, LF and CR) by its Unicode control picture U+2400–U+241F
+///   (`␀`, `␁`, … `␛`, … `␟`), DEL by `␡` (U+2421), and C1 controls (U+0080–U+009F, legal
+///   XML 1.0 but refused by dashboards), U+FFFE and U+FFFF by `�` (U+FFFD).
+///
+/// After sanitizing, the text holds no NUL, so it cannot be cut short by the NUL-terminated
+/// strings that libxml2's writer takes.
+struct XMLText: Hashable {
+  /// The sanitized text.
+  let string: String
+
+  /// Sanitizes `raw`.
+  init(_ raw: String) {
+    string = Self.sanitized(raw)
+  }
+
+  /// Sanitizes `raw` and keeps at most `limit` UTF-8 bytes of it, followed by
+  /// ``cutNote(bytes:limit:)`` when something was cut.
+  init(_ raw: String, limit: Int) {
+    var text = CapturedText(limit: limit)
+    text.append(raw)
+    string = text.text
+  }
+
+  /// Whether the text is empty or only whitespace: dashboards treat a blank name or message
+  /// as missing (dorny's reporter crashes on it).
+  var isBlank: Bool {
+    if let first = string.utf8.first, first > 0x20, first < 0x7F { return false }  // the usual case, fast
+    return string.allSatisfy(\.isWhitespace)
+  }
+
+  /// This text, or `placeholder` when it is blank.
+  func nonBlank(or placeholder: String) -> XMLText {
+    isBlank ? XMLText(placeholder) : self
+  }
+
+  /// The note that ends text that was cut to `limit` bytes.
+  static func cutNote(bytes: Int, limit: Int) -> String {
+    "\n[AsyncHarness: \(bytes) more bytes cut here; the report keeps at most \(limit) bytes per text]"
+  }
+
+  /// The longest prefix of `text` that fits in `maxBytes` UTF-8 bytes without splitting a
+  /// character's encoding.
+  static func prefix(of text: String, maxBytes: Int) -> String {
+    let utf8 = text.utf8
+    guard utf8.count > maxBytes else { return text }
+    var end = utf8.index(utf8.startIndex, offsetBy: max(0, maxBytes))
+    while end > utf8.startIndex, UTF8.isContinuation(utf8[end]) {
+      utf8.formIndex(before: &end)
+    }
+    return String(decoding: utf8[..<end], as: UTF8.self)
+  }
+
+  /// `raw` with ANSI escape sequences removed and forbidden characters replaced.
+  static func sanitized(_ raw: String) -> String {
+    guard let first = firstForbiddenOffset(in: raw.utf8) else { return raw }
+    let bytes = Array(raw.utf8)
+    var out = Array(bytes[..<first])
+    out.reserveCapacity(bytes.count + 16)
+    var i = first
+    while i < bytes.count {
+      let byte = bytes[i]
+      switch byte {
+      case 0x1B:
+        if let end = escapeSequenceEnd(in: bytes, at: i) {
+          i = end
+        } else {
+          out += [0xE2, 0x90, 0x9B]  // ␛
+          i += 1
+        }
+      case 0x09, 0x0A, 0x0D:
+        out.append(byte)
+        i += 1
+      case 0x00..<0x20:
+        out += [0xE2, 0x90, 0x80 + byte]  // U+2400 + byte
+        i += 1
+      case 0x7F:
+        out += [0xE2, 0x90, 0xA1]  // ␡
+        i += 1
+      default:
+        let length = forbiddenScalarLength(in: bytes, at: i)
+        if length > 0 {
+          out += [0xEF, 0xBF, 0xBD]  // U+FFFD
+          i += length
+        } else {
+          out.append(byte)
+          i += 1
+        }
+      }
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// The offset of the first byte that needs sanitizing, if any: one pass, no copy.
+  private static func firstForbiddenOffset(in utf8: String.UTF8View) -> Int? {
+    var offset = 0
+    var previous: UInt8 = 0
+    var beforePrevious: UInt8 = 0
+    for byte in utf8 {
+      if byte < 0x20 {
+        if byte != 0x09, byte != 0x0A, byte != 0x0D { return offset }
+      } else if byte == 0x7F {
+        return offset
+      } else if previous == 0xC2, byte < 0xA0 {  // C1 control: C2 80 ... C2 9F
+        return offset - 1
+      } else if beforePrevious == 0xEF, previous == 0xBF, byte >= 0xBE {  // U+FFFE, U+FFFF
+        return offset - 2
+      }
+      beforePrevious = previous
+      previous = byte
+      offset += 1
+    }
+    return nil
+  }
+
+  /// The length of the encoding at `i` when it is a C1 control, U+FFFE or U+FFFF; else 0.
+  /// The input is valid UTF-8, so a lead byte is always followed by its continuations.
+  private static func forbiddenScalarLength(in bytes: [UInt8], at i: Int) -> Int {
+    switch bytes[i] {
+    case 0xC2: bytes[i + 1] < 0xA0 ? 2 : 0
+    case 0xEF: bytes[i + 1] == 0xBF && bytes[i + 2] >= 0xBE ? 3 : 0
+    default: 0
+    }
+  }
+
+  /// The index just past the complete escape sequence starting with the ESC at `start`, or
+  /// nil when no complete sequence starts there.
+  private static func escapeSequenceEnd(in bytes: [UInt8], at start: Int) -> Int? {
+    var i = start + 1
+    guard i < bytes.count else { return nil }
+    switch bytes[i] {
+    case UInt8(ascii: "["):  // CSI: parameters, intermediates, one final byte
+      i += 1
+      while i < bytes.count, (0x30...0x3F).contains(bytes[i]) { i += 1 }
+      while i < bytes.count, (0x20...0x2F).contains(bytes[i]) { i += 1 }
+      return i < bytes.count && (0x40...0x7E).contains(bytes[i]) ? i + 1 : nil
+    case UInt8(ascii: "]"):  // OSC: printable text ended by BEL or ESC \
+      i += 1
+      while i < bytes.count {
+        switch bytes[i] {
+        case 0x07: return i + 1
+        case 0x1B: return i + 1 < bytes.count && bytes[i + 1] == UInt8(ascii: "\\") ? i + 2 : nil
+        case 0x00..<0x20, 0x7F: return nil
+        default: i += 1
+        }
+      }
+      return nil
+    case 0x20...0x2F:  // intermediates, then one final byte (e.g. ESC ( B)
+      while i < bytes.count, (0x20...0x2F).contains(bytes[i]) { i += 1 }
+      return i < bytes.count && (0x30...0x7E).contains(bytes[i]) ? i + 1 : nil
+    case 0x30...0x7E:  // a two-byte escape (e.g. ESC 7, ESC M)
+      return i + 1
+    default:
+      return nil
+    }
+  }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import AsyncHarnessJUnit
+import Foundation
+
+/// `harness-junit`: tools for AsyncHarness JUnit reports.
+///
+/// Exit status: 0 on success, 1 when the work fails (the message says why), 2 on usage errors.
+@main
+struct HarnessJUnit: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "harness-junit",
+    abstract: "Tools for AsyncHarness JUnit XML reports.",
+    subcommands: [Merge.self]
+  )
+
+  static func main() {
+    do {
+      var command = try parseAsRoot()
+      try command.run()
+    } catch {
+      let code = exitCode(for: error)
+      let message = fullMessage(for: error)
+      if code == .success {
+        print(message)
+        Self.exit()
+      }
+      FileHandle.standardError.write(Data((message + "\n").utf8))
+      Self.exit(withError: ExitCode(code == .validationFailure ? 2 : 1))
+    }
+  }
+
+  struct Merge: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Merge JUnit reports from shards or processes into one report.",
+      discussion: "Counts are recomputed from the testcases. Example: harness-junit merge a.xml b.xml -o all.xml"
+    )
+
+    @Argument(help: "The reports to merge.")
+    var inputs: [String]
+
+    @Option(name: .shortAndLong, help: "The merged report to write.")
+    var output: String
+
+    func validate() throws {
+      if inputs.isEmpty { throw ValidationError("Give at least one report to merge.") }
+    }
+
+    func run() throws {
+      try mergeJUnitReports(inputs, into: output)
+    }
+  }
+}

@@ -1,0 +1,259 @@
+import AsyncHarness
+import Foundation
+import XCTest
+
+@testable import AsyncHarnessJUnit
+
+final class JUnitReporterTests: ReportTestCase {
+  func testSuitesPropertiesAndCountsComeFromTheEmittedTestcases() throws {
+    let failure = Issue(kind: .expectationFailed, message: "expected 3", sourceLocation: localLocation("T/A.swift", line: 3))
+    let thrown = Issue(kind: .errorThrown, message: "boom", sourceLocation: localLocation("T/A.swift", line: 9))
+    let report = try report(runEvents(
+      suiteEvents("Pinacoteca.API", waiter: "semaphore", [
+        ("loads", passed, []),
+        ("fails", TestResult(verdict: .failed, issues: [failure]), []),
+        ("throws", TestResult(verdict: .errored, issues: [thrown]), []),
+        ("later", TestResult(verdict: .skipped, reason: "needs a server"), []),
+        ("flaky", TestResult(verdict: .knownIssue, reason: "#12", issues: [failure]), []),
+      ]),
+      suiteEvents("Pinacoteca.API", waiter: "expectation", [("loads", passed, [])]),
+      seed: 42, repetitions: 2))
+
+    XCTAssertEqual(report.name, "testsuites")
+    XCTAssertEqual(report.attributeMap, ["name": "AsyncHarness", "time": "1.500", "tests": "6", "failures": "1", "errors": "1"])
+    let suites = report.elements(named: "testsuite")
+    XCTAssertEqual(suites.map(\.name), ["testsuite", "testsuite"])
+    var first = suites[0].attributeMap
+    XCTAssertNotNil(first.removeValue(forKey: "timestamp").flatMap { try? Date.ISO8601FormatStyle().parse($0) })
+    XCTAssertEqual(first, [
+      "name": "Pinacoteca.API [semaphore]", "tests": "5", "failures": "1", "errors": "1", "skipped": "2", "time": "0.500",
+    ])
+    XCTAssertEqual(suites[1].attribute("name"), "Pinacoteca.API [expectation]")
+    XCTAssertEqual(suites[1].attribute("tests"), "1")
+    XCTAssertEqual(suites[0].elements.first?.name, "properties")
+    XCTAssertEqual(
+      suites[0].elements(named: "properties")[0].elements.map { "\($0.attribute("name")!)=\($0.attribute("value")!)" },
+      ["waiter=semaphore", "seed=42", "repetitions=2", "harnessVersion=\(AsyncHarnessVersion.current)"])
+    XCTAssertEqual(
+      report.testCases.map { "\($0.attribute("classname")!) | \($0.attribute("name")!) | \($0.elements.map(\.name))" },
+      [
+        "Pinacoteca.API [semaphore] | loads | []",
+        "Pinacoteca.API [semaphore] | fails | [\"failure\"]",
+        "Pinacoteca.API [semaphore] | throws | [\"error\"]",
+        "Pinacoteca.API [semaphore] | later | [\"skipped\"]",
+        "Pinacoteca.API [semaphore] | flaky | [\"skipped\", \"system-err\"]",
+        "Pinacoteca.API [expectation] | loads | []",
+      ])
+    XCTAssertEqual(report.testCases.map { $0.attribute("time") }, Array(repeating: "0.250", count: 6))
+  }
+
+  func testRepetitionsAndCollidingNamesStayUnique() throws {
+    let suite = "S"
+    let events = [Event(kind: .suiteStarted, suite: suite, waiter: "w")]
+      + [1, 2].flatMap { repetition in
+        ["a\u{1}", "a␁", "", " \t\u{1B}[m"].map {
+          Event(kind: .testEnded, test: TestID(suite: suite, name: $0, waiter: "w", repetition: repetition), result: passed, duration: 0)
+        }
+      }
+      + [Event(kind: .suiteEnded, suite: suite, waiter: "w", duration: 0)]
+      + suiteEvents(suite, waiter: "w", [("a", passed, [])])
+    let report = try report(runEvents(events))
+    XCTAssertEqual(report.elements(named: "testsuite").map { $0.attribute("name")! }, ["S [w]", "S [w] (2)"])
+    XCTAssertEqual(report.testCases.map { "\($0.attribute("classname")!)/\($0.attribute("name")!)" }, [
+      "S [w]/a␁", "S [w]/a␁ (2)", "S [w]/(unnamed test)", "S [w]/(unnamed test) (2)",
+      "S [w]/a␁ #2", "S [w]/a␁ #2 (2)", "S [w]/(unnamed test) #2", "S [w]/(unnamed test) #2 (2)",
+      "S [w] (2)/a",
+    ])
+  }
+
+  func testFailureListsEveryFailingIssueWithItsLocation() throws {
+    let outside = SourceLocation(fileID: "Loader/Loader.swift", filePath: "/elsewhere/Loader.swift", line: 30, column: 2)
+    let issues = [
+      Issue(kind: .warning, message: "fell back to a blocking wait", sourceLocation: outside),
+      Issue(kind: .expectationFailed, message: "expected 3 messages, got 2", sourceLocation: localLocation("Tests/LoaderTests.swift", line: 12)),
+      Issue(kind: .waitFailed, message: "Exceeded timeout of 1 seconds, with unfulfilled expectations: loaded", sourceLocation: outside),
+      Issue(kind: .expectationFailed, message: "no location"),
+    ]
+    let errorIssues = [issues[1], Issue(kind: .errorThrown, message: "URLError(-1001)", sourceLocation: outside)]
+    let report = try report(runEvents(suiteEvents("S", [
+      ("fails", TestResult(verdict: .failed, issues: issues), []),
+      ("throws", TestResult(verdict: .errored, issues: errorIssues), []),
+      ("crashed", TestResult(verdict: .errored, reason: "the worker process crashed"), []),
+      ("colored", TestResult(verdict: .failed, issues: [Issue(kind: .expectationFailed, message: "\u{1B}[31m")]), []),
+    ])))
+    let cases = report.testCases
+    let failure = cases[0].elements(named: "failure")[0]
+    XCTAssertEqual(failure.attributeMap, ["message": "expected 3 messages, got 2", "type": "expectationFailed"])
+    XCTAssertEqual(failure.text, """
+      expected 3 messages, got 2 Tests/LoaderTests.swift:12
+      Exceeded timeout of 1 seconds, with unfulfilled expectations: loaded Loader/Loader.swift:30
+      no location
+      """)
+    XCTAssertEqual(cases[0].elements(named: "system-err")[0].text, "warning: fell back to a blocking wait Loader/Loader.swift:30")
+    let error = cases[1].elements(named: "error")[0]
+    XCTAssertEqual(error.attributeMap, ["message": "URLError(-1001)", "type": "errorThrown"])
+    XCTAssertEqual(error.text, "expected 3 messages, got 2 Tests/LoaderTests.swift:12\nURLError(-1001) Loader/Loader.swift:30")
+    let crash = cases[2].elements(named: "error")[0]
+    XCTAssertEqual(crash.attributeMap, ["message": "the worker process crashed", "type": "errored"])
+    XCTAssertEqual(crash.text, "the worker process crashed")
+    XCTAssertEqual(cases[3].elements(named: "failure")[0].attributeMap, ["message": "(no message)", "type": "expectationFailed"])
+    XCTAssertNil(cases[0].attribute("file"))
+  }
+
+  func testGitHubProfileAddsFileAndLineOfTheFirstFailure() throws {
+    let issues = [Issue(kind: .expectationFailed, message: "wrong", sourceLocation: localLocation("Tests/A.swift", line: 7))]
+    let events = runEvents(suiteEvents("S", [("fails", TestResult(verdict: .failed, issues: issues), []), ("passes", passed, [])]))
+    let github = try report(events, profile: .github).testCases
+    XCTAssertEqual(github[0].attribute("file"), "Tests/A.swift")
+    XCTAssertEqual(github[0].attribute("line"), "7")
+    XCTAssertEqual(github[1].attributeMap.keys.sorted(), ["classname", "name", "time"])
+    XCTAssertNil(try report(events, file: "standard.xml").testCases[0].attribute("file"))
+  }
+
+  func testKnownIssueIsSkippedNotFailed() throws {
+    let issue = Issue(kind: .expectationFailed, message: "still wrong", sourceLocation: localLocation("Tests/A.swift", line: 4))
+    let report = try report(runEvents(suiteEvents("S", [
+      ("known", TestResult(verdict: .knownIssue, reason: "server bug #12", issues: [issue]), []),
+      ("known without reason", TestResult(verdict: .knownIssue), []),
+    ])))
+    XCTAssertEqual(report.attribute("failures"), "0")
+    XCTAssertEqual(report.elements(named: "testsuite")[0].attribute("skipped"), "2")
+    let cases = report.testCases
+    XCTAssertEqual(cases[0].elements(named: "skipped")[0].attributeMap, ["message": "known issue: server bug #12"])
+    XCTAssertEqual(cases[0].elements(named: "system-err")[0].text, "expectationFailed: still wrong Tests/A.swift:4")
+    XCTAssertEqual(cases[1].elements(named: "skipped")[0].attributeMap, ["message": "known issue"])
+  }
+
+  func testTimesHaveThreeDecimalsAndNeverAnExponent() throws {
+    XCTAssertEqual(
+      [0.00001, 0, -2, .nan, .infinity, 1.23456, 0.9999, 12_345.6, 1e30].map(JUnitFormat.time),
+      ["0.000", "0.000", "0.000", "0.000", "0.000", "1.235", "1.000", "12345.600", "31557600000.000"])
+    var events = suiteEvents("S", duration: 0.00001, [("fast", passed, [])])
+    events[2].duration = 0.00001
+    let report = try report(events)
+    XCTAssertEqual(report.testCases[0].attribute("time"), "0.000")
+    XCTAssertEqual(report.elements(named: "testsuite")[0].attribute("time"), "0.000")
+  }
+
+  func testOutputIsCappedWithANoteSayingHowMuchWasCut() throws {
+    let report = try report(
+      runEvents(suiteEvents("S", [("chatty", passed, [output("0123456"), output("789abcdef"), output("ghi")])])),
+      outputLimit: 10)
+    XCTAssertEqual(
+      report.testCases[0].elements(named: "system-out")[0].text,
+      "0123456789\n[AsyncHarness: 9 more bytes cut here; the report keeps at most 10 bytes per text]")
+  }
+
+  func testCutNeverSplitsACharacter() {
+    var text = CapturedText(limit: 5)
+    text.append("ab€c")  // € is 3 bytes: a, b, € fit in 5; c does not
+    XCTAssertEqual(text.text, "ab€\n[AsyncHarness: 1 more bytes cut here; the report keeps at most 5 bytes per text]")
+    var split = CapturedText(limit: 3)
+    split.append("ab€")
+    XCTAssertEqual(split.text, "ab\n[AsyncHarness: 3 more bytes cut here; the report keeps at most 3 bytes per text]")
+  }
+
+  func testLateSignalJoinsItsTestWhileTheSuiteIsOpenAndIsIgnoredAfter() throws {
+    let late = Issue(kind: .lateSignal, message: "'loaded' fulfilled after its test ended", sourceLocation: localLocation("Tests/A.swift", line: 8))
+    let first = TestID(suite: "S", name: "first", waiter: "w")
+    var events = suiteEvents("S", waiter: "w", [("first", passed, []), ("second", passed, [])])
+    events.insert(contentsOf: [
+      Event(kind: .issueRecorded, test: first, issue: late), Event(kind: .outputCaptured, test: first, output: "late output"),
+    ], at: events.count - 1)
+    events.append(Event(kind: .issueRecorded, test: first, issue: late))
+    let report = try report(runEvents(events))
+    XCTAssertEqual(report.attribute("failures"), "0")
+    XCTAssertEqual(report.testCases[0].elements.map(\.name), ["system-out", "system-err"])
+    XCTAssertEqual(report.testCases[0].elements(named: "system-out")[0].text, "late output")
+    XCTAssertEqual(
+      report.testCases[0].elements(named: "system-err")[0].text,
+      "lateSignal: 'loaded' fulfilled after its test ended Tests/A.swift:8")
+    XCTAssertEqual(report.testCases[1].elements, [])
+  }
+
+  func testAttributesAndTextRoundTripSanitized() throws {
+    let nasty = "a\u{1B}[31mred\u{1B}[m <b>&\"x\" ]]> \u{0}\u{7F}\u{85}\u{FFFE}\t\r\nz"
+    let expected = "ared <b>&\"x\" ]]> ␀␡��\t\r\nz"
+    let issue = Issue(kind: .expectationFailed, message: nasty)
+    let report = try report(runEvents(suiteEvents(nasty, waiter: "w", [(nasty, TestResult(verdict: .failed, issues: [issue]), [output(nasty)])])))
+    let testCase = report.testCases[0]
+    XCTAssertEqual(testCase.attribute("name"), expected)
+    XCTAssertEqual(testCase.attribute("classname"), expected + " [w]")
+    XCTAssertEqual(testCase.elements(named: "failure")[0].attribute("message"), expected)
+    XCTAssertEqual(testCase.elements(named: "failure")[0].text, expected)
+    XCTAssertEqual(testCase.elements(named: "system-out")[0].text, expected)
+  }
+
+  func testSanitizingRemovesWholeEscapeSequencesAndShowsTheRest() {
+    let cases: [(String, String)] = [
+      ("\u{1B}[1;31mX\u{1B}[0m\u{1B}[m", "X"),
+      ("\u{1B}]0;title\u{7}T\u{1B}]8;;http://x\u{1B}\\L", "TL"),
+      ("\u{1B}(BA\u{1B}7B\u{1B}[?25hC", "ABC"),
+      ("\u{1B}[31", "␛[31"),
+      ("\u{1B}", "␛"),
+      ("\u{1B}]unterminated", "␛]unterminated"),
+      ("\u{0}\u{1}\u{8}\u{1F}\u{7F}", "␀␁␈␟␡"),
+      ("\u{80}\u{9F}\u{A0}\u{FFFD}\u{FFFE}\u{FFFF}\u{10FFFF}", "��\u{A0}\u{FFFD}��\u{10FFFF}"),
+      ("e\u{301}🇫🇷\u{301}", "e\u{301}🇫🇷\u{301}"),
+    ]
+    for (raw, expected) in cases {
+      XCTAssertEqual(XMLText(raw).string, expected, "\(raw.unicodeScalars.map { String($0.value, radix: 16) })")
+    }
+  }
+
+  func testReportAppearsOnlyWhenFinishedAndLeavesNoTemporaryFiles() throws {
+    let destination = path("report.xml")
+    try "old report".write(toFile: destination, atomically: true, encoding: .utf8)
+    let reporter = try JUnitReporter(path: destination)
+    for event in runEvents(suiteEvents("S", [("t", passed, [])])) { try reporter.handle(event) }
+    XCTAssertEqual(try String(contentsOfFile: destination, encoding: .utf8), "old report")
+    try reporter.finish()
+    try reporter.finish()
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["report.xml"])
+    XCTAssertEqual(try XMLReader.readDocument(destination).attribute("tests"), "1")
+    XCTAssertThrowsError(try reporter.handle(Event(kind: .runEnded))) {
+      XCTAssertEqual("\($0)", "JUnit reporter: runEnded after finish()")
+    }
+  }
+
+  func testAReporterThatIsDroppedLeavesNothingBehind() throws {
+    var reporter: JUnitReporter? = try JUnitReporter(path: path("report.xml"))
+    try reporter?.handle(Event(kind: .suiteStarted, suite: "S", waiter: "w"))
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).count, 1)
+    reporter = nil
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
+  }
+
+  func testUnusableDestinationFailsAtCreation() throws {
+    let missing = path("missing/report.xml")
+    XCTAssertThrowsError(try JUnitReporter(path: missing)) {
+      XCTAssertEqual("\($0)", "cannot write the JUnit report to \(missing): the directory \(path("missing")) does not exist")
+    }
+    XCTAssertThrowsError(try JUnitReporter(path: directory.path)) {
+      XCTAssertEqual("\($0)", "cannot write the JUnit report to \(directory.path): it is a directory")
+    }
+    try "".write(toFile: path("file"), atomically: true, encoding: .utf8)
+    XCTAssertThrowsError(try JUnitReporter(path: path("file/report.xml"))) {
+      XCTAssertEqual("\($0)", "cannot write the JUnit report to \(path("file/report.xml")): \(path("file")) is not a directory")
+    }
+  }
+
+  func testEventsOutOfOrderAreNamed() throws {
+    let reporter = try JUnitReporter(path: path("report.xml"))
+    let test = TestID(suite: "S", name: "t", waiter: "w")
+    XCTAssertThrowsError(try reporter.handle(Event(kind: .testEnded, test: test, result: passed))) {
+      XCTAssertEqual("\($0)", "JUnit reporter: test S/t [w] ended outside a suite")
+    }
+    try reporter.handle(Event(kind: .suiteStarted, suite: "S", waiter: "w"))
+    XCTAssertThrowsError(try reporter.handle(Event(kind: .suiteStarted, suite: "T", waiter: "w"))) {
+      XCTAssertEqual("\($0)", "JUnit reporter: suite T started while S [w] is open")
+    }
+  }
+
+  func testAnInterruptedRunStillWritesTheEndedTests() throws {
+    let events = Array(suiteEvents("S", [("ended", passed, []), ("running", passed, [])]).dropLast(2))
+    let report = try report(events)
+    XCTAssertEqual(report.testCases.map { $0.attribute("name") }, ["ended"])
+    XCTAssertEqual(report.attribute("tests"), "1")
+  }
+}

@@ -1,0 +1,87 @@
+import AsyncHarness
+import Foundation
+import XCTest
+
+@testable import AsyncHarnessJUnit
+
+/// A temporary directory per test, removed afterwards.
+class ReportTestCase: XCTestCase {
+  var directory: URL!
+
+  override func setUpWithError() throws {
+    directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("junit-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  }
+
+  override func tearDownWithError() throws {
+    try FileManager.default.removeItem(at: directory)
+  }
+
+  func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+  /// Feeds `events` to a new reporter, finishes it and parses the report back with libxml2.
+  func report(
+    _ events: [Event], profile: JUnitProfile = .standard, outputLimit: Int = 1_048_576,
+    file: String = "report.xml"
+  ) throws -> ParsedElement {
+    let reporter = try JUnitReporter(path: path(file), profile: profile, outputLimit: outputLimit)
+    for event in events { try reporter.handle(event) }
+    try reporter.finish()
+    return try XMLReader.readDocument(path(file))
+  }
+}
+
+/// Builds the events the runner sends for one suite × waiter.
+func suiteEvents(
+  _ suite: String, waiter: String = "semaphore", duration: Double = 0.5,
+  _ tests: [(name: String, result: TestResult, extra: [Event])]
+) -> [Event] {
+  var events = [Event(kind: .suiteStarted, suite: suite, waiter: waiter)]
+  for test in tests {
+    let id = TestID(suite: suite, name: test.name, waiter: waiter)
+    events.append(Event(kind: .testStarted, test: id))
+    events += test.extra.map { var event = $0; event.test = id; return event }
+    events.append(Event(kind: .testEnded, test: id, result: test.result, duration: 0.25))
+  }
+  events.append(Event(kind: .suiteEnded, suite: suite, waiter: waiter, duration: duration))
+  return events
+}
+
+func runEvents(_ suites: [Event]..., seed: UInt64? = nil, repetitions: Int = 1) -> [Event] {
+  [Event(kind: .runStarted, run: RunInfo(seed: seed, repetitions: repetitions, waiters: ["semaphore"]))]
+    + suites.flatMap { $0 } + [Event(kind: .runEnded, duration: 1.5)]
+}
+
+func output(_ text: String) -> Event { Event(kind: .outputCaptured, output: text) }
+
+let passed = TestResult(verdict: .passed)
+
+/// A location inside the current directory, so reports show it relative.
+func localLocation(_ relative: String, line: Int) -> SourceLocation {
+  SourceLocation(
+    fileID: "Module/\((relative as NSString).lastPathComponent)",
+    filePath: FileManager.default.currentDirectoryPath + "/" + relative, line: line, column: 1)
+}
+
+extension ParsedElement {
+  /// Every testcase in the report, in order.
+  var testCases: [ParsedElement] { elements(named: "testsuite").flatMap { $0.elements(named: "testcase") } }
+
+  /// The attributes as a dictionary, for exact comparisons.
+  var attributeMap: [String: String] {
+    Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0.value) })
+  }
+}
+
+/// SplitMix64: a small seeded generator, so generated inputs repeat exactly.
+struct SeededGenerator: RandomNumberGenerator {
+  var state: UInt64
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
