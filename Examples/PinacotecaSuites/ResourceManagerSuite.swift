@@ -32,7 +32,7 @@ let resourceManagerSuite = Suite("Pinacoteca.ResourceManager") {
 
   Test("saves the server's details and calls the handler on the requested queue") { t in
     let (manager, store, fetcher) = try makeManager(t)
-    let queue = MarkedQueue(t.main)
+    let queue = t.main
     let updated = t.expectation("update handler called")
     let result = Locked<Result<Image, ResourceError>?>(nil)
     try manager.image(id: 1, queue: queue) { answer in

@@ -14,7 +14,7 @@ private let fixtureAPI = ServerAPIController(baseURL: URL(string: "https://pinac
 /// queue it asked for.
 private func fetch(_ id: Int64, from api: ServerAPIController = fixtureAPI, in t: TestContext,
                    line: Int = #line) throws -> Result<Image, APIError> {
-  let queue = MarkedQueue(t.main)
+  let queue = t.main
   let delivered = t.expectation("image \(id) delivered")
   let result = Locked<Result<Image, APIError>?>(nil)
   api.fetchImage(id: id, queue: queue) { answer in

@@ -62,4 +62,25 @@ final class DispatchingTests: XCTestCase {
     XCTAssertEqual(log, [1])
     XCTAssertEqual(queue.identity.label, "inline")
   }
+
+  func testIsCurrentTellsWhichQueueRunsTheWork() throws {
+    let recorder = try runSuites([Suite("Current") {
+      Test("queues know themselves") { t in
+        let done = t.expectation("checked")
+        t.expect(t.main.isCurrent, "the test body runs on the main queue")
+        t.expect(!t.background.isCurrent, "the test body is not on the background queue")
+        t.background.async {
+          t.expect(t.background.isCurrent, "background work runs on the background queue")
+          t.expect(!t.main.isCurrent, "background work is not on the main queue")
+          t.main.async {
+            t.expect(t.main.isCurrent, "main work runs on the main queue")
+            done.fulfill()
+          }
+        }
+        try t.wait(for: done)
+      }
+    }]) { $0.waiters = .all }
+    XCTAssertEqual(recorder.results.map(\.result.verdict), Array(repeating: .passed, count: 5))
+    XCTAssertEqual(recorder.results.flatMap(\.result.issues).filter(\.isFailure), [])
+  }
 }

@@ -86,4 +86,16 @@ final class HarnessMainTests: XCTestCase {
     XCTAssertEqual(kinds.last, .runEnded)
     XCTAssertEqual(kinds.filter { $0 == .testEnded }.count, 2)
   }
+
+  func testDefaultWaitersApplyWithoutWaiterFlag() {
+    var output = ""
+    let status = HarnessMain.status(arguments: [], suites: suites, defaultWaiters: .all, console: .plain,
+                                    output: { output += $0 }, errors: { _ in })
+    XCTAssertEqual(status, 0)
+    XCTAssertTrue(output.contains("Result: 10 passed, 0 failed, 0 skipped"), output)
+    var single = ""
+    _ = HarnessMain.status(arguments: ["--waiter", "probePoller"], suites: suites, defaultWaiters: .all,
+                           console: .plain, output: { single += $0 }, errors: { _ in })
+    XCTAssertTrue(single.contains("Result: 2 passed, 0 failed, 0 skipped"), single)
+  }
 }

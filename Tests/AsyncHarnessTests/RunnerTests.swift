@@ -134,4 +134,12 @@ final class RunnerTests: XCTestCase {
                    [.runStarted, .suiteStarted, .testStarted, .outputCaptured, .testEnded, .suiteEnded, .runEnded])
     XCTAssertEqual(recorder.events[3].output, "hello")
   }
+
+  func testTraitsDecidedAtRunTime() throws {
+    let skipIt = true
+    let test = Test("maybe", traits: skipIt ? [.skip("not today")] : []) { t in t.fail("ran") }
+    XCTAssertEqual(test.skipReason, "not today")
+    XCTAssertNil(test.knownIssue)
+    XCTAssertEqual(try onlyResult(of: [Suite("Runtime") { test }]).verdict, .skipped)
+  }
 }

@@ -21,7 +21,7 @@ let messageLoaderSuite = Suite("MessageLoader") {
   }
 
   Test("reads the source on the work queue and delivers what it read") { t in
-    let work = MarkedQueue(t.background)
+    let work = t.background
     let loader = MessageLoader(work: work, delivery: t.main) {
       t.expect(work.isCurrent, "the source is read on the work queue")
       return ["Lunch at noon?", "Sure"]

@@ -53,10 +53,7 @@ let notificationCounterSuite = Suite("Stories.NotificationCounter") {
     try await t.wait(until: { counter.value == 2 })
   }
 
-  if runsFlakyDemonstration {
-    Test("counts through a Task: sleeps instead of waiting", body: sleepingTest)
-  } else {
-    Test("counts through a Task: sleeps instead of waiting",
-         .skip("flaky by design: sleeps instead of waiting; EXAMPLES_FLAKY=1 runs it"), body: sleepingTest)
-  }
+  Test("counts through a Task: sleeps instead of waiting",
+       traits: runsFlakyDemonstration ? [] : [.skip("flaky by design: sleeps instead of waiting; EXAMPLES_FLAKY=1 runs it")],
+       body: sleepingTest)
 }

@@ -18,16 +18,24 @@ public typealias JUnitReporterFactory = @Sendable (_ path: String, _ profile: St
 /// written).
 public enum HarnessMain {
   /// Parses `CommandLine.arguments`, runs the suites and exits the process.
+  /// - Parameters:
+  ///   - suites: the suites.
+  ///   - registry: the strategies `--waiter` can name.
+  ///   - defaultWaiters: the strategies used when `--waiter` is not given; `.all` makes the
+  ///     matrix the default.
+  ///   - junit: makes the reporter for `--junit` (`JUnitReporter.factory`).
   public static func run(_ suites: [Suite], registry: WaiterRegistry = .builtIn,
+                         defaultWaiters: Configuration.WaiterSelection = .suiteDefault,
                          junit: JUnitReporterFactory? = nil) -> Never {
     let status = self.status(arguments: Array(CommandLine.arguments.dropFirst()), suites: suites,
-                             registry: registry, junit: junit)
+                             registry: registry, defaultWaiters: defaultWaiters, junit: junit)
     exit(status)
   }
 
   /// Runs the command with these arguments and returns the exit status, writing to the
   /// given streams (standard output and standard error by default).
   public static func status(arguments: [String], suites: [Suite], registry: WaiterRegistry = .builtIn,
+                            defaultWaiters: Configuration.WaiterSelection = .suiteDefault,
                             junit: JUnitReporterFactory? = nil, console: ConsoleReporter.Style = .forStandardOutput(),
                             output: ((String) -> Void)? = nil, errors: ((String) -> Void)? = nil) -> Int32 {
     let output = output ?? { FileHandleOutput.standardOutput.write($0) }
@@ -44,7 +52,7 @@ public enum HarnessMain {
       return 2
     }
     do {
-      let configuration = try options.configuration(registry: registry)
+      let configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)
       if options.list {
         for suite in suites {
           for test in suite.tests where configuration.includes(test, in: suite) {
@@ -118,10 +126,10 @@ struct HarnessOptions: ParsableArguments {
     }
   }
 
-  func configuration(registry: WaiterRegistry) throws -> Configuration {
+  func configuration(registry: WaiterRegistry, defaultWaiters: Configuration.WaiterSelection) throws -> Configuration {
     var configuration = Configuration()
     switch waiter {
-    case nil: configuration.waiters = .suiteDefault
+    case nil: configuration.waiters = defaultWaiters
     case "all": configuration.waiters = .all
     case let name?:
       guard registry.waiter(named: name) != nil else {

@@ -29,6 +29,17 @@ public final class QueueIdentity: Sendable, CustomStringConvertible {
   public static let main = QueueIdentity(label: "main")
 
   public var description: String { label }
+
+  /// The queue whose work is running on the caller: the innermost queue the harness's
+  /// queues entered, or the main queue on the main thread; `nil` elsewhere.
+  public static var current: QueueIdentity? { DispatchChain.current.last }
+}
+
+extension Dispatching {
+  /// Whether the caller runs inside work sent to this queue (or, for the main queue, on
+  /// the main thread): lets a test check that a completion arrived on the queue it asked
+  /// for, whether the queue is real or inline.
+  public var isCurrent: Bool { QueueIdentity.current === identity }
 }
 
 /// The queues a thread is running work for: the last is the one it runs on; the ones

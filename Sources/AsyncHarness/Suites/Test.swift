@@ -42,6 +42,22 @@ public struct Test: Sendable {
               sourceLocation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
+  /// Creates a blocking test from a list of traits, for traits decided at run time.
+  public init(_ name: String, traits: [TestTrait], fileID: String = #fileID,
+              filePath: String = #filePath, line: Int = #line, column: Int = #column,
+              body: @escaping @Sendable (TestContext) throws -> Void) {
+    self.init(name, traits: traits, body: .blocking(body),
+              sourceLocation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Creates an `async` test from a list of traits, for traits decided at run time.
+  public init(_ name: String, traits: [TestTrait], fileID: String = #fileID,
+              filePath: String = #filePath, line: Int = #line, column: Int = #column,
+              body: @escaping @Sendable (TestContext) async throws -> Void) {
+    self.init(name, traits: traits, body: .async(body),
+              sourceLocation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
   init(_ name: String, traits: [TestTrait], body: Body, sourceLocation: SourceLocation) {
     self.name = name
     self.traits = traits
@@ -50,12 +66,12 @@ public struct Test: Sendable {
   }
 
   /// The reason the test is skipped, if it is.
-  var skipReason: String? {
+  public var skipReason: String? {
     traits.lazy.compactMap { if case .skip(let reason) = $0 { reason } else { nil } }.first
   }
 
   /// The known issue the test carries, if it does.
-  var knownIssue: String? {
+  public var knownIssue: String? {
     traits.lazy.compactMap { if case .knownIssue(let reason) = $0 { reason } else { nil } }.first
   }
 
