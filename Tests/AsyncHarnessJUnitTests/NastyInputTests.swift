@@ -15,7 +15,7 @@ final class NastyInputTests: ReportTestCase {
     "\u{200B}", "\u{2028}", "\u{FEFF}", "\u{10FFFF}", "--", "<!--", "?>", "%", "\\", "日本語", "ascii",
   ]
 
-  static func nasty(_ generator: inout SeededGenerator, maxPieces: Int = 12) -> String {
+  static func nasty(_ generator: inout SeededRandomGenerator, maxPieces: Int = 12) -> String {
     (0..<Int.random(in: 0...maxPieces, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
   }
 
@@ -26,7 +26,7 @@ final class NastyInputTests: ReportTestCase {
 
   /// Suites of tests with nasty text everywhere, one test carrying a 1 MB message and output.
   static func generate(seed: UInt64) -> Generated {
-    var generator = SeededGenerator(state: seed)
+    var generator = SeededRandomGenerator(seed: seed)
     var generated = Generated()
     generated.events.append(Event(kind: .runStarted, run: RunInfo(seed: seed, repetitions: 2, waiters: ["semaphore"])))
     let huge = String(repeating: "x\u{1B}[32m\u{0}é", count: 1_048_576 / 8)

@@ -180,7 +180,7 @@ public final class Runner {
 
   private func ordered(_ tests: [Test]) -> [Test] {
     guard let seed = configuration.shuffleSeed else { return tests }
-    var generator = SplitMix64(seed: seed)
+    var generator = SeededRandomGenerator(seed: seed)
     return tests.shuffled(using: &generator)
   }
 
@@ -209,14 +209,17 @@ public enum RunnerError: Error, Equatable, CustomStringConvertible {
   }
 }
 
-/// A small seeded generator, so a shuffled order can be replayed from its printed seed on
-/// every platform.
-struct SplitMix64: RandomNumberGenerator {
+/// A small seeded random number generator (SplitMix64): the one `--shuffle SEED` uses, so an
+/// order can be replayed from its printed seed on every platform. Tests can use it for
+/// reproducible generated inputs.
+public struct SeededRandomGenerator: RandomNumberGenerator, Sendable {
   private var state: UInt64
 
-  init(seed: UInt64) { state = seed }
+  /// Creates a generator whose sequence is fixed by `seed`.
+  public init(seed: UInt64) { state = seed }
 
-  mutating func next() -> UInt64 {
+  /// The next number of the sequence.
+  public mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
