@@ -48,6 +48,9 @@ final class HarnessMainTests: XCTestCase {
     let timeout = run(["--timeout=-1"])
     XCTAssertEqual(timeout.status, 2)
     XCTAssertTrue(timeout.errors.hasPrefix("error: --timeout must be a positive number of seconds, not -1.0"), timeout.errors)
+    let limit = run(["--time-limit", "0"])
+    XCTAssertEqual(limit.status, 2)
+    XCTAssertTrue(limit.errors.hasPrefix("error: --time-limit must be a positive number of seconds, not 0.0"), limit.errors)
   }
 
   func testListPrintsPathsAndTags() {

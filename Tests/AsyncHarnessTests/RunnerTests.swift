@@ -143,4 +143,33 @@ final class RunnerTests: XCTestCase {
       XCTAssertEqual(try onlyResult(of: [Suite("Runtime") { test }]).verdict, skips ? .skipped : .passed)
     }
   }
+
+  func testTimeLimitEndsAWaitThatWouldOutlastIt() throws {
+    let recorder = try runSuites([Suite("Limits") {
+      Test("waits a minute") { t in
+        try t.wait(for: t.expectation("never"), timeout: .seconds(60))
+      }
+    }]) {
+      $0.timeLimit = .milliseconds(100)
+      $0.waiters = .all
+    }
+    XCTAssertEqual(recorder.results.count, 5)
+    for (test, result, _) in recorder.results {
+      XCTAssertEqual(result.verdict, .errored, test.waiter)
+      XCTAssertEqual(result.issues.filter(\.isFailure).map(\.message),
+                     ["Test exceeded its time limit of 0.1 seconds during the wait for \"never\""], test.waiter)
+    }
+  }
+
+  func testTimeLimitCancelsAHangingAsyncBody() throws {
+    let recorder = try runSuites([Suite("Limits") {
+      Test("hangs") { _ async throws in
+        try await Task.sleep(for: .seconds(3600)) // allowed: stands in for a hang the time limit must end
+      }
+      Test("runs next") { t in t.expect(true) }
+    }]) { $0.timeLimit = .milliseconds(100) }
+    XCTAssertEqual(recorder.results.map(\.result.verdict), [.errored, .passed])
+    XCTAssertEqual(recorder.results.first?.result.issues.map(\.message),
+                   ["Test exceeded its time limit of 0.1 seconds in its async body, which was cancelled and left running"])
+  }
 }

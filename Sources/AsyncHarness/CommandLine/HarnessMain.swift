@@ -119,10 +119,15 @@ struct HarnessOptions: ParsableArguments {
   @Option(help: ArgumentHelp("The timeout in seconds of waits that pass none (default 1).", valueName: "seconds"))
   var timeout: Double?
 
+  @Option(help: ArgumentHelp("The longest a test may run, in seconds (default: no limit).", valueName: "seconds"))
+  var timeLimit: Double?
+
   func validate() throws {
     guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1, not \(repetitions)") }
-    if let timeout, !(timeout > 0 && timeout.isFinite) {
-      throw ValidationError("--timeout must be a positive number of seconds, not \(timeout)")
+    for (flag, value) in [("--timeout", timeout), ("--time-limit", timeLimit)] {
+      if let value, !(value > 0 && value.isFinite) {
+        throw ValidationError("\(flag) must be a positive number of seconds, not \(value)")
+      }
     }
   }
 
@@ -142,6 +147,7 @@ struct HarnessOptions: ParsableArguments {
     configuration.untilFailure = untilFailure
     configuration.shuffleSeed = shuffle
     if let timeout { configuration.defaultTimeout = .milliseconds(Int64((timeout * 1000).rounded())) }
+    configuration.timeLimit = timeLimit.map { .milliseconds(Int64(($0 * 1000).rounded())) }
     return configuration
   }
 

@@ -17,6 +17,8 @@ public struct Issue: Sendable, Hashable, Codable {
     /// A synchronous dispatch that would deadlock: the target queue is already waiting for
     /// the caller.
     case deadlock
+    /// The test ran past its time limit (``Configuration/timeLimit``).
+    case timeLimitExceeded
     /// A fulfillment or signal arrived after the test that created it had ended.
     case lateSignal
     /// A note that does not fail the test, such as the synchronous waiter falling back to a
@@ -51,7 +53,7 @@ public struct Issue: Sendable, Hashable, Codable {
   /// than an assertion about the code under test.
   public var isError: Bool {
     switch kind {
-    case .errorThrown, .apiMisused, .deadlock: true
+    case .errorThrown, .apiMisused, .deadlock, .timeLimitExceeded: true
     default: false
     }
   }

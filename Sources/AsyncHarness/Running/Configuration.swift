@@ -23,6 +23,10 @@ public struct Configuration: Sendable {
   public var shuffleSeed: UInt64?
   /// The timeout of waits that pass none.
   public var defaultTimeout: Duration = .seconds(1)
+  /// The longest a test may run, or `nil` for no limit. A wait still in progress at the
+  /// limit ends with a time-limit issue; an `async` body still running is cancelled and
+  /// left behind. A blocking body that hangs outside a wait cannot be interrupted.
+  public var timeLimit: Duration?
 
   /// The default configuration: every test once, suites' own waiters, declaration order.
   public init() {}

@@ -104,7 +104,8 @@ public final class Runner {
       result = TestResult(verdict: .skipped, reason: reason)
     } else {
       let record = TestRecord(id: id, lateIssues: lateIssues)
-      let context = TestContext(record: record, waiter: waiter, defaultTimeout: configuration.defaultTimeout)
+      let context = TestContext(record: record, waiter: waiter, defaultTimeout: configuration.defaultTimeout,
+                                timeLimit: configuration.timeLimit)
       TestRecord.$current.withValue(record) { execute(test, in: suite, with: context) }
       let recorded = record.end()
       output = recorded.output
@@ -159,14 +160,19 @@ public final class Runner {
     let finished = WaitCondition(summary: "the async test body", sourceLocation: location) {
       outcome.withLock { $0 != nil }
     }
-    Task {
+    let task = Task {
       let result: Result<Void, any Error>
       do { try await body(); result = .success(()) } catch { result = .failure(error) }
       outcome.withLock { $0 = result }
       finished.wake()
     }
-    // A test body has no time limit of its own yet: wait as long as it runs.
-    ExpectationWaiter().block(on: finished, until: .now.advanced(by: .seconds(365 * 24 * 3600)))
+    let noLimit = ContinuousClock().now.advanced(by: .seconds(365 * 24 * 3600))
+    ExpectationWaiter().block(on: finished, until: context.timeLimit?.deadline ?? noLimit)
+    guard outcome.withLock({ $0 != nil }) else {
+      task.cancel()
+      context.recordTimeLimitExceeded("in its async body, which was cancelled and left running", at: location)
+      return
+    }
     try outcome.withLock { $0! }.get()
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What a test body receives as `t`: expectations and waits, assertions, captured output,
 /// and the queues the code under test should use.
@@ -12,16 +13,20 @@ public final class TestContext: Sendable {
   public let waiter: any Waiter
   /// The timeout of waits that pass none.
   public let defaultTimeout: Duration
+  /// The test's time limit and the instant it runs out, when it has one.
+  let timeLimit: (duration: Duration, deadline: ContinuousClock.Instant)?
+  private let timeLimitReported = Atomic<Bool>(false)
   /// The queue standing for the main queue: `DispatchQueue.main`, or inline under the
   /// synchronous waiter.
   public let main: any Dispatching
   /// A serial background queue made for this test, or inline under the synchronous waiter.
   public let background: any Dispatching
 
-  init(record: TestRecord, waiter: any Waiter, defaultTimeout: Duration) {
+  init(record: TestRecord, waiter: any Waiter, defaultTimeout: Duration, timeLimit: Duration? = nil) {
     self.record = record
     self.waiter = waiter
     self.defaultTimeout = defaultTimeout
+    self.timeLimit = timeLimit.map { ($0, ContinuousClock().now.advanced(by: $0)) }
     let issues = IssueSink(record: record)
     let backgroundLabel = "background"
     if waiter.runsWorkInline {
@@ -109,6 +114,15 @@ public final class TestContext: Sendable {
   func recordThrown(_ error: any Error, at location: SourceLocation) {
     guard !(error is TestStopped) else { return }
     record(Issue(kind: .errorThrown, message: "Caught error: \(String(reflecting: error))", sourceLocation: location))
+  }
+
+  /// Records that the test ran out of time, naming what it was doing.
+  func recordTimeLimitExceeded(_ activity: String, at location: SourceLocation?) {
+    guard let timeLimit,
+          !timeLimitReported.exchange(true, ordering: .relaxed) else { return }
+    record(Issue(kind: .timeLimitExceeded,
+                 message: "Test exceeded its time limit of \(timeLimit.duration.secondsDescription) seconds \(activity)",
+                 sourceLocation: location))
   }
 
   /// Captures text as the test's output: reporters attach it to the test (JUnit's

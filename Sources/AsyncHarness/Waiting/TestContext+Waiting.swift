@@ -168,11 +168,19 @@ extension TestContext {
     return condition
   }
 
+  /// The instant a wait made now gives up: its timeout, or the test's time limit when
+  /// that comes first.
+  private func deadline(of spec: WaitSpec) -> (wait: ContinuousClock.Instant, effective: ContinuousClock.Instant) {
+    let wait = ContinuousClock().now.advanced(by: spec.timeout)
+    return (wait, min(wait, timeLimit?.deadline ?? wait))
+  }
+
   /// Judges a wait after the waiter returned: records the failure, if any, and stops the
   /// test when the wait did not succeed.
   private func concludeWait(_ spec: WaitSpec, deadline: ContinuousClock.Instant) throws {
     record.endWait()
-    switch spec.state(ContinuousClock().now >= deadline) {
+    let now = ContinuousClock().now
+    switch spec.state(now >= deadline) {
     case .succeeded:
       return
     case .failed(let message):
@@ -180,6 +188,9 @@ extension TestContext {
       throw TestStopped()
     case .pending where record.failureCount > 0:
       // A failing issue recorded during the wait ended it early (fail fast).
+      throw TestStopped()
+    case .pending where timeLimit.map { now >= $0.deadline } ?? false:
+      recordTimeLimitExceeded("during \(spec.summary)", at: spec.location)
       throw TestStopped()
     case .pending:
       throw misuse("Waiter \"\(waiter.name)\" returned before \(spec.summary) was done and before its timeout of \(spec.timeout.secondsDescription) seconds", at: spec.location)
@@ -191,16 +202,16 @@ extension TestContext {
       throw misuse("A blocking wait cannot run inside a main-queue callout: the main run loop cannot turn here. Use `try await t.wait(...)` instead", at: spec.location)
     }
     let condition = try beginWait(spec)
-    let deadline = ContinuousClock().now.advanced(by: spec.timeout)
-    waiter.block(on: condition, until: deadline)
-    try concludeWait(spec, deadline: deadline)
+    let deadline = deadline(of: spec)
+    waiter.block(on: condition, until: deadline.effective)
+    try concludeWait(spec, deadline: deadline.wait)
   }
 
   func suspendingWait(_ spec: WaitSpec) async throws {
     let condition = try beginWait(spec)
-    let deadline = ContinuousClock().now.advanced(by: spec.timeout)
-    await waiter.suspend(on: condition, until: deadline)
-    try concludeWait(spec, deadline: deadline)
+    let deadline = deadline(of: spec)
+    await waiter.suspend(on: condition, until: deadline.effective)
+    try concludeWait(spec, deadline: deadline.wait)
   }
 
   func misuse(_ message: String, at location: SourceLocation) -> TestStopped {
