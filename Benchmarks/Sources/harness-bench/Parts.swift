@@ -1,0 +1,217 @@
+import AsyncHarness
+import Foundation
+import Synchronization
+
+/// How much each part measures: `--quick` for CI, the full counts otherwise.
+struct Counts {
+  /// Waits per row for prompt waits (expectations, semaphores, continuations).
+  var waits: Int
+  /// Waits per row for our probe waits, which poll.
+  var probeWaits: Int
+  /// Waits per row for the anchors that poll every 10 ms (XCTest predicates, Nimble).
+  var pollerWaits: Int
+  /// Seconds each idle wait lasts.
+  var idleSeconds: Double
+  /// Trivially-async tests per run.
+  var tests: Int
+  /// Tests whose callback fails.
+  var failingTests: Int
+  /// How many of them XCTest runs, to extrapolate from.
+  var failingSample: Int
+
+  static let full = Counts(waits: 100_000, probeWaits: 10_000, pollerWaits: 1_000, idleSeconds: 1,
+                           tests: 10_000, failingTests: 1_000, failingSample: 5)
+  static let quick = Counts(waits: 2_000, probeWaits: 300, pollerWaits: 50, idleSeconds: 0.1,
+                            tests: 500, failingTests: 100, failingSample: 1)
+}
+
+// MARK: 1. Wake latency
+
+@MainActor
+func measureWakeLatency(_ counts: Counts, _ report: Report) {
+  report.section("1. Wake latency: background fulfill/signal/post → the wait returns")
+  report.latencyHeader()
+  let signaller = Signaller()
+  defer { signaller.stop() }
+
+  func anchor(_ label: String, _ result: (LatencyStats, failures: Int)) -> LatencyStats {
+    report.latencyLine(label, result.0, failures: result.failures)
+    return result.0
+  }
+  let semaphore = anchor("floor: DispatchSemaphore handoff", (semaphoreFloor(waits: counts.waits, signaller: signaller), 0))
+  let continuation = anchor("floor: CheckedContinuation resume", (continuationFloor(waits: counts.waits, signaller: signaller), 0))
+  _ = anchor("floor: main run loop woken by main-queue block", (mainQueueFloor(waits: counts.waits, signaller: signaller), 0))
+  let waiterMain = anchor("XCTWaiter · main", xctestWakeLatency(.waiter, waits: counts.waits, signaller: signaller))
+  let waiterOffMain = anchor("XCTWaiter · off-main", onBackgroundThread {
+    xctestWakeLatency(.waiter, waits: counts.waits, signaller: signaller)
+  })
+  let notification = anchor("XCTNSNotificationExpectation · main",
+                            xctestWakeLatency(.notification, waits: counts.waits, signaller: signaller))
+  let predicate = anchor("XCTNSPredicateExpectation · main",
+                         xctestWakeLatency(.predicate, waits: counts.pollerWaits, signaller: signaller))
+  let nimble = anchor("Nimble toEventually · main", nimbleWakeLatency(waits: counts.pollerWaits, signaller: signaller))
+
+  func ours(_ waiter: any Waiter, _ place: Place, _ kind: WakeKind, waits: Int,
+            against anchorLabel: String, _ anchorStats: LatencyStats) {
+    let (stats, outcome) = ourWakeLatency(waiter, place, kind, waits: waits, signaller: signaller)
+    let label = "\(waiter.name) · \(kind.rawValue) · \(place.rawValue)"
+    report.latencyLine(label, stats, failures: outcome.failures)
+    if let first = outcome.firstFailure { report.note("\(label): \(outcome.failures) failing issues, first: \(first)") }
+    report.add(Row(label: "wake p50 · \(label)", ours: stats.p50, anchorLabel: anchorLabel,
+                   anchor: anchorStats.p50, unit: "µs"))
+    report.add(Row(label: "wake p99.9 · \(label)", ours: stats.p999, anchorLabel: anchorLabel,
+                   anchor: anchorStats.p999, unit: "µs"))
+  }
+  for waiter in builtInWaiters {
+    ours(waiter, .main, .fulfill, waits: counts.waits, against: "XCTWaiter · main", waiterMain)
+  }
+  for waiter in builtInWaiters {
+    ours(waiter, .offMain, .fulfill, waits: counts.waits, against: "XCTWaiter · off-main", waiterOffMain)
+  }
+  for waiter in builtInWaiters {
+    ours(waiter, .async, .fulfill, waits: counts.waits, against: "CheckedContinuation floor", continuation)
+  }
+  ours(.notification, .main, .notification, waits: counts.waits,
+       against: "XCTNSNotificationExpectation", notification)
+  ours(.expectation, .main, .probe, waits: counts.probeWaits, against: "XCTNSPredicateExpectation", predicate)
+  ours(.probePoller, .main, .probe, waits: counts.probeWaits, against: "Nimble toEventually", nimble)
+  report.note(String(format: "DispatchSemaphore floor p50 %.2f µs (the off-main ideal)", semaphore.p50))
+}
+
+// MARK: 2. CPU while idle
+
+@MainActor
+func measureIdleCPU(_ counts: Counts, _ report: Report) {
+  let seconds = counts.idleSeconds
+  report.section(String(format: "2. CPU burned while waiting %.1f s for what never happens (CPU ms per s waited)", seconds))
+  func perSecond(_ cpu: Double) -> Double { cpu / seconds * 1000 }
+
+  let before = processCPUSeconds()
+  let deadline = Date(timeIntervalSinceNow: seconds)
+  let never = Flag()
+  while !never.isSet && Date() < deadline {
+    _ = RunLoop.current.run(mode: .default, before: Date(timeIntervalSinceNow: 0.0001))
+  }
+  let poller = perSecond(processCPUSeconds() - before)
+  print(String(format: "%-44@ %8.2f", "hand-written 0.1 ms run-loop poller · main" as NSString, poller))
+
+  for place in Place.allCases {
+    for waiter in builtInWaiters {
+      let cpu = CPUBox()
+      let timeout = Duration.milliseconds(Int(seconds * 1000))
+      let test = makeTest("idle", place, blocking: { t in
+        let never = t.expectation("never fulfilled")
+        let before = processCPUSeconds()
+        try? t.wait(for: never, timeout: timeout)
+        cpu.seconds.withLock { $0 = processCPUSeconds() - before }
+      }, suspending: { t in
+        let never = t.expectation("never fulfilled")
+        let before = processCPUSeconds()
+        try? await t.wait(for: never, timeout: timeout)
+        cpu.seconds.withLock { $0 = processCPUSeconds() - before }
+      })
+      _ = runOurs([test], waiter: waiter, place: place)
+      let ours = perSecond(cpu.seconds.withLock { $0 })
+      let label = "\(waiter.name) · \(place.rawValue)"
+      print(String(format: "%-44@ %8.2f", label as NSString, ours))
+      report.add(Row(label: "idle CPU · \(label)", ours: ours, anchorLabel: "0.1 ms run-loop poller",
+                     anchor: poller, unit: "ms/s"))
+    }
+  }
+  for anchor in XCTestIdle.allCases {
+    let figure = perSecond(anchor.cpuSeconds(waiting: seconds))
+    print(String(format: "%-44@ %8.2f", anchor.rawValue as NSString, figure))
+    report.add(Row(label: "idle CPU · anchor", ours: nil, anchorLabel: anchor.rawValue, anchor: figure, unit: "ms/s"))
+  }
+  let nimble = perSecond(nimbleIdleCPU(waiting: seconds))
+  print(String(format: "%-44@ %8.2f", "Nimble toEventually · main" as NSString, nimble))
+  report.add(Row(label: "idle CPU · anchor", ours: nil, anchorLabel: "Nimble toEventually · main",
+                 anchor: nimble, unit: "ms/s"))
+  fflush(nil)
+}
+
+/// The CPU time a test body measured.
+private final class CPUBox: Sendable {
+  let seconds = Mutex<Double>(0)
+}
+
+// MARK: 3. Per-test overhead
+
+@MainActor
+func measurePerTest(_ counts: Counts, _ report: Report) {
+  let count = counts.tests
+  report.section("3. Per-test overhead: \(count) trivially-async tests (µs per test, wall)")
+  func perTest(_ seconds: Double) -> Double { seconds / Double(count) * 1e6 }
+
+  let xctest = runChild(["xctest", "pass", "\(count)"])
+  let xctestFigure = xctest.map { perTest($0.seconds) }
+  print("XCTest, XCTMain with runtime-built cases: \(describe(xctest, perTest))")
+  let serial = runChild(["swift-testing", "serial"], environment: [SwiftTestingLoad.environmentKey: "\(count)"])
+  let serialFigure = serial.map { perTest($0.seconds) }
+  print("Swift Testing, confirmation, serial: \(describe(serial, perTest))")
+  let parallel = runChild(["swift-testing", "parallel"], environment: [SwiftTestingLoad.environmentKey: "\(count)"])
+  print("Swift Testing, confirmation, parallel: \(describe(parallel, perTest))")
+
+  for place in [Place.main, .async] {
+    for waiter in builtInWaiters {
+      let tests = (0..<count).map { index in
+        makeTest("test \(index)", place, blocking: { t in
+          let done = t.expectation("done")
+          t.background.async { done.fulfill() }
+          try t.wait(for: done)
+        }, suspending: { t in
+          let done = t.expectation("done")
+          t.background.async { done.fulfill() }
+          try await t.wait(for: done)
+        })
+      }
+      let outcome = runOurs(tests, waiter: waiter, place: place, console: true)
+      let label = "\(waiter.name) · \(place.rawValue)"
+      print(String(format: "ours %-36@ %8.1f µs/test  (%d passed)", label as NSString,
+                   perTest(outcome.seconds), outcome.summary.passed))
+      if place == .main {
+        report.add(Row(label: "per test · \(label)", ours: perTest(outcome.seconds),
+                       anchorLabel: "XCTest wait(for:)", anchor: xctestFigure, unit: "µs"))
+      } else {
+        report.add(Row(label: "per test · \(label)", ours: perTest(outcome.seconds),
+                       anchorLabel: "Swift Testing confirmation, serial", anchor: serialFigure, unit: "µs"))
+      }
+    }
+  }
+  report.add(Row(label: "per test · anchor", ours: nil, anchorLabel: "Swift Testing confirmation, parallel",
+                 anchor: parallel.map { perTest($0.seconds) }, unit: "µs"))
+  fflush(nil)
+}
+
+private func describe(_ result: ChildResult?, _ perTest: (Double) -> Double) -> String {
+  guard let result else { return "did not report" }
+  return String(format: "%.2f s, %.1f µs/test, counts %@", result.seconds, perTest(result.seconds),
+                result.counts.map(String.init).joined(separator: "/"))
+}
+
+// MARK: 4. Failing suites
+
+@MainActor
+func measureFailingSuites(_ counts: Counts, _ report: Report) {
+  let count = counts.failingTests
+  report.section("4. Failing suites: \(count) tests whose callback fails, 1 s timeout (s for the suite)")
+  let sample = runChild(["xctest", "fail", "\(counts.failingSample)"])
+  let xctest = sample.map { $0.seconds / Double(counts.failingSample) * Double(count) }
+  print("XCTest: \(describe(sample, { $0 })) for \(counts.failingSample) tests; extrapolated to \(count): "
+        + (xctest.map { String(format: "%.0f s", $0) } ?? "—"))
+  for waiter in builtInWaiters {
+    let tests = (0..<count).map { index in
+      Test("failing \(index)") { t in
+        let done = t.expectation("callback")
+        t.background.async { t.fail("callback failed") }
+        try t.wait(for: done, timeout: .seconds(1))
+      }
+    }
+    let outcome = runOurs(tests, waiter: waiter, place: .main, console: true)
+    print(String(format: "ours %-14@ %8.3f s  (%d failed as expected)", waiter.name as NSString,
+                 outcome.seconds, outcome.summary.failed))
+    report.add(Row(label: "failing suite · \(waiter.name) · main", ours: outcome.seconds,
+                   anchorLabel: "XCTest (extrapolated ×\(count / counts.failingSample))", anchor: xctest, unit: "s"))
+  }
+  fflush(nil)
+}
