@@ -93,13 +93,10 @@ final class Signaller: @unchecked Sendable {
     armed.signal()
   }
 
-  /// When the last action began, on the ``monotonicNanos()`` clock.
-  var lastFired: UInt64 { firedAt.load(ordering: .acquiring) }
-
-  /// Nanoseconds from the last action to now.
+  /// Nanoseconds from the moment the last action began to now.
   func elapsedSinceFired() -> UInt64 {
     let now = monotonicNanos()
-    return now &- lastFired
+    return now &- firedAt.load(ordering: .acquiring)
   }
 
   func stop() {

@@ -15,17 +15,20 @@ struct Counts {
   var idleRepeats: Int
   /// Prompt waits whose leftovers are measured after they ended.
   var lingeringWaits: Int
-  /// Trivially-async tests per run.
+  /// Trivially-async tests per run, and how many runs of ours give the median.
   var tests: Int
+  var perTestRepeats: Int
   /// Tests whose callback fails.
   var failingTests: Int
   /// How many of them XCTest runs, to extrapolate from.
   var failingSample: Int
 
-  static let full = Counts(waits: 100_000, probeWaits: 10_000, pollerWaits: 1_000, idleSeconds: 1, idleRepeats: 3, lingeringWaits: 20_000,
-                           tests: 10_000, failingTests: 1_000, failingSample: 5)
-  static let quick = Counts(waits: 2_000, probeWaits: 300, pollerWaits: 50, idleSeconds: 0.1, idleRepeats: 3, lingeringWaits: 2_000,
-                            tests: 500, failingTests: 100, failingSample: 1)
+  static let full = Counts(waits: 100_000, probeWaits: 10_000, pollerWaits: 1_000,
+                           idleSeconds: 1, idleRepeats: 3, lingeringWaits: 20_000,
+                           tests: 10_000, perTestRepeats: 3, failingTests: 1_000, failingSample: 5)
+  static let quick = Counts(waits: 2_000, probeWaits: 300, pollerWaits: 50,
+                            idleSeconds: 0.1, idleRepeats: 3, lingeringWaits: 2_000,
+                            tests: 500, perTestRepeats: 3, failingTests: 100, failingSample: 1)
 }
 
 // MARK: 1. Wake latency
@@ -52,7 +55,7 @@ func measureWakeLatency(_ counts: Counts, _ report: Report) {
                             xctestWakeLatency(.notification, waits: counts.waits, signaller: signaller))
   let predicate = anchor("XCTNSPredicateExpectation · main",
                          xctestWakeLatency(.predicate, waits: counts.pollerWaits, signaller: signaller))
-  let nimble = anchor("Nimble toEventually · main", nimbleWakeLatency(waits: counts.pollerWaits, signaller: signaller))
+  let nimble = anchor("Nimble await toEventually (main pumped)", nimbleWakeLatency(waits: counts.pollerWaits, signaller: signaller))
 
   func ours(_ waiter: any Waiter, _ place: Place, _ kind: WakeKind, waits: Int,
             against anchorLabel: String, _ anchorStats: LatencyStats) {
@@ -77,7 +80,7 @@ func measureWakeLatency(_ counts: Counts, _ report: Report) {
   ours(.notification, .main, .notification, waits: counts.waits,
        against: "XCTNSNotificationExpectation", notification)
   ours(.expectation, .main, .probe, waits: counts.probeWaits, against: "XCTNSPredicateExpectation", predicate)
-  ours(.probePoller, .main, .probe, waits: counts.probeWaits, against: "Nimble toEventually", nimble)
+  ours(.probePoller, .main, .probe, waits: counts.probeWaits, against: "Nimble await toEventually", nimble)
   report.note(String(format: "DispatchSemaphore floor p50 %.2f µs (the off-main ideal)", semaphore.p50))
 }
 
@@ -125,8 +128,8 @@ func measureIdleCPU(_ counts: Counts, _ report: Report) {
     report.add(Row(label: "idle CPU · anchor", ours: nil, anchorLabel: anchor.rawValue, anchor: figure, unit: "ms/s"))
   }
   let nimble = perSecond { nimbleIdleCPU(waiting: seconds) }
-  show("Nimble toEventually", nimble)
-  report.add(Row(label: "idle CPU · anchor", ours: nil, anchorLabel: "Nimble toEventually",
+  show("Nimble await toEventually", nimble)
+  report.add(Row(label: "idle CPU · anchor", ours: nil, anchorLabel: "Nimble await toEventually",
                  anchor: nimble, unit: "ms/s"))
 
   print("CPU spent after waits ended, until their 1 s deadlines passed (µs per wait):")
@@ -196,12 +199,12 @@ func measurePerTest(_ counts: Counts, _ report: Report) {
 
   let xctest = runChild(["xctest", "pass", "\(count)"])
   let xctestFigure = xctest.map { perTest($0.seconds) }
-  print("XCTest, XCTMain with runtime-built cases: \(describe(xctest, perTest))")
+  print("XCTest, XCTMain with runtime-built cases: \(describe(xctest, xctestCounts, perTest))")
   let serial = runChild(["swift-testing", "serial"], environment: [SwiftTestingLoad.environmentKey: "\(count)"])
   let serialFigure = serial.map { perTest($0.seconds) }
-  print("Swift Testing, confirmation, serial: \(describe(serial, perTest))")
+  print("Swift Testing, confirmation, serial: \(describe(serial, swiftTestingCounts, perTest))")
   let parallel = runChild(["swift-testing", "parallel"], environment: [SwiftTestingLoad.environmentKey: "\(count)"])
-  print("Swift Testing, confirmation, parallel: \(describe(parallel, perTest))")
+  print("Swift Testing, confirmation, parallel: \(describe(parallel, swiftTestingCounts, perTest))")
 
   for place in [Place.main, .async] {
     for waiter in builtInWaiters {
@@ -216,10 +219,12 @@ func measurePerTest(_ counts: Counts, _ report: Report) {
           try await t.wait(for: done)
         })
       }
-      let outcome = runOurs(tests, waiter: waiter, place: place, console: true)
+      let outcome = (0..<counts.perTestRepeats)
+        .map { _ in runOurs(tests, waiter: waiter, place: place, console: true) }
+        .sorted { $0.seconds < $1.seconds }[counts.perTestRepeats / 2]
       let label = "\(waiter.name) · \(place.rawValue)"
-      print(String(format: "ours %-36@ %8.1f µs/test  (%d passed)", label as NSString,
-                   perTest(outcome.seconds), outcome.summary.passed))
+      print(String(format: "ours %-36@ %8.1f µs/test, median of %d  (%d passed)", label as NSString,
+                   perTest(outcome.seconds), counts.perTestRepeats, outcome.summary.passed))
       if place == .main {
         report.add(Row(label: "per test · \(label)", ours: perTest(outcome.seconds),
                        anchorLabel: "XCTest wait(for:)", anchor: xctestFigure, unit: "µs"))
@@ -234,10 +239,15 @@ func measurePerTest(_ counts: Counts, _ report: Report) {
   fflush(nil)
 }
 
-private func describe(_ result: ChildResult?, _ perTest: (Double) -> Double) -> String {
+/// Describes what a child process reported; `countNames` names its counts in order.
+/// What the XCTest and Swift Testing child processes count.
+private let xctestCounts = ["tests run", "failures recorded"]
+private let swiftTestingCounts = ["cases", "exit status"]
+
+private func describe(_ result: ChildResult?, _ countNames: [String], _ perTest: (Double) -> Double) -> String {
   guard let result else { return "did not report" }
-  return String(format: "%.2f s, %.1f µs/test, counts %@", result.seconds, perTest(result.seconds),
-                result.counts.map(String.init).joined(separator: "/"))
+  let counts = zip(countNames, result.counts).map { "\($0) \($1)" }.joined(separator: ", ")
+  return String(format: "%.2f s, %.1f µs/test (%@)", result.seconds, perTest(result.seconds), counts)
 }
 
 // MARK: 4. Failing suites
@@ -248,8 +258,11 @@ func measureFailingSuites(_ counts: Counts, _ report: Report) {
   report.section("4. Failing suites: \(count) tests whose callback fails, 1 s timeout (s for the suite)")
   let sample = runChild(["xctest", "fail", "\(counts.failingSample)"])
   let xctest = sample.map { $0.seconds / Double(counts.failingSample) * Double(count) }
-  print("XCTest: \(describe(sample, { $0 })) for \(counts.failingSample) tests; extrapolated to \(count): "
-        + (xctest.map { String(format: "%.0f s", $0) } ?? "—"))
+  let sampled = sample.map { result in
+    zip(xctestCounts, result.counts).map { "\($0) \($1)" }.joined(separator: ", ")
+  } ?? "did not report"
+  print(String(format: "XCTest: %d tests in %.2f s (%@); extrapolated to %d: %@", counts.failingSample,
+               sample?.seconds ?? .nan, sampled, count, xctest.map { String(format: "%.0f s", $0) } ?? "—"))
   for waiter in builtInWaiters {
     let tests = (0..<count).map { index in
       Test("failing \(index)") { t in
@@ -259,8 +272,8 @@ func measureFailingSuites(_ counts: Counts, _ report: Report) {
       }
     }
     let outcome = runOurs(tests, waiter: waiter, place: .main, console: true)
-    print(String(format: "ours %-14@ %8.3f s  (%d failed as expected)", waiter.name as NSString,
-                 outcome.seconds, outcome.summary.failed))
+    print(String(format: "ours %-14@ %8.3f s  (%d of %d failed)", waiter.name as NSString,
+                 outcome.seconds, outcome.summary.failed, count))
     report.add(Row(label: "failing suite · \(waiter.name) · main", ours: outcome.seconds,
                    anchorLabel: "XCTest (extrapolated ×\(count / counts.failingSample))", anchor: xctest, unit: "s"))
   }

@@ -4,13 +4,13 @@ import XCTest
 // XCTest's waiting, driven directly from this executable (no XCTMain needed to wait).
 
 /// What an XCTest wait ends on.
-enum XCTestWake: String, Sendable {
+enum XCTestWake: Sendable {
   /// `XCTWaiter().wait(for:)` on an `XCTestExpectation` fulfilled in the background.
-  case waiter = "XCTWaiter"
+  case waiter
   /// An `XCTNSNotificationExpectation` for a notification posted in the background.
-  case notification = "XCTNSNotificationExpectation"
+  case notification
   /// An `XCTNSPredicateExpectation` over a flag set in the background.
-  case predicate = "XCTNSPredicateExpectation"
+  case predicate
 }
 
 /// Carries XCTest objects that are thread-safe but not declared `Sendable`.
