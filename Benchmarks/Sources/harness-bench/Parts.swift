@@ -115,17 +115,26 @@ func measureIdleCPU(_ counts: Counts, _ report: Report) {
 
   for place in Place.allCases {
     for waiter in builtInWaiters {
-      let ours = perSecond { ourIdleCPU(waiter, place, seconds: seconds) }
+      let ours = perSecond { ourIdleCPU(waiter, place, probe: false, seconds: seconds) }
       let label = "\(waiter.name) · \(place.rawValue)"
       show(label, ours)
       report.add(Row(label: "idle CPU · \(label)", ours: ours, anchorLabel: "0.1 ms run-loop poller",
                      anchor: poller, unit: "ms/s"))
     }
   }
+  var predicate: Double?
   for anchor in XCTestIdle.allCases {
     let figure = perSecond { anchor.cpuSeconds(waiting: seconds) }
     show(anchor.rawValue, figure)
     report.add(Row(label: "idle CPU · anchor", ours: nil, anchorLabel: anchor.rawValue, anchor: figure, unit: "ms/s"))
+    if anchor == .predicate { predicate = figure }
+  }
+  for waiter in builtInWaiters {
+    let ours = perSecond { ourIdleCPU(waiter, .main, probe: true, seconds: seconds) }
+    let label = "\(waiter.name) · t.wait(until:) · main"
+    show(label, ours)
+    report.add(Row(label: "idle CPU · \(label)", ours: ours, anchorLabel: "XCTNSPredicateExpectation · main",
+                   anchor: predicate, unit: "ms/s"))
   }
   let nimble = perSecond { nimbleIdleCPU(waiting: seconds) }
   show("Nimble await toEventually", nimble)
@@ -165,19 +174,28 @@ private func lingeringCPU(_ place: Place, waits: Int) -> Double {
   return (processCPUSeconds() - before) / Double(waits) * 1e6
 }
 
-/// CPU seconds one of our tests burns waiting `seconds` for an expectation never fulfilled.
-private func ourIdleCPU(_ waiter: any Waiter, _ place: Place, seconds: Double) -> Double {
+/// CPU seconds one of our tests burns waiting `seconds` for an expectation never
+/// fulfilled, or (`probe`) until a condition that never holds.
+private func ourIdleCPU(_ waiter: any Waiter, _ place: Place, probe: Bool, seconds: Double) -> Double {
   let cpu = CPUBox()
   let timeout = Duration.milliseconds(Int(seconds * 1000))
   let test = makeTest("idle", place, blocking: { t in
     let never = t.expectation("never fulfilled")
     let before = processCPUSeconds()
-    try? t.wait(for: never, timeout: timeout)
+    if probe {
+      try? t.wait(until: { false }, timeout: timeout)
+    } else {
+      try? t.wait(for: never, timeout: timeout)
+    }
     cpu.seconds.withLock { $0 = processCPUSeconds() - before }
   }, suspending: { t in
     let never = t.expectation("never fulfilled")
     let before = processCPUSeconds()
-    try? await t.wait(for: never, timeout: timeout)
+    if probe {
+      try? await t.wait(until: { false }, timeout: timeout)
+    } else {
+      try? await t.wait(for: never, timeout: timeout)
+    }
     cpu.seconds.withLock { $0 = processCPUSeconds() - before }
   })
   _ = runOurs([test], waiter: waiter, place: place)
