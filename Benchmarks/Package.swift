@@ -1,0 +1,26 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// The benchmarks are their own package so that Nimble and the other comparison-only
+// dependencies never reach users of AsyncHarness.
+let package = Package(
+  name: "AsyncHarnessBenchmarks",
+  platforms: [.macOS(.v15)],
+  dependencies: [
+    .package(name: "AsyncHarness", path: ".."),
+    .package(url: "https://github.com/Quick/Nimble", exact: "14.0.0"),
+  ],
+  targets: [
+    .executableTarget(
+      name: "harness-bench",
+      dependencies: [
+        .product(name: "AsyncHarness", package: "AsyncHarness"),
+        .product(name: "Nimble", package: "Nimble"),
+      ],
+      swiftSettings: [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+      ]
+    ),
+  ]
+)

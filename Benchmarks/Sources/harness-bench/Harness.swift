@@ -1,0 +1,64 @@
+import AsyncHarness
+import Foundation
+
+/// Where a test body of ours waits.
+enum Place: String, CaseIterable, Sendable {
+  /// A blocking body run by a runner on the main thread: waits turn the main run loop.
+  case main = "main"
+  /// A blocking body run by a runner on a background thread: waits park the thread.
+  case offMain = "off-main"
+  /// An `async` body (`try await t.wait(...)`), run in a task while the runner turns the
+  /// main run loop.
+  case async = "async"
+}
+
+/// The five built-in strategies, in registry order.
+let builtInWaiters: [any Waiter] = WaiterRegistry.builtIn.waiters
+
+/// Remembers the failing issues of a run, to tell a benchmark that measured failures
+/// from one whose tests should have passed.
+final class FailureSampler: Reporter {
+  private(set) var failures = 0
+  private(set) var first: String?
+
+  func handle(_ event: Event) {
+    guard event.kind == .issueRecorded, let issue = event.issue, issue.isFailure else { return }
+    failures += 1
+    if first == nil { first = issue.message }
+  }
+}
+
+/// What a run of our runner showed.
+struct RunOutcome: Sendable {
+  var summary: Summary
+  var seconds: Double
+  var failures: Int
+  var firstFailure: String?
+}
+
+/// Builds a test whose body blocks or suspends, as `place` asks.
+func makeTest(_ name: String, _ place: Place,
+              blocking: @escaping @Sendable (TestContext) throws -> Void,
+              suspending: @escaping @Sendable (TestContext) async throws -> Void) -> Test {
+  place == .async ? Test(name, body: suspending) : Test(name, body: blocking)
+}
+
+/// Runs one suite under `waiter` with our runner, on the main thread or on a background
+/// thread as `place` asks, as a user's suites executable would.
+func runOurs(_ tests: [Test], waiter: any Waiter, place: Place, console: Bool = false) -> RunOutcome {
+  let suite = Suite("bench", waiter: waiter) { tests }
+  let run: @Sendable () -> RunOutcome = {
+    let sampler = FailureSampler()
+    var reporters: [any Reporter] = [sampler]
+    if console {
+      // A console reporter formatting every line, written to /dev/null like the anchors'.
+      let sink = FileHandle(forWritingAtPath: "/dev/null")
+      reporters.append(ConsoleReporter(style: .plain) { sink?.write(Data($0.utf8)) })
+    }
+    let start = monotonicNanos()
+    let summary = (try? Runner(suites: [suite], reporters: reporters).run()) ?? Summary()
+    return RunOutcome(summary: summary, seconds: Double(monotonicNanos() - start) / 1e9,
+                      failures: sampler.failures, firstFailure: sampler.first)
+  }
+  return place == .offMain ? onBackgroundThread(run) : run()
+}
