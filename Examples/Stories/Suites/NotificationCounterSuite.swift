@@ -14,7 +14,7 @@ private let sleepingTest: @Sendable (TestContext) throws -> Void = { t in
   let center = NotificationCenter()
   let counter = NotificationCounter(counting: counted, on: center, delivery: .task)
   center.post(name: counted, object: nil)
-  Thread.sleep(forTimeInterval: 0.000_05)
+  Thread.sleep(forTimeInterval: 0.000_05) // deliberate flaky demonstration: sleeps instead of waiting
   t.expectEqual(counter.value, 1)
 }
 
