@@ -71,15 +71,17 @@ extension Fixture {
     Fixture(Test("blocking wait off the main thread") { t async throws in
       let done = t.expectation("done")
       DispatchQueue.global().async { done.fulfill() }
-      try blockingWait(t, for: done)
+      try await onBackgroundThread { try t.wait(for: done) }
     }, verdict: .passed),
   ]
 }
 
-/// Calls the blocking form from synchronous code, so an `async` test can make a blocking
-/// wait on a thread of the cooperative pool.
-private func blockingWait(_ t: TestContext, for expectation: Expectation) throws {
-  try t.wait(for: expectation)
+/// Runs `work` on a thread of its own (not the main thread, not a Swift concurrency
+/// thread) and returns what it threw.
+private func onBackgroundThread(_ work: @escaping @Sendable () throws -> Void) async throws {
+  try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+    Thread { continuation.resume(with: Result { try work() }) }.start()
+  }
 }
 
 // MARK: Expectation semantics
@@ -97,6 +99,11 @@ extension Fixture {
     Fixture(Test("probe times out") { t in
       try t.wait(until: { false }, timeout: .milliseconds(50))
     }, verdict: .failed, messages: ["Exceeded timeout of 0.05 seconds waiting until the condition held"]),
+    Fixture(Test("a probe is judged by the evaluation that ended the wait") { t in
+      // Holds at exactly one evaluation, then never again.
+      let evaluations = Atomic<Int>(0)
+      try t.wait(until: { evaluations.add(1, ordering: .relaxed).newValue == 3 })
+    }, verdict: .passed),
     Fixture(Test("inverted expectation not fulfilled passes") { t in
       let never = t.expectation("must not happen", isInverted: true)
       try t.wait(for: never, timeout: .milliseconds(50))
@@ -159,6 +166,32 @@ extension Fixture {
       Task.detached { t.expect(false, "the callback saw a wrong value") }
       try await t.wait(for: never, timeout: .seconds(60))
     }, verdict: .failed, messages: ["the callback saw a wrong value"], maximumDuration: 5),
+    Fixture(Test("an earlier soft failure does not end a later wait") { t in
+      t.expect(false, "a soft failure before the wait")
+      let done = t.expectation("done")
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { done.fulfill() }
+      try t.wait(for: done)
+      t.expect(done.isFulfilled, "the wait returned before its fulfillment")
+      t.expect(false, "a check after the wait")
+    }, verdict: .failed, messages: ["a soft failure before the wait", "a check after the wait"],
+       extra: { observed in onlyMessages(["Expectation failed: a soft failure before the wait", "Expectation failed: a check after the wait"], observed) }),
+    Fixture(Test("an earlier soft failure does not end a later async wait") { t async throws in
+      t.expect(false, "a soft failure before the wait")
+      let done = t.expectation("done")
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { done.fulfill() }
+      try await t.wait(for: done)
+      t.expect(done.isFulfilled, "the wait returned before its fulfillment")
+      t.expect(false, "a check after the wait")
+    }, verdict: .failed, messages: ["a soft failure before the wait", "a check after the wait"],
+       extra: { observed in onlyMessages(["Expectation failed: a soft failure before the wait", "Expectation failed: a check after the wait"], observed) }),
+    Fixture(Test("an earlier soft failure does not end a later probe wait") { t in
+      t.expect(false, "a soft failure before the wait")
+      let flag = Atomic<Bool>(false)
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { flag.store(true, ordering: .releasing) }
+      try t.wait(until: { flag.load(ordering: .acquiring) })
+      t.expect(false, "a check after the wait")
+    }, verdict: .failed, messages: ["a soft failure before the wait", "a check after the wait"],
+       extra: { observed in onlyMessages(["Expectation failed: a soft failure before the wait", "Expectation failed: a check after the wait"], observed) }),
   ]
 }
 
@@ -170,7 +203,7 @@ private let leftBehind = Mutex<Expectation?>(nil)
 extension Fixture {
   static let isolation: [Fixture] = [
     Fixture(Test("leaves an expectation behind") { t in
-      let late = t.expectation("fulfilled after this test")
+      let late = t.expectation("fulfilled after this test", requiresWait: false)
       leftBehind.withLock { $0 = late }
     }, verdict: .passed, extra: { observed in
       observed.lateIssues.contains { $0.kind == .lateSignal && $0.message.contains("\"fulfilled after this test\"") }
@@ -205,9 +238,8 @@ extension Fixture {
       // background wait below starts while the outer one is in progress.
       DispatchQueue.main.async {
         DispatchQueue.global().async {
-          let inner = t.expectation("inner")
-          inner.fulfill()
-          do { try t.wait(for: inner) } catch {}
+          let inner = t.expectation("inner", isInverted: true)
+          do { try t.wait(for: inner, timeout: .milliseconds(50)) } catch {}
           outer.fulfill()
         }
       }
@@ -216,13 +248,27 @@ extension Fixture {
     Fixture(Test("blocking wait inside a main-queue callout") { t in
       let outer = t.expectation("outer")
       DispatchQueue.main.async {
-        let inner = t.expectation("inner")
-        inner.fulfill()
-        do { try t.wait(for: inner) } catch {}
+        let inner = t.expectation("inner", isInverted: true)
+        do { try t.wait(for: inner, timeout: .milliseconds(50)) } catch {}
         outer.fulfill()
       }
       try t.wait(for: outer)
     }, verdict: .errored, messages: ["A blocking wait cannot run inside a main-queue callout", "Use `try await t.wait(...)` instead"]),
+    Fixture(Test("decided waits inside a main-queue callout are not misuse") { t in
+      let outer = t.expectation("outer")
+      DispatchQueue.main.async {
+        let fulfilled = t.expectation("already fulfilled")
+        fulfilled.fulfill()
+        let never = t.expectation("must not happen", isInverted: true)
+        do {
+          try t.wait(for: fulfilled)
+          try t.wait(for: never, timeout: .zero)
+          try t.wait(until: { true })
+          outer.fulfill()
+        } catch {}
+      }
+      try t.wait(for: outer)
+    }, verdict: .passed),
   ]
 }
 
@@ -238,6 +284,11 @@ extension Fixture {
       t.expect(used < 0.15, "waiting 0.3 s used \(used) s of CPU: the waiter spins")
     }, verdict: .passed),
   ]
+}
+
+/// The problem, when the test's failing messages are not exactly `expected`.
+private func onlyMessages(_ expected: [String], _ observed: Observed) -> [String] {
+  observed.failingMessages == expected ? [] : ["failing messages were \(observed.failingMessages), expected \(expected)"]
 }
 
 /// CPU time (user and system) the process has used, in seconds.

@@ -59,7 +59,7 @@ final class FailureMessageTests: XCTestCase {
 
   func testZeroFulfillmentCountIsMisuse() throws {
     let result = try onlyResult(of: [Suite("Messages") {
-      Test("bad count") { t in _ = t.expectation("none", expectedFulfillmentCount: 0) }
+      Test("bad count") { t in _ = t.expectation("none", expectedFulfillmentCount: 0, requiresWait: false) }
     }])
     XCTAssertEqual(result.verdict, .errored)
     XCTAssertEqual(result.issues.map(\.message),
@@ -68,7 +68,7 @@ final class FailureMessageTests: XCTestCase {
 
   func testForeignExpectationIsMisuse() throws {
     let recorder = try runSuites([Suite("Messages") {
-      Test("creates") { t in Leftover.value.withLock { $0 = t.expectation("from the first test") } }
+      Test("creates") { t in Leftover.value.withLock { $0 = t.expectation("from the first test", requiresWait: false) } }
       Test("waits on another test's expectation") { t in
         let foreign = try t.require(Leftover.value.withLock { $0 })
         try t.wait(for: foreign)

@@ -14,8 +14,8 @@ public typealias JUnitReporterFactory = @Sendable (_ path: String, _ profile: St
 /// ```
 ///
 /// Exit status: 0 when every test passed (known issues and skips included), 1 when a test
-/// failed, 2 for a usage error (a bad flag, an unknown waiter, a report that cannot be
-/// written).
+/// failed, 2 for a usage error (a bad flag, an unknown waiter, a filter that selects no
+/// test without `--allow-empty`, a report that cannot be written).
 public enum HarnessMain {
   /// Parses `CommandLine.arguments`, runs the suites and exits the process.
   /// - Parameters:
@@ -54,10 +54,15 @@ public enum HarnessMain {
     do {
       let configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)
       if options.list {
+        var listed = 0
         for suite in suites {
           for test in suite.tests where configuration.includes(test, in: suite) {
             output("\(suite.name)/\(test.name)\(test.tags.isEmpty ? "" : "  [tags: \(test.tags.joined(separator: ", "))]")\n")
+            listed += 1
           }
+        }
+        if listed == 0 && !configuration.allowsEmptySelection {
+          throw RunnerError.emptySelection(filters: configuration.filters)
         }
         return 0
       }
@@ -87,7 +92,7 @@ struct UsageError: Error, CustomStringConvertible {
 struct HarnessOptions: ParsableArguments {
   static let configuration = CommandConfiguration(
     abstract: "Runs AsyncHarness suites.",
-    discussion: "Exit status: 0 when every test passed, 1 when a test failed, 2 for a usage error.")
+    discussion: "Exit status: 0 when every test passed, 1 when a test failed, 2 for a usage error (including a selection with no test, unless --allow-empty).")
 
   @Option(help: ArgumentHelp("The waiter strategy for every suite, or all for the matrix.", valueName: "name|all"))
   var waiter: String?
@@ -97,6 +102,9 @@ struct HarnessOptions: ParsableArguments {
 
   @Flag(help: "List the selected tests and exit.")
   var list = false
+
+  @Flag(help: "Accept a selection with no test as an empty, passing run (by default it is an error).")
+  var allowEmpty = false
 
   @Option(name: .customLong("repeat"), help: ArgumentHelp("Run each test N times.", valueName: "N"))
   var repetitions = 1
@@ -143,6 +151,7 @@ struct HarnessOptions: ParsableArguments {
       configuration.waiters = .named(name)
     }
     configuration.filters = filter
+    configuration.allowsEmptySelection = allowEmpty
     configuration.repetitions = repetitions
     configuration.untilFailure = untilFailure
     configuration.shuffleSeed = shuffle

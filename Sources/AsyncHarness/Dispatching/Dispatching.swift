@@ -72,15 +72,18 @@ enum DispatchChain {
 }
 
 /// Where a queue records the issues it detects: the test that created it, else the test
-/// running on the current task, else standard error.
+/// running on the current task, else the test running now (a queue the user made with
+/// ``AsyncQueue/init(_:label:)`` has no owner, and its work runs off the test's task);
+/// standard error only when no test is running at all.
 struct IssueSink: Sendable {
   let record: TestRecord?
 
   func record(_ issue: Issue) {
-    if let target = record ?? TestRecord.current {
-      target.record(issue)
-    } else {
+    let owners = record.map { [$0] } ?? TestRecord.owners
+    guard !owners.isEmpty else {
       FileHandleOutput.standardError.write("AsyncHarness: \(issue.message)\n")
+      return
     }
+    for owner in owners { owner.record(issue) }
   }
 }

@@ -28,6 +28,11 @@ public struct Configuration: Sendable {
   /// left behind. A blocking body that hangs outside a wait cannot be interrupted.
   public var timeLimit: Duration?
 
+  /// Whether a selection with no test is a valid, empty run. Off by default: a filter that
+  /// matches nothing is a mistake, and the run fails with ``RunnerError/emptySelection(filters:)``
+  /// instead of ending green with an empty report.
+  public var allowsEmptySelection = false
+
   /// The default configuration: every test once, suites' own waiters, declaration order.
   public init() {}
 

@@ -41,11 +41,15 @@ public final class Runner {
   }
 
   /// Runs every selected test and returns the counts.
-  /// - Throws: ``RunnerError`` for a bad configuration (before any test runs), or the error
-  ///   of a reporter that failed.
+  /// - Throws: ``RunnerError`` for a bad configuration or a selection with no test (before
+  ///   any test runs), or the error of a reporter that failed.
   @discardableResult
   public func run() throws -> Summary {
     let plan = try suites.map { suite in (suite, try waiters(for: suite)) }
+    let selected = suites.contains { suite in suite.tests.contains { configuration.includes($0, in: suite) } }
+    if !selected && !configuration.allowsEmptySelection {
+      throw RunnerError.emptySelection(filters: configuration.filters)
+    }
     do {
       return try run(plan)
     } catch {
@@ -106,7 +110,9 @@ public final class Runner {
       let record = TestRecord(id: id, lateIssues: lateIssues)
       let context = TestContext(record: record, waiter: waiter, defaultTimeout: configuration.defaultTimeout,
                                 timeLimit: configuration.timeLimit)
-      TestRecord.$current.withValue(record) { execute(test, in: suite, with: context) }
+      TestRecord.$current.withValue(record) {
+        TestRecord.$body.withValue(record) { execute(test, in: suite, with: context) }
+      }
       let recorded = record.end()
       output = recorded.output
       result = Self.result(issues: recorded.issues, knownIssue: test.knownIssue, at: test.sourceLocation)
@@ -139,8 +145,10 @@ public final class Runner {
     return TestResult(verdict: failing.isEmpty ? .passed : .failed, issues: issues)
   }
 
+  /// Runs the set-up, the body, the teardown blocks (last registered first) and the tear-down;
+  /// then, when the body ran to its end, fails the test for expectations it never waited for.
   private func execute(_ test: Test, in suite: Suite, with context: TestContext) {
-    capture(at: test.sourceLocation, in: context) {
+    let completed = capture(at: test.sourceLocation, in: context) {
       try suite.setUp?(context)
       switch test.body {
       case .blocking(let body):
@@ -149,11 +157,21 @@ public final class Runner {
         try runToCompletion(at: test.sourceLocation, in: context) { try await body(context) }
       }
     }
+    for teardown in context.takeTeardowns() {
+      switch teardown {
+      case .blocking(let block, let location):
+        capture(at: location, in: context, block)
+      case .async(let block, let location):
+        capture(at: location, in: context) { try runToCompletion(at: location, in: context, block) }
+      }
+    }
     capture(at: test.sourceLocation, in: context) { try suite.tearDown?(context) }
+    if completed { context.recordUnwaitedExpectations() }
   }
 
   /// Runs an `async` body in a task, turning the main run loop (or parking this thread)
-  /// until it finishes, and rethrows what it threw.
+  /// until it finishes, and rethrows what it threw. At the test's time limit it records the
+  /// limit, cancels the task and throws ``TestStopped``.
   private func runToCompletion(at location: SourceLocation, in context: TestContext,
                                _ body: @escaping @Sendable () async throws -> Void) throws {
     let outcome = Mutex<Result<Void, any Error>?>(nil)
@@ -171,16 +189,20 @@ public final class Runner {
     guard outcome.withLock({ $0 != nil }) else {
       task.cancel()
       context.recordTimeLimitExceeded("in its async body, which was cancelled and left running", at: location)
-      return
+      throw TestStopped()
     }
     try outcome.withLock { $0! }.get()
   }
 
-  private func capture(at location: SourceLocation, in context: TestContext, _ work: () throws -> Void) {
+  /// Runs `work`, recording what it throws; returns whether it ran to its end.
+  @discardableResult
+  private func capture(at location: SourceLocation, in context: TestContext, _ work: () throws -> Void) -> Bool {
     do {
       try work()
+      return true
     } catch {
       context.recordThrown(error, at: location)
+      return false
     }
   }
 
@@ -206,11 +228,20 @@ public final class Runner {
 public enum RunnerError: Error, Equatable, CustomStringConvertible {
   /// `--waiter` named a strategy that is not registered.
   case unknownWaiter(String, known: [String])
+  /// The suites and filters select no test, and ``Configuration/allowsEmptySelection`` is
+  /// off: a run that tests nothing must not look green.
+  case emptySelection(filters: [String])
 
   public var description: String {
     switch self {
     case .unknownWaiter(let name, let known):
       "unknown waiter \"\(name)\"; known strategies: \(known.joined(separator: ", ")), or all"
+    case .emptySelection(let filters) where filters.isEmpty:
+      "no test to run: the suites contain no test (--allow-empty allows an empty run)"
+    case .emptySelection(let filters):
+      "no test matches "
+        + filters.map { "--filter \"\($0)\"" }.joined(separator: ", ")
+        + " (--list shows the tests; --allow-empty allows an empty run)"
     }
   }
 }

@@ -2,7 +2,8 @@
 /// frameworks (Swift Testing runs tests off the main thread, in tasks, so the `async` waits
 /// are the ones to use there).
 public enum StandaloneTest {
-  /// Runs `body` as the test `id` under `waiter` and returns its result.
+  /// Runs `body` as the test `id` under `waiter`, then its teardown blocks, and returns its
+  /// result; expectations the body created and never waited for fail it.
   /// - Parameters:
   ///   - id: the test's identity, as issues and messages name it.
   ///   - waiter: the waiter strategy of the test's waits.
@@ -17,10 +18,28 @@ public enum StandaloneTest {
                          body: (TestContext) async throws -> Void) async -> TestResult {
     let record = TestRecord(id: id, lateIssues: LateIssueQueue(forward: lateIssue))
     let context = TestContext(record: record, waiter: waiter, defaultTimeout: defaultTimeout)
-    do {
-      try await TestRecord.$current.withValue(record) { try await body(context) }
-    } catch {
-      context.recordThrown(error, at: sourceLocation)
+    await TestRecord.$current.withValue(record) {
+      await TestRecord.$body.withValue(record) {
+        let completed: Bool
+        do {
+          try await body(context)
+          completed = true
+        } catch {
+          context.recordThrown(error, at: sourceLocation)
+          completed = false
+        }
+        for teardown in context.takeTeardowns() {
+          do {
+            switch teardown {
+            case .blocking(let block, _): try block()
+            case .async(let block, _): try await block()
+            }
+          } catch {
+            context.recordThrown(error, at: teardown.sourceLocation)
+          }
+        }
+        if completed { context.recordUnwaitedExpectations() }
+      }
     }
     return Runner.result(issues: record.end().issues, knownIssue: nil, at: sourceLocation)
   }

@@ -15,7 +15,8 @@ public final class TestContext: Sendable {
   public let defaultTimeout: Duration
   /// The test's time limit and the instant it runs out, when it has one.
   let timeLimit: (duration: Duration, deadline: ContinuousClock.Instant)?
-  private let timeLimitReported = Atomic<Bool>(false)
+  /// The blocks registered with `addTeardown`, in registration order.
+  private let teardowns = Mutex<[Teardown]>([])
   /// The queue standing for the main queue: `DispatchQueue.main`, or inline under the
   /// synchronous waiter.
   public let main: any Dispatching
@@ -116,13 +117,72 @@ public final class TestContext: Sendable {
     record(Issue(kind: .errorThrown, message: "Caught error: \(String(reflecting: error))", sourceLocation: location))
   }
 
-  /// Records that the test ran out of time, naming what it was doing.
+  /// Records that the test ran out of time, naming what it was doing. Only the first
+  /// report counts, whichever thread makes it; it always lands on the test.
   func recordTimeLimitExceeded(_ activity: String, at location: SourceLocation?) {
-    guard let timeLimit,
-          !timeLimitReported.exchange(true, ordering: .relaxed) else { return }
-    record(Issue(kind: .timeLimitExceeded,
-                 message: "Test exceeded its time limit of \(timeLimit.duration.secondsDescription) seconds \(activity)",
-                 sourceLocation: location))
+    guard let timeLimit else { return }
+    record.recordOnce(Issue(kind: .timeLimitExceeded,
+                            message: "Test exceeded its time limit of \(timeLimit.duration.secondsDescription) seconds \(activity)",
+                            sourceLocation: location))
+  }
+
+  /// Records one failure naming every expectation the test created, required to be waited
+  /// for, and never waited for; attributed to where the earliest of them was created.
+  func recordUnwaitedExpectations() {
+    let unwaited = record.unwaitedExpectations
+    guard let earliest = unwaited.first else { return }
+    let plural = unwaited.count > 1 ? "s" : ""
+    record(Issue(kind: .expectationFailed,
+                 message: "Failed due to unwaited expectation\(plural) "
+                   + unwaited.map { "\"\($0.expectationDescription)\" created at \($0.sourceLocation)" }.joined(separator: ", "),
+                 sourceLocation: earliest.sourceLocation))
+  }
+
+  // MARK: Teardown
+
+  /// A block registered with `addTeardown`.
+  enum Teardown: Sendable {
+    case blocking(@Sendable () throws -> Void, SourceLocation)
+    case async(@Sendable () async throws -> Void, SourceLocation)
+
+    /// Where the block was registered: what it throws is attributed there.
+    var sourceLocation: SourceLocation {
+      switch self {
+      case .blocking(_, let location), .async(_, let location): location
+      }
+    }
+  }
+
+  /// Registers a block to run after the test body, whether it passed, failed or threw:
+  /// teardown blocks run in the reverse order of registration, before the suite's
+  /// `tearDown`. A failure in one is attributed to its own line, and the others still run.
+  ///
+  /// ```swift
+  /// let server = try TestServer.start()
+  /// t.addTeardown { server.stop() }
+  /// ```
+  public func addTeardown(fileID: String = #fileID, filePath: String = #filePath,
+                          line: Int = #line, column: Int = #column,
+                          _ block: @escaping @Sendable () throws -> Void) {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    teardowns.withLock { $0.append(.blocking(block, location)) }
+  }
+
+  /// Registers an `async` block to run after the test body; see
+  /// ``addTeardown(fileID:filePath:line:column:_:)-(_,_,_,_,()->Void)``.
+  public func addTeardown(fileID: String = #fileID, filePath: String = #filePath,
+                          line: Int = #line, column: Int = #column,
+                          _ block: @escaping @Sendable () async throws -> Void) {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    teardowns.withLock { $0.append(.async(block, location)) }
+  }
+
+  /// Takes the registered teardown blocks, last registered first.
+  func takeTeardowns() -> [Teardown] {
+    teardowns.withLock { teardowns in
+      defer { teardowns.removeAll() }
+      return teardowns.reversed()
+    }
   }
 
   /// Captures text as the test's output: reporters attach it to the test (JUnit's
@@ -139,8 +199,11 @@ public final class TestContext: Sendable {
   ///   - expectedFulfillmentCount: how many `fulfill()` calls satisfy it (at least 1).
   ///   - isInverted: whether the wait fails if it *is* fulfilled.
   ///   - assertForOverFulfill: whether fulfilling it more often is an issue.
+  ///   - requiresWait: whether the test fails when it ends without having waited for the
+  ///     expectation (XCTest's "unwaited expectation"). Pass `false` for one that is only
+  ///     inspected, e.g. through ``Expectation/fulfillmentCount``.
   public func expectation(_ description: String, expectedFulfillmentCount: Int = 1,
-                          isInverted: Bool = false, assertForOverFulfill: Bool = true,
+                          isInverted: Bool = false, assertForOverFulfill: Bool = true, requiresWait: Bool = true,
                           fileID: String = #fileID, filePath: String = #filePath,
                           line: Int = #line, column: Int = #column) -> Expectation {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
@@ -149,27 +212,43 @@ public final class TestContext: Sendable {
                    message: "API violation - expectedFulfillmentCount of \"\(description)\" must be at least 1, not \(expectedFulfillmentCount)",
                    sourceLocation: location))
     }
-    return Expectation(description: description, expectedFulfillmentCount: max(1, expectedFulfillmentCount),
-                       isInverted: isInverted, assertForOverFulfill: assertForOverFulfill,
-                       sourceLocation: location, owner: record)
+    let expectation = Expectation(description: description, expectedFulfillmentCount: max(1, expectedFulfillmentCount),
+                                  isInverted: isInverted, assertForOverFulfill: assertForOverFulfill,
+                                  requiresWait: requiresWait, sourceLocation: location, owner: record)
+    record.add(expectation)
+    return expectation
   }
 
   /// Creates an expectation fulfilled by each notification named `name` (from `object`,
-  /// when given, and accepted by `filter`) posted on `center` from now until the test ends.
+  /// when given, and accepted by `filter`) posted on `center`, from now until the wait that
+  /// covers it ends (or the test ends).
+  ///
+  /// `object` is held strongly and matched by identity. Receiving more posts than `count`
+  /// is not an issue: posts are not calls the test makes. A notification has no owner:
+  /// without `object:`, a post from work an earlier test left running can fulfill it, so
+  /// pass the object the code under test posts from whenever there is one.
   /// - Parameter count: how many notifications satisfy it.
   public func expectation(forNotification name: Notification.Name, object: (any AnyObject & Sendable)? = nil,
                           center: NotificationCenter = .default, count: Int = 1,
                           where filter: (@Sendable (Notification) -> Bool)? = nil,
                           fileID: String = #fileID, filePath: String = #filePath,
                           line: Int = #line, column: Int = #column) -> Expectation {
-    let from = object.map { "from \(type(of: $0))" } ?? "from any object"
+    let from = object.map { "from \(String(describing: $0))" } ?? "from any object"
     let expectation = expectation("Expect notification '\(name.rawValue)' \(from)", expectedFulfillmentCount: count,
+                                  assertForOverFulfill: false,
                                   fileID: fileID, filePath: filePath, line: line, column: column)
-    let observer = SendableBox(center.addObserver(forName: name, object: object, queue: nil) { notification in
+    let observing = Atomic<Bool>(true)
+    let observer = SendableBox(center.addObserver(forName: name, object: nil, queue: nil) { notification in
+      guard observing.load(ordering: .acquiring) else { return }
+      if let object, (notification.object as AnyObject?) !== object { return }
       if filter?(notification) ?? true { expectation.fulfill(fileID: fileID, filePath: filePath, line: line, column: column) }
     })
     let center = SendableBox(center)
-    record.addTeardown { center.value.removeObserver(observer.value) }
+    expectation.onStopFulfilling {
+      observing.store(false, ordering: .releasing)
+      center.value.removeObserver(observer.value)
+    }
+    record.addCleanup { expectation.stopFulfillment() }
     return expectation
   }
 }

@@ -1,8 +1,9 @@
 import Synchronization
 
 /// The shared state of one running test: its issues and output, whether it is still
-/// running, and the wait in progress. Expectations and queues hold it so that what they
-/// report lands on the test that created them, whichever thread they report from.
+/// running, the wait in progress and the expectations it created. Expectations and queues
+/// hold it so that what they report lands on the test that created them, whichever thread
+/// they report from.
 final class TestRecord: Sendable {
   let id: TestID
   private let lateIssues: LateIssueQueue
@@ -12,7 +13,8 @@ final class TestRecord: Sendable {
     var issues: [Issue] = []
     var output: [String] = []
     var activeWait: ActiveWait?
-    var teardowns: [@Sendable () -> Void] = []
+    var expectations: [Expectation] = []
+    var cleanups: [@Sendable () -> Void] = []
   }
 
   struct ActiveWait {
@@ -22,35 +24,85 @@ final class TestRecord: Sendable {
 
   private let state = Mutex(State())
   private let failures = Atomic<Int>(0)
+  /// How many of the failures the test's own code knows of: those it recorded itself
+  /// outside a wait, and all that were recorded before its last wait ended.
+  private let acknowledged = Atomic<Int>(0)
 
+  /// Creates the record of a test that starts now; it counts as running until ``end()``.
   init(id: TestID, lateIssues: LateIssueQueue) {
     self.id = id
     self.lateIssues = lateIssues
+    Self.running.withLock { $0.append(self) }
   }
 
   /// The record of the test running on this task or thread, for queues that were not
   /// created by a test context.
   @TaskLocal static var current: TestRecord?
 
+  /// The record whose body (set-up, test, teardown) runs on this thread or task: bound on
+  /// the runner's thread for a blocking body, inside the task of an `async` one. Tasks the
+  /// body creates inherit it.
+  @TaskLocal static var body: TestRecord?
+
+  /// Every test of the process that has started and not ended, oldest first.
+  private static let running = Mutex<[TestRecord]>([])
+
+  /// The tests an issue with no owner belongs to: the test of the current task, else every
+  /// test running now (exactly one in a serial run).
+  static var owners: [TestRecord] {
+    if let current { return [current] }
+    return running.withLock { $0 }
+  }
+
   var isRunning: Bool { state.withLock { $0.isRunning } }
 
-  /// How many failing issues were recorded so far; a wait ends as soon as this grows.
+  /// How many failing issues were recorded so far.
   var failureCount: Int { failures.load(ordering: .acquiring) }
+
+  /// How many failing issues the test's own code knows of when a wait begins: the wait ends
+  /// early (fail fast) only when ``failureCount`` grows past it. A soft failure the body
+  /// recorded itself before the wait does not end it; one that a callback recorded on
+  /// another thread, even just before the wait began, does.
+  var acknowledgedFailureCount: Int { acknowledged.load(ordering: .acquiring) }
+
+  /// Marks every failure recorded so far as known to the test's code: a wait ended.
+  func acknowledgeFailures() {
+    acknowledged.store(failureCount, ordering: .releasing)
+  }
 
   /// Records an issue; a failing one ends the wait in progress at once.
   func record(_ issue: Issue) {
-    let (running, wait) = state.withLock { state -> (Bool, WaitCondition?) in
-      guard state.isRunning else { return (false, nil) }
+    record(issue, unlessAlreadyRecorded: false)
+  }
+
+  /// Records an issue of a kind a test has at most once (its time limit): a second one,
+  /// from whichever thread and whenever, is dropped. The check and the append are one step,
+  /// so the issue is never lost to a race with the end of the test.
+  func recordOnce(_ issue: Issue) {
+    record(issue, unlessAlreadyRecorded: true)
+  }
+
+  private func record(_ issue: Issue, unlessAlreadyRecorded once: Bool) {
+    enum Outcome { case recorded(WaitCondition?), duplicate, late }
+    let outcome = state.withLock { state -> Outcome in
+      if once && state.issues.contains(where: { $0.kind == issue.kind }) { return .duplicate }
+      guard state.isRunning else { return .late }
       state.issues.append(issue)
-      return (true, state.activeWait?.condition)
+      return .recorded(state.activeWait?.condition)
     }
-    guard running else {
-      recordLate(issue)
+    switch outcome {
+    case .duplicate:
       return
-    }
-    if issue.isFailure {
+    case .late:
+      recordLate(issue)
+    case .recorded(let wait):
+      guard issue.isFailure else { return }
       failures.add(1, ordering: .releasing)
-      wait?.wake()
+      if let wait {
+        wait.wake()
+      } else if Self.body === self && !MainThreadPump.isInsideCallout {
+        acknowledged.add(1, ordering: .releasing)
+      }
     }
   }
 
@@ -85,21 +137,35 @@ final class TestRecord: Sendable {
     state.withLock { $0.activeWait = nil }
   }
 
+  /// Remembers an expectation the test created, for the check that each was waited for.
+  func add(_ expectation: Expectation) {
+    state.withLock { $0.expectations.append(expectation) }
+  }
+
+  /// The expectations the test created that no wait covered and that require one, in the
+  /// order they were created.
+  var unwaitedExpectations: [Expectation] {
+    state.withLock { $0.expectations }.filter { $0.requiresWait && !$0.wasWaitedFor }
+  }
+
   /// Registers clean-up the runner performs when the test ends, before it is marked ended.
-  func addTeardown(_ work: @escaping @Sendable () -> Void) {
-    state.withLock { $0.teardowns.append(work) }
+  func addCleanup(_ work: @escaping @Sendable () -> Void) {
+    state.withLock { $0.cleanups.append(work) }
   }
 
   /// Performs the clean-up, marks the test ended and returns what it recorded. Later
   /// reports become late issues.
   func end() -> (issues: [Issue], output: [String]) {
-    for work in state.withLock({ state in defer { state.teardowns.removeAll() }; return state.teardowns }).reversed() {
+    for work in state.withLock({ state in defer { state.cleanups.removeAll() }; return state.cleanups }).reversed() {
       work()
     }
-    return state.withLock { state in
+    let recorded = state.withLock { state in
       state.isRunning = false
+      state.expectations.removeAll()
       return (state.issues, state.output)
     }
+    Self.running.withLock { $0.removeAll { $0 === self } }
+    return recorded
   }
 }
 

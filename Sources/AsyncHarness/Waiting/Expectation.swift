@@ -8,7 +8,12 @@ import Synchronization
 /// fulfillment arriving after that test ended is reported against it as a late signal and
 /// never satisfies a wait in a later test.
 ///
-/// Create expectations with ``TestContext/expectation(_:expectedFulfillmentCount:isInverted:assertForOverFulfill:fileID:filePath:line:column:)``.
+/// Every expectation a test creates must be covered by a wait (or a
+/// ``TestContext/result(waitingFor:timeout:enforceOrder:fileID:filePath:line:column:)``)
+/// before the test ends; a forgotten one fails the test, as in XCTest, unless it was
+/// created with `requiresWait: false`.
+///
+/// Create expectations with ``TestContext/expectation(_:expectedFulfillmentCount:isInverted:assertForOverFulfill:requiresWait:fileID:filePath:line:column:)``.
 public final class Expectation: Sendable, CustomStringConvertible {
   /// What the test expects, as it appears in failure messages.
   public let expectationDescription: String
@@ -20,25 +25,37 @@ public final class Expectation: Sendable, CustomStringConvertible {
   public let assertForOverFulfill: Bool
   /// Where the expectation was created.
   public let sourceLocation: SourceLocation
+  /// Whether the test fails when it ends without a wait having covered the expectation.
+  public let requiresWait: Bool
 
   struct State {
     var fulfillmentCount = 0
     /// A run-wide sequence number taken when the expectation became fulfilled, for
     /// enforce-order checks.
     var fulfillmentOrder: Int?
+    /// Where the first `fulfill()` was called, once it was: an inverted expectation's
+    /// failure points there.
+    var firstFulfillment: SourceLocation?
+    /// Where the `fulfill()` that reached the expected count was called: an order failure
+    /// points there.
+    var completingFulfillment: SourceLocation?
     /// Where a wait on this expectation was made, once one was.
     var waitedAt: SourceLocation?
+    /// Called once when the wait that covered the expectation ends, or when its test ends:
+    /// stops what fulfills it (a notification observer).
+    var stopFulfilling: (@Sendable () -> Void)?
   }
 
   let state = Mutex(State())
   let owner: TestRecord
 
   init(description: String, expectedFulfillmentCount: Int, isInverted: Bool,
-       assertForOverFulfill: Bool, sourceLocation: SourceLocation, owner: TestRecord) {
+       assertForOverFulfill: Bool, requiresWait: Bool, sourceLocation: SourceLocation, owner: TestRecord) {
     self.expectationDescription = description
     self.expectedFulfillmentCount = expectedFulfillmentCount
     self.isInverted = isInverted
     self.assertForOverFulfill = assertForOverFulfill
+    self.requiresWait = requiresWait
     self.sourceLocation = sourceLocation
     self.owner = owner
   }
@@ -67,8 +84,10 @@ public final class Expectation: Sendable, CustomStringConvertible {
     }
     let overFulfilled = state.withLock { state -> Bool in
       state.fulfillmentCount += 1
+      if state.fulfillmentCount == 1 { state.firstFulfillment = location }
       if state.fulfillmentCount == expectedFulfillmentCount {
         state.fulfillmentOrder = FulfillmentSequence.next()
+        state.completingFulfillment = location
       }
       return state.fulfillmentCount > expectedFulfillmentCount
     }
@@ -87,8 +106,25 @@ public final class Expectation: Sendable, CustomStringConvertible {
       ExpectationSnapshot(
         description: expectationDescription, expectedFulfillmentCount: expectedFulfillmentCount,
         fulfillmentCount: $0.fulfillmentCount, isInverted: isInverted,
-        fulfillmentOrder: $0.fulfillmentOrder, sourceLocation: sourceLocation)
+        fulfillmentOrder: $0.fulfillmentOrder, sourceLocation: sourceLocation,
+        fulfillmentLocation: isInverted ? $0.firstFulfillment : $0.completingFulfillment)
     }
+  }
+
+  /// Whether a wait has covered the expectation.
+  var wasWaitedFor: Bool { state.withLock { $0.waitedAt != nil } }
+
+  /// Sets what ``stopFulfillment()`` stops.
+  func onStopFulfilling(_ stop: @escaping @Sendable () -> Void) {
+    state.withLock { $0.stopFulfilling = stop }
+  }
+
+  /// Stops what fulfills the expectation, once: its wait ended or its test did.
+  func stopFulfillment() {
+    state.withLock { state in
+      defer { state.stopFulfilling = nil }
+      return state.stopFulfilling
+    }?()
   }
 
   /// The expectation's description.

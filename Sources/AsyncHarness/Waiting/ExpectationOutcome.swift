@@ -13,17 +13,22 @@ public struct ExpectationSnapshot: Sendable, Hashable {
   public var fulfillmentOrder: Int?
   /// Where it was created.
   public var sourceLocation: SourceLocation
+  /// Where the `fulfill()` that matters to the outcome was called: the first one of an
+  /// inverted expectation, the one that reached the count of a regular one.
+  public var fulfillmentLocation: SourceLocation?
 
   /// Creates a snapshot.
   public init(description: String, expectedFulfillmentCount: Int = 1, fulfillmentCount: Int = 0,
               isInverted: Bool = false, fulfillmentOrder: Int? = nil,
-              sourceLocation: SourceLocation = SourceLocation(fileID: "T/T.swift", filePath: "T.swift", line: 1, column: 1)) {
+              sourceLocation: SourceLocation = SourceLocation(fileID: "T/T.swift", filePath: "T.swift", line: 1, column: 1),
+              fulfillmentLocation: SourceLocation? = nil) {
     self.description = description
     self.expectedFulfillmentCount = expectedFulfillmentCount
     self.fulfillmentCount = fulfillmentCount
     self.isInverted = isInverted
     self.fulfillmentOrder = fulfillmentOrder
     self.sourceLocation = sourceLocation
+    self.fulfillmentLocation = fulfillmentLocation
   }
 
   var isFulfilled: Bool { fulfillmentCount >= expectedFulfillmentCount }
@@ -72,8 +77,13 @@ public enum ExpectationOutcome: Sendable, Hashable {
   }
 
   /// The failure message for an ended wait, or `nil` when it completed. Worded as XCTest
-  /// words it, plus where each expectation was created.
-  public func failureMessage(timeout: Duration) -> String? {
+  /// words it, plus where each expectation was created; an order or inverted failure,
+  /// which ``failureLocation`` attributes to a `fulfill()` call, also names the wait.
+  /// - Parameters:
+  ///   - timeout: the wait's timeout.
+  ///   - waitedAt: where the wait was made.
+  public func failureMessage(timeout: Duration, waitedAt: SourceLocation? = nil) -> String? {
+    let wait = waitedAt.map { " (the wait at \($0))" } ?? ""
     switch self {
     case .pending, .completed:
       return nil
@@ -82,9 +92,31 @@ public enum ExpectationOutcome: Sendable, Hashable {
         + unfulfilled.map(\.labelWithLocation).joined(separator: ", ")
     case .invertedFulfillment(let fulfilled):
       return "Fulfilled inverted expectation "
-        + fulfilled.map(\.labelWithLocation).joined(separator: ", ")
+        + fulfilled.map(\.labelWithLocation).joined(separator: ", ") + wait
     case .incorrectOrder(let earlier, let later):
-      return "Failed due to expectation fulfilled in incorrect order: requires \(earlier.quotedLabel), actually fulfilled \(later.quotedLabel)"
+      return "Failed due to expectation fulfilled in incorrect order: requires \(earlier.quotedLabel), actually fulfilled \(later.quotedLabel)" + wait
+    }
+  }
+
+  /// The `fulfill()` call a failed wait is attributed to, when one caused it: the first
+  /// fulfillment of an inverted expectation, or the one that completed an expectation out
+  /// of order. `nil` for a timeout, which belongs to the wait.
+  public var failureLocation: SourceLocation? {
+    switch self {
+    case .pending, .completed, .timedOut: nil
+    case .invertedFulfillment(let fulfilled): fulfilled.first?.fulfillmentLocation
+    case .incorrectOrder(_, let later): later.fulfillmentLocation
+    }
+  }
+
+  /// The outcome as a ``WaitResult``; `nil` while pending.
+  var result: WaitResult? {
+    switch self {
+    case .pending: nil
+    case .completed: .completed
+    case .timedOut: .timedOut
+    case .incorrectOrder: .incorrectOrder
+    case .invertedFulfillment: .invertedFulfillment
     }
   }
 }

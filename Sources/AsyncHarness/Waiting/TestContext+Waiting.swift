@@ -3,9 +3,11 @@ import Synchronization
 
 /// How a wait stands when the harness evaluates it.
 enum WaitState: Sendable, Equatable {
+  /// Not decided yet.
   case pending
-  case succeeded
-  case failed(String)
+  /// Decided: how it ended, and the failure to record when it did not succeed, with the
+  /// call it is attributed to (the wait, or the `fulfill()` that broke it).
+  case ended(WaitResult, failure: String?, at: SourceLocation)
 }
 
 /// A wait the test context is about to make: what it waits for and how to judge it.
@@ -16,6 +18,22 @@ struct WaitSpec: Sendable {
   var isPolled: Bool
   /// The wait's state; `timedOut` tells whether the deadline passed.
   var state: @Sendable (_ timedOut: Bool) -> WaitState
+  /// Called once when the wait ends, before it is judged: stops what fulfills the
+  /// expectations it covered (notification observers).
+  var ended: @Sendable () -> Void = {}
+}
+
+/// How a wait ended, before the form that made it decides what to record and throw.
+enum WaitEnd: Sendable, Equatable {
+  /// The wait was decided; `failedDuring` tells whether a failing issue was recorded while
+  /// it ran.
+  case decided(WaitResult, failure: String?, at: SourceLocation, failedDuring: Bool)
+  /// A failing issue recorded during the wait ended it early (fail fast).
+  case interruptedByFailure
+  /// The test's time limit ended the wait.
+  case timeLimitReached
+  /// The waiter returned before the wait was decided and before its deadline.
+  case waiterReturnedEarly
 }
 
 extension TestContext {
@@ -24,21 +42,25 @@ extension TestContext {
   /// Waits until the expectations are fulfilled, blocking the test's thread.
   ///
   /// On the main thread the main run loop keeps turning. A failing issue recorded during
-  /// the wait ends it at once.
+  /// the wait ends it at once and stops the test, so code after the wait never runs
+  /// against unfinished work.
   /// - Parameters:
   ///   - expectations: expectations created by this test, not waited for before.
   ///   - timeout: how long to wait; the context's ``defaultTimeout`` when `nil`.
   ///   - enforceOrder: whether they must be fulfilled in the order given.
-  /// - Throws: ``TestStopped`` when the wait failed; the issue is already recorded.
+  /// - Throws: ``TestStopped`` when the wait failed or a failure was recorded during it;
+  ///   the issue is already recorded.
+  @available(*, noasync, message: "use try await t.wait(for:) in async code")
   public func wait(for expectations: [Expectation], timeout: Duration? = nil, enforceOrder: Bool = false,
                    fileID: String = #fileID, filePath: String = #filePath,
                    line: Int = #line, column: Int = #column) throws {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     try claim(expectations, at: location)
-    try blockingWait(expectationSpec(expectations, timeout: timeout, enforceOrder: enforceOrder, location: location))
+    try finish(blockingWait(expectationSpec(expectations, timeout: timeout, enforceOrder: enforceOrder, location: location)))
   }
 
   /// Waits until one expectation is fulfilled, blocking the test's thread.
+  @available(*, noasync, message: "use try await t.wait(for:) in async code")
   public func wait(for expectation: Expectation, timeout: Duration? = nil,
                    fileID: String = #fileID, filePath: String = #filePath,
                    line: Int = #line, column: Int = #column) throws {
@@ -51,7 +73,7 @@ extension TestContext {
                    line: Int = #line, column: Int = #column) async throws {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     try claim(expectations, at: location)
-    try await suspendingWait(expectationSpec(expectations, timeout: timeout, enforceOrder: enforceOrder, location: location))
+    try finish(await suspendingWait(expectationSpec(expectations, timeout: timeout, enforceOrder: enforceOrder, location: location)))
   }
 
   /// Waits until one expectation is fulfilled, suspending the calling task.
@@ -61,15 +83,79 @@ extension TestContext {
     try await wait(for: [expectation], timeout: timeout, fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
+  // MARK: Waiting for a result
+
+  /// Waits for the expectations like ``wait(for:timeout:enforceOrder:fileID:filePath:line:column:)-(_,_,_,_,_,_,_)``
+  /// but reports how the wait ended instead of failing: a timeout, an order violation or a
+  /// fulfilled inverted expectation records nothing. For "did it happen within T?" logic,
+  /// like `XCTWaiter().wait(for:timeout:)`.
+  ///
+  /// ```swift
+  /// if t.result(waitingFor: [cached], timeout: .milliseconds(50)) == .timedOut {
+  ///   try t.wait(for: [fetched])
+  /// }
+  /// ```
+  ///
+  /// Misuse (waiting twice, a nested wait, a blocking wait where none can run) is still
+  /// recorded, and the result is then ``WaitResult/interrupted``; so is a wait ended by a
+  /// failing issue or by the test's time limit.
+  @available(*, noasync, message: "use await t.result(waitingFor:) in async code")
+  public func result(waitingFor expectations: [Expectation], timeout: Duration? = nil, enforceOrder: Bool = false,
+                     fileID: String = #fileID, filePath: String = #filePath,
+                     line: Int = #line, column: Int = #column) -> WaitResult {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    do {
+      try claim(expectations, at: location)
+      return result(of: try blockingWait(expectationSpec(expectations, timeout: timeout, enforceOrder: enforceOrder,
+                                                         location: location)))
+    } catch {
+      return .interrupted
+    }
+  }
+
+  /// Waits for the expectations, suspending the calling task, and reports how the wait
+  /// ended instead of failing.
+  public func result(waitingFor expectations: [Expectation], timeout: Duration? = nil, enforceOrder: Bool = false,
+                     fileID: String = #fileID, filePath: String = #filePath,
+                     line: Int = #line, column: Int = #column) async -> WaitResult {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    do {
+      try claim(expectations, at: location)
+      return result(of: try await suspendingWait(expectationSpec(expectations, timeout: timeout,
+                                                                 enforceOrder: enforceOrder, location: location)))
+    } catch {
+      return .interrupted
+    }
+  }
+
   // MARK: Waiting for a condition
 
   /// Waits until `condition` returns true, blocking the test's thread. The condition is
   /// re-evaluated as time passes (and, on the main thread, after work the run loop ran).
+  ///
+  /// The wait is judged by the evaluation that ended it: a condition that held and then
+  /// changed back has still been met.
+  @available(*, noasync, message: "use try await t.wait(until:) in async code")
   public func wait(until condition: @escaping @Sendable () -> Bool, timeout: Duration? = nil,
                    fileID: String = #fileID, filePath: String = #filePath,
                    line: Int = #line, column: Int = #column) throws {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    try blockingWait(probeSpec(condition, timeout: timeout, location: location))
+    try finish(blockingWait(probeSpec(nil, condition, timeout: timeout, location: location)))
+  }
+
+  /// Waits until `condition` returns true, blocking the test's thread; `description` says
+  /// what is awaited, so a timeout reads `… waiting until "model loaded"`.
+  ///
+  /// ```swift
+  /// try t.wait(until: "model loaded") { model.isLoaded }
+  /// ```
+  @available(*, noasync, message: "use try await t.wait(until:) in async code")
+  public func wait(until description: String, timeout: Duration? = nil,
+                   fileID: String = #fileID, filePath: String = #filePath,
+                   line: Int = #line, column: Int = #column,
+                   _ condition: @escaping @Sendable () -> Bool) throws {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    try finish(blockingWait(probeSpec(description, condition, timeout: timeout, location: location)))
   }
 
   /// Waits until `condition` returns true, suspending the calling task.
@@ -77,7 +163,17 @@ extension TestContext {
                    fileID: String = #fileID, filePath: String = #filePath,
                    line: Int = #line, column: Int = #column) async throws {
     let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    try await suspendingWait(probeSpec(condition, timeout: timeout, location: location))
+    try finish(await suspendingWait(probeSpec(nil, condition, timeout: timeout, location: location)))
+  }
+
+  /// Waits until `condition` returns true, suspending the calling task; `description` says
+  /// what is awaited.
+  public func wait(until description: String, timeout: Duration? = nil,
+                   fileID: String = #fileID, filePath: String = #filePath,
+                   line: Int = #line, column: Int = #column,
+                   _ condition: @escaping @Sendable () -> Bool) async throws {
+    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    try finish(await suspendingWait(probeSpec(description, condition, timeout: timeout, location: location)))
   }
 
   // MARK: Waiting for notifications
@@ -90,6 +186,14 @@ extension TestContext {
   /// wait (inline, or on another thread), create
   /// ``expectation(forNotification:object:center:count:where:fileID:filePath:line:column:)``
   /// first and wait for it.
+  ///
+  /// A notification has no owner: without `object:`, a post from work an earlier test left
+  /// running can satisfy this wait. Pass the object the code under test posts from:
+  ///
+  /// ```swift
+  /// try t.wait(for: .didSave, object: store)
+  /// ```
+  @available(*, noasync, message: "use try await t.wait(for:) in async code")
   public func wait(for name: Notification.Name, object: (any AnyObject & Sendable)? = nil,
                    center: NotificationCenter = .default, count: Int = 1,
                    where filter: (@Sendable (Notification) -> Bool)? = nil, timeout: Duration? = nil,
@@ -101,7 +205,8 @@ extension TestContext {
   }
 
   /// Waits until `count` matching notifications are posted after the wait begins,
-  /// suspending the calling task.
+  /// suspending the calling task. Pass `object:` so that posts from other work (an earlier
+  /// test's) cannot satisfy it.
   public func wait(for name: Notification.Name, object: (any AnyObject & Sendable)? = nil,
                    center: NotificationCenter = .default, count: Int = 1,
                    where filter: (@Sendable (Notification) -> Bool)? = nil, timeout: Duration? = nil,
@@ -118,19 +223,32 @@ extension TestContext {
                                location: SourceLocation) -> WaitSpec {
     let timeout = timeout ?? defaultTimeout
     let labels = expectations.map { "\"\($0.expectationDescription)\"" }.joined(separator: ", ")
-    return WaitSpec(summary: "the wait for \(labels)", location: location, timeout: timeout, isPolled: false) { timedOut in
+    return WaitSpec(summary: "the wait for \(labels)", location: location, timeout: timeout, isPolled: false,
+                    state: { timedOut in
       let outcome = ExpectationOutcome.evaluate(expectations.map(\.snapshot), enforceOrder: enforceOrder, timedOut: timedOut)
-      if outcome == .pending { return .pending }
-      return outcome.failureMessage(timeout: timeout).map(WaitState.failed) ?? .succeeded
-    }
+      guard let result = outcome.result else { return .pending }
+      return .ended(result, failure: outcome.failureMessage(timeout: timeout, waitedAt: location),
+                    at: outcome.failureLocation ?? location)
+    }, ended: {
+      for expectation in expectations { expectation.stopFulfillment() }
+    })
   }
 
-  private func probeSpec(_ condition: @escaping @Sendable () -> Bool, timeout: Duration?,
+  private func probeSpec(_ description: String?, _ condition: @escaping @Sendable () -> Bool, timeout: Duration?,
                          location: SourceLocation) -> WaitSpec {
     let timeout = timeout ?? defaultTimeout
-    return WaitSpec(summary: "the wait until a condition holds", location: location, timeout: timeout, isPolled: true) { timedOut in
-      if condition() { return .succeeded }
-      return timedOut ? .failed("Exceeded timeout of \(timeout.secondsDescription) seconds waiting until the condition held") : .pending
+    let awaited = description.map { "until \"\($0)\"" } ?? "until a condition holds"
+    // Once an evaluation saw the condition hold, the wait is met, even if it changes back
+    // before the wait is judged.
+    let held = Atomic<Bool>(false)
+    return WaitSpec(summary: "the wait \(awaited)", location: location, timeout: timeout, isPolled: true) { timedOut in
+      if held.load(ordering: .acquiring) || condition() {
+        held.store(true, ordering: .releasing)
+        return .ended(.completed, failure: nil, at: location)
+      }
+      guard timedOut else { return .pending }
+      let what = description.map { "until \"\($0)\"" } ?? "until the condition held"
+      return .ended(.timedOut, failure: "Exceeded timeout of \(timeout.secondsDescription) seconds waiting \(what)", at: location)
     }
   }
 
@@ -155,63 +273,106 @@ extension TestContext {
     }
   }
 
-  /// Checks the wait may begin and registers it as the test's wait in progress.
-  private func beginWait(_ spec: WaitSpec) throws -> WaitCondition {
-    let record = record
-    let condition = WaitCondition(
-      summary: spec.summary, isPolled: spec.isPolled, sourceLocation: spec.location,
-      recordWarning: { record.record($0) },
-      isDone: { spec.state(false) != .pending || record.failureCount > 0 })
-    if let activeLocation = record.beginWait(.init(condition: condition, location: spec.location)) {
-      throw misuse("API violation - nested wait at \(spec.location) while the wait made at \(activeLocation) is in progress", at: spec.location)
-    }
-    return condition
-  }
-
-  /// The instant a wait made now gives up: its timeout, or the test's time limit when
-  /// that comes first.
-  private func deadline(of spec: WaitSpec) -> (wait: ContinuousClock.Instant, effective: ContinuousClock.Instant) {
-    let wait = ContinuousClock().now.advanced(by: spec.timeout)
-    return (wait, min(wait, timeLimit?.deadline ?? wait))
-  }
-
-  /// Judges a wait after the waiter returned: records the failure, if any, and stops the
-  /// test when the wait did not succeed.
-  private func concludeWait(_ spec: WaitSpec, deadline: ContinuousClock.Instant) throws {
-    record.endWait()
-    let now = ContinuousClock().now
-    switch spec.state(now >= deadline) {
-    case .succeeded:
-      return
-    case .failed(let message):
-      record(Issue(kind: .waitFailed, message: message, sourceLocation: spec.location))
-      throw TestStopped()
-    case .pending where record.failureCount > 0:
-      // A failing issue recorded during the wait ended it early (fail fast).
-      throw TestStopped()
-    case .pending where timeLimit.map { now >= $0.deadline } ?? false:
-      recordTimeLimitExceeded("during \(spec.summary)", at: spec.location)
-      throw TestStopped()
-    case .pending:
-      throw misuse("Waiter \"\(waiter.name)\" returned before \(spec.summary) was done and before its timeout of \(spec.timeout.secondsDescription) seconds", at: spec.location)
-    }
-  }
-
-  func blockingWait(_ spec: WaitSpec) throws {
+  /// Makes a blocking wait: the waiter blocks this thread, unless the wait is decided
+  /// already. A wait that would have to block where no thread may be blocked (inside a
+  /// main-queue callout, or on a Swift concurrency thread) is misuse.
+  func blockingWait(_ spec: WaitSpec) throws -> WaitEnd {
+    if let decided = decidedAtStart(spec) { return decided }
     if MainThreadPump.isInsideCallout {
       throw misuse("A blocking wait cannot run inside a main-queue callout: the main run loop cannot turn here. Use `try await t.wait(...)` instead", at: spec.location)
     }
-    let condition = try beginWait(spec)
-    let deadline = deadline(of: spec)
-    waiter.block(on: condition, until: deadline.effective)
-    try concludeWait(spec, deadline: deadline.wait)
+    if withUnsafeCurrentTask(body: { $0 != nil }) {
+      throw misuse("A blocking wait cannot run on a Swift concurrency thread: it would hold a thread of the cooperative pool that the awaited work may need. Use `try await t.wait(...)` instead", at: spec.location)
+    }
+    let wait = try beginWait(spec)
+    waiter.block(on: wait.condition, until: wait.deadline.effective)
+    return conclude(spec, wait)
   }
 
-  func suspendingWait(_ spec: WaitSpec) async throws {
-    let condition = try beginWait(spec)
-    let deadline = deadline(of: spec)
-    await waiter.suspend(on: condition, until: deadline.effective)
-    try concludeWait(spec, deadline: deadline.wait)
+  /// Makes a suspending wait: the waiter suspends the calling task, unless the wait is
+  /// decided already.
+  func suspendingWait(_ spec: WaitSpec) async throws -> WaitEnd {
+    if let decided = decidedAtStart(spec) { return decided }
+    let wait = try beginWait(spec)
+    await waiter.suspend(on: wait.condition, until: wait.deadline.effective)
+    return conclude(spec, wait)
+  }
+
+  /// How a wait ends when its outcome is known before it begins (all fulfilled, an
+  /// inverted one fulfilled, or a timeout of zero): it needs no waiter and no turning run
+  /// loop, so it is never misuse, wherever it is made.
+  private func decidedAtStart(_ spec: WaitSpec) -> WaitEnd? {
+    guard case .ended(let result, let failure, let location) = spec.state(spec.timeout <= .zero) else { return nil }
+    spec.ended()
+    let failedDuring = record.failureCount > record.acknowledgedFailureCount
+    record.acknowledgeFailures()
+    return .decided(result, failure: failure, at: location, failedDuring: failedDuring)
+  }
+
+  private struct BegunWait {
+    var condition: WaitCondition
+    /// How many failing issues the test's code knew of when the wait began: it ends early
+    /// only when the count grows past it.
+    var failuresBefore: Int
+    var deadline: (wait: ContinuousClock.Instant, effective: ContinuousClock.Instant)
+  }
+
+  /// Checks the wait may begin and registers it as the test's wait in progress.
+  private func beginWait(_ spec: WaitSpec) throws -> BegunWait {
+    let record = record
+    let failuresBefore = record.acknowledgedFailureCount
+    let condition = WaitCondition(
+      summary: spec.summary, isPolled: spec.isPolled, sourceLocation: spec.location,
+      recordWarning: { record.record($0) },
+      isDone: { spec.state(false) != .pending || record.failureCount > failuresBefore })
+    if let activeLocation = record.beginWait(.init(condition: condition, location: spec.location)) {
+      throw misuse("API violation - nested wait at \(spec.location) while the wait made at \(activeLocation) is in progress", at: spec.location)
+    }
+    // The wait's own deadline, or the test's time limit when that comes first.
+    let wait = ContinuousClock().now.advanced(by: spec.timeout)
+    return BegunWait(condition: condition, failuresBefore: failuresBefore,
+                     deadline: (wait, min(wait, timeLimit?.deadline ?? wait)))
+  }
+
+  /// Ends the wait and tells how: decided, or why it stopped before it was.
+  private func conclude(_ spec: WaitSpec, _ wait: BegunWait) -> WaitEnd {
+    record.endWait()
+    spec.ended()
+    let now = ContinuousClock().now
+    let failedDuring = record.failureCount > wait.failuresBefore
+    record.acknowledgeFailures()
+    if case .ended(let result, let failure, let location) = spec.state(now >= wait.deadline.wait) {
+      return .decided(result, failure: failure, at: location, failedDuring: failedDuring)
+    }
+    if failedDuring { return .interruptedByFailure }
+    if let timeLimit, now >= timeLimit.deadline {
+      recordTimeLimitExceeded("during \(spec.summary)", at: spec.location)
+      return .timeLimitReached
+    }
+    record(Issue(kind: .apiMisused,
+                 message: "Waiter \"\(waiter.name)\" returned before \(spec.summary) was done and before its timeout of \(spec.timeout.secondsDescription) seconds",
+                 sourceLocation: spec.location))
+    return .waiterReturnedEarly
+  }
+
+  /// What a failing form of wait does with how the wait ended: records its failure and
+  /// stops the test unless it succeeded with no failure recorded during it.
+  private func finish(_ end: WaitEnd) throws {
+    switch end {
+    case .decided(.completed, _, _, failedDuring: false):
+      return
+    case .decided(_, let failure?, let location, _):
+      record(Issue(kind: .waitFailed, message: failure, sourceLocation: location))
+      throw TestStopped()
+    case .decided, .interruptedByFailure, .timeLimitReached, .waiterReturnedEarly:
+      throw TestStopped()
+    }
+  }
+
+  /// What ``result(waitingFor:timeout:enforceOrder:fileID:filePath:line:column:)`` reports.
+  private func result(of end: WaitEnd) -> WaitResult {
+    if case .decided(let result, _, _, _) = end { return result }
+    return .interrupted
   }
 
   func misuse(_ message: String, at location: SourceLocation) -> TestStopped {
