@@ -53,6 +53,28 @@ final class HarnessMainTests: XCTestCase {
     XCTAssertTrue(limit.errors.hasPrefix("error: --time-limit must be a positive number of seconds, not 0.0"), limit.errors)
   }
 
+  func testAFilterThatSelectsNothingExitsTwoNamingIt() {
+    for arguments in [["--filter", "Calculater"], ["--list", "--filter", "Calculater"]] {
+      let result = run(arguments + ["--filter", "tag:fast"])
+      XCTAssertEqual(result.status, 2, "\(arguments)")
+      XCTAssertEqual(result.errors,
+                     "error: no test matches --filter \"Calculater\", --filter \"tag:fast\" (--list shows the tests; --allow-empty allows an empty run)\n")
+      XCTAssertEqual(result.output, "")
+    }
+  }
+
+  func testAllowEmptyMakesAnEmptySelectionAPassingRun() {
+    let result = run(["--filter", "Calculater", "--allow-empty"])
+    XCTAssertEqual(result.status, 0, result.errors)
+    XCTAssertTrue(result.output.contains("Result: 0 passed, 0 failed, 0 skipped"), result.output)
+  }
+
+  func testSuitesWithNoTestAreAnEmptySelection() {
+    let result = run([], suites: [Suite("Empty") {}])
+    XCTAssertEqual(result.status, 2)
+    XCTAssertEqual(result.errors, "error: no test to run: the suites contain no test (--allow-empty allows an empty run)\n")
+  }
+
   func testListPrintsPathsAndTags() {
     let result = run(["--list", "--filter", "Calculator/"])
     XCTAssertEqual(result.status, 0)

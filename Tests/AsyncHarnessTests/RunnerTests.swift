@@ -60,6 +60,20 @@ final class RunnerTests: XCTestCase {
     XCTAssertEqual(recorder.events.count, 0)
   }
 
+  func testASelectionWithNoTestFailsBeforeAnyEventUnlessAllowed() throws {
+    let suite = Suite("Filters") { Test("loads") { _ in } }
+    let recorder = EventRecorder()
+    var configuration = Configuration()
+    configuration.filters = ["nothing"]
+    XCTAssertThrowsError(try Runner(suites: [suite], configuration: configuration, reporters: [recorder]).run()) { error in
+      XCTAssertEqual(error as? RunnerError, .emptySelection(filters: ["nothing"]))
+    }
+    XCTAssertEqual(recorder.events.count, 0)
+    configuration.allowsEmptySelection = true
+    XCTAssertEqual(try Runner(suites: [suite], configuration: configuration, reporters: [recorder]).run(), Summary())
+    XCTAssertEqual(recorder.events.map(\.kind), [.runStarted, .runEnded])
+  }
+
   func testFiltersMatchPathsAndTags() throws {
     let suite = Suite("Filters") {
       Test("loads messages") { _ in }

@@ -53,16 +53,12 @@ public enum HarnessMain {
     }
     do {
       let configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)
+      try configuration.checkSelection(in: suites)
       if options.list {
-        var listed = 0
         for suite in suites {
           for test in suite.tests where configuration.includes(test, in: suite) {
             output("\(suite.name)/\(test.name)\(test.tags.isEmpty ? "" : "  [tags: \(test.tags.joined(separator: ", "))]")\n")
-            listed += 1
           }
-        }
-        if listed == 0 && !configuration.allowsEmptySelection {
-          throw RunnerError.emptySelection(filters: configuration.filters)
         }
         return 0
       }

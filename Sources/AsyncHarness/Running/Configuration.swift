@@ -36,6 +36,15 @@ public struct Configuration: Sendable {
   /// The default configuration: every test once, suites' own waiters, declaration order.
   public init() {}
 
+  /// Checks that the selection holds at least one test of `suites`, unless
+  /// ``allowsEmptySelection`` is on.
+  /// - Throws: ``RunnerError/emptySelection(filters:)`` when it holds none.
+  public func checkSelection(in suites: [Suite]) throws {
+    guard !allowsEmptySelection else { return }
+    let selected = suites.contains { suite in suite.tests.contains { includes($0, in: suite) } }
+    if !selected { throw RunnerError.emptySelection(filters: filters) }
+  }
+
   /// Whether the filters keep this test.
   public func includes(_ test: Test, in suite: Suite) -> Bool {
     guard !filters.isEmpty else { return true }

@@ -46,10 +46,7 @@ public final class Runner {
   @discardableResult
   public func run() throws -> Summary {
     let plan = try suites.map { suite in (suite, try waiters(for: suite)) }
-    let selected = suites.contains { suite in suite.tests.contains { configuration.includes($0, in: suite) } }
-    if !selected && !configuration.allowsEmptySelection {
-      throw RunnerError.emptySelection(filters: configuration.filters)
-    }
+    try configuration.checkSelection(in: suites)
     do {
       return try run(plan)
     } catch {

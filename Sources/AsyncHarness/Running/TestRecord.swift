@@ -100,10 +100,17 @@ final class TestRecord: Sendable {
       failures.add(1, ordering: .releasing)
       if let wait {
         wait.wake()
-      } else if Self.body === self && !MainThreadPump.isInsideCallout {
+      } else if isRecordedByTheBody {
         acknowledged.add(1, ordering: .releasing)
       }
     }
+  }
+
+  /// Whether the caller is the test's own code (its body, set-up or teardown), not a
+  /// callback: not work a queue runs (a main-queue callout, or work sent to a harness
+  /// queue, which an inline queue runs on the body's own thread).
+  private var isRecordedByTheBody: Bool {
+    Self.body === self && !MainThreadPump.isInsideCallout && DispatchChain.frames.isEmpty
   }
 
   /// Records an issue that arrived after the test ended; the runner reports it against
