@@ -1,6 +1,7 @@
 import AsyncHarness
 import AsyncHarnessTesting
 import Dispatch
+import Synchronization
 import Testing
 
 /// The Swift Testing bridge: the harness's waits inside `@Test` functions, issues recorded
@@ -28,4 +29,42 @@ import Testing
       issue.comments.map(\.rawValue) == ["Exceeded timeout of 0.02 seconds waiting until the condition held"]
     }
   }
+
+  /// Parallel cases on the cooperative pool: a blocking wait there is reported at once as
+  /// misuse saying to `await`, instead of holding a pool thread until every case times out.
+  @Test(arguments: 0..<8) func blockingWaitsOnThePoolSayToAwait(_ index: Int) async {
+    let message = "A blocking wait cannot run on a Swift concurrency thread: it would hold a thread of the cooperative pool that the awaited work may need. Use `try await t.wait(...)` instead"
+    await withKnownIssue("a blocking wait in async code is misuse") {
+      let result = await withHarness(waiter: .semaphore, timeout: .seconds(30)) { t in
+        let done = t.expectation("done \(index)")
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { done.fulfill() }
+        try blockingWait(t, done)
+      }
+      #expect(result.verdict == .errored)
+      #expect(result.issues.map(\.message) == [message])
+    } matching: { issue in
+      issue.comments.map(\.rawValue) == [message]
+    }
+  }
+
+  @Test func teardownBlocksAndUnwaitedExpectationsInsideWithHarness() async {
+    let log = Mutex<[String]>([])
+    await withKnownIssue("the forgotten expectation fails the test") {
+      let result = await withHarness { t in
+        t.addTeardown { log.withLock { $0.append("blocking") } }
+        t.addTeardown { () async throws in log.withLock { $0.append("async") } }
+        _ = t.expectation("forgotten")
+      }
+      #expect(result.verdict == .failed)
+      #expect(result.issues.map(\.message).first?.hasPrefix("Failed due to unwaited expectation \"forgotten\" created at SwiftTestingBridgeTests.swift:") == true)
+    } matching: { issue in
+      issue.comments.first?.rawValue.hasPrefix("Failed due to unwaited expectation") == true
+    }
+    #expect(log.withLock { $0 } == ["async", "blocking"])
+  }
+}
+
+/// Makes a blocking wait from synchronous code, as a closure inside `async` code would.
+private func blockingWait(_ t: AsyncHarness.TestContext, _ expectation: AsyncHarness.Expectation) throws {
+  try t.wait(for: expectation)
 }
