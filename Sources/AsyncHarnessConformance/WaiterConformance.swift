@@ -8,8 +8,11 @@ import Synchronization
 /// verdict, message and timing with what the contract demands: waits end when fulfilled
 /// from another thread or from the main queue; timeouts fail with XCTest's wording;
 /// inverted, counted and ordered expectations behave as in XCTest; a failing callback ends
-/// the wait at once; a late fulfillment is reported against its own test and satisfies
-/// nothing later; misuse is an issue, not a crash; waiting burns no CPU.
+/// the wait at once, while a soft failure the test recorded before the wait does not; a
+/// probe is judged by the evaluation that ended its wait; a wait decided before it begins
+/// is not misuse, even inside a main-queue callout; a late fulfillment is reported against
+/// its own test and satisfies nothing later; misuse is an issue, not a crash; waiting burns
+/// no CPU.
 ///
 /// Authors of a strategy run it from a test on the main thread (a synchronous XCTest
 /// method, or a suites executable):
