@@ -166,32 +166,36 @@ extension Fixture {
       Task.detached { t.expect(false, "the callback saw a wrong value") }
       try await t.wait(for: never, timeout: .seconds(60))
     }, verdict: .failed, messages: ["the callback saw a wrong value"], maximumDuration: 5),
-    Fixture(Test("an earlier soft failure does not end a later wait") { t in
+    softFailureFirst(Test("an earlier soft failure does not end a later wait") { t in
       t.expect(false, "a soft failure before the wait")
       let done = t.expectation("done")
       DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { done.fulfill() }
       try t.wait(for: done)
       t.expect(done.isFulfilled, "the wait returned before its fulfillment")
       t.expect(false, "a check after the wait")
-    }, verdict: .failed, messages: ["a soft failure before the wait", "a check after the wait"],
-       extra: { observed in onlyMessages(["Expectation failed: a soft failure before the wait", "Expectation failed: a check after the wait"], observed) }),
-    Fixture(Test("an earlier soft failure does not end a later async wait") { t async throws in
+    }),
+    softFailureFirst(Test("an earlier soft failure does not end a later async wait") { t async throws in
       t.expect(false, "a soft failure before the wait")
       let done = t.expectation("done")
       DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { done.fulfill() }
       try await t.wait(for: done)
       t.expect(done.isFulfilled, "the wait returned before its fulfillment")
       t.expect(false, "a check after the wait")
-    }, verdict: .failed, messages: ["a soft failure before the wait", "a check after the wait"],
-       extra: { observed in onlyMessages(["Expectation failed: a soft failure before the wait", "Expectation failed: a check after the wait"], observed) }),
-    Fixture(Test("an earlier soft failure does not end a later probe wait") { t in
+    }),
+    softFailureFirst(Test("an earlier soft failure does not end a later wait of a main-actor body") { @MainActor t async throws in
+      t.expect(false, "a soft failure before the wait")
+      let done = t.expectation("done")
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { done.fulfill() }
+      try await t.wait(for: done)
+      t.expect(false, "a check after the wait")
+    }),
+    softFailureFirst(Test("an earlier soft failure does not end a later probe wait") { t in
       t.expect(false, "a soft failure before the wait")
       let flag = Atomic<Bool>(false)
       DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { flag.store(true, ordering: .releasing) }
       try t.wait(until: { flag.load(ordering: .acquiring) })
       t.expect(false, "a check after the wait")
-    }, verdict: .failed, messages: ["a soft failure before the wait", "a check after the wait"],
-       extra: { observed in onlyMessages(["Expectation failed: a soft failure before the wait", "Expectation failed: a check after the wait"], observed) }),
+    }),
   ]
 }
 
@@ -284,6 +288,16 @@ extension Fixture {
       t.expect(used < 0.15, "waiting 0.3 s used \(used) s of CPU: the waiter spins")
     }, verdict: .passed),
   ]
+}
+
+extension Fixture {
+  /// A test that records a soft failure, then waits, then checks: the wait must still wait,
+  /// and the check after it must run.
+  fileprivate static func softFailureFirst(_ test: Test) -> Fixture {
+    let messages = ["a soft failure before the wait", "a check after the wait"]
+    return Fixture(test, verdict: .failed, messages: messages,
+                   extra: { observed in onlyMessages(messages.map { "Expectation failed: \($0)" }, observed) })
+  }
 }
 
 /// The problem, when the test's failing messages are not exactly `expected`.

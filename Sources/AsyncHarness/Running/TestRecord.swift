@@ -107,10 +107,12 @@ final class TestRecord: Sendable {
   }
 
   /// Whether the caller is the test's own code (its body, set-up or teardown), not a
-  /// callback: not work a queue runs (a main-queue callout, or work sent to a harness
-  /// queue, which an inline queue runs on the body's own thread).
+  /// callback: not work a queue runs (a main-queue block run as a callout while the test
+  /// waits, or work sent to a harness queue, which an inline queue runs on the body's own
+  /// thread). A `@MainActor` async body also runs as a callout, but in its task.
   private var isRecordedByTheBody: Bool {
-    Self.body === self && !MainThreadPump.isInsideCallout && DispatchChain.frames.isEmpty
+    guard Self.body === self, DispatchChain.frames.isEmpty else { return false }
+    return !MainThreadPump.isInsideCallout || withUnsafeCurrentTask(body: { $0 != nil })
   }
 
   /// Records an issue that arrived after the test ended; the runner reports it against
