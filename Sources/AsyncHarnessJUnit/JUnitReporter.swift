@@ -56,7 +56,6 @@ public final class JUnitReporter: Reporter {
   public let outputLimit: Int
 
   private var document: JUnitDocument?
-  private let currentDirectory = FileManager.default.currentDirectoryPath + "/"
   private var run: RunInfo?
   private var suite: OpenSuite?
   private var suiteNames = UniqueNames()
@@ -197,7 +196,7 @@ public final class JUnitReporter: Reporter {
     try writer.attribute("classname", classname)
     try writer.attribute("time", XMLText(JUnitFormat.time(testCase.duration)))
     if profile == .github, result.verdict.isFailure, let location = primary?.sourceLocation {
-      let file = XMLText(relativePath(location), limit: outputLimit)
+      let file = XMLText(location.path, limit: outputLimit)
       if !file.isBlank { try writer.attribute("file", file) }
       if location.line > 0 { try writer.attribute("line", XMLText(String(location.line))) }
     }
@@ -235,13 +234,7 @@ public final class JUnitReporter: Reporter {
   /// `message path/File.swift:LINE`, or the message alone when the location is unknown.
   private func line(_ issue: Issue) -> String {
     guard let location = issue.sourceLocation else { return issue.message }
-    return "\(issue.message) \(relativePath(location)):\(location.line)"
-  }
-
-  /// The file's path relative to the current directory when it lies inside, else its file ID.
-  private func relativePath(_ location: SourceLocation) -> String {
-    location.filePath.hasPrefix(currentDirectory)
-      ? String(location.filePath.dropFirst(currentDirectory.count)) : location.fileID
+    return "\(issue.message) \(location)"
   }
 }
 

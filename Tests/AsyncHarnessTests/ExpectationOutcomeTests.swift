@@ -27,7 +27,7 @@ final class ExpectationOutcomeTests: XCTestCase {
       [snapshot("bar"), snapshot("done", fulfilled: 1, order: 1), snapshot("baz", expected: 2, fulfilled: 1)],
       enforceOrder: false, timedOut: true)
     XCTAssertEqual(outcome.failureMessage(timeout: .milliseconds(200)),
-                   "Exceeded timeout of 0.2 seconds, with unfulfilled expectations: \"bar\" created at LoaderTests.swift:12, \"baz\" (1 of 2) created at LoaderTests.swift:12")
+                   "Exceeded timeout of 0.2 seconds, with unfulfilled expectations: \"bar\" created at App/LoaderTests.swift:12, \"baz\" (1 of 2) created at App/LoaderTests.swift:12")
   }
 
   func testInvertedWaitsOutTheTimeoutThenCompletes() {
@@ -41,7 +41,7 @@ final class ExpectationOutcomeTests: XCTestCase {
     let outcome = ExpectationOutcome.evaluate([fulfilled], enforceOrder: false, timedOut: false)
     XCTAssertEqual(outcome, .invertedFulfillment([fulfilled]))
     XCTAssertEqual(outcome.failureMessage(timeout: .seconds(1)),
-                   "Fulfilled inverted expectation \"never\" created at LoaderTests.swift:12")
+                   "Fulfilled inverted expectation \"never\" created at App/LoaderTests.swift:12")
   }
 
   func testEnforcedOrder() {

@@ -1,4 +1,5 @@
-import AsyncHarness
+@testable import AsyncHarness
+import Foundation
 import XCTest
 
 /// The exact messages a user reads, with the file and line they point at.
@@ -16,7 +17,7 @@ final class FailureMessageTests: XCTestCase {
     XCTAssertEqual(issue.kind, .waitFailed)
     let created = issue.sourceLocation!.line - 1
     XCTAssertEqual(issue.message,
-                   "Exceeded timeout of 0.02 seconds, with unfulfilled expectations: \"messages loaded\" created at FailureMessageTests.swift:\(created)")
+                   "Exceeded timeout of 0.02 seconds, with unfulfilled expectations: \"messages loaded\" created at Tests/AsyncHarnessTests/FailureMessageTests.swift:\(created)")
     XCTAssertEqual(issue.sourceLocation?.fileName, "FailureMessageTests.swift")
   }
 
@@ -26,7 +27,7 @@ final class FailureMessageTests: XCTestCase {
       Test("expects") { t in t.expect(1 + 1 == 3, "arithmetic") }
     }])
     XCTAssertEqual(result.verdict, .failed)
-    XCTAssertEqual(result.issues.map(\.description), ["Expectation failed: arithmetic (FailureMessageTests.swift:\(expectLine))"])
+    XCTAssertEqual(result.issues.map(\.description), ["Expectation failed: arithmetic (Tests/AsyncHarnessTests/FailureMessageTests.swift:\(expectLine))"])
   }
 
   func testExpectEqualShowsBothValues() throws {
@@ -47,14 +48,28 @@ final class FailureMessageTests: XCTestCase {
     XCTAssertEqual(result.issues.map(\.message), ["Required value of type Int was nil: a stored image"])
   }
 
-  func testThrownErrorIsAnError() throws {
+  func testThrownErrorIsAnErrorWrittenAsTheUserWroteIt() throws {
     struct Broken: Error {}
+    let testLine = #line + 2
     let result = try onlyResult(of: [Suite("Messages") {
       Test("throws") { _ in throw Broken() }
     }])
     XCTAssertEqual(result.verdict, .errored)
-    XCTAssertEqual(result.issues.first?.kind, .errorThrown)
-    XCTAssertTrue(result.issues.first?.message.hasPrefix("Caught error: ") == true)
+    XCTAssertEqual(result.issues.map(\.kind), [.errorThrown])
+    XCTAssertEqual(result.issues.map(\.description),
+                   ["Caught error: Broken() (Tests/AsyncHarnessTests/FailureMessageTests.swift:\(testLine))"])
+  }
+
+  func testErrorsReadWithoutModuleOrUnknownContext() {
+    struct Boom: Error {}
+    final class Failure: Error {}
+    XCTAssertEqual(Issue.describe(Boom()), "Boom()")
+    XCTAssertEqual(Issue.describe(LoaderError.notFound(id: 3)), "LoaderError.notFound(id: 3)")
+    XCTAssertEqual(Issue.describe(LoaderError.offline), "LoaderError.offline")
+    XCTAssertEqual(Issue.describe(Failure()), "Failure")
+    XCTAssertEqual(Issue.describe(Described()), "the disk is full")
+    XCTAssertEqual(Issue.describe(CancellationError()), "CancellationError()")
+    XCTAssertEqual(Issue.describe(NSError(domain: "Loader", code: 7)), "Error Domain=Loader Code=7 \"(null)\"")
   }
 
   func testZeroFulfillmentCountIsMisuse() throws {
@@ -67,6 +82,7 @@ final class FailureMessageTests: XCTestCase {
   }
 
   func testForeignExpectationIsMisuse() throws {
+    let createLine = #line + 2
     let recorder = try runSuites([Suite("Messages") {
       Test("creates") { t in Leftover.value.withLock { $0 = t.expectation("from the first test", requiresWait: false) } }
       Test("waits on another test's expectation") { t in
@@ -76,14 +92,15 @@ final class FailureMessageTests: XCTestCase {
     }])
     let second = try XCTUnwrap(recorder.results.last?.result)
     XCTAssertEqual(second.verdict, .errored)
-    XCTAssertTrue(second.issues.first?.message.hasPrefix(
-      "API violation - expectation \"from the first test\" created at FailureMessageTests.swift:") == true)
-    XCTAssertTrue(second.issues.first?.message.hasSuffix("belongs to another test (Messages/creates)") == true)
+    XCTAssertEqual(second.issues.map(\.description), [
+      "API violation - expectation \"from the first test\" created at Tests/AsyncHarnessTests/FailureMessageTests.swift:\(createLine) belongs to another test (Messages/creates) (Tests/AsyncHarnessTests/FailureMessageTests.swift:\(createLine + 3))",
+    ])
   }
 
   func testSynchronousFallbackWarns() throws {
     var configuration = Configuration()
     configuration.waiters = .named("synchronous")
+    let waitLine = #line + 6
     let result = try onlyResult(of: [Suite("Messages") {
       Test("escapes") { t in
         let done = t.expectation("done")
@@ -94,8 +111,9 @@ final class FailureMessageTests: XCTestCase {
     }], configure: { $0 = configuration })
     XCTAssertEqual(result.verdict, .passed)
     XCTAssertEqual(result.issues.map(\.kind), [.warning])
-    XCTAssertTrue(result.issues.first?.message.hasPrefix(
-      "synchronous waiter: the wait for \"done\" was not satisfied when the wait began at FailureMessageTests.swift:") == true)
+    XCTAssertEqual(result.issues.map(\.description), [
+      "synchronous waiter: the wait for \"done\" was not satisfied when the wait began at Tests/AsyncHarnessTests/FailureMessageTests.swift:\(waitLine); work escaped the test's queues, so it fell back to a blocking wait (Tests/AsyncHarnessTests/FailureMessageTests.swift:\(waitLine))",
+    ])
   }
 }
 
@@ -103,4 +121,13 @@ import Synchronization
 
 enum Leftover {
   static let value = Mutex<Expectation?>(nil)
+}
+
+private enum LoaderError: Error {
+  case notFound(id: Int)
+  case offline
+}
+
+private struct Described: Error, CustomStringConvertible {
+  var description: String { "the disk is full" }
 }

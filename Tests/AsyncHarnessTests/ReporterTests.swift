@@ -4,13 +4,18 @@ import XCTest
 
 /// Console and JSON Lines output, pinned as golden text from hand-made events.
 final class ReporterTests: XCTestCase {
-  private let location = SourceLocation(fileID: "LoaderTests/LoaderTests.swift", filePath: "/src/LoaderTests.swift", line: 14, column: 5)
+  /// A file outside the working directory: reports name it by its file ID.
+  private let elsewhere = SourceLocation(fileID: "LoaderTests/LoaderTests.swift", filePath: "/src/LoaderTests.swift", line: 14, column: 5)
+  /// A file inside the working directory: reports name it by its path from there.
+  private let inPackage = SourceLocation(
+    fileID: "LoaderTests/LoaderTests.swift",
+    filePath: FileManager.default.currentDirectoryPath + "/Tests/LoaderTests/LoaderTests.swift", line: 14, column: 5)
   private let instant = Date(timeIntervalSince1970: 1_800_000_000)
 
-  private func events() -> [Event] {
+  private func events(at location: SourceLocation) -> [Event] {
     let passed = TestID(suite: "MessageLoader", name: "greets with hello", waiter: "semaphore")
     let failed = TestID(suite: "MessageLoader", name: "loads two", waiter: "semaphore")
-    let issue = Issue(kind: .waitFailed, message: "Exceeded timeout of 1 seconds, with unfulfilled expectations: \"loaded\" created at LoaderTests.swift:13", sourceLocation: location)
+    let issue = Issue(kind: .waitFailed, message: "Exceeded timeout of 1 seconds, with unfulfilled expectations: \"loaded\" created at \(location.path):13", sourceLocation: location)
     var summary = Summary()
     summary.count(.passed)
     summary.count(.failed)
@@ -32,12 +37,12 @@ final class ReporterTests: XCTestCase {
   func testConsoleGolden() throws {
     var text = ""
     let reporter = ConsoleReporter(style: .plain) { text += $0 }
-    for event in events() { try reporter.handle(event) }
+    for event in events(at: inPackage) { try reporter.handle(event) }
     XCTAssertEqual(text, """
       Shuffled with seed 42 (replay with --shuffle 42)
       PASS  MessageLoader/greets with hello [semaphore] (0.000s)
       FAIL  MessageLoader/loads two [semaphore] (1.002s)
-          LoaderTests.swift:14: Exceeded timeout of 1 seconds, with unfulfilled expectations: "loaded" created at LoaderTests.swift:13
+          Tests/LoaderTests/LoaderTests.swift:14: Exceeded timeout of 1 seconds, with unfulfilled expectations: "loaded" created at Tests/LoaderTests/LoaderTests.swift:13
 
       Suite          semaphore
       -------------  ---------
@@ -50,7 +55,7 @@ final class ReporterTests: XCTestCase {
   func testConsoleColorsOnlyWhenAsked() throws {
     var text = ""
     let reporter = ConsoleReporter(style: .init(colors: true, liveProgress: false)) { text += $0 }
-    for event in events() { try reporter.handle(event) }
+    for event in events(at: inPackage) { try reporter.handle(event) }
     XCTAssertTrue(text.contains("\u{1B}[32mPASS \u{1B}[0m MessageLoader/greets with hello"))
     XCTAssertFalse(ConsoleReporter.Style.forStandardOutput(environment: ["NO_COLOR": "1"]).colors)
   }
@@ -58,12 +63,12 @@ final class ReporterTests: XCTestCase {
   func testJSONLinesGoldenAndRoundTrip() throws {
     var lines: [String] = []
     let reporter = JSONLinesReporter { lines.append($0) }
-    for event in events() { try reporter.handle(event) }
+    for event in events(at: elsewhere) { try reporter.handle(event) }
     XCTAssertEqual(lines.count, 9)
     XCTAssertTrue(lines.allSatisfy { $0.hasSuffix("\n") && $0.dropLast().contains("\n") == false })
     XCTAssertEqual(lines[0], #"{"kind":"runStarted","run":{"harnessVersion":"0.1.0","repetitions":1,"seed":42,"waiters":["semaphore"]},"timestamp":"2027-01-15T08:00:00Z","version":1}"# + "\n")
-    XCTAssertEqual(lines[5], #"{"issue":{"kind":"waitFailed","message":"Exceeded timeout of 1 seconds, with unfulfilled expectations: \"loaded\" created at LoaderTests.swift:13","sourceLocation":{"column":5,"fileID":"LoaderTests/LoaderTests.swift","filePath":"/src/LoaderTests.swift","line":14}},"kind":"issueRecorded","suite":"MessageLoader","test":{"name":"loads two","repetition":1,"suite":"MessageLoader","waiter":"semaphore"},"timestamp":"2027-01-15T08:00:00Z","version":1,"waiter":"semaphore"}"# + "\n")
-    XCTAssertEqual(try lines.map { try JSONLinesReporter.decode(line: $0) }, events())
+    XCTAssertEqual(lines[5], #"{"issue":{"kind":"waitFailed","message":"Exceeded timeout of 1 seconds, with unfulfilled expectations: \"loaded\" created at LoaderTests/LoaderTests.swift:13","sourceLocation":{"column":5,"fileID":"LoaderTests/LoaderTests.swift","filePath":"/src/LoaderTests.swift","line":14}},"kind":"issueRecorded","suite":"MessageLoader","test":{"name":"loads two","repetition":1,"suite":"MessageLoader","waiter":"semaphore"},"timestamp":"2027-01-15T08:00:00Z","version":1,"waiter":"semaphore"}"# + "\n")
+    XCTAssertEqual(try lines.map { try JSONLinesReporter.decode(line: $0) }, events(at: elsewhere))
   }
 
   func testJSONLinesFileInAMissingDirectoryFailsAtOnce() {

@@ -115,6 +115,7 @@ final class RunnerTests: XCTestCase {
   }
 
   func testLateFulfillmentIsReportedAgainstItsOwnTest() throws {
+    let createLine = #line + 2
     let suite = Suite("Late") {
       Test("leaves work behind") { t in Leftover.value.withLock { $0 = t.expectation("saved", requiresWait: false) } }
       Test("runs next") { t in
@@ -127,8 +128,9 @@ final class RunnerTests: XCTestCase {
     XCTAssertEqual(recorder.results.map(\.result.verdict), [.passed, .passed])
     let first = recorder.results[0].test
     XCTAssertEqual(recorder.lateIssues(of: first).map(\.kind), [.lateSignal])
-    XCTAssertTrue(recorder.lateIssues(of: first).first?.message.hasPrefix(
-      "Late fulfillment of \"saved\" (created at RunnerTests.swift:") == true)
+    XCTAssertEqual(recorder.lateIssues(of: first).map(\.description), [
+      "Late fulfillment of \"saved\" (created at Tests/AsyncHarnessTests/RunnerTests.swift:\(createLine)) arrived after its test ended (Tests/AsyncHarnessTests/RunnerTests.swift:\(createLine + 2))",
+    ])
     XCTAssertEqual(recorder.lateIssues(of: recorder.results[1].test), [])
   }
 

@@ -56,7 +56,7 @@ import Testing
         _ = t.expectation("forgotten")
       }
       #expect(result.verdict == .failed)
-      #expect(result.issues.map(\.message).first?.hasPrefix("Failed due to unwaited expectation \"forgotten\" created at SwiftTestingBridgeTests.swift:") == true)
+      #expect(result.issues.map(\.message).first?.hasPrefix("Failed due to unwaited expectation \"forgotten\" created at Tests/AsyncHarnessTests/SwiftTestingBridgeTests.swift:") == true)
     } matching: { issue in
       issue.comments.first?.rawValue.hasPrefix("Failed due to unwaited expectation") == true
     }

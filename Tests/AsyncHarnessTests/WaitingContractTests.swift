@@ -23,7 +23,7 @@ final class WaitingContractTests: XCTestCase {
     })
     for (waiter, result) in results {
       XCTAssertEqual(result.verdict, .failed, waiter)
-      XCTAssertEqual(failures(result), ["Expectation failed: the callback saw a wrong value (WaitingContractTests.swift:\(expectLine))"], waiter)
+      XCTAssertEqual(failures(result), ["Expectation failed: the callback saw a wrong value (Tests/AsyncHarnessTests/WaitingContractTests.swift:\(expectLine))"], waiter)
     }
   }
 
@@ -39,8 +39,8 @@ final class WaitingContractTests: XCTestCase {
       }
     })
     for (waiter, result) in results {
-      XCTAssertEqual(failures(result), ["Expectation failed: soft (WaitingContractTests.swift:\(firstLine))",
-                                        "Expectation failed: after the wait (WaitingContractTests.swift:\(firstLine + 4))"], waiter)
+      XCTAssertEqual(failures(result), ["Expectation failed: soft (Tests/AsyncHarnessTests/WaitingContractTests.swift:\(firstLine))",
+                                        "Expectation failed: after the wait (Tests/AsyncHarnessTests/WaitingContractTests.swift:\(firstLine + 4))"], waiter)
     }
   }
 
@@ -61,7 +61,7 @@ final class WaitingContractTests: XCTestCase {
     for (waiter, result) in results {
       XCTAssertEqual(result.verdict, .failed, waiter)
       XCTAssertEqual(failures(result), [
-        "Failed due to unwaited expectations \"saved\" created at WaitingContractTests.swift:\(createdLine), \"shown\" created at WaitingContractTests.swift:\(createdLine + 1) (WaitingContractTests.swift:\(createdLine))",
+        "Failed due to unwaited expectations \"saved\" created at Tests/AsyncHarnessTests/WaitingContractTests.swift:\(createdLine), \"shown\" created at Tests/AsyncHarnessTests/WaitingContractTests.swift:\(createdLine + 1) (Tests/AsyncHarnessTests/WaitingContractTests.swift:\(createdLine))",
       ], waiter)
     }
   }
@@ -93,7 +93,7 @@ final class WaitingContractTests: XCTestCase {
     })
     for (waiter, result) in results {
       XCTAssertEqual(failures(result), [
-        "Failed due to unwaited expectation \"loaded\" created at WaitingContractTests.swift:\(createdLine) (WaitingContractTests.swift:\(createdLine))",
+        "Failed due to unwaited expectation \"loaded\" created at Tests/AsyncHarnessTests/WaitingContractTests.swift:\(createdLine) (Tests/AsyncHarnessTests/WaitingContractTests.swift:\(createdLine))",
       ], waiter)
     }
   }
@@ -111,7 +111,7 @@ final class WaitingContractTests: XCTestCase {
     })
     for (waiter, result) in results {
       XCTAssertEqual(failures(result), [
-        "Fulfilled inverted expectation \"must not happen\" created at WaitingContractTests.swift:\(line) (the wait at WaitingContractTests.swift:\(line + 2)) (WaitingContractTests.swift:\(line + 1))",
+        "Fulfilled inverted expectation \"must not happen\" created at Tests/AsyncHarnessTests/WaitingContractTests.swift:\(line) (the wait at Tests/AsyncHarnessTests/WaitingContractTests.swift:\(line + 2)) (Tests/AsyncHarnessTests/WaitingContractTests.swift:\(line + 1))",
       ], waiter)
     }
   }
@@ -129,7 +129,7 @@ final class WaitingContractTests: XCTestCase {
     })
     for (waiter, result) in results {
       XCTAssertEqual(failures(result), [
-        "Failed due to expectation fulfilled in incorrect order: requires \"first\", actually fulfilled \"second\" (the wait at WaitingContractTests.swift:\(line + 2)) (WaitingContractTests.swift:\(line))",
+        "Failed due to expectation fulfilled in incorrect order: requires \"first\", actually fulfilled \"second\" (the wait at Tests/AsyncHarnessTests/WaitingContractTests.swift:\(line + 2)) (Tests/AsyncHarnessTests/WaitingContractTests.swift:\(line))",
       ], waiter)
     }
   }
@@ -151,7 +151,7 @@ final class WaitingContractTests: XCTestCase {
     })
     for (waiter, result) in results {
       XCTAssertEqual(failures(result), [
-        "Exceeded timeout of 0.03 seconds, with unfulfilled expectations: \"Expect notification 'WaitingContractTests.identity' from the store\" created at WaitingContractTests.swift:\(line) (WaitingContractTests.swift:\(line + 4))",
+        "Exceeded timeout of 0.03 seconds, with unfulfilled expectations: \"Expect notification 'WaitingContractTests.identity' from the store\" created at Tests/AsyncHarnessTests/WaitingContractTests.swift:\(line) (Tests/AsyncHarnessTests/WaitingContractTests.swift:\(line + 4))",
       ], waiter)
     }
   }
@@ -209,7 +209,7 @@ final class WaitingContractTests: XCTestCase {
     for (waiter, result) in results {
       let line = result.issues.first?.sourceLocation?.line == line ? line : line + 3
       XCTAssertEqual(failures(result), [
-        "Exceeded timeout of 0.02 seconds waiting until \"model loaded\" (WaitingContractTests.swift:\(line))",
+        "Exceeded timeout of 0.02 seconds waiting until \"model loaded\" (Tests/AsyncHarnessTests/WaitingContractTests.swift:\(line))",
       ], waiter)
     }
   }
@@ -300,7 +300,7 @@ final class WaitingContractTests: XCTestCase {
     for (waiter, result) in results {
       XCTAssertEqual(result.verdict, .errored, waiter)
       XCTAssertEqual(failures(result), [
-        "A blocking wait cannot run on a Swift concurrency thread: it would hold a thread of the cooperative pool that the awaited work may need. Use `try await t.wait(...)` instead (WaitingContractTests.swift:\(blockingWaitLine))",
+        "A blocking wait cannot run on a Swift concurrency thread: it would hold a thread of the cooperative pool that the awaited work may need. Use `try await t.wait(...)` instead (Tests/AsyncHarnessTests/WaitingContractTests.swift:\(blockingWaitLine))",
       ], waiter)
     }
   }
@@ -322,9 +322,9 @@ final class WaitingContractTests: XCTestCase {
     for (waiter, result) in results {
       XCTAssertEqual(result.verdict, .errored, waiter)
       XCTAssertEqual(result.issues.map(\.description), [
-        "Expectation failed: the body stops (WaitingContractTests.swift:\(line + 4))",
-        "Expectation failed: checked in teardown (WaitingContractTests.swift:\(line + 2))",
-        "Caught error: the server did not stop (WaitingContractTests.swift:\(line + 1))",
+        "Expectation failed: the body stops (Tests/AsyncHarnessTests/WaitingContractTests.swift:\(line + 4))",
+        "Expectation failed: checked in teardown (Tests/AsyncHarnessTests/WaitingContractTests.swift:\(line + 2))",
+        "Caught error: the server did not stop (Tests/AsyncHarnessTests/WaitingContractTests.swift:\(line + 1))",
       ], waiter)
     }
     XCTAssertEqual(log.withLock { $0 },

@@ -114,7 +114,7 @@ public final class TestContext: Sendable {
   /// Records an error that ended the test body; ``TestStopped`` was recorded already.
   func recordThrown(_ error: any Error, at location: SourceLocation) {
     guard !(error is TestStopped) else { return }
-    record(Issue(kind: .errorThrown, message: "Caught error: \(String(reflecting: error))", sourceLocation: location))
+    record(.thrown(error, at: location))
   }
 
   /// Records that the test ran out of time, naming what it was doing. Only the first

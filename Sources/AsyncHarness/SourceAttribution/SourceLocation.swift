@@ -1,3 +1,5 @@
+import Foundation
+
 /// A place in the user's source code: where an expectation was created, a wait was made,
 /// or an assertion failed.
 ///
@@ -29,6 +31,21 @@ public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertib
     fileID.split(separator: "/").last.map(String.init) ?? fileID
   }
 
-  /// `File.swift:LINE`, the form used in failure messages.
-  public var description: String { "\(fileName):\(line)" }
+  /// The file's path relative to the working directory when the file lies inside it
+  /// (`Sources/LoaderSuites/main.swift`), so a terminal or an editor can open it; else its
+  /// file ID (`LoaderSuites/main.swift`), which names the module and never a machine's
+  /// directories.
+  public var path: String {
+    path(relativeTo: FileManager.default.currentDirectoryPath)
+  }
+
+  /// The file's path relative to `directory` when the file lies inside it, else its file ID.
+  func path(relativeTo directory: String) -> String {
+    let base = directory.hasSuffix("/") ? directory : directory + "/"
+    guard filePath.hasPrefix(base), filePath.count > base.count else { return fileID }
+    return String(filePath.dropFirst(base.count))
+  }
+
+  /// `path/File.swift:LINE` (see ``path``), the form used in failure messages and reports.
+  public var description: String { "\(path):\(line)" }
 }
