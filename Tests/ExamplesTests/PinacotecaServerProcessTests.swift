@@ -9,13 +9,7 @@ import FoundationNetworking
 /// The `pinacoteca-server` executable as a child process: `--port 0` picks a port and
 /// prints the URL; the fixtures come back over HTTP.
 final class PinacotecaServerProcessTests: XCTestCase {
-  /// The executable SwiftPM built next to the test bundle.
-  private var executable: URL {
-    // The test bundle is a directory on macOS and the build directory itself on Linux.
-    let bundle = Bundle(for: Self.self).bundleURL
-    let directory = bundle.pathExtension == "xctest" ? bundle.deletingLastPathComponent() : bundle
-    return directory.appendingPathComponent("pinacoteca-server")
-  }
+  private var executable: URL { builtExecutable("pinacoteca-server", for: Self.self) }
 
   /// Reads the child's standard output until the first full line.
   private func firstLine(of handle: FileHandle) -> String {

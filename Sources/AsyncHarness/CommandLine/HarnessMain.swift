@@ -45,10 +45,11 @@ public enum HarnessMain {
       options = try HarnessOptions.parse(HarnessOptions.expandingShuffle(arguments))
     } catch {
       if HarnessOptions.exitCode(for: error) == .success {
-        output(HarnessOptions.fullMessage(for: error) + "\n")
+        output(HarnessOptions.showingOptionalSeed(HarnessOptions.fullMessage(for: error)) + "\n")
         return 0
       }
-      errors("error: \(HarnessOptions.message(for: error))\n\(HarnessOptions.usageString())\n")
+      errors("error: \(HarnessOptions.message(for: error))\nUSAGE: \(HarnessOptions.showingOptionalSeed(HarnessOptions.usageString()))\n"
+        + "  See '\(HarnessOptions.executableName) --help' for more information.\n")
       return 2
     }
     do {
@@ -85,10 +86,27 @@ struct UsageError: Error, CustomStringConvertible {
   init(_ description: String) { self.description = description }
 }
 
-struct HarnessOptions: ParsableArguments {
-  static let configuration = CommandConfiguration(
-    abstract: "Runs AsyncHarness suites.",
-    discussion: "Exit status: 0 when every test passed, 1 when a test failed, 2 for a usage error (including a selection with no test, unless --allow-empty).")
+/// The flags of a suites executable. A command only so that its help and usage name the
+/// executable (`USAGE: LoaderSuites …`); ``HarnessMain`` runs it.
+struct HarnessOptions: ParsableCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: executableName,
+      abstract: "Runs AsyncHarness suites.",
+      discussion: "Exit status: 0 when every test passed, 1 when a test failed, 2 for a usage error (including a selection with no test, unless --allow-empty).")
+  }
+
+  /// The name the process was started with, without its directories.
+  static var executableName: String {
+    URL(fileURLWithPath: CommandLine.arguments.first ?? "harness").lastPathComponent
+  }
+
+  /// Shows the seed of `--shuffle` as optional, as the README does: ArgumentParser has no
+  /// notation for an option whose value may be left out (``expandingShuffle(_:)`` fills it in).
+  static func showingOptionalSeed(_ text: String) -> String {
+    text.replacingOccurrences(of: "[--shuffle <seed>]", with: "[--shuffle [<seed>]]")
+      .replacingOccurrences(of: "  --shuffle <seed>  ", with: "  --shuffle [<seed>]")
+  }
 
   @Option(help: ArgumentHelp("The waiter strategy for every suite, or all for the matrix.", valueName: "name|all"))
   var waiter: String?

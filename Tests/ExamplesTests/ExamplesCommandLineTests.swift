@@ -1,0 +1,61 @@
+import Foundation
+import XCTest
+
+/// A suites executable's command line as its user meets it: the `examples` executable run as
+/// a child process.
+final class ExamplesCommandLineTests: XCTestCase {
+  private var examples: URL { builtExecutable("examples", for: Self.self) }
+
+  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>]"
+
+  func testHelpNamesTheExecutableAndShowsTheSeedAsOptional() throws {
+    let result = try runToEnd(examples, ["--help"])
+    XCTAssertEqual(result.status, 0)
+    XCTAssertEqual(result.errors, "")
+    XCTAssertEqual(result.output, """
+      OVERVIEW: Runs AsyncHarness suites.
+
+      Exit status: 0 when every test passed, 1 when a test failed, 2 for a usage
+      error (including a selection with no test, unless --allow-empty).
+
+      USAGE: \(usage)
+
+      OPTIONS:
+        --waiter <name|all>     The waiter strategy for every suite, or all for the
+                                matrix.
+        --filter <text>         Run only tests whose Suite/test path contains this
+                                text, or tag:NAME (repeatable).
+        --list                  List the selected tests and exit.
+        --allow-empty           Accept a selection with no test as an empty, passing
+                                run (by default it is an error).
+        --repeat <N>            Run each test N times. (default: 1)
+        --until-failure         With --repeat, stop after the first repetition that
+                                fails.
+        --shuffle [<seed>]      Shuffle tests within each suite; without a seed, a
+                                random one is printed.
+        --json <path>           Write the event stream as JSON Lines to this file.
+        --junit <path>          Write a JUnit XML report to this file.
+        --junit-profile <name>  JUnit profile: standard, or github (adds file and
+                                line attributes). (default: standard)
+        --timeout <seconds>     The timeout in seconds of waits that pass none
+                                (default 1).
+        --time-limit <seconds>  The longest a test may run, in seconds (default: no
+                                limit).
+        -h, --help              Show help information.
+
+
+      """)
+  }
+
+  func testAUsageErrorNamesTheExecutable() throws {
+    let result = try runToEnd(examples, ["--frobnicate"])
+    XCTAssertEqual(result.status, 2)
+    XCTAssertEqual(result.output, "")
+    XCTAssertEqual(result.errors, """
+      error: Unknown option '--frobnicate'
+      USAGE: \(usage)
+        See 'examples --help' for more information.
+
+      """)
+  }
+}
