@@ -38,17 +38,36 @@ struct HarnessPlugin: CommandPlugin {
         throw PluginFailure("building \(product) failed")
       }
       let report = reportDirectory.appendingPathComponent("\(product).xml").path
+      // A report left by an earlier run must not pass for this run's.
+      if FileManager.default.fileExists(atPath: report) { try FileManager.default.removeItem(atPath: report) }
       let process = Process()
       process.executableURL = executable.url
       process.arguments = harnessFlags + ["--junit", report]
       try process.run()
       process.waitUntilExit()
-      print("harness: \(product) exited with status \(process.terminationStatus); JUnit report: \(report)")
-      if process.terminationStatus != 0 { failed.append(product) }
+      let outcome = Self.outcome(of: product, reason: process.terminationReason, status: process.terminationStatus,
+                                 report: report, reportWritten: FileManager.default.fileExists(atPath: report))
+      print(outcome.line)
+      if !outcome.succeeded { failed.append(product) }
     }
     if !failed.isEmpty {
       throw PluginFailure("failing suite executables: \(failed.joined(separator: ", "))")
     }
+  }
+
+  /// What the plugin says about one executable's run, and whether it counts as a success:
+  /// only an exit status of 0 with a report written. It names the report only when one was
+  /// written.
+  static func outcome(of product: String, reason: Process.TerminationReason, status: Int32,
+                      report: String, reportWritten: Bool) -> (line: String, succeeded: Bool) {
+    let ended = switch (reason, status) {
+    case (.uncaughtSignal, _): "\(product) was killed by signal \(status)"
+    case (_, 2): "\(product) exited with status 2 (a usage error, see its message above)"
+    case (_, 1): "\(product) exited with status 1 (a test failed)"
+    default: "\(product) exited with status \(status)"
+    }
+    let written = reportWritten ? "JUnit report: \(report)" : "no JUnit report was written"
+    return ("harness: \(ended); \(written)", reason == .exit && status == 0 && reportWritten)
   }
 
   static func isSuiteExecutable(_ name: String) -> Bool {
