@@ -30,6 +30,11 @@ struct Fixture: Sendable {
   static let all: [Fixture] = waking + expectationSemantics + failFast + isolation + misuse + economy
 }
 
+/// A line of this file, as messages name it.
+private func here(_ line: Int, fileID: String = #fileID, filePath: String = #filePath) -> SourceLocation {
+  SourceLocation(fileID: fileID, filePath: filePath, line: line, column: 1)
+}
+
 // MARK: Waking
 
 extension Fixture {
@@ -91,7 +96,7 @@ extension Fixture {
     Fixture(Test("unfulfilled expectation times out") { t in
       let never = t.expectation("never fulfilled")
       try t.wait(for: never, timeout: .milliseconds(50))
-    }, verdict: .failed, messages: ["Exceeded timeout of 0.05 seconds, with unfulfilled expectations: \"never fulfilled\" created at"]),
+    }, verdict: .failed, messages: ["Exceeded timeout of 0.05 seconds, with unfulfilled expectations: \"never fulfilled\" created at \(here(#line - 2))"]),
     Fixture(Test("async wait times out") { t async throws in
       let never = t.expectation("never fulfilled")
       try await t.wait(for: never, timeout: .milliseconds(50))
@@ -122,7 +127,7 @@ extension Fixture {
       let three = t.expectation("three calls", expectedFulfillmentCount: 3)
       three.fulfill()
       try t.wait(for: three, timeout: .milliseconds(50))
-    }, verdict: .failed, messages: ["\"three calls\" (1 of 3) created at"]),
+    }, verdict: .failed, messages: ["\"three calls\" (1 of 3) created at \(here(#line - 3))"]),
     Fixture(Test("enforced order violated") { t in
       let first = t.expectation("first")
       let second = t.expectation("second")
@@ -232,7 +237,9 @@ extension Fixture {
       done.fulfill()
       try t.wait(for: done)
       try t.wait(for: done)
-    }, verdict: .errored, messages: ["API violation - expectation \"done\" created at", "was already waited on at", "waited on again at"]),
+    }, verdict: .errored, messages: [
+      "API violation - expectation \"done\" created at \(here(#line - 5)) was already waited on at \(here(#line - 3)); waited on again at \(here(#line - 2))",
+    ]),
     Fixture(Test("waiting for no expectations") { t in
       try t.wait(for: [])
     }, verdict: .errored, messages: ["API violation - call made to wait without any expectations having been set"]),
