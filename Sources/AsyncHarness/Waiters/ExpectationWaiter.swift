@@ -10,12 +10,12 @@ public struct ExpectationWaiter: Waiter {
 
   public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
     if MainThreadPump.canPump {
-      MainThreadPump.wait(on: condition, until: deadline, pollInterval: .milliseconds(1))
+      MainThreadPump.wait(on: condition, until: deadline)
       return
     }
     let parker = ThreadParker()
     condition.onWake { parker.unpark() }
-    parker.wait(on: condition, until: deadline, pollInterval: .milliseconds(1))
+    condition.blockUntilDone(deadline: deadline) { parker.park(until: $0) }
   }
 }
 

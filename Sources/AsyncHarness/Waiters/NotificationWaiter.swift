@@ -23,14 +23,8 @@ public struct NotificationWaiter: Waiter {
     defer { center.removeObserver(observer) }
     let token = SendableBox(center)
     condition.onWake { token.value.post(name: Self.wakeNotification, object: nil) }
-    if pumps {
-      let clock = ContinuousClock()
-      while !condition.isDone() && clock.now < deadline {
-        MainThreadPump.turn(until: condition.isPolled
-                            ? min(deadline, clock.now.advanced(by: .milliseconds(1))) : deadline)
-      }
-    } else {
-      parker.wait(on: condition, until: deadline, pollInterval: .milliseconds(1))
+    condition.blockUntilDone(deadline: deadline) { until in
+      if pumps { MainThreadPump.turn(until: until) } else { parker.park(until: until) }
     }
   }
 }

@@ -1,27 +1,23 @@
 import Foundation
 
-/// Sleeps on nothing: re-evaluates the condition at an adaptive interval, starting short
-/// and growing to ``maximumInterval``, like Kiwi's probe poller and Nimble's
-/// `toEventually`. It ignores wake-ups, so it also proves a suite does not depend on them.
-/// On the main thread the run loop turns between polls.
+/// Sleeps on nothing: re-evaluates every condition (expectations too) on a
+/// ``PollSchedule``, like Kiwi's probe poller and Nimble's `toEventually`. It ignores
+/// wake-ups, so it also proves a suite does not depend on them. On the main thread the run
+/// loop turns between polls, and a turn that ran work is followed by an evaluation.
 public struct ProbePollerWaiter: Waiter {
   /// `probePoller`.
   public let name = "probePoller"
-  /// The first interval between polls.
-  public var initialInterval: Duration
-  /// The longest interval between polls.
-  public var maximumInterval: Duration
+  /// When conditions are re-evaluated.
+  public var schedule: PollSchedule
 
-  /// Creates a poller whose interval starts at `initialInterval` and doubles up to
-  /// `maximumInterval`.
-  public init(initialInterval: Duration = .microseconds(50), maximumInterval: Duration = .milliseconds(5)) {
-    self.initialInterval = initialInterval
-    self.maximumInterval = maximumInterval
+  /// Creates a poller that re-evaluates on `schedule`.
+  public init(schedule: PollSchedule = .standard) {
+    self.schedule = schedule
   }
 
   public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
     let pumps = MainThreadPump.canPump
-    poll(condition, until: deadline) { until in
+    condition.blockUntilDone(deadline: deadline, schedule: schedule, pollsEverything: true) { until in
       if pumps {
         MainThreadPump.turn(until: until)
       } else {
@@ -31,21 +27,9 @@ public struct ProbePollerWaiter: Waiter {
   }
 
   public func suspend(on condition: WaitCondition, until deadline: ContinuousClock.Instant) async {
-    let clock = ContinuousClock()
-    var interval = initialInterval
-    while !condition.isDone() && clock.now < deadline {
-      try? await Task.sleep(until: min(deadline, clock.now.advanced(by: interval)), clock: clock)
-      interval = min(interval * 2, maximumInterval)
-    }
-  }
-
-  private func poll(_ condition: WaitCondition, until deadline: ContinuousClock.Instant,
-                    sleep: (ContinuousClock.Instant) -> Void) {
-    let clock = ContinuousClock()
-    var interval = initialInterval
-    while !condition.isDone() && clock.now < deadline {
-      sleep(min(deadline, clock.now.advanced(by: interval)))
-      interval = min(interval * 2, maximumInterval)
+    let start = ContinuousClock().now
+    while let next = condition.nextCheck(started: start, deadline: deadline, schedule: schedule, pollsEverything: true) {
+      try? await Task.sleep(until: next, clock: .continuous)
     }
   }
 }

@@ -12,16 +12,14 @@ public struct SemaphoreWaiter: Waiter {
 
   public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
     if MainThreadPump.canPump {
-      MainThreadPump.wait(on: condition, until: deadline, pollInterval: .milliseconds(1))
+      MainThreadPump.wait(on: condition, until: deadline)
       return
     }
     let semaphore = DispatchSemaphore(value: 0)
     condition.onWake { semaphore.signal() }
-    let clock = ContinuousClock()
-    while !condition.isDone() && clock.now < deadline {
-      let until = condition.isPolled ? min(deadline, clock.now.advanced(by: .milliseconds(1))) : deadline
-      let nanoseconds = clock.now.duration(to: until).timeInterval * 1e9
-      _ = semaphore.wait(timeout: .now() + .nanoseconds(Int(max(0, nanoseconds))))
+    condition.blockUntilDone(deadline: deadline) { until in
+      let nanoseconds = ContinuousClock().now.duration(to: until).nanoseconds
+      _ = semaphore.wait(timeout: .now() + .nanoseconds(max(0, nanoseconds)))
     }
   }
 }

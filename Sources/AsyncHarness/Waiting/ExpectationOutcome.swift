@@ -144,4 +144,12 @@ extension Duration {
   var timeInterval: Double {
     Double(components.seconds) + Double(components.attoseconds) / 1e18
   }
+
+  /// Whole nanoseconds, saturating at `Int.max` for durations too long to count them.
+  var nanoseconds: Int {
+    let (seconds, attoseconds) = components
+    let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+    guard !overflow else { return seconds < 0 ? Int.min : Int.max }
+    return Int(truncatingIfNeeded: whole) &+ Int(attoseconds / 1_000_000_000)
+  }
 }

@@ -30,23 +30,49 @@ extension Waiter {
   public var runsWorkInline: Bool { false }
 
   /// Suspends on a continuation resumed by a wake-up, the deadline, or (for polled
-  /// conditions) the next poll.
+  /// conditions) the next evaluation of the standard ``PollSchedule``.
   public func suspend(on condition: WaitCondition, until deadline: ContinuousClock.Instant) async {
-    await condition.suspendUntilDone(deadline: deadline, pollInterval: .milliseconds(1))
+    await condition.suspendUntilDone(deadline: deadline)
   }
 }
 
 extension WaitCondition {
-  /// Suspends the calling task until the condition is done or the deadline passes, woken by
-  /// ``wake()`` and, for polled conditions, every `pollInterval`. Waiters without an
-  /// `async` way of their own use this.
-  public func suspendUntilDone(deadline: ContinuousClock.Instant, pollInterval: Duration) async {
-    let parking = AsyncParking()
-    onWake { parking.unpark() }
-    let clock = ContinuousClock()
-    while !isDone() && clock.now < deadline {
-      let until = isPolled ? min(deadline, clock.now.advanced(by: pollInterval)) : deadline
-      await parking.park(until: until)
+  /// Blocks the calling thread until the condition is done or the deadline passes: the one
+  /// waiting loop of every blocking strategy.
+  ///
+  /// It checks ``isDone()``, then calls `sleep` with the instant to sleep until: the
+  /// deadline, or for a polled condition (or every condition, with `pollsEverything`) the
+  /// next evaluation of `schedule`. `sleep` must return early when woken, and must not lose
+  /// a wake-up that arrived since it last returned.
+  public func blockUntilDone(deadline: ContinuousClock.Instant, schedule: PollSchedule = .standard,
+                             pollsEverything: Bool = false, sleep: (ContinuousClock.Instant) -> Void) {
+    let start = ContinuousClock().now
+    while let next = nextCheck(started: start, deadline: deadline, schedule: schedule, pollsEverything: pollsEverything) {
+      sleep(next)
     }
+  }
+
+  /// Suspends the calling task until the condition is done or the deadline passes, woken by
+  /// ``wake()`` and, for polled conditions, by `schedule`. Waiters without an `async` way
+  /// of their own use this; it leaves no timer armed once it returns.
+  public func suspendUntilDone(deadline: ContinuousClock.Instant, schedule: PollSchedule = .standard) async {
+    let parking = AsyncParking()
+    defer { parking.finish() }
+    onWake { parking.unpark() }
+    let start = ContinuousClock().now
+    while let next = nextCheck(started: start, deadline: deadline, schedule: schedule, pollsEverything: false) {
+      await parking.park(until: next)
+    }
+  }
+
+  /// The instant the waiting loop sleeps until next, or `nil` when the wait is over (done,
+  /// or past its deadline).
+  func nextCheck(started start: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
+                 schedule: PollSchedule, pollsEverything: Bool) -> ContinuousClock.Instant? {
+    guard !isDone() else { return nil }
+    let now = ContinuousClock().now
+    guard now < deadline else { return nil }
+    guard isPolled || pollsEverything else { return deadline }
+    return min(deadline, now.advanced(by: schedule.interval(afterWaiting: start.duration(to: now))))
   }
 }
