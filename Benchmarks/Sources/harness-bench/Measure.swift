@@ -66,10 +66,11 @@ struct LatencyStats {
   }
 }
 
-/// A background thread that performs one action at a time, a random 0–100 µs after it is
+/// A background thread that performs one action at a time, a random delay after it is
 /// armed, and stamps the moment it acted: the "background fulfill" of every wake-latency
-/// measurement. The random delay lets the action land before, while and after the waiter
-/// goes to sleep, as real callbacks do.
+/// measurement. The default 0–100 µs lets the action land before, while and after the
+/// waiter goes to sleep, as real callbacks do; probe rows use ``flip`` (0.5–10 ms), so a
+/// poller cannot look fast by catching the flip on its first evaluation.
 final class Signaller: @unchecked Sendable {
   // `pending` is only touched with `lock` held.
   private let lock = NSLock()
@@ -77,9 +78,14 @@ final class Signaller: @unchecked Sendable {
   private let armed = DispatchSemaphore(value: 0)
   private let stopped = Flag()
   private let firedAt = Atomic<UInt64>(0)
-  private let maximumDelay: UInt64 = 100_000
+  private let delays: Range<UInt64>
 
-  init() {
+  /// The delays of probe rows: a condition flips a random 0.5–10 ms into the wait.
+  static let flip: Range<UInt64> = 500_000..<10_000_000
+
+  /// Creates a signaller acting a random number of nanoseconds in `delays` after each arming.
+  init(delays: Range<UInt64> = 0..<100_000) {
+    self.delays = delays
     let thread = Thread { [self] in loop() }
     thread.name = "signaller"
     thread.start()
@@ -112,7 +118,12 @@ final class Signaller: @unchecked Sendable {
       lock.lock()
       let action = pending.removeFirst()
       lock.unlock()
-      let due = monotonicNanos() + UInt64.random(in: 0..<maximumDelay, using: &generator)
+      let due = monotonicNanos() + UInt64.random(in: delays, using: &generator)
+      // Sleep through long delays, then spin the last 200 µs so the action lands on time.
+      let spinFrom = due &- 200_000
+      if monotonicNanos() < spinFrom && due > 200_000 {
+        Thread.sleep(forTimeInterval: Double(spinFrom &- monotonicNanos()) / 1e9)
+      }
       while monotonicNanos() < due {}
       firedAt.store(monotonicNanos(), ordering: .releasing)
       action()
