@@ -51,7 +51,7 @@ final class JUnitDocument {
     try body.attribute("time", XMLText(time))
     if let timestamp { try body.attribute("timestamp", XMLText(timestamp)) }
     for attribute in otherAttributes {
-      try body.attribute(attribute.name, XMLText(attribute.value))
+      try body.attribute(attribute.name, XMLText(attribute: attribute.value))
     }
     try contents(body)
     try body.endElement()
