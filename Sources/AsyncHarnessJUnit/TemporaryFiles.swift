@@ -68,7 +68,7 @@ enum TemporaryFiles {
         source.setEventHandler {
           removeAll()
           signal(number, previous)
-          raise(number)
+          kill(getpid(), number)  // to the process: dispatch threads block signals
         }
         source.resume()
         sources.append(source)
