@@ -54,6 +54,9 @@ let package = Package(
     ),
     .executableTarget(name: "junit-bench", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"]),
     .testTarget(name: "AsyncHarnessJUnitTests", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"]),
+    // A suites executable that the JUnit tests interrupt with real signals.
+    .executableTarget(
+      name: "harness-fixture", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"], path: "Tests/Fixtures/harness-fixture"),
 
     // MARK: Examples (issue 4): the code under test, its suites, and the runners.
     .target(

@@ -1,3 +1,4 @@
+import AsyncHarness
 import Foundation
 
 /// A JUnit report being written, shared by ``JUnitReporter`` and ``mergeJUnitReports(_:into:)``.
@@ -17,20 +18,21 @@ final class JUnitDocument {
   private let body: XMLWriter
 
   /// Checks that `destination` can be written and opens the body file next to it.
-  /// - Throws: ``JUnitError/destinationUnusable(path:reason:)`` when the directory is
-  ///   missing, not a directory or not writable, or `destination` is a directory.
+  /// - Throws: ``JUnitError/destinationUnusable(path:reason:)`` when `destination` ends in
+  ///   `/` or is a directory, its directory is missing, not a directory or cannot hold a new
+  ///   file, or its name is too long for the temporary file beside it.
   init(destination: String) throws {
     let url = URL(fileURLWithPath: destination)
     directory = url.deletingLastPathComponent().path
     fileName = url.lastPathComponent
     self.destination = destination
-    if let reason = unusableDirectoryReason(directory) {
+    let bodyName = fileName + ".body"
+    let stagingBytes = XMLWriter.temporaryName(for: bodyName).utf8.count - fileName.utf8.count
+    if let reason = ReportDestination.problem(with: destination, stagingBytes: stagingBytes) {
       throw JUnitError.destinationUnusable(path: destination, reason: reason)
     }
-    if isDirectory(url.path) {
-      throw JUnitError.destinationUnusable(path: destination, reason: "it is a directory")
-    }
-    body = try XMLWriter(temporaryFileIn: directory, named: fileName + ".body")
+    TemporaryFiles.removeStale(of: [bodyName, fileName], in: directory, olderThan: Date())
+    body = try XMLWriter(temporaryFileIn: directory, named: bodyName, for: destination)
     // Declaring the encoding keeps libxml2 from writing non-ASCII characters in attributes as
     // character references; commit(name:time:) copies the body without this declaration.
     try body.startDocument()
@@ -51,7 +53,7 @@ final class JUnitDocument {
     try body.attribute("time", XMLText(time))
     if let timestamp { try body.attribute("timestamp", XMLText(timestamp)) }
     for attribute in otherAttributes {
-      try body.attribute(attribute.name, XMLText(attribute.value))
+      try body.attribute(attribute.name, XMLText(attribute: attribute.value))
     }
     try contents(body)
     try body.endElement()
@@ -61,7 +63,7 @@ final class JUnitDocument {
   /// Writes the report and renames it onto the destination.
   func commit(name: String, time: Double) throws {
     try body.closeFile()
-    let report = try XMLWriter(temporaryFileIn: directory, named: fileName)
+    let report = try XMLWriter(temporaryFileIn: directory, named: fileName, for: destination)
     try report.startDocument()
     try report.startElement("testsuites")
     try report.attribute("name", XMLText(name))

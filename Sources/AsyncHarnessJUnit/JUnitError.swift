@@ -5,6 +5,9 @@ public enum JUnitError: Error, Equatable, CustomStringConvertible {
   case destinationUnusable(path: String, reason: String)
   /// A report to merge is missing, unreadable, not well-formed, or not a JUnit report.
   case unreadableReport(path: String, reason: String)
+  /// Testcases to merge appear more than once (the same `classname` and `name`): `count` of
+  /// them, the first few described in `examples` with the inputs they appear in.
+  case duplicateTestcases(count: Int, examples: [String])
   /// A libxml2 or system call failed while writing or reading `path`.
   case callFailed(call: String, path: String, reason: String?)
   /// The reporter received events in an order no runner sends.
@@ -19,6 +22,11 @@ public enum JUnitError: Error, Equatable, CustomStringConvertible {
       "cannot write the JUnit report to \(path): \(reason)"
     case .unreadableReport(let path, let reason):
       "cannot read the JUnit report \(path): \(reason)"
+    case .duplicateTestcases(let count, let examples):
+      "\(count) testcase\(count == 1 ? "" : "s") would appear more than once in the merged report "
+        + "(dashboards keep only the first): \(examples.joined(separator: "; "))"
+        + "\(count > examples.count ? "; and \(count - examples.count) more" : ""). "
+        + "Keep the last of each (keep-last) or rename the later ones (rename)"
     case .callFailed(let call, let path, let reason?):
       "\(call) failed for \(path): \(reason)"
     case .callFailed(let call, let path, nil):

@@ -22,7 +22,8 @@ public enum JUnitProfile: String, Sendable, Hashable, CaseIterable {
 /// properties `waiter`, `seed` (when the run was shuffled), `repetitions` and
 /// `harnessVersion`. Each test becomes a `<testcase>` whose `classname` is that suite name
 /// and whose `name` is the test's name, with ` #N` for repetition N > 1; names that would
-/// repeat in the file get a ` (2)`, ` (3)`, … suffix.
+/// repeat in the file get a ` (2)`, ` (3)`, … suffix, skipping the names of other tests in
+/// the suite (a test literally named `dup (2)` keeps its name).
 ///
 /// Verdicts become result elements: a failure as `<failure message type>`, an error (a
 /// thrown error, harness misuse, a deadlock) as `<error message type>`, both listing every
@@ -30,8 +31,16 @@ public enum JUnitProfile: String, Sendable, Hashable, CaseIterable {
 /// issue as `<skipped message="known issue: …">`, so it does not count as a failure.
 /// Captured output goes into `<system-out>`; warnings, late signals (also those arriving
 /// after their test ended, while its suite is open) and a known issue's failures go into
-/// `<system-err>`. Each of these texts, and each attribute, keeps at most `outputLimit`
-/// bytes and then says how much was cut.
+/// `<system-err>`. Each of these texts keeps at most `outputLimit` bytes and then says how
+/// much was cut.
+///
+/// Attribute values are capped far lower, at 4 KiB with their cut note (libxml2's default
+/// parser refuses files with long values in a row): suite and test names keep 3 KiB of the
+/// user's text, the rest of the 4 KiB holding the waiter and suffixes, and end with
+/// ` [AsyncHarness: N more bytes cut]` when cut. A testcase whose name was cut starts its
+/// `<system-out>` with the full name (capped at `outputLimit`), and so does the first
+/// testcase of a suite whose name was cut, with the full suite name; a failure's full
+/// message is in the failure's text.
 ///
 /// Text is sanitized: ANSI escape sequences are removed and characters XML 1.0 forbids are
 /// replaced by visible stand-ins (`␀`…`␟` for control characters, `␡` for DEL, `�` for C1
@@ -52,7 +61,7 @@ public final class JUnitReporter: Reporter {
   public let path: String
   /// The attributes written beyond the standard profile.
   public let profile: JUnitProfile
-  /// The most UTF-8 bytes kept of each text and attribute value.
+  /// The most UTF-8 bytes kept of each text; attribute values keep at most 4 KiB.
   public let outputLimit: Int
 
   private var document: JUnitDocument?
@@ -67,11 +76,11 @@ public final class JUnitReporter: Reporter {
   /// - Parameters:
   ///   - path: The report file; it is replaced when the run finishes.
   ///   - profile: ``JUnitProfile/standard`` (the default) or ``JUnitProfile/github``.
-  ///   - outputLimit: The most bytes kept of each test's output, of each message and of each
-  ///     name; 1 MiB by default, well under the 10 MB that libxml2-based readers accept.
+  ///   - outputLimit: The most bytes kept of each test's output and of each text; 1 MiB by
+  ///     default, well under the 10 MB that libxml2-based readers accept.
   /// - Throws: ``JUnitError/destinationUnusable(path:reason:)`` when the directory of `path`
   ///   is missing or unwritable, or `path` is a directory, before any test runs.
-  public init(path: String, profile: JUnitProfile = .standard, outputLimit: Int = 1_048_576) throws {
+  public init(path: String, profile: JUnitProfile = .standard, outputLimit: Int = ReportDefaults.outputLimit) throws {
     self.path = path
     self.profile = profile
     self.outputLimit = max(0, outputLimit)
@@ -101,9 +110,11 @@ public final class JUnitReporter: Reporter {
       run = event.run
     case .suiteStarted:
       if let suite {
-        throw JUnitError.unexpectedEvent("suite \(event.suite ?? "") started while \(suite.name.string) is open")
+        throw JUnitError.unexpectedEvent("suite \(event.suite ?? "") started while \(suite.name.value.string) is open")
       }
-      suite = OpenSuite(name: suiteNames.claim(suiteName(event)), waiter: event.waiter, timestamp: event.timestamp)
+      var name = suiteName(event)
+      name.value = suiteNames.claim(name.value)
+      suite = OpenSuite(name: name, waiter: event.waiter, timestamp: event.timestamp)
     case .testStarted:
       if let test = event.test { suite?.start(test) }
     case .outputCaptured:
@@ -139,15 +150,26 @@ public final class JUnitReporter: Reporter {
 
   // MARK: Names
 
-  private func suiteName(_ event: Event) -> XMLText {
-    let name = XMLText(event.suite ?? "", limit: outputLimit).nonBlank(or: "(unnamed suite)")
-    guard let waiter = event.waiter else { return name }
-    return XMLText("\(name.string) [\(XMLText(waiter, limit: outputLimit).string)]")
+  /// The most bytes of the user's suite or test name in a `name` or `classname`, leaving room
+  /// in ``XMLText/attributeLimit`` for the waiter (at most `waiterLimit`) and the suffixes.
+  static let nameLimit = 3072
+  static let waiterLimit = 256
+
+  /// `raw` as an attribute, with ` [waiter]` or ` #N` after it, and in full when it was cut.
+  private func name(_ raw: String, placeholder: String, suffix: XMLText?) -> CappedName {
+    let (value, isCut) = XMLText.attribute(raw, limit: Self.nameLimit)
+    let suffix = suffix ?? XMLText("")
+    return CappedName(
+      value: value.nonBlank(or: placeholder) + suffix, full: isCut ? XMLText(raw, limit: outputLimit) + suffix : nil)
   }
 
-  private func testName(_ test: TestID) -> XMLText {
-    let base = XMLText(test.name, limit: outputLimit).nonBlank(or: "(unnamed test)")
-    return test.repetition > 1 ? XMLText("\(base.string) #\(test.repetition)") : base
+  private func suiteName(_ event: Event) -> CappedName {
+    let waiter = event.waiter.map { XMLText(" [") + XMLText(attribute: $0, limit: Self.waiterLimit) + XMLText("]") }
+    return name(event.suite ?? "", placeholder: "(unnamed suite)", suffix: waiter)
+  }
+
+  private func testName(_ test: TestID) -> CappedName {
+    name(test.name, placeholder: "(unnamed test)", suffix: test.repetition > 1 ? XMLText(" #\(test.repetition)") : nil)
   }
 
   // MARK: Writing
@@ -167,7 +189,7 @@ public final class JUnitReporter: Reporter {
     for testCase in suite.cases { counts.count(resultElement: Self.resultElement(testCase.result.verdict)) }
     suitesTime += max(0, duration)
     try document.writeSuite(
-      name: suite.name, counts: counts, time: JUnitFormat.time(duration),
+      name: suite.name.value, counts: counts, time: JUnitFormat.time(duration),
       timestamp: JUnitFormat.timestamp(suite.timestamp)
     ) { writer in
       try writer.startElement("properties")
@@ -176,27 +198,36 @@ public final class JUnitReporter: Reporter {
       if let run { try property("repetitions", String(run.repetitions), to: writer) }
       try property("harnessVersion", run?.harnessVersion ?? AsyncHarnessVersion.current, to: writer)
       try writer.endElement()
-      for testCase in suite.cases { try write(testCase, classname: suite.name, to: writer) }
+      var names = UniqueNames(reserving: suite.cases.map(\.name.value))
+      for (index, testCase) in suite.cases.enumerated() {
+        try write(
+          testCase, name: names.claim(testCase.name.value), classname: suite.name.value,
+          fullClassname: index == 0 ? suite.name.full : nil, to: writer)
+      }
     }
   }
 
   private func property(_ name: String, _ value: String, to writer: XMLWriter) throws {
     try writer.startElement("property")
     try writer.attribute("name", XMLText(name))
-    try writer.attribute("value", XMLText(value, limit: outputLimit))
+    try writer.attribute("value", XMLText(attribute: value))
     try writer.endElement()
   }
 
-  private func write(_ testCase: TestCase, classname: XMLText, to writer: XMLWriter) throws {
+  /// Writes one testcase; `fullClassname` (the first testcase of a suite whose name was cut)
+  /// and the test's full name, when cut, start its `<system-out>`.
+  private func write(
+    _ testCase: TestCase, name: XMLText, classname: XMLText, fullClassname: XMLText?, to writer: XMLWriter
+  ) throws {
     let result = testCase.result
     let failing = result.issues.filter(\.isFailure)
     let primary = failing.first { $0.isError == (result.verdict == .errored) } ?? failing.first
     try writer.startElement("testcase")
-    try writer.attribute("name", testCase.name)
+    try writer.attribute("name", name)
     try writer.attribute("classname", classname)
     try writer.attribute("time", XMLText(JUnitFormat.time(testCase.duration)))
     if profile == .github, result.verdict.isFailure, let location = primary?.sourceLocation {
-      let file = XMLText(location.path, limit: outputLimit)
+      let file = XMLText(attribute: location.path)
       if !file.isBlank { try writer.attribute("file", file) }
       if location.line > 0 { try writer.attribute("line", XMLText(String(location.line))) }
     }
@@ -205,36 +236,51 @@ public final class JUnitReporter: Reporter {
       switch result.verdict {
       case .failed, .errored:
         let message = primary?.message ?? result.reason ?? "the test \(result.verdict.rawValue)"
-        try writer.attribute("message", XMLText(message, limit: outputLimit).nonBlank(or: "(no message)"))
+        try writer.attribute("message", XMLText(attribute: message).nonBlank(or: "(no message)"))
         try writer.attribute("type", XMLText(primary?.kind.rawValue ?? result.verdict.rawValue))
-        let text = failing.isEmpty ? message : failing.map(line).joined(separator: "\n")
-        try writer.text(XMLText(text, limit: outputLimit))
+        try writer.text(failing.isEmpty ? XMLText(message, limit: outputLimit) : lines(failing, labelled: false))
       case .knownIssue:
-        let message = result.reason.map { "known issue: \($0)" } ?? "known issue"
-        try writer.attribute("message", XMLText(message, limit: outputLimit))
+        let message = result.reason.map { XMLText("known issue: ") + XMLText(attribute: $0, limit: XMLText.attributeLimit - 13) }
+          ?? XMLText("known issue")
+        try writer.attribute("message", message)
       default:
-        if let reason = result.reason { try writer.attribute("message", XMLText(reason, limit: outputLimit)) }
+        if let reason = result.reason { try writer.attribute("message", XMLText(attribute: reason)) }
       }
       try writer.endElement()
     }
-    if let output = testCase.output, !output.isEmpty {
+    let fullNames = [("classname", fullClassname), ("name", testCase.name.full)].compactMap { label, full in
+      full.map { XMLText("[AsyncHarness: the \(label) in full]\n") + $0 + XMLText("\n") }
+    }
+    let output = testCase.output.flatMap { $0.isEmpty ? nil : XMLText($0) }
+    if !fullNames.isEmpty || output != nil {
       try writer.startElement("system-out")
-      try writer.text(XMLText(output.text))
+      for text in fullNames + [output].compactMap(\.self) { try writer.text(text) }
       try writer.endElement()
     }
     let notes = result.issues.filter { !$0.isFailure || result.verdict == .knownIssue } + testCase.lateIssues
     if !notes.isEmpty {
       try writer.startElement("system-err")
-      try writer.text(XMLText(notes.map { "\($0.kind.rawValue): \(line($0))" }.joined(separator: "\n"), limit: outputLimit))
+      try writer.text(lines(notes, labelled: true))
       try writer.endElement()
     }
     try writer.endElement()
   }
 
-  /// `message path/File.swift:LINE`, or the message alone when the location is unknown.
-  private func line(_ issue: Issue) -> String {
-    guard let location = issue.sourceLocation else { return issue.message }
-    return "\(issue.message) \(location)"
+  /// One line per issue, `message path/File.swift:LINE` (the message alone when the location
+  /// is unknown), after `kind: ` when `labelled`. The message and the path are sanitized on
+  /// their own, so an escape sequence cut short at the end of a message keeps the location.
+  private func lines(_ issues: [Issue], labelled: Bool) -> XMLText {
+    var text = XMLText.captured(limit: outputLimit)
+    for (index, issue) in issues.enumerated() {
+      text.append((index > 0 ? "\n" : "") + (labelled ? "\(issue.kind.rawValue): " : ""))
+      text.append(issue.message)
+      if let location = issue.sourceLocation {
+        text.append(" ")
+        text.append(location.path)
+        text.append(":\(location.line)")
+      }
+    }
+    return XMLText(text)
   }
 }
 
@@ -245,14 +291,13 @@ public final class JUnitReporter: Reporter {
 /// output or issues for a test that already ended are matched by searching the ended tests
 /// from the newest, where a late signal's test almost always is.
 private final class OpenSuite {
-  let name: XMLText
+  let name: CappedName
   let waiter: String?
   let timestamp: Date
   private(set) var cases: [TestCase] = []
-  private var running: (test: TestID, output: CapturedText?)?
-  private var names = UniqueNames()
+  private var running: (test: TestID, output: CappedText?)?
 
-  init(name: XMLText, waiter: String?, timestamp: Date) {
+  init(name: CappedName, waiter: String?, timestamp: Date) {
     self.name = name
     self.waiter = waiter
     self.timestamp = timestamp
@@ -264,10 +309,10 @@ private final class OpenSuite {
 
   func capture(_ output: String, of test: TestID, limit: Int) {
     if running?.test == test {
-      running!.output = running!.output ?? CapturedText(limit: limit)
+      running!.output = running!.output ?? XMLText.captured(limit: limit)
       running!.output!.append(output)
     } else if let index = endedIndex(test) {
-      cases[index].output = cases[index].output ?? CapturedText(limit: limit)
+      cases[index].output = cases[index].output ?? XMLText.captured(limit: limit)
       cases[index].output!.append(output)
     }
   }
@@ -278,10 +323,10 @@ private final class OpenSuite {
     if running?.test != test, let index = endedIndex(test) { cases[index].lateIssues.append(issue) }
   }
 
-  func end(_ test: TestID, name: XMLText, result: TestResult, duration: Double) {
+  func end(_ test: TestID, name: CappedName, result: TestResult, duration: Double) {
     let output = running?.test == test ? running?.output : nil
     running = nil
-    cases.append(TestCase(test: test, name: names.claim(name), duration: duration, result: result, output: output))
+    cases.append(TestCase(test: test, name: name, duration: duration, result: result, output: output))
   }
 
   private func endedIndex(_ test: TestID) -> Int? {
@@ -292,9 +337,15 @@ private final class OpenSuite {
 /// One ended test, waiting for its suite to end.
 private struct TestCase {
   var test: TestID
-  var name: XMLText
+  var name: CappedName
   var duration: Double
   var result: TestResult
-  var output: CapturedText?
+  var output: CappedText?
   var lateIssues: [Issue] = []
+}
+
+/// A suite or test name as its attribute value, and in full when the attribute cut it.
+private struct CappedName {
+  var value: XMLText
+  var full: XMLText?
 }

@@ -1,18 +1,28 @@
 /// Hands out names that are unique among those it handed out before: a name already taken
-/// gets the first free suffix ` (2)`, ` (3)`, …
+/// gets the first free suffix ` (2)`, ` (3)`, … that is neither taken nor reserved.
 ///
-/// Sanitizing can make different names equal (`"a\u{1}"` and `"a␁"`), and dashboards keep
-/// only the first of several testcases with the same `classname` and `name`.
+/// Sanitizing and cutting can make different names equal (`"a\u{1}"` and `"a␁"`), and
+/// dashboards keep only the first of several testcases with the same `classname` and `name`.
+/// Reserving the names known in advance (every test of a suite, every testcase of the
+/// reports being merged) keeps a renamed duplicate from taking the name of a test literally
+/// called `dup (2)`: that test keeps its name, and the duplicate becomes `dup (3)`.
 struct UniqueNames {
   private var used: Set<XMLText> = []
+  private let reserved: Set<XMLText>
   private var nextSuffix: [XMLText: Int] = [:]
+
+  /// Creates names that avoid `reserved` when renaming.
+  init(reserving reserved: some Sequence<XMLText> = []) {
+    self.reserved = Set(reserved)
+  }
 
   /// Returns `name`, or `name (N)` when `name` is taken.
   mutating func claim(_ name: XMLText) -> XMLText {
     if used.insert(name).inserted { return name }
     var suffix = nextSuffix[name, default: 2]
-    while !used.insert(XMLText("\(name.string) (\(suffix))")).inserted { suffix += 1 }
+    var candidate: XMLText { name + XMLText(" (\(suffix))") }
+    while reserved.contains(candidate) || !used.insert(candidate).inserted { suffix += 1 }
     nextSuffix[name] = suffix + 1
-    return XMLText("\(name.string) (\(suffix))")
+    return candidate
   }
 }

@@ -1,3 +1,5 @@
+import AsyncHarness
+
 /// Text that XML 1.0 can hold, ready for ``XMLWriter``: the only way to hand text to it.
 ///
 /// Creating one sanitizes the raw string:
@@ -10,21 +12,65 @@
 ///   XML 1.0 but refused by dashboards), U+FFFE and U+FFFF by `�` (U+FFFD).
 ///
 /// After sanitizing, the text holds no NUL, so it cannot be cut short by the NUL-terminated
-/// strings that libxml2's writer takes.
+/// strings that libxml2's writer takes. Each piece of user text is sanitized on its own and
+/// the pieces joined with `+`, so an incomplete escape sequence at the end of a message never
+/// swallows what the harness writes after it.
 struct XMLText: Hashable {
+  /// The most UTF-8 bytes of an attribute value, cut note included. libxml2's default parser
+  /// refuses a file once values of about 512 KiB follow one another ("Huge input lookup");
+  /// 4 KiB keeps every name readable and far from that.
+  static let attributeLimit = 4096
+
   /// The sanitized text.
   let string: String
 
   /// Sanitizes `raw`.
   init(_ raw: String) {
-    string = Self.sanitized(raw)
+    string = Self.sanitized(raw, maxBytes: .max).text
   }
 
   /// Sanitizes `raw` and keeps at most `limit` UTF-8 bytes of it, followed by
-  /// ``cutNote(bytes:limit:)`` when something was cut.
+  /// ``CappedText/cutNote(bytes:limit:)`` when something was cut: for element text.
   init(_ raw: String, limit: Int) {
-    var text = CapturedText(limit: limit)
+    var text = Self.captured(limit: limit)
     text.append(raw)
+    string = text.text
+  }
+
+  /// Sanitizes `raw` for an attribute value of at most `limit` UTF-8 bytes (at most
+  /// ``attributeLimit``), the cut note included: ` [AsyncHarness: N more bytes cut]`.
+  init(attribute raw: String, limit: Int = XMLText.attributeLimit) {
+    self = Self.attribute(raw, limit: limit).value
+  }
+
+  /// ``init(attribute:limit:)``, and whether it cut `raw`.
+  static func attribute(_ raw: String, limit: Int = XMLText.attributeLimit) -> (value: XMLText, isCut: Bool) {
+    let limit = min(max(0, limit), Self.attributeLimit)
+    let whole = Self.sanitized(raw, maxBytes: limit)
+    let rawBytes = raw.utf8.count
+    guard whole.usedBytes < rawBytes else { return (XMLText(sanitized: whole.text), false) }
+    let room = limit - Self.attributeCutNote(bytes: rawBytes).utf8.count
+    let kept = Self.sanitized(raw, maxBytes: max(0, room))
+    return (XMLText(sanitized: kept.text + Self.attributeCutNote(bytes: rawBytes - kept.usedBytes)), true)
+  }
+
+  private init(sanitized: String) {
+    string = sanitized
+  }
+
+  /// Empty text that keeps at most `limit` bytes, sanitizing each piece appended on its own.
+  static func captured(limit: Int) -> CappedText {
+    CappedText(limit: limit, prepare: sanitized)
+  }
+
+  /// Joins two sanitized texts: the result needs no sanitizing, since every character XML
+  /// forbids, and every ESC, is gone from both.
+  static func + (lhs: XMLText, rhs: XMLText) -> XMLText {
+    XMLText(sanitized: lhs.string + rhs.string)
+  }
+
+  /// Text captured in pieces, each sanitized when appended.
+  init(_ text: CappedText) {
     string = text.text
   }
 
@@ -40,61 +86,61 @@ struct XMLText: Hashable {
     isBlank ? XMLText(placeholder) : self
   }
 
-  /// The note that ends text that was cut to `limit` bytes.
-  static func cutNote(bytes: Int, limit: Int) -> String {
-    "\n[AsyncHarness: \(bytes) more bytes cut here; the report keeps at most \(limit) bytes per text]"
+  /// The marker that ends an attribute value that was cut.
+  static func attributeCutNote(bytes: Int) -> String {
+    " [AsyncHarness: \(bytes) more bytes cut]"
   }
 
-  /// The longest prefix of `text` that fits in `maxBytes` UTF-8 bytes without splitting a
-  /// character's encoding.
-  static func prefix(of text: String, maxBytes: Int) -> String {
-    let utf8 = text.utf8
-    guard utf8.count > maxBytes else { return text }
-    var end = utf8.index(utf8.startIndex, offsetBy: max(0, maxBytes))
-    while end > utf8.startIndex, UTF8.isContinuation(utf8[end]) {
-      utf8.formIndex(before: &end)
+  /// `raw` with ANSI escape sequences removed and forbidden characters replaced, cut to at
+  /// most `maxBytes` UTF-8 bytes at a character boundary; `usedBytes` counts the bytes of
+  /// `raw` that the kept text stands for.
+  static func sanitized(_ raw: String, maxBytes: Int) -> (text: String, usedBytes: Int) {
+    let first = firstForbiddenOffset(in: raw.utf8) ?? Int.max
+    guard first < maxBytes else {
+      let text = CappedText.prefix(of: raw, maxBytes: maxBytes)
+      return (text, text.utf8.count)
     }
-    return String(decoding: utf8[..<end], as: UTF8.self)
-  }
-
-  /// `raw` with ANSI escape sequences removed and forbidden characters replaced.
-  static func sanitized(_ raw: String) -> String {
-    guard let first = firstForbiddenOffset(in: raw.utf8) else { return raw }
     let bytes = Array(raw.utf8)
     var out = Array(bytes[..<first])
-    out.reserveCapacity(bytes.count + 16)
+    out.reserveCapacity(min(bytes.count, maxBytes) + 16)
     var i = first
     while i < bytes.count {
       let byte = bytes[i]
+      var length = 1
+      var standIn: (UInt8, UInt8, UInt8)?
       switch byte {
       case 0x1B:
         if let end = escapeSequenceEnd(in: bytes, at: i) {
           i = end
-        } else {
-          out += [0xE2, 0x90, 0x9B]  // ␛
-          i += 1
+          continue
         }
+        standIn = (0xE2, 0x90, 0x9B)  // ␛
       case 0x09, 0x0A, 0x0D:
-        out.append(byte)
-        i += 1
+        break
       case 0x00..<0x20:
-        out += [0xE2, 0x90, 0x80 + byte]  // U+2400 + byte
-        i += 1
+        standIn = (0xE2, 0x90, 0x80 + byte)  // U+2400 + byte
       case 0x7F:
-        out += [0xE2, 0x90, 0xA1]  // ␡
-        i += 1
+        standIn = (0xE2, 0x90, 0xA1)  // ␡
       default:
-        let length = forbiddenScalarLength(in: bytes, at: i)
-        if length > 0 {
-          out += [0xEF, 0xBF, 0xBD]  // U+FFFD
-          i += length
+        let forbidden = forbiddenScalarLength(in: bytes, at: i)
+        if forbidden > 0 {
+          standIn = (0xEF, 0xBF, 0xBD)  // U+FFFD
+          length = forbidden
         } else {
-          out.append(byte)
-          i += 1
+          length = byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4
         }
       }
+      guard out.count + (standIn == nil ? length : 3) <= maxBytes else { break }
+      if let (a, b, c) = standIn {
+        out.append(a)
+        out.append(b)
+        out.append(c)
+      } else {
+        out += bytes[i..<i + length]
+      }
+      i += length
     }
-    return String(decoding: out, as: UTF8.self)
+    return (String(decoding: out, as: UTF8.self), i)
   }
 
   /// The offset of the first byte that needs sanitizing, if any: one pass, no copy.

@@ -2,6 +2,7 @@
 // temporary file and a streaming reader. Every failure becomes a `JUnitError` naming the
 // call; no libxml2 type leaves this file.
 
+import AsyncHarness
 import CLibXML2
 import Foundation
 
@@ -23,15 +24,24 @@ final class XMLWriter {
   private var writer: xmlTextWriterPtr?
   private var moved = false
 
-  /// Creates a file named `.NAME.tmp-XXXXXX` in `directory`, readable by everyone like an
-  /// ordinary report.
-  init(temporaryFileIn directory: String, named name: String) throws {
-    var template = Array("\(directory)/.\(name).tmp-XXXXXX".utf8CString)
+  /// The name of a temporary file for `name`, `XXXXXX` standing for six random characters.
+  static func temporaryName(for name: String) -> String {
+    ".\(name).tmp-XXXXXX"
+  }
+
+  /// Creates a file named ``temporaryName(for:)`` in `directory`, readable by everyone like an
+  /// ordinary report, and registers it with ``TemporaryFiles`` until it is moved or removed.
+  /// - Throws: ``JUnitError/destinationUnusable(path:reason:)`` naming `destination` (never the
+  ///   temporary file) when the file cannot be created.
+  init(temporaryFileIn directory: String, named name: String, for destination: String) throws {
+    var template = Array("\(directory)/\(Self.temporaryName(for: name))".utf8CString)
     fileDescriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     guard fileDescriptor >= 0 else {
-      throw JUnitError.callFailed(call: "mkstemp", path: path, reason: Self.systemError())
+      throw JUnitError.destinationUnusable(
+        path: destination, reason: "cannot create a temporary file in \(directory): \(ReportDestination.systemError())")
     }
+    TemporaryFiles.add(path)
     fchmod(fileDescriptor, 0o644)
     guard let buffer = xmlOutputBufferCreateFd(fileDescriptor, nil) else {
       throw JUnitError.callFailed(call: "xmlOutputBufferCreateFd", path: path, reason: nil)
@@ -49,6 +59,7 @@ final class XMLWriter {
     if let writer { xmlFreeTextWriter(writer) }
     if fileDescriptor >= 0 { close(fileDescriptor) }
     if !moved { unlink(path) }
+    TemporaryFiles.remove(path)
   }
 
   /// Writes `<?xml version="1.0" encoding="UTF-8"?>`.
@@ -95,7 +106,7 @@ final class XMLWriter {
     let writer = try activeWriter()
     let input = open(other.path, O_RDONLY)
     guard input >= 0 else {
-      throw JUnitError.callFailed(call: "open", path: other.path, reason: Self.systemError())
+      throw JUnitError.callFailed(call: "open", path: other.path, reason: ReportDestination.systemError())
     }
     defer { close(input) }
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
@@ -105,7 +116,7 @@ final class XMLWriter {
     while true {
       let count = read(input, buffer.baseAddress, buffer.count)
       guard count >= 0 else {
-        throw JUnitError.callFailed(call: "read", path: other.path, reason: Self.systemError())
+        throw JUnitError.callFailed(call: "read", path: other.path, reason: ReportDestination.systemError())
       }
       if count == 0 { return }
       var start = 0
@@ -130,16 +141,17 @@ final class XMLWriter {
     let descriptor = fileDescriptor
     fileDescriptor = -1
     guard close(descriptor) == 0 else {
-      throw JUnitError.callFailed(call: "close", path: path, reason: Self.systemError())
+      throw JUnitError.callFailed(call: "close", path: path, reason: ReportDestination.systemError())
     }
   }
 
   /// Renames the closed file to `destination`, atomically replacing what is there.
   func moveInto(place destination: String) throws {
     guard rename(path, destination) == 0 else {
-      throw JUnitError.callFailed(call: "rename", path: destination, reason: Self.systemError())
+      throw JUnitError.callFailed(call: "rename", path: destination, reason: ReportDestination.systemError())
     }
     moved = true
+    TemporaryFiles.remove(path)
   }
 
   private func activeWriter() throws -> xmlTextWriterPtr {
@@ -151,27 +163,6 @@ final class XMLWriter {
     guard status >= 0 else { throw JUnitError.callFailed(call: call, path: path, reason: nil) }
   }
 
-  fileprivate static func systemError() -> String {
-    String(cString: strerror(errno))
-  }
-}
-
-/// Checks that reports can be created in a directory: it exists, is a directory and is
-/// writable. Returns why not, or nil.
-func unusableDirectoryReason(_ directory: String) -> String? {
-  var info = stat()
-  guard stat(directory, &info) == 0 else {
-    return errno == ENOENT ? "the directory \(directory) does not exist" : "\(directory): \(XMLWriter.systemError())"
-  }
-  guard info.st_mode & S_IFMT == S_IFDIR else { return "\(directory) is not a directory" }
-  guard access(directory, W_OK) == 0 else { return "the directory \(directory) is not writable" }
-  return nil
-}
-
-/// Whether `path` names an existing directory.
-func isDirectory(_ path: String) -> Bool {
-  var info = stat()
-  return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
 }
 
 /// Reads XML files with libxml2's streaming `xmlTextReader`, handing chosen elements over as
@@ -188,7 +179,7 @@ enum XMLReader {
     _ path: String, matching matches: (String, Int) -> Bool, _ body: (ParsedElement) throws -> Void
   ) throws -> String {
     guard access(path, R_OK) == 0 else {
-      throw JUnitError.unreadableReport(path: path, reason: XMLWriter.systemError())
+      throw JUnitError.unreadableReport(path: path, reason: ReportDestination.systemError())
     }
     guard let reader = xmlReaderForFile(path, nil, Int32(XML_PARSE_NONET.rawValue)) else {
       throw JUnitError.callFailed(call: "xmlReaderForFile", path: path, reason: nil)

@@ -32,7 +32,11 @@ struct HarnessJUnit: ParsableCommand {
   struct Merge: ParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Merge JUnit reports from shards or processes into one report.",
-      discussion: "Counts are recomputed from the testcases. Example: harness-junit merge a.xml b.xml -o all.xml"
+      discussion: """
+        Suites with the same name become one suite; counts are recomputed from the testcases. \
+        A testcase that appears more than once (same classname and name) is an error unless \
+        --duplicates says otherwise. Example: harness-junit merge a.xml b.xml -o all.xml
+        """
     )
 
     @Argument(help: "The reports to merge.")
@@ -41,12 +45,19 @@ struct HarnessJUnit: ParsableCommand {
     @Option(name: .shortAndLong, help: "The merged report to write.")
     var output: String
 
+    @Option(help: ArgumentHelp(
+      "A testcase that appears more than once: refuse to merge (error), keep the last one (keep-last), or rename the later ones (rename).",
+      valueName: "error|keep-last|rename"))
+    var duplicates: JUnitDuplicates = .error
+
     func validate() throws {
       if inputs.isEmpty { throw ValidationError("Give at least one report to merge.") }
     }
 
     func run() throws {
-      try mergeJUnitReports(inputs, into: output)
+      try mergeJUnitReports(inputs, into: output, duplicates: duplicates)
     }
   }
 }
+
+extension JUnitDuplicates: ExpressibleByArgument {}

@@ -71,8 +71,12 @@ final class JUnitMergeTests: ReportTestCase {
     _ = try report(runEvents(suiteEvents("A", [("one", passed, [])])), file: "a.xml")
     try "<testsuites>\n<testsuite>\n</testsuites>\n".write(toFile: path("broken.xml"), atomically: true, encoding: .utf8)
 
-    XCTAssertEqual(try launch(tool, ["merge", path("a.xml"), path("a.xml"), "-o", path("all.xml")]).status, 0)
-    XCTAssertEqual(try XMLReader.readDocument(path("all.xml")).attribute("tests"), "2")
+    let twice = try launch(tool, ["merge", path("a.xml"), path("a.xml"), "-o", path("all.xml")])
+    XCTAssertEqual(twice.status, 1)
+    XCTAssertEqual(twice.errors, "Error: \(JUnitError.duplicateTestcases(count: 1, examples: ["A [semaphore] / one (2 times in \(path("a.xml")))"]))\n")
+    XCTAssertFalse(FileManager.default.fileExists(atPath: path("all.xml")))
+    XCTAssertEqual(try launch(tool, ["merge", path("a.xml"), path("a.xml"), "--duplicates", "rename", "-o", path("all.xml")]).status, 0)
+    XCTAssertEqual(try XMLReader.readDocument(path("all.xml")).testCases.map { $0.attribute("name")! }, ["one", "one (2)"])
 
     let broken = try launch(tool, ["merge", path("broken.xml"), "-o", path("all.xml")])
     XCTAssertEqual(broken.status, 1)
@@ -83,6 +87,50 @@ final class JUnitMergeTests: ReportTestCase {
     let usage = try launch(tool, ["merge", path("a.xml")])
     XCTAssertEqual(usage.status, 2)
     XCTAssertTrue(usage.errors.hasPrefix("Error: Missing expected argument '--output <output>'"), usage.errors)
+  }
+
+  // MARK: Duplicates (issue 8)
+
+  func testDuplicateTestcasesAreAnErrorNamingAFewAndTheirInputs() throws {
+    _ = try report(runEvents(suiteEvents("A", ["one", "two", "three", "four"].map { ($0, passed, []) })), file: "a.xml")
+    _ = try report(runEvents(suiteEvents("A", [("one", passed, [])])), file: "b.xml")
+    XCTAssertThrowsError(try mergeJUnitReports([path("a.xml"), path("b.xml"), path("a.xml")], into: path("all.xml"))) {
+      XCTAssertEqual("\($0)", """
+        4 testcases would appear more than once in the merged report (dashboards keep only the first): \
+        A [semaphore] / one (\(path("a.xml")), \(path("b.xml")), \(path("a.xml"))); \
+        A [semaphore] / two (2 times in \(path("a.xml"))); A [semaphore] / three (2 times in \(path("a.xml"))); \
+        and 1 more. Keep the last of each (keep-last) or rename the later ones (rename)
+        """)
+    }
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(), ["a.xml", "b.xml"])
+  }
+
+  func testKeepLastKeepsTheRerunsResultInOneSuite() throws {
+    let failure = TestResult(verdict: .failed, issues: [Issue(kind: .expectationFailed, message: "flaky")])
+    _ = try report(runEvents(suiteEvents("A", [("one", failure, []), ("two", passed, [])])), file: "first.xml")
+    _ = try report(runEvents(suiteEvents("A", [("one", passed, [])]), suiteEvents("B", [("b", passed, [])])), file: "rerun.xml")
+    try mergeJUnitReports([path("first.xml"), path("rerun.xml")], into: path("all.xml"), duplicates: .keepLast)
+    let merged = try XMLReader.readDocument(path("all.xml"))
+    XCTAssertEqual(merged.elements(named: "testsuite").map { "\($0.attribute("name")!) \($0.attribute("tests")!)" },
+                   ["A [semaphore] 2", "B [semaphore] 1"])
+    XCTAssertEqual(merged.testCases.map { "\($0.attribute("name")!) \($0.elements.map(\.name))" }, ["two []", "one []", "b []"])
+    XCTAssertEqual(merged.elements(named: "testsuite")[0].attribute("time"), "1.000")
+    try assertCheckerPasses(path("all.xml"), ["--expect-tests", "3", "--expect-failures", "0", "--expect-errors", "0", "--expect-skipped", "0"])
+  }
+
+  func testRenamedDuplicatesNeverTakeALiteralName() throws {
+    _ = try report(runEvents(suiteEvents("S", [("dup", passed, []), ("dup (2)", passed, [])])), file: "a.xml")
+    _ = try report(runEvents(suiteEvents("S", [("dup", passed, []), ("dup (2)", passed, [])])), file: "b.xml")
+    try mergeJUnitReports([path("a.xml"), path("b.xml")], into: path("all.xml"), duplicates: .rename)
+    let merged = try XMLReader.readDocument(path("all.xml"))
+    XCTAssertEqual(merged.elements(named: "testsuite").count, 1)
+    XCTAssertEqual(merged.testCases.map { $0.attribute("name")! }, ["dup", "dup (2)", "dup (3)", "dup (2) (2)"])
+    try assertCheckerPasses(path("all.xml"), ["--expect-tests", "4", "--expect-failures", "0", "--expect-errors", "0", "--expect-skipped", "0"])
+
+    // The reporter renames the same way inside one suite.
+    let cases = try report(runEvents(suiteEvents("S", [("dup", passed, []), ("dup", passed, []), ("dup (2)", passed, [])])))
+      .testCases
+    XCTAssertEqual(cases.map { $0.attribute("name")! }, ["dup", "dup (3)", "dup (2)"])
   }
 
   private func launch(_ tool: URL, _ arguments: [String]) throws -> (status: Int32, errors: String) {

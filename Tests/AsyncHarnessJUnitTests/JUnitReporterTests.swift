@@ -145,10 +145,10 @@ final class JUnitReporterTests: ReportTestCase {
   }
 
   func testCutNeverSplitsACharacter() {
-    var text = CapturedText(limit: 5)
+    var text = XMLText.captured(limit: 5)
     text.append("ab€c")  // € is 3 bytes: a, b, € fit in 5; c does not
     XCTAssertEqual(text.text, "ab€\n[AsyncHarness: 1 more bytes cut here; the report keeps at most 5 bytes per text]")
-    var split = CapturedText(limit: 3)
+    var split = XMLText.captured(limit: 3)
     split.append("ab€")
     XCTAssertEqual(split.text, "ab\n[AsyncHarness: 3 more bytes cut here; the report keeps at most 3 bytes per text]")
   }

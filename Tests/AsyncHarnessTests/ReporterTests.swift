@@ -73,7 +73,7 @@ final class ReporterTests: XCTestCase {
 
   func testJSONLinesFileInAMissingDirectoryFailsAtOnce() {
     XCTAssertThrowsError(try JSONLinesReporter(path: "/nonexistent-dir/events.jsonl")) { error in
-      XCTAssertEqual("\(error)", "cannot write report /nonexistent-dir/events.jsonl: directory /nonexistent-dir does not exist")
+      XCTAssertEqual("\(error)", "cannot write the JSON Lines stream to /nonexistent-dir/events.jsonl: the directory /nonexistent-dir does not exist")
     }
   }
 }

@@ -35,8 +35,8 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 random one is printed.
         --json <path>           Write the event stream as JSON Lines to this file.
         --junit <path>          Write a JUnit XML report to this file.
-        --junit-profile <name>  JUnit profile: standard, or github (adds file and
-                                line attributes). (default: standard)
+        --junit-profile <name>  With --junit: the profile, standard (the default) or
+                                github (adds file and line attributes).
         --timeout <seconds>     The timeout in seconds of waits that pass none
                                 (default 1).
         --time-limit <seconds>  The longest a test may run, in seconds (default: no

@@ -64,13 +64,7 @@ public enum HarnessMain {
         return 0
       }
       var reporters: [any Reporter] = [ConsoleReporter(style: console, write: output)]
-      if let path = options.json { reporters.append(try JSONLinesReporter(path: path)) }
-      if let path = options.junit {
-        guard let junit else {
-          throw UsageError("--junit needs the AsyncHarnessJUnit product: call HarnessMain.run(suites, junit: JUnitReporter.factory)")
-        }
-        reporters.append(try junit(path, options.junitProfile))
-      }
+      reporters += try options.fileReporters(junit: junit)
       let runner = Runner(suites: suites, configuration: configuration, registry: registry, reporters: reporters)
       return try runner.run().succeeded ? 0 : 1
     } catch {
@@ -135,8 +129,8 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Write a JUnit XML report to this file.", valueName: "path"))
   var junit: String?
 
-  @Option(help: ArgumentHelp("JUnit profile: standard, or github (adds file and line attributes).", valueName: "name"))
-  var junitProfile = "standard"
+  @Option(help: ArgumentHelp("With --junit: the profile, standard (the default) or github (adds file and line attributes).", valueName: "name"))
+  var junitProfile: String?
 
   @Option(help: ArgumentHelp("The timeout in seconds of waits that pass none (default 1).", valueName: "seconds"))
   var timeout: Double?

@@ -1,11 +1,27 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Writes every ``Event`` as one JSON object a line (schema ``Event/schemaVersion``), for
 /// tools and worker processes. Keys are sorted and dates are ISO 8601, so the stream is
 /// stable and diffable.
+///
+/// Each line is written whole, with one `write` call, as its event happens: a reader following
+/// the file never sees half a line, and a run that stops early (a crash, Ctrl-C, a reporter
+/// error) leaves every event up to then and no `runEnded`. Output is bounded like the JUnit
+/// report's: each test keeps at most `outputLimit` bytes of captured output, after which its
+/// `outputCaptured` events are dropped and one last `outputCaptured` event says how many
+/// bytes were cut; each issue message keeps at most `outputLimit` bytes too.
 public final class JSONLinesReporter: Reporter {
-  private let write: (String) -> Void
+  /// The most UTF-8 bytes kept of each test's output and of each issue message.
+  public let outputLimit: Int
+  private let write: (String) throws -> Void
   private let close: () throws -> Void
+  private var output: (test: TestID, text: CappedText)?
   private let encoder: JSONEncoder = {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -14,29 +30,68 @@ public final class JSONLinesReporter: Reporter {
   }()
 
   /// Creates a reporter writing lines through `write`.
-  public init(write: @escaping (String) -> Void) {
+  public init(outputLimit: Int = ReportDefaults.outputLimit, write: @escaping (String) -> Void) {
+    self.outputLimit = max(0, outputLimit)
     self.write = write
     self.close = {}
   }
 
-  /// Creates a reporter writing to a new file at `path`.
-  /// - Throws: ``ReportFileError`` when the file cannot be created (a missing directory,
-  ///   no permission), before any test runs.
-  public init(path: String) throws {
-    guard FileManager.default.createFile(atPath: path, contents: nil),
-          let handle = FileHandle(forWritingAtPath: path) else {
-      throw ReportFileError(path: path)
-    }
-    self.write = { handle.write(Data($0.utf8)) }
-    self.close = { try handle.close() }
+  /// Creates a reporter writing to a new file at `path` (an existing file is replaced).
+  /// - Throws: ``ReportFileError`` when the file cannot be written (the path names a
+  ///   directory, the directory is missing or cannot hold a file, the name is too long),
+  ///   before any test runs.
+  public init(path: String, outputLimit: Int = ReportDefaults.outputLimit) throws {
+    if let reason = ReportDestination.problem(with: path) { throw ReportFileError(path: path, reason: reason) }
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    guard descriptor >= 0 else { throw ReportFileError(path: path, reason: ReportDestination.systemError()) }
+    self.outputLimit = max(0, outputLimit)
+    self.write = { try writeWhole($0, to: descriptor, path: path) }
+    self.close = { try closeFile(descriptor, path: path) }
   }
 
   public func handle(_ event: Event) throws {
-    write(String(decoding: try encoder.encode(event), as: UTF8.self) + "\n")
+    for event in bounded(event) {
+      try write(String(decoding: try encoder.encode(event), as: UTF8.self) + "\n")
+    }
   }
 
   public func finish() throws {
     try close()
+  }
+
+  /// The events to write for `event`: its output cut to what the test may still keep (none
+  /// when nothing is left), the cut note before `testEnded`, issue messages capped.
+  private func bounded(_ event: Event) -> [Event] {
+    var event = event
+    if let message = event.issue?.message { event.issue?.message = capped(message) }
+    if let issues = event.result?.issues {
+      event.result?.issues = issues.map { var issue = $0; issue.message = capped(issue.message); return issue }
+    }
+    guard let test = event.test else { return [event] }
+    switch event.kind {
+    case .outputCaptured:
+      if output?.test != test { output = (test, CappedText(limit: outputLimit)) }
+      let kept = output!.text.append(event.output ?? "")
+      guard !kept.isEmpty || event.output == "" else { return [] }
+      event.output = kept
+      return [event]
+    case .testEnded:
+      defer { output = nil }
+      guard let output, output.test == test, output.text.cutBytes > 0 else { return [event] }
+      let note = Event(
+        kind: .outputCaptured, timestamp: event.timestamp, suite: event.suite, waiter: event.waiter, test: test,
+        output: CappedText.cutNote(bytes: output.text.cutBytes, limit: outputLimit))
+      return [note, event]
+    default:
+      return [event]
+    }
+  }
+
+  private func capped(_ text: String) -> String {
+    guard text.utf8.count > outputLimit else { return text }
+    var capped = CappedText(limit: outputLimit)
+    capped.append(text)
+    return capped.text
   }
 
   /// Reads one line of the stream back into an event.
@@ -48,20 +103,35 @@ public final class JSONLinesReporter: Reporter {
   }
 }
 
-/// A report file that could not be created.
+/// Writes `line` with one `write` call (more only when the system writes part of it).
+private func writeWhole(_ line: String, to descriptor: Int32, path: String) throws {
+  var bytes = Array(line.utf8)[...]
+  while !bytes.isEmpty {
+    let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    if written < 0, errno == EINTR { continue }
+    guard written > 0 else { throw ReportFileError(path: path, reason: ReportDestination.systemError()) }
+    bytes = bytes.dropFirst(written)
+  }
+}
+
+private func closeFile(_ descriptor: Int32, path: String) throws {
+  guard close(descriptor) == 0 else { throw ReportFileError(path: path, reason: ReportDestination.systemError()) }
+}
+
+/// A report file that cannot be written.
 public struct ReportFileError: Error, Equatable, CustomStringConvertible {
   /// The path that was asked for.
   public var path: String
+  /// Why it cannot be written.
+  public var reason: String
 
   /// Creates the error.
-  public init(path: String) { self.path = path }
+  public init(path: String, reason: String) {
+    self.path = path
+    self.reason = reason
+  }
 
   public var description: String {
-    let directory = (path as NSString).deletingLastPathComponent
-    var isDirectory: ObjCBool = false
-    if !directory.isEmpty && !(FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) && isDirectory.boolValue) {
-      return "cannot write report \(path): directory \(directory) does not exist"
-    }
-    return "cannot write report \(path): the file cannot be created there"
+    "cannot write the JSON Lines stream to \(path): \(reason)"
   }
 }

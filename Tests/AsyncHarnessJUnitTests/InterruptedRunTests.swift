@@ -1,0 +1,88 @@
+import AsyncHarness
+import Foundation
+import XCTest
+
+@testable import AsyncHarnessJUnit
+
+/// Issue 8, items 6 and 7: a run ended from outside leaves no temporary file beside its
+/// report (or the next run removes it) and a JSON Lines file of whole lines without
+/// `runEnded`. Runs the `harness-fixture` executable and ends it with real signals.
+final class InterruptedRunTests: ReportTestCase {
+  private var fixture: URL {
+    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("harness-fixture")
+  }
+
+  /// Starts the fixture and returns once its `blocks` test is running.
+  private func startBlockedRun() throws -> Process {
+    guard FileManager.default.isExecutableFile(atPath: fixture.path) else {
+      throw XCTSkip("harness-fixture is not built next to the tests (swift build first)")
+    }
+    let process = Process()
+    process.executableURL = fixture
+    process.arguments = ["--junit", path("report.xml"), "--json", path("events.jsonl")]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    var seen = ""
+    while !seen.contains("blocking\n") {
+      let data = pipe.fileHandleForReading.availableData
+      XCTAssertFalse(data.isEmpty, "the fixture ended before blocking: \(seen)")
+      if data.isEmpty { break }
+      seen += String(decoding: data, as: UTF8.self)
+    }
+    return process
+  }
+
+  private func files() throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+  }
+
+  /// The event kinds in the JSON Lines file, each line decoded whole.
+  private func eventKinds() throws -> [Event.Kind] {
+    let text = try String(contentsOfFile: path("events.jsonl"), encoding: .utf8)
+    XCTAssertTrue(text.hasSuffix("\n"))
+    return try text.split(separator: "\n").map { try JSONLinesReporter.decode(line: String($0)).kind }
+  }
+
+  func testInterruptedRunsLeaveNoTemporaryFile() throws {
+    for signal in [SIGINT, SIGTERM] {
+      let process = try startBlockedRun()
+      XCTAssertEqual(try files().filter { $0.hasPrefix(".report.xml.body.tmp-") }.count, 1, "the report's body, while running")
+      kill(process.processIdentifier, signal)
+      process.waitUntilExit()
+      XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+      XCTAssertEqual(process.terminationStatus, signal)
+      XCTAssertEqual(try files(), ["events.jsonl"], "signal \(signal)")
+      XCTAssertEqual(try eventKinds(), [.runStarted, .suiteStarted, .testStarted, .testEnded, .testStarted])
+    }
+  }
+
+  func testTheNextRunRemovesWhatAKilledRunLeft() throws {
+    let process = try startBlockedRun()
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    let left = try files().filter { $0.hasPrefix(".report.xml.body.tmp-") }
+    XCTAssertEqual(left.count, 1)
+    try "not ours".write(toFile: path(".other.xml.body.tmp-abcdef"), atomically: false, encoding: .utf8)
+
+    let next = Process()
+    next.executableURL = fixture
+    next.arguments = ["--filter", "passes", "--junit", path("report.xml")]
+    next.standardOutput = FileHandle.nullDevice
+    try next.run()
+    next.waitUntilExit()
+    XCTAssertEqual(next.terminationStatus, 0)
+    XCTAssertEqual(try files(), [".other.xml.body.tmp-abcdef", "events.jsonl", "report.xml"])
+    try assertCheckerPasses(path("report.xml"), ["--expect-tests", "1", "--expect-failures", "0", "--expect-errors", "0", "--expect-skipped", "0"])
+  }
+
+  func testStaleFilesAreThoseOfThisReportOlderThanTheRun() throws {
+    let old = Date(timeIntervalSinceNow: -60)
+    for name in [".r.xml.body.tmp-AbC123", ".r.xml.tmp-x1y2z3", ".r.xml.body.tmp-toolong1", ".rr.xml.tmp-abcdef", ".r.xml.tmp-fresh1"] {
+      XCTAssertTrue(FileManager.default.createFile(atPath: path(name), contents: nil))
+      if name != ".r.xml.tmp-fresh1" { try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path(name)) }
+    }
+    TemporaryFiles.removeStale(of: ["r.xml.body", "r.xml"], in: directory.path, olderThan: Date(timeIntervalSinceNow: -30))
+    XCTAssertEqual(try files(), [".r.xml.body.tmp-toolong1", ".r.xml.tmp-fresh1", ".rr.xml.tmp-abcdef"])
+  }
+}
