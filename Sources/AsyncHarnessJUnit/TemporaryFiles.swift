@@ -70,7 +70,12 @@ enum TemporaryFiles {
           signal(number, previous)
           kill(getpid(), number)  // to the process: dispatch threads block signals
         }
+        // The source is armed on the manager thread after `resume()` returns; until then the
+        // ignored signal would be lost. Wait (briefly) until it is armed.
+        let armed = DispatchSemaphore(value: 0)
+        source.setRegistrationHandler { armed.signal() }
         source.resume()
+        _ = armed.wait(timeout: .now() + .seconds(2))
         sources.append(source)
       }
     }

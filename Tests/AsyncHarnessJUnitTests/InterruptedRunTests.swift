@@ -22,6 +22,9 @@ final class InterruptedRunTests: ReportTestCase {
     process.arguments = ["--junit", path("report.xml"), "--json", path("events.jsonl")]
     let pipe = Pipe()
     process.standardOutput = pipe
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
+    exits[process.processIdentifier] = exited
     try process.run()
     var seen = ""
     while !seen.contains("blocking\n") {
@@ -31,6 +34,20 @@ final class InterruptedRunTests: ReportTestCase {
       seen += String(decoding: data, as: UTF8.self)
     }
     return process
+  }
+
+  /// Signalled when each started fixture exits, by process identifier.
+  private var exits: [Int32: DispatchSemaphore] = [:]
+
+  /// Waits for a started fixture to exit; one still running after 30 s is killed and fails
+  /// the test, so a lost signal can never hang the test run.
+  private func waitForExit(_ process: Process, file: StaticString = #filePath, line: UInt = #line) {
+    guard let exited = exits[process.processIdentifier] else { return process.waitUntilExit() }
+    if exited.wait(timeout: .now() + .seconds(30)) == .timedOut {
+      XCTFail("the fixture did not exit within 30 s of its signal; killed", file: file, line: line)
+      kill(process.processIdentifier, SIGKILL)
+    }
+    process.waitUntilExit()
   }
 
   private func files() throws -> [String] {
@@ -49,7 +66,7 @@ final class InterruptedRunTests: ReportTestCase {
       let process = try startBlockedRun()
       XCTAssertEqual(try files().filter { $0.hasPrefix(".report.xml.body.tmp-") }.count, 1, "the report's body, while running")
       kill(process.processIdentifier, signal)
-      process.waitUntilExit()
+      waitForExit(process)
       XCTAssertEqual(process.terminationReason, .uncaughtSignal)
       XCTAssertEqual(process.terminationStatus, signal)
       XCTAssertEqual(try files(), ["events.jsonl"], "signal \(signal)")
@@ -60,7 +77,7 @@ final class InterruptedRunTests: ReportTestCase {
   func testTheNextRunRemovesWhatAKilledRunLeft() throws {
     let process = try startBlockedRun()
     kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
+    waitForExit(process)
     let left = try files().filter { $0.hasPrefix(".report.xml.body.tmp-") }
     XCTAssertEqual(left.count, 1)
     try "not ours".write(toFile: path(".other.xml.body.tmp-abcdef"), atomically: false, encoding: .utf8)

@@ -9,13 +9,7 @@ public struct ExpectationWaiter: Waiter {
   public init() {}
 
   public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
-    if MainThreadPump.canPump {
-      MainThreadPump.wait(on: condition, until: deadline)
-      return
-    }
-    let parker = ThreadParker()
-    condition.onWake { parker.unpark() }
-    condition.blockUntilDone(deadline: deadline) { parker.park(until: $0) }
+    condition.blockParked(deadline: deadline)
   }
 }
 

@@ -15,17 +15,12 @@ public struct NotificationWaiter: Waiter {
 
   public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
     let center = NotificationCenter()
-    let pumps = MainThreadPump.canPump
-    let parker = ThreadParker()
-    let observer = center.addObserver(forName: Self.wakeNotification, object: nil, queue: nil) { _ in
-      if pumps { MainThreadPump.wake() } else { parker.unpark() }
-    }
+    let spot = ParkingSpot(pollsOften: condition.isPolled)
+    let observer = center.addObserver(forName: Self.wakeNotification, object: nil, queue: nil) { _ in spot.wake() }
     defer { center.removeObserver(observer) }
     let token = SendableBox(center)
     condition.onWake { token.value.post(name: Self.wakeNotification, object: nil) }
-    condition.blockUntilDone(deadline: deadline) { until in
-      if pumps { MainThreadPump.turn(until: until) } else { parker.park(until: until) }
-    }
+    condition.blockUntilDone(deadline: deadline) { spot.sleep(until: $0) }
   }
 }
 

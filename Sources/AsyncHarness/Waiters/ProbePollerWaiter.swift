@@ -1,5 +1,3 @@
-import Foundation
-
 /// Sleeps on nothing: re-evaluates every condition (expectations too) on a
 /// ``PollSchedule``, like Kiwi's probe poller and Nimble's `toEventually`. It ignores
 /// wake-ups, so it also proves a suite does not depend on them. On the main thread the run
@@ -16,14 +14,7 @@ public struct ProbePollerWaiter: Waiter {
   }
 
   public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
-    let pumps = MainThreadPump.canPump
-    condition.blockUntilDone(deadline: deadline, schedule: schedule, pollsEverything: true) { until in
-      if pumps {
-        MainThreadPump.turn(until: until)
-      } else {
-        Thread.sleep(forTimeInterval: ContinuousClock().now.duration(to: until).timeInterval)
-      }
-    }
+    condition.blockParked(deadline: deadline, schedule: schedule, pollsEverything: true)
   }
 
   public func suspend(on condition: WaitCondition, until deadline: ContinuousClock.Instant) async {

@@ -12,7 +12,7 @@ public struct SemaphoreWaiter: Waiter {
 
   public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
     if MainThreadPump.canPump {
-      MainThreadPump.wait(on: condition, until: deadline)
+      condition.blockParked(deadline: deadline)
       return
     }
     let semaphore = DispatchSemaphore(value: 0)

@@ -42,6 +42,14 @@ public enum MainThreadPump {
     _ = CFRunLoopRunInMode(DeadlineTimer.mode, DeadlineTimer.noTimeout, true)
   }
 
+  /// Runs the work the main run loop has ready (main-queue blocks, main-actor jobs, due
+  /// timers) without blocking. Call only where ``canPump`` is true.
+  public static func runReadyWork() {
+    depth.add(1, ordering: .relaxed)
+    defer { depth.subtract(1, ordering: .relaxed) }
+    _ = CFRunLoopRunInMode(DeadlineTimer.mode, 0, false)
+  }
+
   /// Makes a ``turn(until:)`` in progress return promptly, from any thread. It queues an
   /// empty block on the main queue: unlike a run-loop stop, it is never lost when it
   /// arrives just before the loop starts.
@@ -49,14 +57,13 @@ public enum MainThreadPump {
     DispatchQueue.main.async {}
   }
 
-  /// Blocks the main thread on `condition`, turning the run loop until it is done or the
-  /// deadline passes; polled conditions (every condition, with `pollsEverything`) are
-  /// re-evaluated on the standard ``PollSchedule``, and every condition after each turn
-  /// that ran work.
+  /// Blocks the main thread on `condition` until it is done or the deadline passes, so
+  /// that main-queue work runs meanwhile: a wait woken by events sleeps in the run loop; a
+  /// polled one (every one, with `pollsEverything`, which also ignores wake-ups) is
+  /// re-evaluated on `schedule` and runs the run loop's ready work at each evaluation.
   public static func wait(on condition: WaitCondition, until deadline: ContinuousClock.Instant,
-                          pollsEverything: Bool = false) {
-    if !pollsEverything { condition.onWake { wake() } }
-    condition.blockUntilDone(deadline: deadline, pollsEverything: pollsEverything) { turn(until: $0) }
+                          schedule: PollSchedule = .standard, pollsEverything: Bool = false) {
+    condition.blockParked(deadline: deadline, schedule: schedule, pollsEverything: pollsEverything)
   }
 }
 
