@@ -9,7 +9,7 @@ public struct ProbePollerWaiter: Waiter {
   public var schedule: PollSchedule
 
   /// Creates a poller that re-evaluates on `schedule`.
-  public init(schedule: PollSchedule = .standard) {
+  public init(schedule: PollSchedule = .poller) {
     self.schedule = schedule
   }
 
@@ -18,10 +18,7 @@ public struct ProbePollerWaiter: Waiter {
   }
 
   public func suspend(on condition: WaitCondition, until deadline: ContinuousClock.Instant) async {
-    let start = ContinuousClock().now
-    while let next = condition.nextCheck(started: start, deadline: deadline, schedule: schedule, pollsEverything: true) {
-      try? await Task.sleep(until: next, clock: .continuous)
-    }
+    await condition.suspendUntilDone(deadline: deadline, schedule: schedule, pollsEverything: true)
   }
 }
 

@@ -23,8 +23,13 @@ public struct PollSchedule: Sendable, Hashable {
     self.divisor = max(1, divisor)
   }
 
-  /// The schedule every built-in strategy uses.
+  /// The schedule of probe waits under every built-in strategy.
   public static let standard = PollSchedule()
+
+  /// The probe poller's schedule: it polls every wait, expectations too, so it polls half
+  /// as often (elapsed / 8): about 90 evaluations in the first second instead of 135, and
+  /// a median ~0.1 ms after a flip 0.5–10 ms into the wait.
+  public static let poller = PollSchedule(divisor: 8)
 
   /// The interval between evaluations after waiting `elapsed`.
   public func interval(afterWaiting elapsed: Duration) -> Duration {

@@ -55,12 +55,16 @@ extension WaitCondition {
   /// Suspends the calling task until the condition is done or the deadline passes, woken by
   /// ``wake()`` and, for polled conditions, by `schedule`. Waiters without an `async` way
   /// of their own use this; it leaves no timer armed once it returns.
-  public func suspendUntilDone(deadline: ContinuousClock.Instant, schedule: PollSchedule = .standard) async {
+  ///
+  /// With `pollsEverything`, every condition is re-evaluated on `schedule` and wake-ups are
+  /// ignored (the probe poller's way).
+  public func suspendUntilDone(deadline: ContinuousClock.Instant, schedule: PollSchedule = .standard,
+                               pollsEverything: Bool = false) async {
     let parking = AsyncParking()
     defer { parking.finish() }
-    onWake { parking.unpark() }
+    if !pollsEverything { onWake { parking.unpark() } }
     let start = ContinuousClock().now
-    while let next = nextCheck(started: start, deadline: deadline, schedule: schedule, pollsEverything: false) {
+    while let next = nextCheck(started: start, deadline: deadline, schedule: schedule, pollsEverything: pollsEverything) {
       await parking.park(until: next)
     }
   }
