@@ -44,6 +44,35 @@ final class WaitingContractTests: XCTestCase {
     }
   }
 
+  func testAFailureInATaskTheBodyStartedEndsTheNextWaitAtOnce() throws {
+    let line = #line + 4
+    let results = try everyStrategy(Suite("FailFast") {
+      Test("async body") { t async throws in
+        let never = t.expectation("never fulfilled")
+        _ = await Task { t.expect(false, "the task saw a wrong value") }.value
+        try await t.wait(for: never, timeout: .seconds(5))
+        t.fail("ran after the wait")
+      }
+      Test("blocking body") { t in
+        let never = t.expectation("never fulfilled")
+        let done = DispatchSemaphore(value: 0)
+        Task {
+          t.expect(false, "the task saw a wrong value")
+          done.signal()
+        }
+        done.wait()
+        try t.wait(for: never, timeout: .seconds(5))
+        t.fail("ran after the wait")
+      }
+    })
+    for (waiter, result) in results {
+      let taskLine = result.issues.first?.sourceLocation?.line == line ? line : line + 8
+      XCTAssertEqual(failures(result), [
+        "Expectation failed: the task saw a wrong value (Tests/AsyncHarnessTests/WaitingContractTests.swift:\(taskLine))",
+      ], waiter)
+    }
+  }
+
   // MARK: Unwaited expectations
 
   func testAnExpectationNoWaitCoveredFailsTheTestAtItsCreation() throws {

@@ -175,7 +175,9 @@ public final class Runner {
     let finished = WaitCondition(summary: "the async test body", sourceLocation: location) {
       outcome.withLock { $0 != nil }
     }
+    let record = context.record
     let task = Task {
+      record.markBodyTask()
       let result: Result<Void, any Error>
       do { try await body(); result = .success(()) } catch { result = .failure(error) }
       outcome.withLock { $0 = result }

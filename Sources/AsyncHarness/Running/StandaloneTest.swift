@@ -20,6 +20,7 @@ public enum StandaloneTest {
     let context = TestContext(record: record, waiter: waiter, defaultTimeout: defaultTimeout)
     await TestRecord.$current.withValue(record) {
       await TestRecord.$body.withValue(record) {
+        record.markBodyTask()
         let completed: Bool
         do {
           try await body(context)

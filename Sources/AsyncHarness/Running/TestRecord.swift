@@ -27,6 +27,8 @@ final class TestRecord: Sendable {
   /// How many of the failures the test's own code knows of: those it recorded itself
   /// outside a wait, and all that were recorded before its last wait ended.
   private let acknowledged = Atomic<Int>(0)
+  /// The hash of the task running the test's `async` code, or 0 (see ``markBodyTask()``).
+  private let bodyTask = Atomic<Int>(0)
 
   /// Creates the record of a test that starts now; it counts as running until ``end()``.
   init(id: TestID, lateIssues: LateIssueQueue) {
@@ -109,10 +111,19 @@ final class TestRecord: Sendable {
   /// Whether the caller is the test's own code (its body, set-up or teardown), not a
   /// callback: not work a queue runs (a main-queue block run as a callout while the test
   /// waits, or work sent to a harness queue, which an inline queue runs on the body's own
-  /// thread). A `@MainActor` async body also runs as a callout, but in its task.
+  /// thread), and not a task the body started. In a task, only the one running the test's
+  /// `async` code counts (a `@MainActor` body runs as a callout, but in that task).
   private var isRecordedByTheBody: Bool {
     guard Self.body === self, DispatchChain.frames.isEmpty else { return false }
-    return !MainThreadPump.isInsideCallout || withUnsafeCurrentTask(body: { $0 != nil })
+    if let task = withUnsafeCurrentTask(body: { $0?.hashValue }) {
+      return task == bodyTask.load(ordering: .acquiring)
+    }
+    return !MainThreadPump.isInsideCallout
+  }
+
+  /// Marks the calling task as the one running the test's `async` code.
+  func markBodyTask() {
+    bodyTask.store(withUnsafeCurrentTask(body: { $0?.hashValue }) ?? 0, ordering: .releasing)
   }
 
   /// Records an issue that arrived after the test ended; the runner reports it against
