@@ -366,7 +366,8 @@ final class WaitingContractTests: XCTestCase {
       Test("async") { t async throws in
         t.addTeardown { log.withLock { $0.append("blocking") } }
         t.addTeardown { () async throws in
-          try await Task.sleep(for: .milliseconds(1))
+          // Suspends, so the blocking block after it must wait for it to resume and finish.
+          await Task.yield()
           log.withLock { $0.append("async") }
         }
         log.withLock { $0.append("body") }

@@ -1,7 +1,7 @@
 /// Sleeps on nothing: re-evaluates every condition (expectations too) on a
 /// ``PollSchedule``, like Kiwi's probe poller and Nimble's `toEventually`. It ignores
-/// wake-ups, so it also proves a suite does not depend on them. On the main thread the run
-/// loop turns between polls, and a turn that ran work is followed by an evaluation.
+/// wake-ups, so it also proves a suite does not depend on them. On the main thread it runs
+/// the run loop's ready work (main-queue blocks, main-actor jobs) at each evaluation.
 public struct ProbePollerWaiter: Waiter {
   /// `probePoller`.
   public let name = "probePoller"

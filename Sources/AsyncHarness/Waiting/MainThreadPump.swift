@@ -30,8 +30,8 @@ public enum MainThreadPump {
   ///
   /// The deadline is a timer kept on the main run loop and re-armed for each turn, and the
   /// run itself has no timeout: a run loop timeout makes and cancels a dispatch timer
-  /// source every turn, which costs ~100 µs of CPU a turn on Linux (three times what this
-  /// costs), and a waiting loop turns the run loop for every poll of a probe.
+  /// source every turn, which costs ~100 µs of CPU a turn on Linux (about twice what this
+  /// costs), and a wait turns the run loop each time main-queue work or a wake-up arrives.
   public static func turn(until deadline: ContinuousClock.Instant) {
     let remaining = ContinuousClock().now.duration(to: deadline).timeInterval
     guard remaining > 0 else { return }
