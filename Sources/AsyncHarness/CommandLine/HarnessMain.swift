@@ -37,7 +37,7 @@ public enum HarnessMain {
   public static func status(arguments: [String], suites: [Suite], registry: WaiterRegistry = .builtIn,
                             defaultWaiters: Configuration.WaiterSelection = .suiteDefault,
                             junit: JUnitReporterFactory? = nil, console: ConsoleReporter.Style = .forStandardOutput(),
-                            output: ((String) -> Void)? = nil, errors: ((String) -> Void)? = nil) -> Int32 {
+                            output: (@Sendable (String) -> Void)? = nil, errors: (@Sendable (String) -> Void)? = nil) -> Int32 {
     let output = output ?? { FileHandleOutput.standardOutput.write($0) }
     let errors = errors ?? { FileHandleOutput.standardError.write($0) }
     let options: HarnessOptions
