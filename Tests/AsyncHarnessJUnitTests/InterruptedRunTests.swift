@@ -19,7 +19,7 @@ final class InterruptedRunTests: ReportTestCase {
     }
     let process = Process()
     process.executableURL = fixture
-    process.arguments = ["--junit", path("report.xml"), "--json", path("events.jsonl")]
+    process.arguments = ["--isolation", "none", "--junit", path("report.xml"), "--json", path("events.jsonl")]
     let pipe = Pipe()
     process.standardOutput = pipe
     let exited = DispatchSemaphore(value: 0)
@@ -84,7 +84,7 @@ final class InterruptedRunTests: ReportTestCase {
 
     let next = Process()
     next.executableURL = fixture
-    next.arguments = ["--filter", "passes", "--junit", path("report.xml")]
+    next.arguments = ["--filter", "Fixture/passes", "--junit", path("report.xml")]
     next.standardOutput = FileHandle.nullDevice
     try next.run()
     next.waitUntilExit()

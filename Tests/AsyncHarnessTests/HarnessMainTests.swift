@@ -94,7 +94,6 @@ final class HarnessMainTests: XCTestCase {
     let result = run(["--help"])
     XCTAssertEqual(result.status, 0)
     XCTAssertTrue(result.output.contains("--waiter <name|all>"), result.output)
-    XCTAssertTrue(result.output.contains("[--shuffle [<seed>]]"), result.output)
     XCTAssertTrue(result.output.contains("\n  --shuffle [<seed>]      Shuffle tests within each suite"), result.output)
   }
 

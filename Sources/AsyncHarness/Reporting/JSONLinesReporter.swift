@@ -36,13 +36,23 @@ public final class JSONLinesReporter: Reporter {
   /// - Throws: ``ReportFileError`` when the file cannot be written (the path names a
   ///   directory, the directory is missing or cannot hold a file, the name is too long),
   ///   before any test runs.
-  public init(path: String, outputLimit: Int = ReportDefaults.outputLimit) throws {
+  public convenience init(path: String, outputLimit: Int = ReportDefaults.outputLimit) throws {
     if let reason = ReportDestination.problem(with: path) { throw ReportFileError(path: path, reason: reason) }
     let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     guard descriptor >= 0 else { throw ReportFileError(path: path, reason: ReportDestination.systemError()) }
+    self.init(descriptor: descriptor, name: path, outputLimit: outputLimit, closing: true)
+  }
+
+  /// Creates a reporter writing to an open file descriptor (a worker's back channel), named
+  /// `name` in errors; `closing` closes it in ``finish()``.
+  init(descriptor: Int32, name: String, outputLimit: Int = ReportDefaults.outputLimit, closing: Bool) {
     self.outputLimit = max(0, outputLimit)
-    self.write = { try writeWhole($0, to: descriptor, path: path) }
-    self.close = { try closeFile(descriptor, path: path) }
+    self.write = { try writeWhole($0, to: descriptor, path: name) }
+    if closing {
+      self.close = { try closeFile(descriptor, path: name) }
+    } else {
+      self.close = {}
+    }
   }
 
   public func handle(_ event: Event) throws {
@@ -93,7 +103,7 @@ public final class JSONLinesReporter: Reporter {
 }
 
 /// Writes `line` with one `write` call (more only when the system writes part of it).
-private func writeWhole(_ line: String, to descriptor: Int32, path: String) throws {
+func writeWhole(_ line: String, to descriptor: Int32, path: String) throws {
   var bytes = Array(line.utf8)[...]
   while !bytes.isEmpty {
     let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }

@@ -47,6 +47,7 @@ public final class Runner: Sendable {
     try configuration.checkSelection(in: suites)
     let channel = ReportingChannel(reporters)
     let summary: Summary
+    defer { executor.finish() }
     do {
       summary = try walk(plan, events: channel.sink, checking: channel)
     } catch {
