@@ -9,16 +9,14 @@ let package = Package(
     .library(name: "AsyncHarnessConformance", targets: ["AsyncHarnessConformance"]),
     .library(name: "AsyncHarnessXCTest", targets: ["AsyncHarnessXCTest"]),
     .library(name: "AsyncHarnessTesting", targets: ["AsyncHarnessTesting"]),
-    .executable(name: "examples", targets: ["examples"]),
     .plugin(name: "HarnessPlugin", targets: ["HarnessPlugin"]),
     .library(name: "AsyncHarnessJUnit", targets: ["AsyncHarnessJUnit"]),
     .executable(name: "harness-junit", targets: ["harness-junit"]),
   ],
   dependencies: [
+    // The only one: the examples (Examples/) and the benchmarks (Benchmarks/) are packages of
+    // their own, so what they use never reaches a package that depends on AsyncHarness.
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-    // Examples: PinacotecaCore's database and the loopback fixture server.
-    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-    .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
   ],
   targets: [
     .target(
@@ -61,68 +59,6 @@ let package = Package(
     // A suites executable that the JUnit tests interrupt with real signals.
     .executableTarget(
       name: "harness-fixture", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"], path: "Tests/Fixtures/harness-fixture"),
-
-    // MARK: Examples (issue 4): the code under test, its suites, and the runners.
-    .target(
-      name: "PinacotecaCore",
-      dependencies: ["AsyncHarness", .product(name: "GRDB", package: "GRDB.swift")],
-      path: "Examples/PinacotecaCore"
-    ),
-    .target(
-      name: "PinacotecaFixtures",
-      path: "Examples/PinacotecaFixtures",
-      resources: [.copy("Fixtures")]
-    ),
-    .target(
-      name: "PinacotecaServer",
-      dependencies: [
-        "PinacotecaFixtures",
-        .product(name: "FlyingFox", package: "FlyingFox"),
-        .product(name: "FlyingSocks", package: "FlyingFox"),
-      ],
-      path: "Examples/PinacotecaServer"
-    ),
-    .executableTarget(
-      name: "pinacoteca-server",
-      dependencies: ["PinacotecaServer"],
-      path: "Examples/pinacoteca-server"
-    ),
-    .target(name: "ExampleSupport", dependencies: ["AsyncHarness"], path: "Examples/ExampleSupport"),
-    .target(
-      name: "PinacotecaSuites",
-      dependencies: ["AsyncHarness", "ExampleSupport", "PinacotecaCore", "PinacotecaFixtures", "PinacotecaServer"],
-      path: "Examples/PinacotecaSuites"
-    ),
-    .target(name: "MessageLoader", dependencies: ["AsyncHarness"], path: "Examples/MessageLoader/Sources"),
-    .target(
-      name: "MessageLoaderSuites",
-      dependencies: ["AsyncHarness", "ExampleSupport", "MessageLoader"],
-      path: "Examples/MessageLoader/Suites"
-    ),
-    .target(name: "Stories", dependencies: ["AsyncHarness"], path: "Examples/Stories/Sources"),
-    .target(
-      name: "StoriesSuites",
-      dependencies: ["AsyncHarness", "ExampleSupport", "Stories"],
-      path: "Examples/Stories/Suites"
-    ),
-    .target(
-      name: "ExampleSuites",
-      dependencies: ["AsyncHarness", "PinacotecaSuites", "MessageLoaderSuites", "StoriesSuites"],
-      path: "Examples/ExampleSuites"
-    ),
-    .executableTarget(
-      name: "examples",
-      dependencies: ["AsyncHarness", "AsyncHarnessJUnit", "ExampleSuites"],
-      path: "Examples/examples"
-    ),
-    .testTarget(
-      name: "ExamplesTests",
-      dependencies: [
-        "AsyncHarness", "ExampleSuites", "ExampleSupport", "PinacotecaCore", "PinacotecaFixtures",
-        "PinacotecaSuites", "StoriesSuites",
-        .product(name: "GRDB", package: "GRDB.swift"),
-      ]
-    ),
   ]
 )
 

@@ -43,7 +43,15 @@ extension XCTestCase {
                           name: String = #function, fileID: String = #fileID, filePath: String = #filePath,
                           line: Int = #line, column: Int = #column,
                           body: @escaping @Sendable (TestContext) throws -> Void) {
-    let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    runAlone(Test(name, traits: [], fileID: fileID, filePath: filePath, line: line, column: column, body: body),
+             waiter: waiter, timeout: timeout,
+             at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Runs `test` alone under `waiter` and records each failing issue with the harness's
+  /// message alone (XCTest already names the method); an issue with no location, and a run
+  /// that could not start, are recorded at `location`.
+  func runAlone(_ test: Test, waiter: some Waiter, timeout: Duration, at location: SourceLocation?) {
     let registry: WaiterRegistry
     do {
       registry = try WaiterRegistry([waiter])
@@ -51,7 +59,6 @@ extension XCTestCase {
       recordHarnessFailure("\(error)", at: location)
       return
     }
-    let test = Test(name, traits: [], fileID: fileID, filePath: filePath, line: line, column: column, body: body)
     run([Suite("\(type(of: self))", waiter: waiter) { test }], waiters: .suiteDefault, registry: registry,
         defaultTimeout: timeout, namingTests: false, at: location)
   }
@@ -60,7 +67,7 @@ extension XCTestCase {
   /// prefixes each message with its harness test.
   @discardableResult
   private func run(_ suites: [Suite], waiters: Configuration.WaiterSelection, registry: WaiterRegistry,
-                   defaultTimeout: Duration, namingTests: Bool, at location: SourceLocation) -> EventRecorder {
+                   defaultTimeout: Duration, namingTests: Bool, at location: SourceLocation?) -> EventRecorder {
     let recorder = EventRecorder()
     var configuration = Configuration()
     configuration.waiters = waiters
@@ -78,12 +85,18 @@ extension XCTestCase {
     return recorder
   }
 
-  private func recordHarnessFailure(_ message: String, at location: SourceLocation) {
+  /// Records a failure at `location`; without one, where XCTest records a failure it cannot
+  /// place (on Linux `<EXPR>:0`, as for an error a test method threw).
+  private func recordHarnessFailure(_ message: String, at location: SourceLocation?) {
     #if canImport(Darwin)
+    let context = location.map {
+      XCTSourceCodeContext(location: XCTSourceCodeLocation(filePath: $0.filePath, lineNumber: $0.line))
+    }
     record(XCTIssue(type: .assertionFailure, compactDescription: message,
-                    sourceCodeContext: XCTSourceCodeContext(location: XCTSourceCodeLocation(filePath: location.filePath, lineNumber: location.line))))
+                    sourceCodeContext: context ?? XCTSourceCodeContext()))
     #else
-    recordFailure(withDescription: message, inFile: location.filePath, atLine: location.line, expected: true)
+    recordFailure(withDescription: message, inFile: location?.filePath ?? "<EXPR>", atLine: location?.line ?? 0,
+                  expected: true)
     #endif
   }
 }

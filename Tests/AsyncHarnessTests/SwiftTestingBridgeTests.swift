@@ -68,3 +68,21 @@ import Testing
 private func blockingWait(_ t: AsyncHarness.TestContext, _ expectation: AsyncHarness.Expectation) throws {
   try t.wait(for: expectation)
 }
+
+/// The trait on a suite chooses the waiter of every test in it, as the README shows; a
+/// test's own trait chooses its own.
+@Suite(.waiter(.probePoller)) struct SwiftTestingSuiteWaiterTests {
+  @Test func everyTestRunsUnderTheSuitesWaiter() async {
+    let result = await withHarness { t in
+      #expect(t.waiter.name == "probePoller")
+      let done = t.expectation("done")
+      DispatchQueue.global().async { done.fulfill() }
+      try await t.wait(for: done)
+    }
+    #expect(result.verdict == .passed)
+  }
+
+  @Test(.waiter(.semaphore)) func aTestsOwnTraitChoosesItsWaiter() async {
+    await withHarness { t in #expect(t.waiter.name == "semaphore") }
+  }
+}

@@ -60,8 +60,8 @@ final class XCTestBridgeTests: XCTestCase {
   }
 }
 
-/// A failure recorded on ``FailureProbe``.
-private struct Failure {
+/// A failure recorded on a probe test case.
+struct Failure: Equatable {
   var description: String
   var file: String
   var line: Int

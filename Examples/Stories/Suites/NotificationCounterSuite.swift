@@ -9,7 +9,7 @@ private let runsFlakyDemonstration = ProcessInfo.processInfo.environment["EXAMPL
 
 /// flaky: sleeps instead of waiting. It passes when the `Task` happened to run during the
 /// sleep and fails when the machine is busy. See it fail with
-/// `EXAMPLES_FLAKY=1 swift run examples --filter sleeps --repeat 2000`.
+/// `EXAMPLES_FLAKY=1 swift run examples --filter sleeps --repeat 2000` in `Examples/`.
 private let sleepingTest: @Sendable (TestContext) throws -> Void = { t in
   let center = NotificationCenter()
   let counter = NotificationCounter(counting: counted, on: center, delivery: .task)
