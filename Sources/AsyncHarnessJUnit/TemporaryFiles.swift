@@ -61,8 +61,11 @@ enum TemporaryFiles {
   private static let handlersInstalled: Void = {
     atexit { TemporaryFiles.removeAll() }
     for number in [SIGINT, SIGTERM, SIGHUP] {
+      // An ignored signal (nohup) stays ignored, and one the process already handles (a
+      // suites executable stops its run on SIGINT and SIGTERM, then calls `exit`, which
+      // removes the files) keeps its handler: replacing it would silence it.
+      guard currentHandler(of: number) == address(SIG_DFL) else { continue }
       let previous = signal(number, SIG_IGN)
-      if address(previous) == address(SIG_IGN) { continue }  // an ignored signal (nohup) stays ignored
       signalSources.withLock { sources in
         let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
         source.setEventHandler {
@@ -80,6 +83,17 @@ enum TemporaryFiles {
       }
     }
   }()
+
+  /// The address of the handler `number` has now, read without changing it.
+  private static func currentHandler(of number: Int32) -> Int {
+    var current = sigaction()
+    sigaction(number, nil, &current)
+    #if canImport(Glibc)
+    return address(current.__sigaction_handler.sa_handler)
+    #else
+    return address(current.__sigaction_u.__sa_handler)
+    #endif
+  }
 
   /// A signal handler's address, to compare handlers (C function pointers are not Equatable).
   private static func address(_ handler: (@convention(c) (Int32) -> Void)?) -> Int {

@@ -111,4 +111,60 @@ final class WorkerIsolationTests: ReportTestCase {
       XCTAssertTrue(run.output.contains("Result: 10 passed, 5 failed, 0 skipped"), run.output)
     }
   }
+
+  /// In a worker, one SIGINT or SIGTERM stops the hung test's worker: the test ends as
+  /// `interrupted`, no further test starts, every report is finished with what ran, and the
+  /// run exits with 128 + the signal. The event stream, read through a FIFO as it is
+  /// written, tells when the hung test started.
+  func testAnInterruptFinishesEveryReportWithWhatRan() throws {
+    guard FileManager.default.isExecutableFile(atPath: fixture.path) else {
+      throw XCTSkip("harness-fixture is not built next to the tests (swift build first)")
+    }
+    for (signal, name) in [(SIGINT, "SIGINT (interrupt)"), (SIGTERM, "SIGTERM (terminated)")] {
+      let events = path("events-\(signal).fifo")
+      XCTAssertEqual(mkfifo(events, 0o600), 0)
+      let process = Process()
+      process.executableURL = fixture
+      process.arguments = ["--filter", "Fixture/", "--filter", "Crashes/passes last", "--junit", path("report.xml"),
+                           "--json", events]
+      let output = Pipe()
+      process.standardOutput = output
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      let stream = try XCTUnwrap(FileHandle(forReadingAtPath: events))
+      var lines: [String] = []
+      var pending = Data()
+      func readLine() -> String? {
+        while true {
+          if let newline = pending.firstIndex(of: 0x0A) {
+            defer { pending.removeSubrange(...newline) }
+            return String(decoding: pending[..<newline], as: UTF8.self)
+          }
+          let data = stream.availableData
+          if data.isEmpty { return nil }
+          pending += data
+        }
+      }
+      while let line = readLine() {
+        lines.append(line)
+        if line.contains(#""output":"blocking\n""#) { kill(process.processIdentifier, signal) }
+      }
+      let console = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      process.waitUntilExit()
+      XCTAssertEqual(process.terminationReason, .exit)
+      XCTAssertEqual(process.terminationStatus, 128 + signal, console)
+      let kinds = try lines.map { try Event(jsonLine: $0).kind }
+      XCTAssertEqual(kinds.map(\.name), ["runStarted", "suiteStarted", "testStarted", "testEnded", "testStarted", "outputCaptured",
+                                         "issueRecorded", "testEnded", "suiteEnded", "runEnded"])
+      guard case .testEnded(let test, let result, _) = kinds[7] else { return XCTFail("\(kinds[7])") }
+      XCTAssertEqual(test.name, "blocks")
+      XCTAssertEqual(result.verdict, .errored)
+      XCTAssertEqual(result.issues.map(\.kind), [.interrupted])
+      XCTAssertEqual(result.issues.first?.message, "Interrupted: the run received \(name) while the "
+        + "test ran, so its worker process was stopped; its last output:\nblocking")
+      XCTAssertTrue(console.contains("\nResult: 1 passed, 1 failed, 0 skipped in "), console)
+      try assertCheckerPasses(path("report.xml"), ["--expect-tests", "2", "--expect-failures", "0", "--expect-errors", "1",
+                                                   "--expect-skipped", "0"])
+    }
+  }
 }

@@ -42,7 +42,8 @@ public enum HarnessMain {
     let arguments = Array(CommandLine.arguments.dropFirst())
     if arguments.first == WorkerMain.flag { WorkerMain.serve(suites, registry: registry) }
     let status = self.status(arguments: arguments, suites: suites, registry: registry,
-                             defaultWaiters: defaultWaiters, defaultIsolation: .worker, junit: junit)
+                             defaultWaiters: defaultWaiters, defaultIsolation: .worker, junit: junit,
+                             interrupts: StopRequest())
     exit(status)
   }
 
@@ -55,7 +56,8 @@ public enum HarnessMain {
                             defaultWaiters: Configuration.WaiterSelection = .suiteDefault,
                             defaultIsolation: Isolation = .none,
                             junit: JUnitReporterFactory? = nil, console: ConsoleReporter.Style = .forStandardOutput(),
-                            output: (@Sendable (String) -> Void)? = nil, errors: (@Sendable (String) -> Void)? = nil) -> Int32 {
+                            output: (@Sendable (String) -> Void)? = nil, errors: (@Sendable (String) -> Void)? = nil,
+                            interrupts: StopRequest? = nil) -> Int32 {
     let output = output ?? { FileHandleOutput.standardOutput.write($0) }
     let errors = errors ?? { FileHandleOutput.standardError.write($0) }
     let options: HarnessOptions
@@ -81,15 +83,18 @@ public enum HarnessMain {
         }
         return 0
       }
+      interrupts?.handleInterrupts()
       var reporters: [any Reporter] = [ConsoleReporter(style: console, write: output)]
       reporters += try options.fileReporters(junit: junit)
       let executor: any TestExecutor = switch options.isolation ?? defaultIsolation {
-      case .worker: WorkerExecutor.relaunchingThisExecutable()
+      case .worker: WorkerExecutor.relaunchingThisExecutable(stop: interrupts)
       case .none: InProcessExecutor()
       }
       let runner = Runner(suites: suites, configuration: configuration, registry: registry, executor: executor,
-                          reporters: reporters)
-      return try runner.run().succeeded ? 0 : 1
+                          stop: interrupts, reporters: reporters)
+      let succeeded = try runner.run().succeeded
+      if let signal = interrupts?.signal { return 128 + signal }
+      return succeeded ? 0 : 1
     } catch {
       errors("error: \(error)\n")
       return 2

@@ -26,19 +26,24 @@ public final class WorkerExecutor: TestExecutor {
   /// How long past its time limit a test runs before its worker is stopped: the worker's
   /// own time limit ends a wait in progress first, with a precise message.
   public let timeLimitMargin: Duration
+  /// When requested, the worker running a test is stopped like one past its time limit,
+  /// and the test ends as an ``Issue/Kind/interrupted`` error.
+  public let stop: StopRequest?
   private let worker = Mutex<WorkerProcess?>(nil)
 
   /// Creates an executor that starts `executable` (a suites executable calling
   /// ``HarnessMain/run(_:registry:defaultWaiters:junit:)``) as its workers.
-  public init(executable: String, gracePeriod: Duration = .seconds(1), timeLimitMargin: Duration = .milliseconds(500)) {
+  public init(executable: String, gracePeriod: Duration = .seconds(1), timeLimitMargin: Duration = .milliseconds(500),
+              stop: StopRequest? = nil) {
     self.executable = executable
     self.gracePeriod = gracePeriod
     self.timeLimitMargin = timeLimitMargin
+    self.stop = stop
   }
 
   /// An executor that starts this process's own executable.
-  public static func relaunchingThisExecutable() -> WorkerExecutor {
-    WorkerExecutor(executable: Bundle.main.executablePath ?? CommandLine.arguments[0])
+  public static func relaunchingThisExecutable(stop: StopRequest? = nil) -> WorkerExecutor {
+    WorkerExecutor(executable: Bundle.main.executablePath ?? CommandLine.arguments[0], stop: stop)
   }
 
   public func run(_ step: Runner.Step, events: EventSink) -> TestResult {
@@ -55,7 +60,7 @@ public final class WorkerExecutor: TestExecutor {
         _ = worker!.send(request)
       }
       var session = WorkerSession(step: step, worker: worker!, events: events, gracePeriod: gracePeriod,
-                                  deadline: step.timeLimit.map { ContinuousClock().now + $0 + timeLimitMargin })
+                                  deadline: step.timeLimit.map { ContinuousClock().now + $0 + timeLimitMargin }, stop: stop)
       let (result, alive) = session.run()
       if !alive { worker = nil }
       return result
@@ -96,20 +101,23 @@ private struct WorkerSession {
   let events: EventSink
   let gracePeriod: Duration
   let deadline: ContinuousClock.Instant?
+  let stop: StopRequest?
   private let start = ContinuousClock().now
   private var started = false
   private var issues: [Issue] = []
   private var lines = LineBuffer()
   private var output = OutputBuffer()
-  private var stopped: (signal: Int32, at: ContinuousClock.Instant)?
+  /// The last signal sent to stop the worker, when, and whether for an interrupt.
+  private var stopped: (signal: Int32, at: ContinuousClock.Instant, interrupt: Int32?)?
 
   init(step: Runner.Step, worker: WorkerProcess, events: EventSink, gracePeriod: Duration,
-       deadline: ContinuousClock.Instant?) {
+       deadline: ContinuousClock.Instant?, stop: StopRequest?) {
     self.step = step
     self.worker = worker
     self.events = events
     self.gracePeriod = gracePeriod
     self.deadline = deadline
+    self.stop = stop
   }
 
   /// Runs until the step ends; returns its result and whether the worker can run more.
@@ -117,24 +125,31 @@ private struct WorkerSession {
     var descriptors = [
       pollfd(fd: worker.events, events: Int16(POLLIN), revents: 0),
       pollfd(fd: worker.output, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: stop?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
     ]
     var buffer = [UInt8](repeating: 0, count: 65536)
     while true {
       let ready = poll(&descriptors, nfds_t(descriptors.count), timeout())
       if ready < 0 && errno != EINTR { return (end(exit: worker.waitForExit()), false) }
-      if ready == 0 { stopForTimeLimit(); continue }
+      if ready == 0 { stopWorker(); continue }
+      if descriptors[2].revents != 0, let signal = stop?.signal {
+        descriptors[2].fd = -1
+        stopWorker(interrupt: signal)
+      }
+      // Events first: a test's `testStarted` precedes the output it then writes.
+      if descriptors[0].revents != 0 {
+        let count = read(worker.events, &buffer, buffer.count)
+        guard count > 0 else {
+          drainOutput(until: .endOfFile)
+          return (end(exit: worker.waitForExit()), false)
+        }
+        for line in lines.append(buffer[..<count]) {
+          if let result = relay(line) { return (result, true) }
+        }
+      }
       if descriptors[1].revents != 0 {
         let count = read(worker.output, &buffer, buffer.count)
         if count > 0 { relayOutput(buffer[..<count]) } else { descriptors[1].fd = -1 }
-      }
-      guard descriptors[0].revents != 0 else { continue }
-      let count = read(worker.events, &buffer, buffer.count)
-      guard count > 0 else {
-        drainOutput(until: .endOfFile)
-        return (end(exit: worker.waitForExit()), false)
-      }
-      for line in lines.append(buffer[..<count]) {
-        if let result = relay(line) { return (result, true) }
       }
     }
   }
@@ -147,11 +162,12 @@ private struct WorkerSession {
     return left <= .zero ? 0 : Int32(min(left.timeInterval * 1000 + 1, Double(Int32.max)))
   }
 
-  private mutating func stopForTimeLimit() {
+  /// Sends SIGTERM to the worker, or SIGKILL when its grace period after SIGTERM is over.
+  private mutating func stopWorker(interrupt: Int32? = nil) {
     if let stopped, stopped.signal == SIGKILL { return }
     let signal = stopped == nil ? SIGTERM : SIGKILL
     worker.signal(signal)
-    stopped = (signal, ContinuousClock().now)
+    stopped = (signal, ContinuousClock().now, interrupt ?? stopped?.interrupt)
   }
 
   /// Relays one event line; returns the result when it is this step's `testEnded`.
@@ -162,6 +178,8 @@ private struct WorkerSession {
     }
     switch event.kind {
     case .testStarted(step.id):
+      // Output that came first already announced the test.
+      if started { return nil }
       started = true
     case .issueRecorded(step.id, let issue) where issue.kind != .lateSignal:
       issues.append(issue)
@@ -204,7 +222,10 @@ private struct WorkerSession {
     let tail = output.tail
     let said = tail.isEmpty ? "; it printed nothing" : "; its last output:\n\(tail)"
     let issue: Issue
-    if let stopped {
+    if let stopped, let interrupt = stopped.interrupt {
+      issue = Issue(kind: .interrupted, message: "Interrupted: the run received \(WorkerExit.name(of: interrupt)) "
+        + "while the test ran, so its worker process was stopped" + said, sourceLocation: step.test.sourceLocation)
+    } else if let stopped {
       let how = stopped.signal == SIGKILL
         ? "SIGTERM, then SIGKILL after a grace period of \(gracePeriod.secondsDescription) seconds" : "SIGTERM"
       let limit = (step.timeLimit ?? .zero).secondsDescription

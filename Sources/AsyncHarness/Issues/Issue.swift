@@ -23,6 +23,9 @@ public struct Issue: Sendable, Hashable, Codable {
     /// precondition, a signal such as SIGSEGV) or a call to `exit`. Only a test isolated in
     /// a worker process survives to report it.
     case crashed
+    /// The run was interrupted (SIGINT, SIGTERM) while the test ran, and the test was
+    /// stopped.
+    case interrupted
     /// A fulfillment or signal arrived after the test that created it had ended.
     case lateSignal
     /// A note that does not fail the test, such as the synchronous waiter falling back to a
@@ -57,7 +60,7 @@ public struct Issue: Sendable, Hashable, Codable {
   /// than an assertion about the code under test.
   public var isError: Bool {
     switch kind {
-    case .errorThrown, .apiMisused, .deadlock, .timeLimitExceeded, .crashed: true
+    case .errorThrown, .apiMisused, .deadlock, .timeLimitExceeded, .crashed, .interrupted: true
     default: false
     }
   }

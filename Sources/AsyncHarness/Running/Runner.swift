@@ -18,16 +18,19 @@ public final class Runner: Sendable {
   public let registry: WaiterRegistry
   /// What runs each test.
   public let executor: any TestExecutor
+  /// When requested, no more tests start; the run then ends normally with what ran.
+  public let stop: StopRequest?
   private let reporters: [any Reporter]
 
   /// Creates a runner; tests run in this process unless another `executor` is given.
   public init(suites: [Suite], configuration: Configuration = Configuration(),
               registry: WaiterRegistry = .builtIn, executor: any TestExecutor = InProcessExecutor(),
-              reporters: [any Reporter]) {
+              stop: StopRequest? = nil, reporters: [any Reporter]) {
     self.suites = suites
     self.configuration = configuration
     self.registry = registry
     self.executor = executor
+    self.stop = stop
     self.reporters = reporters
   }
 
@@ -63,13 +66,15 @@ public final class Runner: Sendable {
     events(.runStarted(RunInfo(seed: configuration.shuffleSeed, repetitions: plan.repetitions,
                                waiters: plan.waiterNames)))
     var total = Summary()
-    for entry in plan.entries {
+    entries: for entry in plan.entries {
+      guard stop?.signal == nil else { break }
       let suiteStart = ContinuousClock().now
       events(.suiteStarted(entry.suiteRun))
       var summary = Summary()
-      for repetition in 1...plan.repetitions {
+      repetitions: for repetition in 1...plan.repetitions {
         var failed = false
         for step in plan.steps(of: entry, repetition: repetition) {
+          guard stop?.signal == nil else { break repetitions }
           try channel.checkReporters()
           let verdict = run(step, events: events).verdict
           summary.count(verdict)
