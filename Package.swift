@@ -28,8 +28,12 @@ let package = Package(
     .target(name: "AsyncHarnessTesting", dependencies: ["AsyncHarness"]),
     .testTarget(
       name: "AsyncHarnessTests",
-      dependencies: ["AsyncHarness", "AsyncHarnessConformance", "AsyncHarnessXCTest", "AsyncHarnessTesting"]
+      dependencies: [
+        "AsyncHarness", "AsyncHarnessConformance", "AsyncHarnessXCTest", "AsyncHarnessTesting", "HarnessTestSupport",
+      ]
     ),
+    // What the test targets share.
+    .target(name: "HarnessTestSupport", path: "Tests/HarnessTestSupport"),
     .plugin(
       name: "HarnessPlugin",
       capability: .command(
@@ -51,7 +55,7 @@ let package = Package(
       ]
     ),
     .executableTarget(name: "junit-bench", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"]),
-    .testTarget(name: "AsyncHarnessJUnitTests", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"]),
+    .testTarget(name: "AsyncHarnessJUnitTests", dependencies: ["AsyncHarness", "AsyncHarnessJUnit", "HarnessTestSupport"]),
     // A suites executable that the JUnit tests interrupt with real signals.
     .executableTarget(
       name: "harness-fixture", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"], path: "Tests/Fixtures/harness-fixture"),

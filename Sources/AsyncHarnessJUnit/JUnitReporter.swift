@@ -1,5 +1,6 @@
 import AsyncHarness
 import Foundation
+import Synchronization
 
 /// Which attributes a JUnit report carries beyond the profile every dashboard accepts.
 public enum JUnitProfile: String, Sendable, Hashable, CaseIterable {
@@ -63,13 +64,7 @@ public final class JUnitReporter: Reporter {
   public let profile: JUnitProfile
   /// The most UTF-8 bytes kept of each text; attribute values keep at most 4 KiB.
   public let outputLimit: Int
-
-  private var document: JUnitDocument?
-  private var run: RunInfo?
-  private var suite: OpenSuite?
-  private var suiteNames = UniqueNames()
-  private var suitesTime = 0.0
-  private var runTime: Double?
+  private let report: Mutex<JUnitReport>
 
   /// Creates a reporter that writes the report to `path` when the run finishes.
   ///
@@ -84,7 +79,7 @@ public final class JUnitReporter: Reporter {
     self.path = path
     self.profile = profile
     self.outputLimit = max(0, outputLimit)
-    document = try JUnitDocument(destination: path)
+    report = Mutex(try JUnitReport(destination: path, profile: profile, outputLimit: max(0, outputLimit)))
   }
 
   /// Makes the reporter for `--junit PATH --junit-profile NAME`; pass it to
@@ -104,41 +99,65 @@ public final class JUnitReporter: Reporter {
   ///   suite, a suite inside another, anything after ``finish()``), or a ``JUnitError``
   ///   when writing fails.
   public func handle(_ event: Event) throws {
-    guard let document else { throw JUnitError.unexpectedEvent("\(event.kind) after finish()") }
-    switch event.kind {
-    case .runStarted:
-      run = event.run
-    case .suiteStarted:
-      if let suite {
-        throw JUnitError.unexpectedEvent("suite \(event.suite ?? "") started while \(suite.name.value.string) is open")
-      }
-      var name = suiteName(event)
-      name.value = suiteNames.claim(name.value)
-      suite = OpenSuite(name: name, waiter: event.waiter, timestamp: event.timestamp)
-    case .testStarted:
-      if let test = event.test { suite?.start(test) }
-    case .outputCaptured:
-      if let test = event.test, let output = event.output { suite?.capture(output, of: test, limit: outputLimit) }
-    case .issueRecorded:
-      if let test = event.test, let issue = event.issue { suite?.recordLate(issue, of: test) }
-    case .testEnded:
-      guard let test = event.test, let result = event.result else {
-        throw JUnitError.unexpectedEvent("testEnded without a test and a result")
-      }
-      guard let suite else { throw JUnitError.unexpectedEvent("test \(test) ended outside a suite") }
-      suite.end(test, name: testName(test), result: result, duration: event.duration ?? 0)
-    case .suiteEnded:
-      guard let suite else { throw JUnitError.unexpectedEvent("suite \(event.suite ?? "") ended but none is open") }
-      try write(suite, duration: event.duration ?? 0, to: document)
-      self.suite = nil
-    case .runEnded:
-      runTime = event.duration
-    }
+    try report.withLock { try $0.handle(event) }
   }
 
   /// Writes the report and renames it into place. A suite still open (the run was
   /// interrupted) is written with the tests that ended. Calling it again does nothing.
   public func finish() throws {
+    try report.withLock { try $0.finish() }
+  }
+}
+
+/// The report being built: the open suite's tests, and the document finished suites are
+/// streamed into.
+private final class JUnitReport {
+  let profile: JUnitProfile
+  let outputLimit: Int
+  private var document: JUnitDocument?
+  private var run: RunInfo?
+  private var suite: OpenSuite?
+  private var suiteNames = UniqueNames()
+  private var suitesTime = 0.0
+  private var runTime: Double?
+
+  init(destination: String, profile: JUnitProfile, outputLimit: Int) throws {
+    self.profile = profile
+    self.outputLimit = outputLimit
+    document = try JUnitDocument(destination: destination)
+  }
+
+  func handle(_ event: Event) throws {
+    guard let document else { throw JUnitError.unexpectedEvent("\(event.kind.name) after finish()") }
+    switch event.kind {
+    case .runStarted(let run):
+      self.run = run
+    case .suiteStarted(let run):
+      if let suite {
+        throw JUnitError.unexpectedEvent("suite \(run.suite) started while \(suite.name.value.string) is open")
+      }
+      var name = suiteName(run)
+      name.value = suiteNames.claim(name.value)
+      suite = OpenSuite(name: name, waiter: run.waiter, timestamp: event.timestamp)
+    case .testStarted(let test):
+      suite?.start(test)
+    case .outputCaptured(let test, let output):
+      suite?.capture(output, of: test, limit: outputLimit)
+    case .issueRecorded(let test, let issue):
+      suite?.recordLate(issue, of: test)
+    case .testEnded(let test, let result, let duration):
+      guard let suite else { throw JUnitError.unexpectedEvent("test \(test) ended outside a suite") }
+      suite.end(test, name: testName(test), result: result, duration: duration)
+    case .suiteEnded(let run, _, let duration):
+      guard let suite else { throw JUnitError.unexpectedEvent("suite \(run.suite) ended but none is open") }
+      try write(suite, duration: duration, to: document)
+      self.suite = nil
+    case .runEnded(_, let duration):
+      runTime = duration
+    }
+  }
+
+  func finish() throws {
     guard let document else { return }
     if let suite {
       try write(suite, duration: Date().timeIntervalSince(suite.timestamp), to: document)
@@ -163,9 +182,9 @@ public final class JUnitReporter: Reporter {
       value: value.nonBlank(or: placeholder) + suffix, full: isCut ? XMLText(raw, limit: outputLimit) + suffix : nil)
   }
 
-  private func suiteName(_ event: Event) -> CappedName {
-    let waiter = event.waiter.map { XMLText(" [") + XMLText(attribute: $0, limit: Self.waiterLimit) + XMLText("]") }
-    return name(event.suite ?? "", placeholder: "(unnamed suite)", suffix: waiter)
+  private func suiteName(_ run: SuiteRun) -> CappedName {
+    let waiter = XMLText(" [") + XMLText(attribute: run.waiter, limit: Self.waiterLimit) + XMLText("]")
+    return name(run.suite, placeholder: "(unnamed suite)", suffix: waiter)
   }
 
   private func testName(_ test: TestID) -> CappedName {
@@ -193,7 +212,7 @@ public final class JUnitReporter: Reporter {
       timestamp: JUnitFormat.timestamp(suite.timestamp)
     ) { writer in
       try writer.startElement("properties")
-      if let waiter = suite.waiter { try property("waiter", waiter, to: writer) }
+      try property("waiter", suite.waiter, to: writer)
       if let seed = run?.seed { try property("seed", String(seed), to: writer) }
       if let run { try property("repetitions", String(run.repetitions), to: writer) }
       try property("harnessVersion", run?.harnessVersion ?? AsyncHarnessVersion.current, to: writer)
@@ -292,12 +311,12 @@ public final class JUnitReporter: Reporter {
 /// from the newest, where a late signal's test almost always is.
 private final class OpenSuite {
   let name: CappedName
-  let waiter: String?
+  let waiter: String
   let timestamp: Date
   private(set) var cases: [TestCase] = []
   private var running: (test: TestID, output: CappedText?)?
 
-  init(name: CappedName, waiter: String?, timestamp: Date) {
+  init(name: CappedName, waiter: String, timestamp: Date) {
     self.name = name
     self.waiter = waiter
     self.timestamp = timestamp

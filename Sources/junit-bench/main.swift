@@ -30,25 +30,25 @@ func bench(testCount: Int, in directory: URL) throws {
   let output = String(repeating: "loaded 3 messages from the fixture server\n", count: 5)
   let start = ContinuousClock.now
   let reporter = try JUnitReporter(path: path)
-  try reporter.handle(Event(kind: .runStarted, run: RunInfo(seed: 7, waiters: ["semaphore"])))
+  try reporter.handle(Event(.runStarted(RunInfo(seed: 7, waiters: ["semaphore"]))))
   for suiteIndex in 0..<(testCount / testsPerSuite) {
     let suite = "Bench.Suite\(suiteIndex)"
-    try reporter.handle(Event(kind: .suiteStarted, suite: suite, waiter: "semaphore"))
+    try reporter.handle(Event(.suiteStarted(SuiteRun(suite: suite, waiter: "semaphore"))))
     for testIndex in 0..<testsPerSuite {
       let n = suiteIndex * testsPerSuite + testIndex
       let test = TestID(suite: suite, name: "loads page \(testIndex)", waiter: "semaphore")
-      try reporter.handle(Event(kind: .testStarted, test: test))
-      if n % 50 == 7 { try reporter.handle(Event(kind: .outputCaptured, test: test, output: output)) }
+      try reporter.handle(Event(.testStarted(test)))
+      if n % 50 == 7 { try reporter.handle(Event(.outputCaptured(test, output))) }
       let result = n % 100 == 3
         ? TestResult(verdict: .failed, issues: [
             Issue(kind: .expectationFailed, message: "expected 3 messages, got 2", sourceLocation: location),
           ])
         : TestResult(verdict: .passed)
-      try reporter.handle(Event(kind: .testEnded, test: test, result: result, duration: 0.000_123))
+      try reporter.handle(Event(.testEnded(test, result, duration: 0.000_123)))
     }
-    try reporter.handle(Event(kind: .suiteEnded, suite: suite, waiter: "semaphore", duration: 0.123))
+    try reporter.handle(Event(.suiteEnded(SuiteRun(suite: suite, waiter: "semaphore"), Summary(), duration: 0.123)))
   }
-  try reporter.handle(Event(kind: .runEnded, duration: 12.5))
+  try reporter.handle(Event(.runEnded(Summary(), duration: 12.5)))
   try reporter.finish()
   let elapsed = ContinuousClock.now - start
   let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0

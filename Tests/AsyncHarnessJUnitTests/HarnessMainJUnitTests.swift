@@ -1,5 +1,6 @@
 import AsyncHarness
 import Foundation
+import HarnessTestSupport
 import XCTest
 
 @testable import AsyncHarnessJUnit
@@ -15,11 +16,11 @@ final class HarnessMainJUnitTests: ReportTestCase {
   ]
 
   private func run(_ arguments: [String]) -> (status: Int32, errors: String, output: String) {
-    var errors = ""
-    var output = ""
+    let errors = WrittenText()
+    let output = WrittenText()
     let status = HarnessMain.status(arguments: arguments, suites: suites, junit: JUnitReporter.factory,
-                                    console: .plain, output: { output += $0 }, errors: { errors += $0 })
-    return (status, errors, output)
+                                    console: .plain, output: output.write, errors: errors.write)
+    return (status, errors.text, output.text)
   }
 
   func testJUnitReportOfTheWholeMatrix() throws {

@@ -49,13 +49,14 @@ final class JUnitReporterTests: ReportTestCase {
 
   func testRepetitionsAndCollidingNamesStayUnique() throws {
     let suite = "S"
-    let events = [Event(kind: .suiteStarted, suite: suite, waiter: "w")]
+    let run = SuiteRun(suite: suite, waiter: "w")
+    let events = [Event(.suiteStarted(run))]
       + [1, 2].flatMap { repetition in
         ["a\u{1}", "a␁", "", " \t\u{1B}[m"].map {
-          Event(kind: .testEnded, test: TestID(suite: suite, name: $0, waiter: "w", repetition: repetition), result: passed, duration: 0)
+          Event(.testEnded(TestID(suite: suite, name: $0, waiter: "w", repetition: repetition), passed, duration: 0))
         }
       }
-      + [Event(kind: .suiteEnded, suite: suite, waiter: "w", duration: 0)]
+      + [Event(.suiteEnded(run, Summary(), duration: 0))]
       + suiteEvents(suite, waiter: "w", [("a", passed, [])])
     let report = try report(runEvents(events))
     XCTAssertEqual(report.elements(named: "testsuite").map { $0.attribute("name")! }, ["S [w]", "S [w] (2)"])
@@ -129,7 +130,8 @@ final class JUnitReporterTests: ReportTestCase {
       [0.00001, 0, -2, .nan, .infinity, 1.23456, 0.9999, 12_345.6, 1e30].map(JUnitFormat.time),
       ["0.000", "0.000", "0.000", "0.000", "0.000", "1.235", "1.000", "12345.600", "31557600000.000"])
     var events = suiteEvents("S", duration: 0.00001, [("fast", passed, [])])
-    events[2].duration = 0.00001
+    guard case .testEnded(let test, let result, _) = events[2].kind else { return XCTFail("\(events[2])") }
+    events[2].kind = .testEnded(test, result, duration: 0.00001)
     let report = try report(events)
     XCTAssertEqual(report.testCases[0].attribute("time"), "0.000")
     XCTAssertEqual(report.elements(named: "testsuite")[0].attribute("time"), "0.000")
@@ -158,9 +160,9 @@ final class JUnitReporterTests: ReportTestCase {
     let first = TestID(suite: "S", name: "first", waiter: "w")
     var events = suiteEvents("S", waiter: "w", [("first", passed, []), ("second", passed, [])])
     events.insert(contentsOf: [
-      Event(kind: .issueRecorded, test: first, issue: late), Event(kind: .outputCaptured, test: first, output: "late output"),
+      Event(.issueRecorded(first, late)), Event(.outputCaptured(first, "late output")),
     ], at: events.count - 1)
-    events.append(Event(kind: .issueRecorded, test: first, issue: late))
+    events.append(Event(.issueRecorded(first, late)))
     let report = try report(runEvents(events))
     XCTAssertEqual(report.attribute("failures"), "0")
     XCTAssertEqual(report.testCases[0].elements.map(\.name), ["system-out", "system-err"])
@@ -211,14 +213,14 @@ final class JUnitReporterTests: ReportTestCase {
     try reporter.finish()
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["report.xml"])
     XCTAssertEqual(try XMLReader.readDocument(destination).attribute("tests"), "1")
-    XCTAssertThrowsError(try reporter.handle(Event(kind: .runEnded))) {
+    XCTAssertThrowsError(try reporter.handle(Event(.runEnded(Summary(), duration: 0)))) {
       XCTAssertEqual("\($0)", "JUnit reporter: runEnded after finish()")
     }
   }
 
   func testAReporterThatIsDroppedLeavesNothingBehind() throws {
     var reporter: JUnitReporter? = try JUnitReporter(path: path("report.xml"))
-    try reporter?.handle(Event(kind: .suiteStarted, suite: "S", waiter: "w"))
+    try reporter?.handle(Event(.suiteStarted(SuiteRun(suite: "S", waiter: "w"))))
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).count, 1)
     reporter = nil
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
@@ -241,11 +243,11 @@ final class JUnitReporterTests: ReportTestCase {
   func testEventsOutOfOrderAreNamed() throws {
     let reporter = try JUnitReporter(path: path("report.xml"))
     let test = TestID(suite: "S", name: "t", waiter: "w")
-    XCTAssertThrowsError(try reporter.handle(Event(kind: .testEnded, test: test, result: passed))) {
+    XCTAssertThrowsError(try reporter.handle(Event(.testEnded(test, passed, duration: 0)))) {
       XCTAssertEqual("\($0)", "JUnit reporter: test S/t [w] ended outside a suite")
     }
-    try reporter.handle(Event(kind: .suiteStarted, suite: "S", waiter: "w"))
-    XCTAssertThrowsError(try reporter.handle(Event(kind: .suiteStarted, suite: "T", waiter: "w"))) {
+    try reporter.handle(Event(.suiteStarted(SuiteRun(suite: "S", waiter: "w"))))
+    XCTAssertThrowsError(try reporter.handle(Event(.suiteStarted(SuiteRun(suite: "T", waiter: "w"))))) {
       XCTAssertEqual("\($0)", "JUnit reporter: suite T started while S [w] is open")
     }
   }

@@ -28,13 +28,13 @@ final class NastyInputTests: ReportTestCase {
   static func generate(seed: UInt64) -> Generated {
     var generator = SeededRandomGenerator(seed: seed)
     var generated = Generated()
-    generated.events.append(Event(kind: .runStarted, run: RunInfo(seed: seed, repetitions: 2, waiters: ["semaphore"])))
+    generated.events.append(Event(.runStarted(RunInfo(seed: seed, repetitions: 2, waiters: ["semaphore"]))))
     let huge = String(repeating: "x\u{1B}[32m\u{0}é", count: 1_048_576 / 8)
     for suiteIndex in 0..<4 {
       let suite = suiteIndex == 0 ? "" : nasty(&generator)
       let waiter = nasty(&generator, maxPieces: 3)
-      var issueEvents: [Event] = []
-      var tests: [(name: String, result: TestResult, extra: [Event])] = []
+      var lateIssues: [Issue] = []
+      var tests: [(name: String, result: TestResult, extra: [TestEvent])] = []
       for testIndex in 0..<40 {
         let message = suiteIndex == 1 && testIndex == 0 ? huge : nasty(&generator)
         let location = SourceLocation(
@@ -43,20 +43,20 @@ final class NastyInputTests: ReportTestCase {
         let verdict = Verdict.allCases.randomElement(using: &generator)!
         let issues = verdict.isFailure || verdict == .knownIssue ? [issue] : [Issue(kind: .warning, message: message)]
         let reason = Bool.random(using: &generator) ? nasty(&generator) : nil
-        let output = Event(kind: .outputCaptured, output: message + nasty(&generator))
+        let output = output(message + nasty(&generator))
         tests.append((testIndex % 5 == 0 ? "" : nasty(&generator), TestResult(verdict: verdict, reason: reason, issues: issues), [output]))
         generated.expected.count(resultElement: verdict == .passed ? nil : verdict == .failed ? "failure" : verdict == .errored ? "error" : "skipped")
         if testIndex % 7 == 0 {
-          issueEvents.append(Event(kind: .issueRecorded, issue: Issue(kind: .lateSignal, message: nasty(&generator))))
+          lateIssues.append(Issue(kind: .lateSignal, message: nasty(&generator)))
         }
       }
       var events = suiteEvents(suite, waiter: waiter, duration: Double.random(in: 0...0.001, using: &generator), tests)
       // late signals for the first test, after it ended
       let firstTest = TestID(suite: suite, name: tests[0].name, waiter: waiter)
-      events.insert(contentsOf: issueEvents.map { var event = $0; event.test = firstTest; return event }, at: events.count - 1)
+      events.insert(contentsOf: lateIssues.map { Event(.issueRecorded(firstTest, $0)) }, at: events.count - 1)
       generated.events += events
     }
-    generated.events.append(Event(kind: .runEnded, duration: 3))
+    generated.events.append(Event(.runEnded(Summary(), duration: 3)))
     return generated
   }
 

@@ -35,25 +35,31 @@ class ReportTestCase: XCTestCase {
 /// Builds the events the runner sends for one suite × waiter.
 func suiteEvents(
   _ suite: String, waiter: String = "semaphore", duration: Double = 0.5,
-  _ tests: [(name: String, result: TestResult, extra: [Event])]
+  _ tests: [(name: String, result: TestResult, extra: [TestEvent])]
 ) -> [Event] {
-  var events = [Event(kind: .suiteStarted, suite: suite, waiter: waiter)]
+  let run = SuiteRun(suite: suite, waiter: waiter)
+  var events = [Event(.suiteStarted(run))]
+  var summary = Summary()
   for test in tests {
     let id = TestID(suite: suite, name: test.name, waiter: waiter)
-    events.append(Event(kind: .testStarted, test: id))
-    events += test.extra.map { var event = $0; event.test = id; return event }
-    events.append(Event(kind: .testEnded, test: id, result: test.result, duration: 0.25))
+    events.append(Event(.testStarted(id)))
+    events += test.extra.map { Event($0(id)) }
+    events.append(Event(.testEnded(id, test.result, duration: 0.25)))
+    summary.count(test.result.verdict)
   }
-  events.append(Event(kind: .suiteEnded, suite: suite, waiter: waiter, duration: duration))
+  events.append(Event(.suiteEnded(run, summary, duration: duration)))
   return events
 }
 
+/// An event about a test, made once the test's identity is known.
+typealias TestEvent = @Sendable (TestID) -> Event.Kind
+
 func runEvents(_ suites: [Event]..., seed: UInt64? = nil, repetitions: Int = 1) -> [Event] {
-  [Event(kind: .runStarted, run: RunInfo(seed: seed, repetitions: repetitions, waiters: ["semaphore"]))]
-    + suites.flatMap { $0 } + [Event(kind: .runEnded, duration: 1.5)]
+  [Event(.runStarted(RunInfo(seed: seed, repetitions: repetitions, waiters: ["semaphore"])))]
+    + suites.flatMap { $0 } + [Event(.runEnded(Summary(), duration: 1.5))]
 }
 
-func output(_ text: String) -> Event { Event(kind: .outputCaptured, output: text) }
+func output(_ text: String) -> TestEvent { { .outputCaptured($0, text) } }
 
 let passed = TestResult(verdict: .passed)
 

@@ -1,4 +1,5 @@
 import AsyncHarness
+import HarnessTestSupport
 import XCTest
 
 /// The command line: exit status and the messages a user reads.
@@ -13,11 +14,11 @@ final class HarnessMainTests: XCTestCase {
 
   private func run(_ arguments: [String], suites: [Suite]? = nil,
                    junit: JUnitReporterFactory? = nil) -> (status: Int32, output: String, errors: String) {
-    var output = ""
-    var errors = ""
+    let output = WrittenText()
+    let errors = WrittenText()
     let status = HarnessMain.status(arguments: arguments, suites: suites ?? self.suites, junit: junit,
-                                    console: .plain, output: { output += $0 }, errors: { errors += $0 })
-    return (status, output, errors)
+                                    console: .plain, output: output.write, errors: errors.write)
+    return (status, output.text, errors.text)
   }
 
   func testPassingRunExitsZero() {
@@ -93,7 +94,6 @@ final class HarnessMainTests: XCTestCase {
     let result = run(["--help"])
     XCTAssertEqual(result.status, 0)
     XCTAssertTrue(result.output.contains("--waiter <name|all>"), result.output)
-    XCTAssertTrue(result.output.contains("[--shuffle [<seed>]]"), result.output)
     XCTAssertTrue(result.output.contains("\n  --shuffle [<seed>]      Shuffle tests within each suite"), result.output)
   }
 
@@ -108,21 +108,21 @@ final class HarnessMainTests: XCTestCase {
     defer { try? FileManager.default.removeItem(atPath: path) }
     XCTAssertEqual(run(["--json", path]).status, 0)
     let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
-    let kinds = try lines.map { try JSONLinesReporter.decode(line: $0).kind }
-    XCTAssertEqual(kinds.first, .runStarted)
-    XCTAssertEqual(kinds.last, .runEnded)
-    XCTAssertEqual(kinds.filter { $0 == .testEnded }.count, 2)
+    let kinds = try lines.map { try Event(jsonLine: $0).kind.name }
+    XCTAssertEqual(kinds.first, "runStarted")
+    XCTAssertEqual(kinds.last, "runEnded")
+    XCTAssertEqual(kinds.filter { $0 == "testEnded" }.count, 2)
   }
 
   func testDefaultWaitersApplyWithoutWaiterFlag() {
-    var output = ""
+    let output = WrittenText()
     let status = HarnessMain.status(arguments: [], suites: suites, defaultWaiters: .all, console: .plain,
-                                    output: { output += $0 }, errors: { _ in })
+                                    output: output.write, errors: { _ in })
     XCTAssertEqual(status, 0)
-    XCTAssertTrue(output.contains("Result: 10 passed, 0 failed, 0 skipped"), output)
-    var single = ""
+    XCTAssertTrue(output.text.contains("Result: 10 passed, 0 failed, 0 skipped"), output.text)
+    let single = WrittenText()
     _ = HarnessMain.status(arguments: ["--waiter", "probePoller"], suites: suites, defaultWaiters: .all,
-                           console: .plain, output: { single += $0 }, errors: { _ in })
-    XCTAssertTrue(single.contains("Result: 2 passed, 0 failed, 0 skipped"), single)
+                           console: .plain, output: single.write, errors: { _ in })
+    XCTAssertTrue(single.text.contains("Result: 2 passed, 0 failed, 0 skipped"), single.text)
   }
 }

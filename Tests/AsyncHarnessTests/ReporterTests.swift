@@ -1,5 +1,6 @@
 import AsyncHarness
 import Foundation
+import HarnessTestSupport
 import XCTest
 
 /// Console and JSON Lines output, pinned as golden text from hand-made events.
@@ -19,26 +20,25 @@ final class ReporterTests: XCTestCase {
     var summary = Summary()
     summary.count(.passed)
     summary.count(.failed)
+    let suite = SuiteRun(suite: "MessageLoader", waiter: "semaphore")
     return [
-      Event(kind: .runStarted, timestamp: instant, run: RunInfo(harnessVersion: "0.1.0", seed: 42, repetitions: 1, waiters: ["semaphore"])),
-      Event(kind: .suiteStarted, timestamp: instant, suite: "MessageLoader", waiter: "semaphore"),
-      Event(kind: .testStarted, timestamp: instant, suite: "MessageLoader", waiter: "semaphore", test: passed),
-      Event(kind: .testEnded, timestamp: instant, suite: "MessageLoader", waiter: "semaphore", test: passed,
-            result: TestResult(verdict: .passed), duration: 0.0000123),
-      Event(kind: .testStarted, timestamp: instant, suite: "MessageLoader", waiter: "semaphore", test: failed),
-      Event(kind: .issueRecorded, timestamp: instant, suite: "MessageLoader", waiter: "semaphore", test: failed, issue: issue),
-      Event(kind: .testEnded, timestamp: instant, suite: "MessageLoader", waiter: "semaphore", test: failed,
-            result: TestResult(verdict: .failed, issues: [issue]), duration: 1.0016),
-      Event(kind: .suiteEnded, timestamp: instant, suite: "MessageLoader", waiter: "semaphore", summary: summary, duration: 1.002),
-      Event(kind: .runEnded, timestamp: instant, summary: summary, duration: 1.003),
+      Event(.runStarted(RunInfo(harnessVersion: "0.1.0", seed: 42, repetitions: 1, waiters: ["semaphore"])), timestamp: instant),
+      Event(.suiteStarted(suite), timestamp: instant),
+      Event(.testStarted(passed), timestamp: instant),
+      Event(.testEnded(passed, TestResult(verdict: .passed), duration: 0.0000123), timestamp: instant),
+      Event(.testStarted(failed), timestamp: instant),
+      Event(.issueRecorded(failed, issue), timestamp: instant),
+      Event(.testEnded(failed, TestResult(verdict: .failed, issues: [issue]), duration: 1.0016), timestamp: instant),
+      Event(.suiteEnded(suite, summary, duration: 1.002), timestamp: instant),
+      Event(.runEnded(summary, duration: 1.003), timestamp: instant),
     ]
   }
 
   func testConsoleGolden() throws {
-    var text = ""
-    let reporter = ConsoleReporter(style: .plain) { text += $0 }
+    let text = WrittenText()
+    let reporter = ConsoleReporter(style: .plain, write: text.write)
     for event in events(at: inPackage) { try reporter.handle(event) }
-    XCTAssertEqual(text, """
+    XCTAssertEqual(text.text, """
       Shuffled with seed 42 (replay with --shuffle 42)
       PASS  MessageLoader/greets with hello [semaphore] (0.000s)
       FAIL  MessageLoader/loads two [semaphore] (1.002s)
@@ -53,22 +53,80 @@ final class ReporterTests: XCTestCase {
   }
 
   func testConsoleColorsOnlyWhenAsked() throws {
-    var text = ""
-    let reporter = ConsoleReporter(style: .init(colors: true, liveProgress: false)) { text += $0 }
+    let text = WrittenText()
+    let reporter = ConsoleReporter(style: .init(colors: true, liveProgress: false), write: text.write)
     for event in events(at: inPackage) { try reporter.handle(event) }
-    XCTAssertTrue(text.contains("\u{1B}[32mPASS \u{1B}[0m MessageLoader/greets with hello"))
+    XCTAssertTrue(text.text.contains("\u{1B}[32mPASS \u{1B}[0m MessageLoader/greets with hello"))
     XCTAssertFalse(ConsoleReporter.Style.forStandardOutput(environment: ["NO_COLOR": "1"]).colors)
   }
 
   func testJSONLinesGoldenAndRoundTrip() throws {
-    var lines: [String] = []
-    let reporter = JSONLinesReporter { lines.append($0) }
+    let written = WrittenText()
+    let reporter = JSONLinesReporter(write: written.write)
     for event in events(at: elsewhere) { try reporter.handle(event) }
+    let lines = written.lines
     XCTAssertEqual(lines.count, 9)
     XCTAssertTrue(lines.allSatisfy { $0.hasSuffix("\n") && $0.dropLast().contains("\n") == false })
-    XCTAssertEqual(lines[0], #"{"kind":"runStarted","run":{"harnessVersion":"0.1.0","repetitions":1,"seed":42,"waiters":["semaphore"]},"timestamp":"2027-01-15T08:00:00Z","version":1}"# + "\n")
-    XCTAssertEqual(lines[5], #"{"issue":{"kind":"waitFailed","message":"Exceeded timeout of 1 seconds, with unfulfilled expectations: \"loaded\" created at LoaderTests/LoaderTests.swift:13","sourceLocation":{"column":5,"fileID":"LoaderTests/LoaderTests.swift","filePath":"/src/LoaderTests.swift","line":14}},"kind":"issueRecorded","suite":"MessageLoader","test":{"name":"loads two","repetition":1,"suite":"MessageLoader","waiter":"semaphore"},"timestamp":"2027-01-15T08:00:00Z","version":1,"waiter":"semaphore"}"# + "\n")
-    XCTAssertEqual(try lines.map { try JSONLinesReporter.decode(line: $0) }, events(at: elsewhere))
+    XCTAssertEqual(lines[0], #"{"kind":"runStarted","run":{"harnessVersion":"0.1.0","repetitions":1,"seed":42,"waiters":["semaphore"]},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n")
+    XCTAssertEqual(lines[1], #"{"kind":"suiteStarted","suite":"MessageLoader","timestamp":"2027-01-15T08:00:00.000Z","version":2,"waiter":"semaphore"}"# + "\n")
+    XCTAssertEqual(lines[5], #"{"issue":{"kind":"waitFailed","message":"Exceeded timeout of 1 seconds, with unfulfilled expectations: \"loaded\" created at LoaderTests/LoaderTests.swift:13","sourceLocation":{"column":5,"fileID":"LoaderTests/LoaderTests.swift","filePath":"/src/LoaderTests.swift","line":14}},"kind":"issueRecorded","test":{"attempt":1,"name":"loads two","repetition":1,"suite":"MessageLoader","waiter":"semaphore"},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n")
+    XCTAssertEqual(lines[6], #"{"duration":1.0016,"kind":"testEnded","result":{"issues":[{"kind":"waitFailed","message":"Exceeded timeout of 1 seconds, with unfulfilled expectations: \"loaded\" created at LoaderTests/LoaderTests.swift:13","sourceLocation":{"column":5,"fileID":"LoaderTests/LoaderTests.swift","filePath":"/src/LoaderTests.swift","line":14}}],"verdict":"failed"},"test":{"attempt":1,"name":"loads two","repetition":1,"suite":"MessageLoader","waiter":"semaphore"},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n")
+    XCTAssertEqual(lines[8], #"{"duration":1.003,"kind":"runEnded","summary":{"errored":0,"failed":1,"knownIssues":0,"passed":1,"skipped":0},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n")
+    XCTAssertEqual(try lines.map { try Event(jsonLine: $0) }, events(at: elsewhere))
+  }
+
+  /// The hand-written encoder and the decoder agree on every kind of event, including text
+  /// that JSON must escape, and its lines are what `JSONSerialization` reads as the same
+  /// values.
+  func testJSONLinesRoundTripOfHostileText() throws {
+    let hostile = "quote \" backslash \\ newline \n tab \t nul \u{0} bell \u{7} del \u{7F} é 🦊 \u{2028} </x>"
+    let test = TestID(suite: hostile, name: hostile, waiter: "semaphore", repetition: 3, attempt: 2)
+    let issue = Issue(kind: .lateSignal, message: hostile, sourceLocation: SourceLocation(
+      fileID: hostile, filePath: hostile, line: 7, column: 9))
+    let kinds: [Event.Kind] = [
+      .runStarted(RunInfo(seed: UInt64.max, repetitions: 2, waiters: [hostile])),
+      .suiteStarted(SuiteRun(suite: hostile, waiter: hostile)),
+      .testStarted(test),
+      .issueRecorded(test, Issue(kind: .warning, message: hostile)),
+      .outputCaptured(test, hostile),
+      .testEnded(test, TestResult(verdict: .knownIssue, reason: hostile, issues: [issue]), duration: 1e-7),
+      .suiteEnded(SuiteRun(suite: hostile, waiter: "w"), Summary(), duration: 12345.678),
+      .runEnded(Summary(), duration: 0),
+    ]
+    for kind in kinds {
+      let event = Event(kind, timestamp: Date(timeIntervalSince1970: 1_800_000_000.25))
+      let line = event.jsonLine
+      XCTAssertEqual(try Event(jsonLine: line), event, line)
+      XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(line.utf8)), line)
+    }
+  }
+
+  /// A version 1 line (as 0.1 wrote it: `suite` and `waiter` on test events, whole-second
+  /// timestamps, no `attempt`) still reads.
+  func testJSONLinesReadsVersionOne() throws {
+    let line = #"{"kind":"testStarted","suite":"S","test":{"name":"t","repetition":2,"suite":"S","waiter":"semaphore"},"timestamp":"2026-11-23T03:34:14Z","version":1,"waiter":"semaphore"}"#
+    let event = try Event(jsonLine: line)
+    XCTAssertEqual(event.kind, .testStarted(TestID(suite: "S", name: "t", waiter: "semaphore", repetition: 2)))
+    XCTAssertEqual(event.timestamp, Date(timeIntervalSince1970: 1_795_404_854))
+  }
+
+  func testJSONLinesRejectsWhatItCannotRead() {
+    let cases = [
+      ("not json", "not an AsyncHarness event: not JSON"),
+      (#"{"kind":"testStarted","timestamp":"2026-11-23T03:34:14Z","version":3}"#,
+       "not an AsyncHarness event: schema version 3; this build reads versions 1 to 2"),
+      (#"{"kind":"testPaused","timestamp":"2026-11-23T03:34:14Z","version":2}"#,
+       #"not an AsyncHarness event: unknown kind "testPaused""#),
+      (#"{"kind":"testStarted","timestamp":"2026-11-23T03:34:14Z","version":2}"#,
+       "not an AsyncHarness event: missing field test"),
+      (#"{"kind":"testStarted","timestamp":"yesterday","version":2}"#,
+       #"not an AsyncHarness event: timestamp "yesterday" is not ISO 8601"#),
+    ]
+    for (line, message) in cases {
+      XCTAssertThrowsError(try Event(jsonLine: line), line) { error in
+        XCTAssertEqual("\(error)", message)
+      }
+    }
   }
 
   func testJSONLinesFileInAMissingDirectoryFailsAtOnce() {

@@ -71,7 +71,7 @@ final class RunnerTests: XCTestCase {
     XCTAssertEqual(recorder.events.count, 0)
     configuration.allowsEmptySelection = true
     XCTAssertEqual(try Runner(suites: [suite], configuration: configuration, reporters: [recorder]).run(), Summary())
-    XCTAssertEqual(recorder.events.map(\.kind), [.runStarted, .runEnded])
+    XCTAssertEqual(recorder.events.map(\.kind.name), ["runStarted", "runEnded"])
   }
 
   func testFiltersMatchPathsAndTags() throws {
@@ -146,9 +146,9 @@ final class RunnerTests: XCTestCase {
 
   func testEventsComeInOrder() throws {
     let recorder = try runSuites([Suite("Order") { Test("one") { t in t.log("hello") } }])
-    XCTAssertEqual(recorder.events.map(\.kind),
-                   [.runStarted, .suiteStarted, .testStarted, .outputCaptured, .testEnded, .suiteEnded, .runEnded])
-    XCTAssertEqual(recorder.events[3].output, "hello")
+    XCTAssertEqual(recorder.events.map(\.kind.name),
+                   ["runStarted", "suiteStarted", "testStarted", "outputCaptured", "testEnded", "suiteEnded", "runEnded"])
+    XCTAssertEqual(recorder.events[3].kind, .outputCaptured(TestID(suite: "Order", name: "one", waiter: "expectation"), "hello"))
   }
 
   func testTraitsDecidedAtRunTime() throws {
@@ -187,5 +187,58 @@ final class RunnerTests: XCTestCase {
     XCTAssertEqual(recorder.results.map(\.result.verdict), [.errored, .passed])
     XCTAssertEqual(recorder.results.first?.result.issues.map(\.message),
                    ["Test exceeded its time limit of 0.1 seconds in its async body, which was cancelled and left running"])
+  }
+
+  /// Issues and output reach the reporters when they are recorded, not when the test ends:
+  /// the test's own body sees them in the recorder while it still runs.
+  func testIssuesAndOutputReachReportersWhenRecorded() throws {
+    let recorder = EventRecorder()
+    let seenInsideTheBody = Mutex<[String]>([])
+    let suite = Suite("Live") {
+      Test("records") { t in
+        t.log("first")
+        t.record(Issue(kind: .warning, message: "careful"))
+        seenInsideTheBody.withLock { $0 = recorder.events.map(\.kind.name) }
+      }
+    }
+    try Runner(suites: [suite], reporters: [recorder]).run()
+    XCTAssertEqual(seenInsideTheBody.withLock { $0 },
+                   ["runStarted", "suiteStarted", "testStarted", "outputCaptured", "issueRecorded"])
+  }
+
+  /// Issues recorded from other threads while their test ends are never lost and never out
+  /// of place: each is either in the result (and its event comes before `testEnded`) or a
+  /// late signal whose event comes after it. Repeated, because the end races the recording.
+  func testIssuesRacingTheEndOfTheirTestAreNeitherLostNorMisplaced() throws {
+    let perThread = 25
+    let threads = 4
+    for round in 0..<200 {
+      let done = DispatchGroup()
+      let suite = Suite("Race") {
+        Test("ends while callbacks record") { t in
+          for thread in 0..<threads {
+            done.enter()
+            DispatchQueue.global().async {
+              for index in 0..<perThread { t.record(Issue(kind: .warning, message: "\(thread).\(index)")) }
+              done.leave()
+            }
+          }
+        }
+        Test("waits for the callbacks") { _ in done.wait() }
+      }
+      let recorder = try runSuites([suite])
+      let first = TestID(suite: "Race", name: "ends while callbacks record", waiter: "expectation")
+      let events = recorder.events
+      let end = try XCTUnwrap(events.firstIndex { if case .testEnded(first, _, _) = $0.kind { true } else { false } })
+      guard case .testEnded(_, let result, _) = events[end].kind else { return XCTFail() }
+      let before = events[..<end].compactMap { event -> Issue? in
+        guard case .issueRecorded(first, let issue) = event.kind else { return nil }
+        return issue
+      }
+      let late = recorder.lateIssues(of: first)
+      XCTAssertEqual(before, result.issues, "round \(round): the events before testEnded are the result's issues")
+      XCTAssertTrue(late.allSatisfy { $0.kind == .lateSignal }, "round \(round)")
+      XCTAssertEqual(result.issues.count + late.count, perThread * threads, "round \(round): none lost")
+    }
   }
 }

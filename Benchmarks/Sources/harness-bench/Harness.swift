@@ -1,5 +1,6 @@
 import AsyncHarness
 import Foundation
+import Synchronization
 
 /// Where a test body of ours waits.
 enum Place: String, CaseIterable, Sendable {
@@ -18,13 +19,17 @@ let builtInWaiters: [any Waiter] = WaiterRegistry.builtIn.waiters
 /// Remembers the failing issues of a run, to tell a benchmark that measured failures
 /// from one whose tests should have passed.
 final class FailureSampler: Reporter {
-  private(set) var failures = 0
-  private(set) var first: String?
+  private let sample = Mutex<(failures: Int, first: String?)>((0, nil))
+
+  var failures: Int { sample.withLock { $0.failures } }
+  var first: String? { sample.withLock { $0.first } }
 
   func handle(_ event: Event) {
-    guard event.kind == .issueRecorded, let issue = event.issue, issue.isFailure else { return }
-    failures += 1
-    if first == nil { first = issue.message }
+    guard case .issueRecorded(_, let issue) = event.kind, issue.isFailure else { return }
+    sample.withLock { sample in
+      sample.failures += 1
+      if sample.first == nil { sample.first = issue.message }
+    }
   }
 }
 

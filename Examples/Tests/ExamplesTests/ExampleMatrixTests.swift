@@ -3,12 +3,6 @@ import ExampleSuites
 import StoriesSuites
 import XCTest
 
-/// Keeps every event of a run.
-private final class CapturingReporter: Reporter {
-  private(set) var events: [Event] = []
-  func handle(_ event: Event) { events.append(event) }
-}
-
 /// Runs every example suite in-process under every built-in waiter, as `swift run
 /// examples` does, and checks what the examples claim: the same verdicts under every
 /// strategy, every known-issue demonstration caught by every strategy, the deadlock named,
@@ -23,7 +17,7 @@ final class ExampleMatrixTests: XCTestCase {
   override func setUpWithError() throws {
     var configuration = Configuration()
     configuration.waiters = .all
-    let reporter = CapturingReporter()
+    let reporter = EventRecorder()
     let summary = try Runner(suites: allExampleSuites, configuration: configuration, reporters: [reporter]).run()
     XCTAssertTrue(summary.succeeded, "the examples run green: \(summary)")
     events = reporter.events
@@ -32,7 +26,7 @@ final class ExampleMatrixTests: XCTestCase {
   /// Every `testEnded` event: the test and its result.
   private var results: [(id: TestID, result: TestResult)] {
     events.compactMap { event in
-      guard event.kind == .testEnded, let id = event.test, let result = event.result else { return nil }
+      guard case .testEnded(let id, let result, _) = event.kind else { return nil }
       return (id, result)
     }
   }
@@ -79,12 +73,14 @@ final class ExampleMatrixTests: XCTestCase {
     for waiter in waiterNames {
       let first = TestID(suite: lateSignalStory.suite, name: lateSignalStory.leavesWorkBehind, waiter: waiter)
       let second = TestID(suite: lateSignalStory.suite, name: lateSignalStory.runsDuringLateSignal, waiter: waiter)
-      let late = events.indices.filter { events[$0].issue?.kind == .lateSignal && events[$0].test?.suite == first.suite
-        && events[$0].test?.waiter == waiter }
+      let late = events.indices.filter { index in
+        guard case .issueRecorded(let test, let issue) = events[index].kind else { return false }
+        return issue.kind == .lateSignal && test.suite == first.suite && test.waiter == waiter
+      }
       XCTAssertEqual(late.count, 1, "one late signal in the story under \(waiter)")
       guard let index = late.first else { continue }
       XCTAssertEqual(events[index].test, first, "reported against the test that left work behind")
-      let secondStarted = events.firstIndex { $0.kind == .testStarted && $0.test == second }
+      let secondStarted = events.firstIndex { $0.kind == .testStarted(second) }
       XCTAssertNotNil(secondStarted)
       XCTAssertGreaterThan(index, secondStarted ?? .max, "it arrived while the second test ran")
       let secondResult = results.first { $0.id == second }?.result

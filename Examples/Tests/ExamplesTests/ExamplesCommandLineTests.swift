@@ -6,7 +6,8 @@ import XCTest
 final class ExamplesCommandLineTests: XCTestCase {
   private var examples: URL { builtExecutable("examples", for: Self.self) }
 
-  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>]"
+  /// ArgumentParser shortens a synopsis this long to `<options>`.
+  private let usage = "examples <options>"
 
   func testHelpNamesTheExecutableAndShowsTheSeedAsOptional() throws {
     let result = try runToEnd(examples, ["--help"])
@@ -41,6 +42,9 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 (default 1).
         --time-limit <seconds>  The longest a test may run, in seconds (default: no
                                 limit).
+        --isolation <mode>      Where tests run: worker (a worker process, so a crash
+                                or hang ends only its test; the default) or none
+                                (this process, for a debugger). (values: worker, none)
         -h, --help              Show help information.
 
 

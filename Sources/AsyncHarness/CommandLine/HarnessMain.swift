@@ -16,7 +16,19 @@ public typealias JUnitReporterFactory = @Sendable (_ path: String, _ profile: St
 /// Exit status: 0 when every test passed (known issues and skips included), 1 when a test
 /// failed, 2 for a usage error (a bad flag, an unknown waiter, a filter that selects no
 /// test without `--allow-empty`, a report that cannot be written).
+///
+/// Tests run in a worker process by default (`--isolation worker`): the executable starts
+/// itself again as a worker, so a test that crashes or hangs ends as an error and the run
+/// goes on. `--isolation none` runs them in this process (for a debugger).
 public enum HarnessMain {
+  /// Where the tests of a suites executable run.
+  public enum Isolation: String, Sendable, CaseIterable {
+    /// In a worker process: this executable started again (``WorkerExecutor``).
+    case worker
+    /// In this process (``InProcessExecutor``).
+    case none
+  }
+
   /// Parses `CommandLine.arguments`, runs the suites and exits the process.
   /// - Parameters:
   ///   - suites: the suites.
@@ -27,17 +39,23 @@ public enum HarnessMain {
   public static func run(_ suites: [Suite], registry: WaiterRegistry = .builtIn,
                          defaultWaiters: Configuration.WaiterSelection = .suiteDefault,
                          junit: JUnitReporterFactory? = nil) -> Never {
-    let status = self.status(arguments: Array(CommandLine.arguments.dropFirst()), suites: suites,
-                             registry: registry, defaultWaiters: defaultWaiters, junit: junit)
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.first == WorkerMain.flag { WorkerMain.serve(suites, registry: registry) }
+    let status = self.status(arguments: arguments, suites: suites, registry: registry,
+                             defaultWaiters: defaultWaiters, defaultIsolation: .worker, junit: junit)
     exit(status)
   }
 
   /// Runs the command with these arguments and returns the exit status, writing to the
-  /// given streams (standard output and standard error by default).
+  /// given streams (standard output and standard error by default). Tests run in this
+  /// process unless `defaultIsolation` or `--isolation` says `worker`, which starts this
+  /// process's executable again: only a suites executable calling ``run(_:registry:defaultWaiters:junit:)``
+  /// can serve as its own worker.
   public static func status(arguments: [String], suites: [Suite], registry: WaiterRegistry = .builtIn,
                             defaultWaiters: Configuration.WaiterSelection = .suiteDefault,
+                            defaultIsolation: Isolation = .none,
                             junit: JUnitReporterFactory? = nil, console: ConsoleReporter.Style = .forStandardOutput(),
-                            output: ((String) -> Void)? = nil, errors: ((String) -> Void)? = nil) -> Int32 {
+                            output: (@Sendable (String) -> Void)? = nil, errors: (@Sendable (String) -> Void)? = nil) -> Int32 {
     let output = output ?? { FileHandleOutput.standardOutput.write($0) }
     let errors = errors ?? { FileHandleOutput.standardError.write($0) }
     let options: HarnessOptions
@@ -65,7 +83,12 @@ public enum HarnessMain {
       }
       var reporters: [any Reporter] = [ConsoleReporter(style: console, write: output)]
       reporters += try options.fileReporters(junit: junit)
-      let runner = Runner(suites: suites, configuration: configuration, registry: registry, reporters: reporters)
+      let executor: any TestExecutor = switch options.isolation ?? defaultIsolation {
+      case .worker: WorkerExecutor.relaunchingThisExecutable()
+      case .none: InProcessExecutor()
+      }
+      let runner = Runner(suites: suites, configuration: configuration, registry: registry, executor: executor,
+                          reporters: reporters)
       return try runner.run().succeeded ? 0 : 1
     } catch {
       errors("error: \(error)\n")
@@ -138,6 +161,9 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("The longest a test may run, in seconds (default: no limit).", valueName: "seconds"))
   var timeLimit: Double?
 
+  @Option(help: ArgumentHelp("Where tests run: worker (a worker process, so a crash or hang ends only its test; the default) or none (this process, for a debugger).", valueName: "mode"))
+  var isolation: HarnessMain.Isolation?
+
   func validate() throws {
     guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1, not \(repetitions)") }
     for (flag, value) in [("--timeout", timeout), ("--time-limit", timeLimit)] {
@@ -182,3 +208,5 @@ struct HarnessOptions: ParsableCommand {
     return result
   }
 }
+
+extension HarnessMain.Isolation: ExpressibleByArgument {}

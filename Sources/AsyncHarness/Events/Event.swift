@@ -1,79 +1,94 @@
 import Foundation
 
-/// Something that happened during a run, delivered to every ``Reporter``.
+/// Something that happened during a run, delivered to every ``Reporter`` as it happens.
 ///
-/// Events are `Codable` and versioned (``Event/schemaVersion``): the JSON Lines reporter
-/// writes one a line, and tools and worker processes read them back.
-public struct Event: Sendable, Hashable, Codable {
-  /// The version of the event schema this build writes. Fields are only added within a
-  /// version; a reader ignores fields it does not know.
-  public static let schemaVersion = 1
+/// An event is a timestamp and a ``Kind`` that carries its payload: a `testEnded` always
+/// has its test, result and duration, and nothing else. Events are versioned
+/// (``Event/schemaVersion``): the JSON Lines reporter writes one a line
+/// (``Event/jsonLine``), and tools and the parent of a worker process read them back
+/// (``Event/init(jsonLine:)``). `docs/EVENTS.md` documents every event and field.
+public struct Event: Sendable, Hashable {
+  /// The version of the event schema this build writes: 2. Within a version, event kinds
+  /// and fields are only added, never changed; a reader skips kinds and ignores fields it
+  /// does not know. Version 1 lines (which repeated `suite` and `waiter` on test events)
+  /// are still read.
+  public static let schemaVersion = 2
 
-  /// What happened.
-  public enum Kind: String, Sendable, Hashable, Codable {
-    /// The run began; carries ``Event/run``.
-    case runStarted
-    /// A suite began under one waiter; carries ``Event/suite`` and ``Event/waiter``.
-    case suiteStarted
-    /// A test began; carries ``Event/test``.
-    case testStarted
-    /// A test recorded an issue; carries ``Event/test`` and ``Event/issue``. Late signals
-    /// arrive after their test's `testEnded`.
-    case issueRecorded
-    /// A test captured output; carries ``Event/output``.
-    case outputCaptured
-    /// A test ended; carries ``Event/result`` and ``Event/duration``.
-    case testEnded
-    /// A suite ended under one waiter; carries ``Event/summary`` and ``Event/duration``.
-    case suiteEnded
-    /// The run ended; carries ``Event/summary`` and ``Event/duration``.
-    case runEnded
+  /// What happened, with what it carries.
+  public enum Kind: Sendable, Hashable {
+    /// The run began.
+    case runStarted(RunInfo)
+    /// A suite began under one waiter strategy.
+    case suiteStarted(SuiteRun)
+    /// A test began.
+    case testStarted(TestID)
+    /// A test recorded an issue, when it recorded it. Issues recorded after the test ended
+    /// (late signals) arrive later, with kind ``Issue/Kind/lateSignal``.
+    case issueRecorded(TestID, Issue)
+    /// A test produced output, when it produced it.
+    case outputCaptured(TestID, String)
+    /// A test ended; the result holds every issue recorded while it ran.
+    case testEnded(TestID, TestResult, duration: Double)
+    /// A suite ended under one waiter strategy, with its counts.
+    case suiteEnded(SuiteRun, Summary, duration: Double)
+    /// The run ended, with its counts.
+    case runEnded(Summary, duration: Double)
+
+    /// The name of the kind, as the `kind` field of a JSON line.
+    public var name: String {
+      switch self {
+      case .runStarted: "runStarted"
+      case .suiteStarted: "suiteStarted"
+      case .testStarted: "testStarted"
+      case .issueRecorded: "issueRecorded"
+      case .outputCaptured: "outputCaptured"
+      case .testEnded: "testEnded"
+      case .suiteEnded: "suiteEnded"
+      case .runEnded: "runEnded"
+      }
+    }
   }
 
-  /// The schema version this event was written with.
-  public var version: Int
-  /// What happened.
-  public var kind: Kind
   /// When it happened (wall clock).
   public var timestamp: Date
-  /// The suite, for suite and test events.
-  public var suite: String?
-  /// The waiter strategy, for suite and test events.
-  public var waiter: String?
-  /// The test, for test events.
-  public var test: TestID?
-  /// The issue, for `issueRecorded`.
-  public var issue: Issue?
-  /// Captured text, for `outputCaptured`.
-  public var output: String?
-  /// The result, for `testEnded`.
-  public var result: TestResult?
-  /// Facts about the run, for `runStarted`.
-  public var run: RunInfo?
-  /// Counts, for `suiteEnded` and `runEnded`.
-  public var summary: Summary?
-  /// Seconds from the matching start event, for the `…Ended` events.
-  public var duration: Double?
+  /// What happened.
+  public var kind: Kind
 
-  /// Creates an event; the factory methods below are shorter.
-  public init(
-    kind: Kind, timestamp: Date = Date(), suite: String? = nil, waiter: String? = nil,
-    test: TestID? = nil, issue: Issue? = nil, output: String? = nil, result: TestResult? = nil,
-    run: RunInfo? = nil, summary: Summary? = nil, duration: Double? = nil
-  ) {
-    self.version = Self.schemaVersion
+  /// Creates an event that happens now, or at `timestamp`.
+  public init(_ kind: Kind, timestamp: Date = Date()) {
     self.kind = kind
     self.timestamp = timestamp
+  }
+
+  /// The test a test event is about (`testStarted`, `issueRecorded`, `outputCaptured`,
+  /// `testEnded`); `nil` for run and suite events.
+  public var test: TestID? {
+    switch kind {
+    case .testStarted(let test), .issueRecorded(let test, _), .outputCaptured(let test, _),
+         .testEnded(let test, _, _):
+      test
+    case .runStarted, .suiteStarted, .suiteEnded, .runEnded:
+      nil
+    }
+  }
+}
+
+/// A suite run under one waiter strategy: the unit of the summary table and of a JUnit
+/// `<testsuite>`.
+public struct SuiteRun: Sendable, Hashable, Codable, CustomStringConvertible {
+  /// The suite's name.
+  public var suite: String
+  /// The waiter strategy's name.
+  public var waiter: String
+
+  /// Creates a suite run.
+  public init(suite: String, waiter: String) {
     self.suite = suite
     self.waiter = waiter
-    self.test = test
-    self.issue = issue
-    self.output = output
-    self.result = result
-    self.run = run
-    self.summary = summary
-    self.duration = duration
   }
+
+  /// `Suite [waiter]`.
+  public var description: String { "\(suite) [\(waiter)]" }
 }
 
 /// How one test ended, carried by a `testEnded` event.

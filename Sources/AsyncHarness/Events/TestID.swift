@@ -1,5 +1,5 @@
 /// Identifies one run of one test: the suite, the test's name, the waiter strategy it ran
-/// under and the repetition.
+/// under, the repetition and the attempt.
 public struct TestID: Sendable, Hashable, Codable, CustomStringConvertible {
   /// The suite's name.
   public var suite: String
@@ -9,21 +9,41 @@ public struct TestID: Sendable, Hashable, Codable, CustomStringConvertible {
   public var waiter: String
   /// The repetition, counted from 1.
   public var repetition: Int
+  /// The attempt, counted from 1: attempts after the first are retries of a failed test.
+  public var attempt: Int
 
   /// Creates a test identifier.
-  public init(suite: String, name: String, waiter: String, repetition: Int = 1) {
+  public init(suite: String, name: String, waiter: String, repetition: Int = 1, attempt: Int = 1) {
     self.suite = suite
     self.name = name
     self.waiter = waiter
     self.repetition = repetition
+    self.attempt = attempt
+  }
+
+  /// Reads an identifier; `attempt` is 1 when absent (schema version 1).
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    suite = try container.decode(String.self, forKey: .suite)
+    name = try container.decode(String.self, forKey: .name)
+    waiter = try container.decode(String.self, forKey: .waiter)
+    repetition = try container.decode(Int.self, forKey: .repetition)
+    attempt = try container.decodeIfPresent(Int.self, forKey: .attempt) ?? 1
   }
 
   /// `Suite/test`, the path that `--filter` matches.
   public var path: String { "\(suite)/\(name)" }
 
-  /// `Suite/test [waiter]`, with `#N` for repetitions after the first.
+  /// The suite and waiter this test runs in.
+  public var suiteRun: SuiteRun { SuiteRun(suite: suite, waiter: waiter) }
+
+  /// `Suite/test [waiter]`, with `#N` for repetitions after the first and `(attempt N)` for
+  /// retries.
   public var description: String {
-    repetition > 1 ? "\(path) [\(waiter)] #\(repetition)" : "\(path) [\(waiter)]"
+    var text = "\(path) [\(waiter)]"
+    if repetition > 1 { text += " #\(repetition)" }
+    if attempt > 1 { text += " (attempt \(attempt))" }
+    return text
   }
 }
 
@@ -33,7 +53,8 @@ public enum Verdict: String, Sendable, Hashable, Codable, CaseIterable {
   case passed
   /// A failing issue was recorded (an expectation or a wait failed).
   case failed
-  /// The test threw, or misused the harness, or would have deadlocked.
+  /// The test threw, or misused the harness, or would have deadlocked, or its process
+  /// crashed or was stopped.
   case errored
   /// The test did not run; the reason is in ``TestResult/reason``.
   case skipped

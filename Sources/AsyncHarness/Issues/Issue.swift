@@ -19,6 +19,10 @@ public struct Issue: Sendable, Hashable, Codable {
     case deadlock
     /// The test ran past its time limit (``Configuration/timeLimit``).
     case timeLimitExceeded
+    /// The process running the test ended while it ran: a crash (`fatalError`, a failed
+    /// precondition, a signal such as SIGSEGV) or a call to `exit`. Only a test isolated in
+    /// a worker process survives to report it.
+    case crashed
     /// A fulfillment or signal arrived after the test that created it had ended.
     case lateSignal
     /// A note that does not fail the test, such as the synchronous waiter falling back to a
@@ -53,7 +57,7 @@ public struct Issue: Sendable, Hashable, Codable {
   /// than an assertion about the code under test.
   public var isError: Bool {
     switch kind {
-    case .errorThrown, .apiMisused, .deadlock, .timeLimitExceeded: true
+    case .errorThrown, .apiMisused, .deadlock, .timeLimitExceeded, .crashed: true
     default: false
     }
   }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Writes a readable account of the run: one line a test (with its issues beneath), or a
 /// live progress line on a terminal, then a summary table of suites × waiters and a
@@ -29,56 +30,46 @@ public final class ConsoleReporter: Reporter {
     }
   }
 
-  private let write: (String) -> Void
+  private let write: @Sendable (String) -> Void
   private let style: Style
-  private var waiters: [String] = []
-  private var table: [(suite: String, cells: [String: Summary])] = []
+  private let table = Mutex(SummaryTable())
 
   /// Creates a reporter writing through `write` (standard output by default).
-  public init(style: Style = .forStandardOutput(), write: ((String) -> Void)? = nil) {
+  public init(style: Style = .forStandardOutput(), write: (@Sendable (String) -> Void)? = nil) {
     self.style = style
     self.write = write ?? { FileHandleOutput.standardOutput.write($0) }
   }
 
   public func handle(_ event: Event) throws {
     switch event.kind {
-    case .runStarted:
-      waiters = event.run?.waiters ?? []
-      if let seed = event.run?.seed {
+    case .runStarted(let run):
+      table.withLock { $0.waiters = run.waiters }
+      if let seed = run.seed {
         write("Shuffled with seed \(seed) (replay with --shuffle \(seed))\n")
       }
-    case .testStarted:
-      if style.liveProgress, let test = event.test {
-        write("\r\u{1B}[2K… \(test)")
-      }
-    case .issueRecorded:
-      if let test = event.test, let issue = event.issue, issue.kind == .lateSignal {
-        write("    late  \(test): \(issue.description)\n")
-      }
-    case .testEnded:
-      guard let test = event.test, let result = event.result else { return }
-      if style.liveProgress { write("\r\u{1B}[2K") }
-      write("\(label(result.verdict)) \(test) (\(Self.seconds(event.duration ?? 0)))")
-      if let reason = result.reason { write(" - \(reason)") }
-      write("\n")
+    case .testStarted(let test):
+      if style.liveProgress { write("\r\u{1B}[2K… \(test)") }
+    case .issueRecorded(let test, let issue):
+      if issue.kind == .lateSignal { write("    late  \(test): \(issue.description)\n") }
+    case .testEnded(let test, let result, let duration):
+      var text = style.liveProgress ? "\r\u{1B}[2K" : ""
+      text += "\(label(result.verdict)) \(test) (\(Self.seconds(duration)))"
+      if let reason = result.reason { text += " - \(reason)" }
+      text += "\n"
       for issue in result.issues {
-        write("    \(issue.sourceLocation.map { "\($0): " } ?? "")\(issue.kind == .warning ? "warning: " : "")\(issue.message)\n")
+        text += "    \(issue.sourceLocation.map { "\($0): " } ?? "")\(issue.kind == .warning ? "warning: " : "")\(issue.message)\n"
       }
-    case .suiteEnded:
-      guard let suite = event.suite, let waiter = event.waiter, let summary = event.summary else { return }
-      if let index = table.firstIndex(where: { $0.suite == suite }) {
-        table[index].cells[waiter] = summary
-      } else {
-        table.append((suite, [waiter: summary]))
-      }
-    case .runEnded:
-      write(summaryTable())
-      let summary = event.summary ?? Summary()
+      write(text)
+    case .suiteEnded(let suite, let summary, _):
+      table.withLock { $0.record(summary, of: suite) }
+    case .runEnded(let summary, let duration):
+      var text = summaryTable()
       var notes: [String] = []
       if summary.knownIssues > 0 { notes.append("\(summary.knownIssues) known issues caught") }
       if summary.errored > 0 { notes.append("\(summary.errored) errored") }
-      if !notes.isEmpty { write("(\(notes.joined(separator: ", ")))\n") }
-      write("Result: \(summary.passed + summary.knownIssues) passed, \(summary.failed + summary.errored) failed, \(summary.skipped) skipped in \(Self.seconds(event.duration ?? 0))\n")
+      if !notes.isEmpty { text += "(\(notes.joined(separator: ", ")))\n" }
+      text += "Result: \(summary.passed + summary.knownIssues) passed, \(summary.failed + summary.errored) failed, \(summary.skipped) skipped in \(Self.seconds(duration))\n"
+      write(text)
     case .suiteStarted, .outputCaptured:
       break
     }
@@ -86,6 +77,7 @@ public final class ConsoleReporter: Reporter {
 
   /// The table of suites × waiters: each cell is tests that did not fail / tests run.
   func summaryTable() -> String {
+    let (waiters, table) = self.table.withLock { ($0.waiters, $0.rows) }
     guard !table.isEmpty else { return "" }
     let header = ["Suite"] + waiters
     let rows = table.map { row in
@@ -122,5 +114,19 @@ public final class ConsoleReporter: Reporter {
     let milliseconds = Int((max(0, value.isFinite ? value : 0) * 1000).rounded())
     let fraction = String(milliseconds % 1000)
     return "\(milliseconds / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)s"
+  }
+}
+
+/// The cells of the summary table: each suite's counts under each waiter.
+private struct SummaryTable {
+  var waiters: [String] = []
+  var rows: [(suite: String, cells: [String: Summary])] = []
+
+  mutating func record(_ summary: Summary, of run: SuiteRun) {
+    if let index = rows.firstIndex(where: { $0.suite == run.suite }) {
+      rows[index].cells[run.waiter] = summary
+    } else {
+      rows.append((run.suite, [run.waiter: summary]))
+    }
   }
 }

@@ -2,7 +2,7 @@ import Synchronization
 
 /// A reporter that keeps every event in memory, for tests of suites, waiters and
 /// reporters.
-public final class EventRecorder: Reporter, Sendable {
+public final class EventRecorder: Reporter {
   private let storage = Mutex<[Event]>([])
 
   /// Creates an empty recorder.
@@ -14,16 +14,21 @@ public final class EventRecorder: Reporter, Sendable {
   /// The result of every ended test, in order.
   public var results: [(test: TestID, result: TestResult, duration: Double)] {
     events.compactMap { event in
-      guard event.kind == .testEnded, let test = event.test, let result = event.result else { return nil }
-      return (test, result, event.duration ?? 0)
+      guard case .testEnded(let test, let result, let duration) = event.kind else { return nil }
+      return (test, result, duration)
     }
   }
 
   /// The issues reported against `test` after it ended (late signals).
   public func lateIssues(of test: TestID) -> [Issue] {
     let events = events
-    guard let end = events.firstIndex(where: { $0.kind == .testEnded && $0.test == test }) else { return [] }
-    return events[(end + 1)...].compactMap { $0.kind == .issueRecorded && $0.test == test ? $0.issue : nil }
+    guard let end = events.firstIndex(where: { if case .testEnded(test, _, _) = $0.kind { true } else { false } }) else {
+      return []
+    }
+    return events[(end + 1)...].compactMap { event in
+      guard case .issueRecorded(test, let issue) = event.kind else { return nil }
+      return issue
+    }
   }
 
   public func handle(_ event: Event) {

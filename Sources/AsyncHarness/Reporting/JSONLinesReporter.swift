@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -6,9 +7,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Writes every ``Event`` as one JSON object a line (schema ``Event/schemaVersion``), for
-/// tools and worker processes. Keys are sorted and dates are ISO 8601, so the stream is
-/// stable and diffable.
+/// Writes every ``Event`` as one JSON object a line (schema ``Event/schemaVersion``, see
+/// ``Event/jsonLine``), for tools and worker processes. Keys are sorted and timestamps are
+/// ISO 8601, so the stream is stable and diffable.
 ///
 /// Each line is written whole, with one `write` call, as its event happens: a reader following
 /// the file never sees half a line, and a run that stops early (a crash, Ctrl-C, a reporter
@@ -19,18 +20,13 @@ import Darwin
 public final class JSONLinesReporter: Reporter {
   /// The most UTF-8 bytes kept of each test's output and of each issue message.
   public let outputLimit: Int
-  private let write: (String) throws -> Void
-  private let close: () throws -> Void
-  private var output: (test: TestID, text: CappedText)?
-  private let encoder: JSONEncoder = {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
-    return encoder
-  }()
+  private let write: @Sendable (String) throws -> Void
+  private let close: @Sendable () throws -> Void
+  /// The output kept so far of the test that produced output last.
+  private let output = Mutex<(test: TestID, text: CappedText)?>(nil)
 
   /// Creates a reporter writing lines through `write`.
-  public init(outputLimit: Int = ReportDefaults.outputLimit, write: @escaping (String) -> Void) {
+  public init(outputLimit: Int = ReportDefaults.outputLimit, write: @escaping @Sendable (String) -> Void) {
     self.outputLimit = max(0, outputLimit)
     self.write = write
     self.close = {}
@@ -40,18 +36,28 @@ public final class JSONLinesReporter: Reporter {
   /// - Throws: ``ReportFileError`` when the file cannot be written (the path names a
   ///   directory, the directory is missing or cannot hold a file, the name is too long),
   ///   before any test runs.
-  public init(path: String, outputLimit: Int = ReportDefaults.outputLimit) throws {
+  public convenience init(path: String, outputLimit: Int = ReportDefaults.outputLimit) throws {
     if let reason = ReportDestination.problem(with: path) { throw ReportFileError(path: path, reason: reason) }
     let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     guard descriptor >= 0 else { throw ReportFileError(path: path, reason: ReportDestination.systemError()) }
+    self.init(descriptor: descriptor, name: path, outputLimit: outputLimit, closing: true)
+  }
+
+  /// Creates a reporter writing to an open file descriptor (a worker's back channel), named
+  /// `name` in errors; `closing` closes it in ``finish()``.
+  init(descriptor: Int32, name: String, outputLimit: Int = ReportDefaults.outputLimit, closing: Bool) {
     self.outputLimit = max(0, outputLimit)
-    self.write = { try writeWhole($0, to: descriptor, path: path) }
-    self.close = { try closeFile(descriptor, path: path) }
+    self.write = { try writeWhole($0, to: descriptor, path: name) }
+    if closing {
+      self.close = { try closeFile(descriptor, path: name) }
+    } else {
+      self.close = {}
+    }
   }
 
   public func handle(_ event: Event) throws {
     for event in bounded(event) {
-      try write(String(decoding: try encoder.encode(event), as: UTF8.self) + "\n")
+      try write(event.jsonLine)
     }
   }
 
@@ -62,26 +68,27 @@ public final class JSONLinesReporter: Reporter {
   /// The events to write for `event`: its output cut to what the test may still keep (none
   /// when nothing is left), the cut note before `testEnded`, issue messages capped.
   private func bounded(_ event: Event) -> [Event] {
-    var event = event
-    if let message = event.issue?.message { event.issue?.message = capped(message) }
-    if let issues = event.result?.issues {
-      event.result?.issues = issues.map { var issue = $0; issue.message = capped(issue.message); return issue }
-    }
-    guard let test = event.test else { return [event] }
     switch event.kind {
-    case .outputCaptured:
-      if output?.test != test { output = (test, CappedText(limit: outputLimit)) }
-      let kept = output!.text.append(event.output ?? "")
-      guard !kept.isEmpty || event.output == "" else { return [] }
-      event.output = kept
-      return [event]
-    case .testEnded:
-      defer { output = nil }
-      guard let output, output.test == test, output.text.cutBytes > 0 else { return [event] }
-      let note = Event(
-        kind: .outputCaptured, timestamp: event.timestamp, suite: event.suite, waiter: event.waiter, test: test,
-        output: CappedText.cutNote(bytes: output.text.cutBytes, limit: outputLimit))
-      return [note, event]
+    case .issueRecorded(let test, var issue):
+      issue.message = capped(issue.message)
+      return [Event(.issueRecorded(test, issue), timestamp: event.timestamp)]
+    case .outputCaptured(let test, let text):
+      let kept = output.withLock { output in
+        if output?.test != test { output = (test, CappedText(limit: outputLimit)) }
+        return output!.text.append(text)
+      }
+      guard !kept.isEmpty || text.isEmpty else { return [] }
+      return [Event(.outputCaptured(test, kept), timestamp: event.timestamp)]
+    case .testEnded(let test, var result, let duration):
+      result.issues = result.issues.map { var issue = $0; issue.message = capped(issue.message); return issue }
+      let ended = Event(.testEnded(test, result, duration: duration), timestamp: event.timestamp)
+      let cut = output.withLock { output in
+        defer { if output?.test == test { output = nil } }
+        return output?.test == test ? output!.text.cutBytes : 0
+      }
+      guard cut > 0 else { return [ended] }
+      let note = Event(.outputCaptured(test, CappedText.cutNote(bytes: cut, limit: outputLimit)), timestamp: event.timestamp)
+      return [note, ended]
     default:
       return [event]
     }
@@ -93,18 +100,10 @@ public final class JSONLinesReporter: Reporter {
     capped.append(text)
     return capped.text
   }
-
-  /// Reads one line of the stream back into an event.
-  /// - Throws: `DecodingError` when the line is not an event.
-  public static func decode(line: String) throws -> Event {
-    let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .iso8601
-    return try decoder.decode(Event.self, from: Data(line.utf8))
-  }
 }
 
 /// Writes `line` with one `write` call (more only when the system writes part of it).
-private func writeWhole(_ line: String, to descriptor: Int32, path: String) throws {
+func writeWhole(_ line: String, to descriptor: Int32, path: String) throws {
   var bytes = Array(line.utf8)[...]
   while !bytes.isEmpty {
     let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }

@@ -1,21 +1,49 @@
-/// Receives every ``Event`` of a run, in order, on the thread that runs the tests.
+/// Receives every ``Event`` of a run, in order, and writes it somewhere.
 ///
-/// A reporter never reaches back into the runner. Implement it in a page: the console,
-/// JSON Lines and JUnit reporters are ordinary conformers.
+/// A reporter never reaches back into the runner, and only consumes events. Implement it in
+/// a page: the console, JSON Lines and JUnit reporters are ordinary conformers. Reporters are
+/// `Sendable` because events are delivered as they happen, from whichever thread they happen
+/// on (an issue recorded by a callback on a background queue is delivered from that
+/// queue's thread); the runner delivers them one at a time, never concurrently.
 ///
-/// What a reporter can rely on: tests run one at a time, so their events never interleave;
-/// a test's `issueRecorded` events come before its `testEnded`, whose ``TestResult/issues``
-/// holds every one of them, except late signals, which arrive after `testEnded` (still
-/// within the suite when they arrive before it ends). ``finish()`` is called once, after
-/// `runEnded`, or when the run stops because a reporter threw.
-public protocol Reporter: AnyObject {
+/// What a reporter can rely on: a test's events come between its `testStarted` and its
+/// `testEnded`, and the `testEnded` result holds every issue the test recorded while it ran;
+/// issues recorded after a test ended (late signals) come later, as `issueRecorded` events
+/// with kind ``Issue/Kind/lateSignal``, possibly while another test runs. ``finish()`` is
+/// called once, after `runEnded` or when the run stops early (a reporter threw, the run was
+/// interrupted); events that arrive after it are not delivered.
+public protocol Reporter: Sendable {
   /// Handles one event. A thrown error stops the run and is reported to the user.
   func handle(_ event: Event) throws
-  /// Called once after `runEnded`: flush and close whatever the reporter writes.
+  /// Called once at the end: flush and close whatever the reporter writes.
   func finish() throws
 }
 
 extension Reporter {
   /// Does nothing: most reporters write as they go.
   public func finish() throws {}
+}
+
+/// Where the events of a run go as they happen: an executor sends a test's events through
+/// it, and a test's record sends each issue and line of output the moment it is recorded.
+public struct EventSink: Sendable {
+  private let deliver: @Sendable (Event) -> Void
+
+  /// Creates a sink that hands each event to `deliver`.
+  public init(_ deliver: @escaping @Sendable (Event) -> Void) {
+    self.deliver = deliver
+  }
+
+  /// Sends an event that happens now.
+  public func callAsFunction(_ kind: Event.Kind) {
+    deliver(Event(kind))
+  }
+
+  /// Sends an event as it is, with its own timestamp (an event relayed from a worker).
+  public func send(_ event: Event) {
+    deliver(event)
+  }
+
+  /// A sink that drops every event.
+  public static let discarding = EventSink { _ in }
 }

@@ -1,129 +1,97 @@
 import Foundation
 import Synchronization
 
-/// Runs suites under waiter strategies and sends every ``Event`` to the reporters.
+/// Runs suites under waiter strategies and sends every ``Event`` to the reporters as it
+/// happens.
 ///
-/// The runner walks the plan (suite × waiter × repetition × test) on the calling thread.
-/// Call it on the main thread (a suites executable's top-level code, or a synchronous
-/// XCTest method) so blocking waits can turn the main run loop; `async` test bodies run in
-/// tasks while the runner turns it.
-public final class Runner {
+/// The runner builds a ``Plan`` from the configuration and walks it: each entry (a suite
+/// under one waiter) is announced, and each of its steps that runs code is handed to the
+/// ``TestExecutor``, which emits the test's events live. Call it on the main thread (a
+/// suites executable's top-level code, or a synchronous XCTest method) so that the
+/// in-process executor's blocking waits can turn the main run loop.
+public final class Runner: Sendable {
   /// The suites to run.
   public let suites: [Suite]
   /// How to run them.
   public let configuration: Configuration
   /// The strategies `--waiter` can name.
   public let registry: WaiterRegistry
+  /// What runs each test.
+  public let executor: any TestExecutor
   private let reporters: [any Reporter]
-  private let lateIssues = LateIssueQueue()
 
-  /// Creates a runner.
+  /// Creates a runner; tests run in this process unless another `executor` is given.
   public init(suites: [Suite], configuration: Configuration = Configuration(),
-              registry: WaiterRegistry = .builtIn, reporters: [any Reporter]) {
+              registry: WaiterRegistry = .builtIn, executor: any TestExecutor = InProcessExecutor(),
+              reporters: [any Reporter]) {
     self.suites = suites
     self.configuration = configuration
     self.registry = registry
+    self.executor = executor
     self.reporters = reporters
   }
 
-  /// The waiter strategies a suite runs under with this configuration.
+  /// The plan this runner walks.
   /// - Throws: ``RunnerError/unknownWaiter(_:known:)`` for a name not in the registry.
-  public func waiters(for suite: Suite) throws -> [any Waiter] {
-    switch configuration.waiters {
-    case .suiteDefault: return [suite.defaultWaiter]
-    case .all: return registry.waiters
-    case .named(let name):
-      guard let waiter = registry.waiter(named: name) else {
-        throw RunnerError.unknownWaiter(name, known: registry.names)
-      }
-      return [waiter]
-    }
+  public func plan() throws -> Plan {
+    try Plan(suites: suites, configuration: configuration, registry: registry)
   }
 
   /// Runs every selected test and returns the counts.
   /// - Throws: ``RunnerError`` for a bad configuration or a selection with no test (before
-  ///   any test runs), or the error of a reporter that failed.
+  ///   any test runs), or the error of a reporter that failed (every reporter is finished
+  ///   first, so a failing reporter loses no other report).
   @discardableResult
   public func run() throws -> Summary {
-    let plan = try suites.map { suite in (suite, try waiters(for: suite)) }
+    let plan = try plan()
     try configuration.checkSelection(in: suites)
+    let channel = ReportingChannel(reporters)
+    let summary: Summary
+    defer { executor.finish() }
     do {
-      return try run(plan)
+      summary = try walk(plan, events: channel.sink, checking: channel)
     } catch {
-      // Reporters still write what they have, so a failing reporter loses no other report.
-      for reporter in reporters { try? reporter.finish() }
+      try? channel.finish()
       throw error
     }
-  }
-
-  private func run(_ plan: [(Suite, [any Waiter])]) throws -> Summary {
-    let start = ContinuousClock().now
-    var waiterNames: [String] = []
-    for name in plan.flatMap({ $0.1.map(\.name) }) where !waiterNames.contains(name) { waiterNames.append(name) }
-    try emit(Event(kind: .runStarted, run: RunInfo(seed: configuration.shuffleSeed,
-                                                    repetitions: configuration.repetitions, waiters: waiterNames)))
-    var total = Summary()
-    for (suite, waiters) in plan {
-      let tests = ordered(suite.tests.filter { configuration.includes($0, in: suite) })
-      guard !tests.isEmpty else { continue }
-      for waiter in waiters {
-        total.add(try run(suite, tests: tests, under: waiter))
-      }
-    }
-    try emitLateIssues()
-    try emit(Event(kind: .runEnded, summary: total, duration: start.duration(to: .now).timeInterval))
-    for reporter in reporters { try reporter.finish() }
-    return total
-  }
-
-  private func run(_ suite: Suite, tests: [Test], under waiter: any Waiter) throws -> Summary {
-    let start = ContinuousClock().now
-    try emit(Event(kind: .suiteStarted, suite: suite.name, waiter: waiter.name))
-    var summary = Summary()
-    for repetition in 1...max(1, configuration.repetitions) {
-      var failed = false
-      for test in tests {
-        let verdict = try run(test, in: suite, under: waiter, repetition: repetition)
-        summary.count(verdict)
-        failed = failed || verdict.isFailure
-      }
-      if failed && configuration.untilFailure { break }
-    }
-    try emitLateIssues()
-    try emit(Event(kind: .suiteEnded, suite: suite.name, waiter: waiter.name, summary: summary,
-                   duration: start.duration(to: .now).timeInterval))
+    try channel.finish()
     return summary
   }
 
-  private func run(_ test: Test, in suite: Suite, under waiter: any Waiter, repetition: Int) throws -> Verdict {
-    let id = TestID(suite: suite.name, name: test.name, waiter: waiter.name, repetition: repetition)
+  private func walk(_ plan: Plan, events: EventSink, checking channel: ReportingChannel) throws -> Summary {
     let start = ContinuousClock().now
-    try emit(Event(kind: .testStarted, suite: suite.name, waiter: waiter.name, test: id))
-    let result: TestResult
-    var output: [String] = []
-    if let reason = test.skipReason {
-      result = TestResult(verdict: .skipped, reason: reason)
-    } else {
-      let record = TestRecord(id: id, lateIssues: lateIssues)
-      let context = TestContext(record: record, waiter: waiter, defaultTimeout: configuration.defaultTimeout,
-                                timeLimit: configuration.timeLimit)
-      TestRecord.$current.withValue(record) {
-        TestRecord.$body.withValue(record) { execute(test, in: suite, with: context) }
+    events(.runStarted(RunInfo(seed: configuration.shuffleSeed, repetitions: plan.repetitions,
+                               waiters: plan.waiterNames)))
+    var total = Summary()
+    for entry in plan.entries {
+      let suiteStart = ContinuousClock().now
+      events(.suiteStarted(entry.suiteRun))
+      var summary = Summary()
+      for repetition in 1...plan.repetitions {
+        var failed = false
+        for step in plan.steps(of: entry, repetition: repetition) {
+          try channel.checkReporters()
+          let verdict = run(step, events: events).verdict
+          summary.count(verdict)
+          failed = failed || verdict.isFailure
+        }
+        if failed && configuration.untilFailure { break }
       }
-      let recorded = record.end()
-      output = recorded.output
-      result = Self.result(issues: recorded.issues, knownIssue: test.knownIssue, at: test.sourceLocation)
+      events(.suiteEnded(entry.suiteRun, summary, duration: suiteStart.duration(to: .now).timeInterval))
+      total.add(summary)
     }
-    for issue in result.issues {
-      try emit(Event(kind: .issueRecorded, suite: suite.name, waiter: waiter.name, test: id, issue: issue))
-    }
-    for text in output {
-      try emit(Event(kind: .outputCaptured, suite: suite.name, waiter: waiter.name, test: id, output: text))
-    }
-    try emit(Event(kind: .testEnded, suite: suite.name, waiter: waiter.name, test: id, result: result,
-                   duration: start.duration(to: .now).timeInterval))
-    try emitLateIssues()
-    return result.verdict
+    events(.runEnded(total, duration: start.duration(to: .now).timeInterval))
+    try channel.checkReporters()
+    return total
+  }
+
+  /// Runs one step: a skipped test is reported here, without running any of its code.
+  private func run(_ step: Step, events: EventSink) -> TestResult {
+    guard let reason = step.test.skipReason else { return executor.run(step, events: events) }
+    let result = TestResult(verdict: .skipped, reason: reason)
+    events(.testStarted(step.id))
+    events(.testEnded(step.id, result, duration: 0))
+    return result
   }
 
   /// Decides a test's result from what it recorded.
@@ -140,86 +108,6 @@ public final class Runner {
     }
     if failing.contains(where: \.isError) { return TestResult(verdict: .errored, issues: issues) }
     return TestResult(verdict: failing.isEmpty ? .passed : .failed, issues: issues)
-  }
-
-  /// Runs the set-up, the body, the teardown blocks (last registered first) and the tear-down;
-  /// then, when the body ran to its end, fails the test for expectations it never waited for.
-  private func execute(_ test: Test, in suite: Suite, with context: TestContext) {
-    let completed = capture(at: test.sourceLocation, in: context) {
-      try suite.setUp?(context)
-      switch test.body {
-      case .blocking(let body):
-        try body(context)
-      case .async(let body):
-        try runToCompletion(at: test.sourceLocation, in: context) { try await body(context) }
-      }
-    }
-    for teardown in context.takeTeardowns() {
-      switch teardown {
-      case .blocking(let block, let location):
-        capture(at: location, in: context, block)
-      case .async(let block, let location):
-        capture(at: location, in: context) { try runToCompletion(at: location, in: context, block) }
-      }
-    }
-    capture(at: test.sourceLocation, in: context) { try suite.tearDown?(context) }
-    if completed { context.recordUnwaitedExpectations() }
-  }
-
-  /// Runs an `async` body in a task, turning the main run loop (or parking this thread)
-  /// until it finishes, and rethrows what it threw. At the test's time limit it records the
-  /// limit, cancels the task and throws ``TestStopped``.
-  private func runToCompletion(at location: SourceLocation, in context: TestContext,
-                               _ body: @escaping @Sendable () async throws -> Void) throws {
-    let outcome = Mutex<Result<Void, any Error>?>(nil)
-    let finished = WaitCondition(summary: "the async test body", sourceLocation: location) {
-      outcome.withLock { $0 != nil }
-    }
-    let record = context.record
-    let task = Task {
-      record.markBodyTask()
-      let result: Result<Void, any Error>
-      do { try await body(); result = .success(()) } catch { result = .failure(error) }
-      outcome.withLock { $0 = result }
-      finished.wake()
-    }
-    let noLimit = ContinuousClock().now.advanced(by: .seconds(365 * 24 * 3600))
-    ExpectationWaiter().block(on: finished, until: context.timeLimit?.deadline ?? noLimit)
-    guard outcome.withLock({ $0 != nil }) else {
-      task.cancel()
-      context.recordTimeLimitExceeded("in its async body, which was cancelled and left running", at: location)
-      throw TestStopped()
-    }
-    try outcome.withLock { $0! }.get()
-  }
-
-  /// Runs `work`, recording what it throws; returns whether it ran to its end.
-  @discardableResult
-  private func capture(at location: SourceLocation, in context: TestContext, _ work: () throws -> Void) -> Bool {
-    do {
-      try work()
-      return true
-    } catch {
-      context.recordThrown(error, at: location)
-      return false
-    }
-  }
-
-  private func ordered(_ tests: [Test]) -> [Test] {
-    guard let seed = configuration.shuffleSeed else { return tests }
-    var generator = SeededRandomGenerator(seed: seed)
-    return tests.shuffled(using: &generator)
-  }
-
-  private func emitLateIssues() throws {
-    for late in lateIssues.drain() {
-      try emit(Event(kind: .issueRecorded, suite: late.test.suite, waiter: late.test.waiter,
-                     test: late.test, issue: late.issue))
-    }
-  }
-
-  private func emit(_ event: Event) throws {
-    for reporter in reporters { try reporter.handle(event) }
   }
 }
 

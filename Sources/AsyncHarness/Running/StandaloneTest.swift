@@ -16,7 +16,9 @@ public enum StandaloneTest {
                          sourceLocation: SourceLocation,
                          lateIssue: @escaping @Sendable (TestID, Issue) -> Void,
                          body: (TestContext) async throws -> Void) async -> TestResult {
-    let record = TestRecord(id: id, lateIssues: LateIssueQueue(forward: lateIssue))
+    let record = TestRecord(id: id, events: EventSink { event in
+      if case .issueRecorded(let test, let issue) = event.kind, issue.kind == .lateSignal { lateIssue(test, issue) }
+    })
     let context = TestContext(record: record, waiter: waiter, defaultTimeout: defaultTimeout)
     await TestRecord.$current.withValue(record) {
       await TestRecord.$body.withValue(record) {
@@ -42,6 +44,6 @@ public enum StandaloneTest {
         if completed { context.recordUnwaitedExpectations() }
       }
     }
-    return Runner.result(issues: record.end().issues, knownIssue: nil, at: sourceLocation)
+    return record.end { Runner.result(issues: $0, knownIssue: nil, at: sourceLocation) }
   }
 }

@@ -1,17 +1,19 @@
 import Synchronization
 
-/// The shared state of one running test: its issues and output, whether it is still
-/// running, the wait in progress and the expectations it created. Expectations and queues
-/// hold it so that what they report lands on the test that created them, whichever thread
-/// they report from.
+/// The shared state of one running test: its issues, whether it is still running, the wait
+/// in progress and the expectations it created. Expectations and queues hold it so that
+/// what they report lands on the test that created them, whichever thread they report from.
+///
+/// Each issue and line of output is sent to the run's events the moment it is recorded,
+/// under the record's lock, so it reaches the reporters before the test's `testEnded` (or,
+/// arriving after the test ended, as a late signal) and is never lost to a later crash.
 final class TestRecord: Sendable {
   let id: TestID
-  private let lateIssues: LateIssueQueue
+  private let events: EventSink
 
   private struct State {
     var isRunning = true
     var issues: [Issue] = []
-    var output: [String] = []
     var activeWait: ActiveWait?
     var expectations: [Expectation] = []
     var cleanups: [@Sendable () -> Void] = []
@@ -31,9 +33,9 @@ final class TestRecord: Sendable {
   private let bodyTask = Atomic<Int>(0)
 
   /// Creates the record of a test that starts now; it counts as running until ``end()``.
-  init(id: TestID, lateIssues: LateIssueQueue) {
+  init(id: TestID, events: EventSink) {
     self.id = id
-    self.lateIssues = lateIssues
+    self.events = events
     Self.running.withLock { $0.append(self) }
   }
 
@@ -90,6 +92,7 @@ final class TestRecord: Sendable {
       if once && state.issues.contains(where: { $0.kind == issue.kind }) { return .duplicate }
       guard state.isRunning else { return .late }
       state.issues.append(issue)
+      events(.issueRecorded(id, issue))
       return .recorded(state.activeWait?.condition)
     }
     switch outcome {
@@ -126,17 +129,17 @@ final class TestRecord: Sendable {
     bodyTask.store(withUnsafeCurrentTask(body: { $0?.hashValue }) ?? 0, ordering: .releasing)
   }
 
-  /// Records an issue that arrived after the test ended; the runner reports it against
-  /// this test after the test that is running now.
+  /// Reports an issue that arrived after the test ended, as a late signal of this test.
   func recordLate(_ issue: Issue) {
     let late = issue.kind == .lateSignal ? issue
       : Issue(kind: .lateSignal, message: "After the test ended: \(issue.message)",
               sourceLocation: issue.sourceLocation)
-    lateIssues.append(test: id, issue: late)
+    state.withLock { _ in events(.issueRecorded(id, late)) }
   }
 
+  /// Sends a line of output, while the test runs.
   func capture(_ text: String) {
-    state.withLock { if $0.isRunning { $0.output.append(text) } }
+    state.withLock { if $0.isRunning { events(.outputCaptured(id, text)) } }
   }
 
   /// Wakes the wait in progress so it re-evaluates its condition.
@@ -173,41 +176,20 @@ final class TestRecord: Sendable {
     state.withLock { $0.cleanups.append(work) }
   }
 
-  /// Performs the clean-up, marks the test ended and returns what it recorded. Later
-  /// reports become late issues.
-  func end() -> (issues: [Issue], output: [String]) {
+  /// Performs the clean-up, marks the test ended and returns what `conclude` makes of the
+  /// issues it recorded. Later reports become late issues; `conclude` runs under the
+  /// record's lock, so a late issue is sent only after whatever `conclude` sends (the
+  /// test's `testEnded`).
+  func end<Conclusion>(_ conclude: ([Issue]) -> Conclusion) -> Conclusion {
     for work in state.withLock({ state in defer { state.cleanups.removeAll() }; return state.cleanups }).reversed() {
       work()
     }
     let recorded = state.withLock { state in
       state.isRunning = false
       state.expectations.removeAll()
-      return (state.issues, state.output)
+      return conclude(state.issues)
     }
     Self.running.withLock { $0.removeAll { $0 === self } }
     return recorded
-  }
-}
-
-/// Issues that arrived after their test ended: kept for the runner to report against
-/// their test, or handed at once to `forward` (for a test run outside a runner).
-final class LateIssueQueue: Sendable {
-  private let items = Mutex<[(test: TestID, issue: Issue)]>([])
-  private let forward: (@Sendable (TestID, Issue) -> Void)?
-
-  init(forward: (@Sendable (TestID, Issue) -> Void)? = nil) {
-    self.forward = forward
-  }
-
-  func append(test: TestID, issue: Issue) {
-    if let forward { return forward(test, issue) }
-    items.withLock { $0.append((test, issue)) }
-  }
-
-  func drain() -> [(test: TestID, issue: Issue)] {
-    items.withLock { items in
-      defer { items.removeAll() }
-      return items
-    }
   }
 }

@@ -2,8 +2,19 @@ import AsyncHarness
 import AsyncHarnessJUnit
 import Foundation
 
-// A suites executable for the tests that end a run early: `passes` passes; `blocks` writes
-// "blocking" to standard output and waits until the process is ended from outside.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// A suites executable for the tests that end runs and tests early.
+//
+// `Fixture`: `passes` passes; `blocks` writes "blocking" to standard output and waits until
+// the process is ended from outside (run with --isolation none).
+//
+// `Crashes`: tests that end their process in each way a test can, between tests that pass,
+// for the worker isolation tests (run with --filter Crashes/).
 let suites = [
   Suite("Fixture") {
     Test("passes") { t in t.expect(true) }
@@ -11,6 +22,40 @@ let suites = [
       FileHandle.standardOutput.write(Data("blocking\n".utf8))
       DispatchSemaphore(value: 0).wait()
     }
+  },
+  Suite("Crashes") {
+    Test("passes first") { t in t.expect(true) }
+    Test("fatal error") { _ in
+      print("about to fail")
+      fatalError("the fixture's fatal error")
+    }
+    Test("precondition") { t in
+      t.log("checking the invariant")
+      precondition(Int(ProcessInfo.processInfo.environment["FIXTURE_NEVER_SET"] ?? "0") == 1, "the invariant broke")
+    }
+    Test("segmentation fault") { _ in
+      UnsafeMutablePointer<Int>(bitPattern: 0x8)!.pointee = 1
+    }
+    Test("bus error") { _ in raise(SIGBUS) }
+    Test("abort") { _ in abort() }
+    Test("exit 3") { _ in exit(3) }
+    Test("records, then crashes") { t in
+      t.expect(1 == 2, "recorded before the crash")
+      FileHandle.standardError.write(Data("written to standard error\n".utf8))
+      fatalError("after the failure")
+    }
+    Test("hangs outside a wait") { _ in
+      print("spinning")
+      while ProcessInfo.processInfo.environment["FIXTURE_NEVER_SET"] == nil {}
+    }
+    Test("blocks on a semaphore") { _ in DispatchSemaphore(value: 0).wait() }
+    Test("prints 50 MB") { _ in
+      let line = String(repeating: "x", count: 1023) + "\n"
+      let chunk = String(repeating: line, count: 1024)
+      for _ in 0..<50 { FileHandle.standardOutput.write(Data(chunk.utf8)) }
+    }
+    Test("fails") { t in t.fail("an ordinary failure") }
+    Test("passes last") { t in t.expect(true) }
   },
 ]
 HarnessMain.run(suites, junit: JUnitReporter.factory)

@@ -1,0 +1,164 @@
+import Foundation
+
+/// A JSON text written directly into a byte buffer: the writer behind ``Event/jsonLine``.
+/// Objects and arrays are written through closures, so commas are never forgotten; strings
+/// are escaped as RFC 8259 requires (quote, backslash and control characters), everything
+/// else is written as UTF-8.
+struct JSONText {
+  private var bytes: [UInt8] = []
+  private var needsComma = false
+
+  init() { bytes.reserveCapacity(256) }
+
+  var text: String { String(decoding: bytes, as: UTF8.self) }
+
+  mutating func newline() { bytes.append(0x0A) }
+
+  mutating func object(_ body: (inout JSONText) -> Void) {
+    separate()
+    bytes.append(UInt8(ascii: "{"))
+    needsComma = false
+    body(&self)
+    bytes.append(UInt8(ascii: "}"))
+    needsComma = true
+  }
+
+  mutating func array<Element>(_ elements: [Element], _ write: (inout JSONText, Element) -> Void) {
+    separate()
+    bytes.append(UInt8(ascii: "["))
+    needsComma = false
+    for element in elements { write(&self, element) }
+    bytes.append(UInt8(ascii: "]"))
+    needsComma = true
+  }
+
+  /// A key followed by a value that `value` writes.
+  mutating func field(_ key: StaticString, _ value: (inout JSONText) -> Void) {
+    separate()
+    bytes.append(UInt8(ascii: "\""))
+    key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    needsComma = false
+    value(&self)
+    needsComma = true
+  }
+
+  mutating func field(_ key: StaticString, _ value: String) { field(key) { $0.string(value) } }
+  mutating func field(_ key: StaticString, _ value: Int) { field(key) { $0.raw(String(value)) } }
+  /// A number; one that is not finite (never a duration) is written as 0, which JSON can hold.
+  mutating func field(_ key: StaticString, _ value: Double) {
+    field(key) { $0.raw(value.isFinite ? "\(value)" : "0") }
+  }
+
+  /// Text written as it is: a number.
+  mutating func raw(_ text: String) {
+    separate()
+    bytes.append(contentsOf: text.utf8)
+    needsComma = true
+  }
+
+  mutating func string(_ value: String) {
+    separate()
+    bytes.append(UInt8(ascii: "\""))
+    for byte in value.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+      case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+      case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+      case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+      case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+      case 0..<0x20:
+        let hex = Array("0123456789abcdef".utf8)
+        bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+      default: bytes.append(byte)
+      }
+    }
+    bytes.append(UInt8(ascii: "\""))
+    needsComma = true
+  }
+
+  private mutating func separate() {
+    if needsComma { bytes.append(UInt8(ascii: ",")) }
+  }
+}
+
+/// Timestamps as events write them, `2026-11-23T08:00:00.125Z`, converted without a
+/// formatter; reading also accepts whole seconds (schema version 1) and, through
+/// `ISO8601DateFormatter`, other ISO 8601 forms.
+enum ISO8601Timestamp {
+  static func string(from date: Date) -> String {
+    let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    let (days, dayMilliseconds) = floorDivision(milliseconds, 86_400_000)
+    let (year, month, day) = civilDate(fromDays: days)
+    let seconds = dayMilliseconds / 1000
+    func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    let millis = dayMilliseconds % 1000
+    let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+    return "\(year)-\(two(month))-\(two(day))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60)).\(fraction)Z"
+  }
+
+  static func date(from text: String) -> Date? {
+    let utf8 = Array(text.utf8)
+    func number(_ range: Range<Int>) -> Int64? {
+      guard range.upperBound <= utf8.count else { return nil }
+      var value: Int64 = 0
+      for byte in utf8[range] {
+        guard (0x30...0x39).contains(byte) else { return nil }
+        value = value * 10 + Int64(byte - 0x30)
+      }
+      return value
+    }
+    func at(_ index: Int, _ character: Unicode.Scalar) -> Bool {
+      index < utf8.count && utf8[index] == UInt8(ascii: character)
+    }
+    guard utf8.count >= 20, at(4, "-"), at(7, "-"), at(10, "T"), at(13, ":"), at(16, ":"),
+          let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+          let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+          (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+    else { return formatted(text) }
+    var milliseconds: Int64 = 0
+    if utf8.count == 24, at(19, "."), at(23, "Z"), let fraction = number(20..<23) {
+      milliseconds = fraction
+    } else if !(utf8.count == 20 && at(19, "Z")) {
+      return formatted(text)
+    }
+    let days = daysFromCivil(year: year, month: month, day: day)
+    let total = ((days * 24 + hour) * 60 + minute) * 60 + second
+    return Date(timeIntervalSince1970: Double(total) + Double(milliseconds) / 1000)
+  }
+
+  private static func formatted(_ text: String) -> Date? {
+    let formatter = ISO8601DateFormatter()
+    if let date = formatter.date(from: text) { return date }
+    formatter.formatOptions.insert(.withFractionalSeconds)
+    return formatter.date(from: text)
+  }
+
+  private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
+    let quotient = value >= 0 ? value / divisor : (value - divisor + 1) / divisor
+    return (quotient, value - quotient * divisor)
+  }
+
+  /// Howard Hinnant's `civil_from_days`: the proleptic Gregorian date of a day count.
+  private static func civilDate(fromDays days: Int64) -> (Int64, Int64, Int64) {
+    let z = days + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let dayOfEra = z - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+  }
+
+  /// Howard Hinnant's `days_from_civil`, the inverse of ``civilDate(fromDays:)``.
+  private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yearOfEra = y - era * 400
+    let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+    return era * 146_097 + dayOfEra - 719_468
+  }
+}

@@ -1,0 +1,96 @@
+extension Runner {
+  /// One test to run: the suite and test, the waiter strategy, its identity (with the
+  /// repetition and attempt) and the limits it runs under. Executors run steps.
+  public struct Step: Sendable {
+    /// The suite the test belongs to.
+    public let suite: Suite
+    /// The test.
+    public let test: Test
+    /// The waiter strategy the test runs under.
+    public let waiter: any Waiter
+    /// The test's identity in events and reports.
+    public let id: TestID
+    /// The timeout of waits that pass none.
+    public let defaultTimeout: Duration
+    /// The longest the test may run, or `nil` for no limit.
+    public let timeLimit: Duration?
+  }
+
+  /// The ordered steps of a run, built from a ``Configuration`` in one place: which suites
+  /// run under which waiters, which of their tests (filtered, shuffled) and how often.
+  /// The runner walks it entry by entry, repetition by repetition.
+  public struct Plan: Sendable {
+    /// A suite run under one waiter strategy: the unit the runner announces with
+    /// `suiteStarted` and `suiteEnded`.
+    public struct Entry: Sendable {
+      /// The suite.
+      public let suite: Suite
+      /// The waiter strategy.
+      public let waiter: any Waiter
+      /// The selected tests, in the order they run.
+      public let tests: [Test]
+
+      /// The suite and waiter, as events name them.
+      public var suiteRun: SuiteRun { SuiteRun(suite: suite.name, waiter: waiter.name) }
+    }
+
+    /// The entries, in run order: suites in declaration order, each under every selected
+    /// waiter. Suites with no selected test are left out.
+    public let entries: [Entry]
+    /// How the plan was built.
+    public let configuration: Configuration
+
+    /// Builds the plan of `suites` under `configuration`.
+    /// - Throws: ``RunnerError/unknownWaiter(_:known:)`` for a waiter name not in
+    ///   `registry`.
+    public init(suites: [Suite], configuration: Configuration, registry: WaiterRegistry) throws {
+      self.configuration = configuration
+      var entries: [Entry] = []
+      for suite in suites {
+        let waiters = try Self.waiters(for: suite, configuration: configuration, registry: registry)
+        let tests = Self.ordered(suite.tests.filter { configuration.includes($0, in: suite) }, seed: configuration.shuffleSeed)
+        guard !tests.isEmpty else { continue }
+        entries += waiters.map { Entry(suite: suite, waiter: $0, tests: tests) }
+      }
+      self.entries = entries
+    }
+
+    /// How many times each test runs.
+    public var repetitions: Int { max(1, configuration.repetitions) }
+
+    /// The names of the waiter strategies the plan uses, each once, in first-use order.
+    public var waiterNames: [String] {
+      var names: [String] = []
+      for entry in entries where !names.contains(entry.waiter.name) { names.append(entry.waiter.name) }
+      return names
+    }
+
+    /// The steps of one entry's repetition, in run order.
+    public func steps(of entry: Entry, repetition: Int) -> [Step] {
+      entry.tests.map { test in
+        Step(suite: entry.suite, test: test, waiter: entry.waiter,
+             id: TestID(suite: entry.suite.name, name: test.name, waiter: entry.waiter.name, repetition: repetition),
+             defaultTimeout: configuration.defaultTimeout, timeLimit: configuration.timeLimit)
+      }
+    }
+
+    /// The waiter strategies a suite runs under with `configuration`.
+    static func waiters(for suite: Suite, configuration: Configuration, registry: WaiterRegistry) throws -> [any Waiter] {
+      switch configuration.waiters {
+      case .suiteDefault: return [suite.defaultWaiter]
+      case .all: return registry.waiters
+      case .named(let name):
+        guard let waiter = registry.waiter(named: name) else {
+          throw RunnerError.unknownWaiter(name, known: registry.names)
+        }
+        return [waiter]
+      }
+    }
+
+    private static func ordered(_ tests: [Test], seed: UInt64?) -> [Test] {
+      guard let seed else { return tests }
+      var generator = SeededRandomGenerator(seed: seed)
+      return tests.shuffled(using: &generator)
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import AsyncHarness
+import Foundation
+import XCTest
+
+/// Issue 9, worker processes and time limits: the `harness-fixture` executable's `Crashes`
+/// suite, whose tests end their process in every way a test can, run as a real child
+/// process in the default `--isolation worker`. Each crash ends only its own test, with a
+/// message naming the signal or exit status and the output's tail; every other result is
+/// kept, and the JUnit report is complete and valid with exact totals.
+final class WorkerIsolationTests: ReportTestCase {
+  private var fixture: URL {
+    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("harness-fixture")
+  }
+
+  /// Runs the fixture to its end and returns its exit status and console output.
+  private func runFixture(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    guard FileManager.default.isExecutableFile(atPath: fixture.path) else {
+      throw XCTSkip("harness-fixture is not built next to the tests (swift build first)")
+    }
+    let process = Process()
+    process.executableURL = fixture
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, text)
+  }
+
+  /// Every `testEnded` of the JSON Lines file, by test name.
+  private func results() throws -> [String: TestResult] {
+    let text = try String(contentsOfFile: path("events.jsonl"), encoding: .utf8)
+    var results: [String: TestResult] = [:]
+    for line in text.split(separator: "\n") {
+      if case .testEnded(let test, let result, _) = try Event(jsonLine: line).kind { results[test.name] = result }
+    }
+    return results
+  }
+
+  func testEachCrashEndsOnlyItsOwnTestAndTheReportIsComplete() throws {
+    let run = try runFixture(["--filter", "Crashes/", "--time-limit", "1", "--junit", path("report.xml"),
+                              "--json", path("events.jsonl")])
+    XCTAssertEqual(run.status, 1, run.output)
+    XCTAssertTrue(run.output.contains("Result: 3 passed, 10 failed, 0 skipped in "), run.output)
+    let results = try results()
+    XCTAssertEqual(results.count, 13, "every test ended: \(results.keys.sorted())")
+    for name in ["passes first", "prints 50 MB", "passes last"] {
+      XCTAssertEqual(results[name]?.verdict, .passed, name)
+    }
+    XCTAssertEqual(results["fails"]?.verdict, .failed)
+
+    let fixtureFile = "harness_fixture/main.swift"
+    let crashes: [(test: String, ending: String, tail: String)] = [
+      ("fatal error", "signal SIGILL (illegal instruction)", "about to fail\n\(fixtureFile):30: Fatal error: the fixture's fatal error"),
+      ("precondition", "signal SIGILL (illegal instruction)", "\(fixtureFile):34: Precondition failed: the invariant broke"),
+      ("segmentation fault", "signal SIGSEGV (segmentation fault)", ""),
+      ("bus error", "signal SIGBUS (bus error)", ""),
+      ("abort", "signal SIGABRT (aborted)", ""),
+      ("exit 3", "exit status 3", ""),
+      ("records, then crashes", "signal SIGILL (illegal instruction)",
+       "written to standard error\n\(fixtureFile):45: Fatal error: after the failure"),
+    ]
+    for crash in crashes {
+      let result = try XCTUnwrap(results[crash.test], crash.test)
+      XCTAssertEqual(result.verdict, .errored, crash.test)
+      let issue = try XCTUnwrap(result.issues.last, crash.test)
+      XCTAssertEqual(issue.kind, .crashed, crash.test)
+      XCTAssertEqual(issue.message, "Crashed: the worker process running the test ended with \(crash.ending)"
+        + (crash.tail.isEmpty ? "; it printed nothing" : "; its last output:\n\(crash.tail)"), crash.test)
+      XCTAssertEqual(issue.sourceLocation?.fileName, "main.swift", crash.test)
+    }
+    XCTAssertEqual(results["records, then crashes"]?.issues.first?.message, "Expectation failed: recorded before the crash",
+                   "what the test recorded before it crashed is kept")
+    for (name, tail) in [("hangs outside a wait", "; its last output:\nspinning"), ("blocks on a semaphore", "; it printed nothing")] {
+      let issue = try XCTUnwrap(results[name]?.issues.last, name)
+      XCTAssertEqual(issue.kind, .timeLimitExceeded, name)
+      XCTAssertEqual(issue.message, "Test exceeded its time limit of 1 seconds outside any wait the harness could end, "
+        + "so its worker process was stopped with SIGTERM" + tail, name)
+    }
+    try assertCheckerPasses(path("report.xml"), ["--expect-tests", "13", "--expect-failures", "1", "--expect-errors", "9",
+                                                 "--expect-skipped", "0"])
+  }
+
+  /// Output goes to the test that wrote it, bounded: 50 MB of prints leave 1 MiB in the
+  /// stream, then a note of what was cut.
+  func testOutputIsCapturedPerTestAndBounded() throws {
+    let run = try runFixture(["--filter", "Crashes/prints 50 MB", "--json", path("events.jsonl")])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertFalse(run.output.contains("xxxx"), "the test's output is captured, not printed")
+    let text = try String(contentsOfFile: path("events.jsonl"), encoding: .utf8)
+    var kept = 0
+    var notes: [String] = []
+    for line in text.split(separator: "\n") {
+      guard case .outputCaptured(let test, let output) = try Event(jsonLine: line).kind else { continue }
+      XCTAssertEqual(test.name, "prints 50 MB")
+      if output.hasPrefix("\n[AsyncHarness:") { notes.append(output) } else { kept += output.utf8.count }
+    }
+    XCTAssertEqual(kept, 1_048_576)
+    XCTAssertEqual(notes, ["\n[AsyncHarness: 51380224 more bytes cut here; the report keeps at most 1048576 bytes per text]"])
+  }
+
+  /// The same suites give the same verdicts in a worker as in this process.
+  func testWorkerAndInProcessRunsGiveTheSameVerdicts() throws {
+    for isolation in ["worker", "none"] {
+      let run = try runFixture(["--isolation", isolation, "--filter", "Crashes/pass", "--filter", "Crashes/fails",
+                                "--waiter", "all", "--json", path("events.jsonl")])
+      XCTAssertEqual(run.status, 1, isolation)
+      let verdicts = try results().mapValues(\.verdict)
+      XCTAssertEqual(verdicts, ["passes first": .passed, "passes last": .passed, "fails": .failed], isolation)
+      XCTAssertTrue(run.output.contains("Result: 10 passed, 5 failed, 0 skipped"), run.output)
+    }
+  }
+}
