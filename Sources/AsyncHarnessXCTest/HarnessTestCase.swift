@@ -29,6 +29,8 @@ import XCTest
 ///
 /// Write synchronous test methods: XCTest runs them on the main thread, where a blocking
 /// wait keeps the main run loop turning, so work sent to `t.main` runs while the test waits.
+/// An `async` method can `await` the waits, but the harness takes the task XCTest runs it in
+/// for a callback's: a failure the method records before a wait then ends that wait at once.
 open class HarnessTestCase: XCTestCase {
   /// The waiter strategy of every test of this class: `expectation` unless a subclass
   /// overrides it.
