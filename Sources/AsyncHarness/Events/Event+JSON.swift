@@ -5,6 +5,11 @@ extension Event {
   /// sorted, timestamps in ISO 8601 with milliseconds, UTC. Written directly, without
   /// `JSONEncoder`, so a stream of events costs little more than the text itself.
   public var jsonLine: String {
+    String(decoding: jsonLineBytes, as: UTF8.self)
+  }
+
+  /// ``jsonLine`` as UTF-8 bytes, as the JSON Lines reporter writes them.
+  var jsonLineBytes: [UInt8] {
     var json = JSONText()
     json.object { json in
       switch kind {
@@ -46,7 +51,7 @@ extension Event {
       if case .suiteEnded(let suite, _, _) = kind { json.field("waiter", suite.waiter) }
     }
     json.newline()
-    return json.text
+    return json.bytes
   }
 
   /// Reads one line of a JSON Lines stream (schema version 1 or 2) back into an event.
@@ -184,6 +189,6 @@ extension JSONText {
   }
 
   fileprivate mutating func timestamp(_ date: Date) {
-    string(ISO8601Timestamp.string(from: date))
+    raw(bytes: ISO8601Timestamp.quotedBytes(from: date))
   }
 }

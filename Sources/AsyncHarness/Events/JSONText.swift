@@ -5,12 +5,10 @@ import Foundation
 /// are escaped as RFC 8259 requires (quote, backslash and control characters), everything
 /// else is written as UTF-8.
 struct JSONText {
-  private var bytes: [UInt8] = []
+  private(set) var bytes: [UInt8] = []
   private var needsComma = false
 
   init() { bytes.reserveCapacity(256) }
-
-  var text: String { String(decoding: bytes, as: UTF8.self) }
 
   mutating func newline() { bytes.append(0x0A) }
 
@@ -52,8 +50,13 @@ struct JSONText {
 
   /// Text written as it is: a number.
   mutating func raw(_ text: String) {
+    raw(bytes: Array(text.utf8))
+  }
+
+  /// Bytes written as they are: a number, or a string already quoted.
+  mutating func raw(bytes text: [UInt8]) {
     separate()
-    bytes.append(contentsOf: text.utf8)
+    bytes.append(contentsOf: text)
     needsComma = true
   }
 
@@ -86,15 +89,28 @@ struct JSONText {
 /// formatter; reading also accepts whole seconds (schema version 1) and, through
 /// `ISO8601DateFormatter`, other ISO 8601 forms.
 enum ISO8601Timestamp {
-  static func string(from date: Date) -> String {
+  /// The timestamp in quotes, as a JSON string, written digit by digit (years 0–9999).
+  static func quotedBytes(from date: Date) -> [UInt8] {
     let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     let (days, dayMilliseconds) = floorDivision(milliseconds, 86_400_000)
     let (year, month, day) = civilDate(fromDays: days)
     let seconds = dayMilliseconds / 1000
-    func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-    let millis = dayMilliseconds % 1000
-    let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
-    return "\(year)-\(two(month))-\(two(day))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60)).\(fraction)Z"
+    var text: [UInt8] = [0x22]
+    text.reserveCapacity(26)
+    func digits(_ value: Int64, _ count: Int) {
+      var divisor: Int64 = 1
+      for _ in 1..<count { divisor *= 10 }
+      while divisor > 0 {
+        text.append(0x30 + UInt8(value / divisor % 10))
+        divisor /= 10
+      }
+    }
+    digits(year, 4); text.append(UInt8(ascii: "-")); digits(month, 2); text.append(UInt8(ascii: "-")); digits(day, 2)
+    text.append(UInt8(ascii: "T")); digits(seconds / 3600, 2); text.append(UInt8(ascii: ":"))
+    digits(seconds / 60 % 60, 2); text.append(UInt8(ascii: ":")); digits(seconds % 60, 2)
+    text.append(UInt8(ascii: ".")); digits(dayMilliseconds % 1000, 3)
+    text += [UInt8(ascii: "Z"), 0x22]
+    return text
   }
 
   static func date(from text: String) -> Date? {

@@ -20,7 +20,7 @@ import Darwin
 public final class JSONLinesReporter: Reporter {
   /// The most UTF-8 bytes kept of each test's output and of each issue message.
   public let outputLimit: Int
-  private let write: @Sendable (String) throws -> Void
+  private let write: @Sendable ([UInt8]) throws -> Void
   private let close: @Sendable () throws -> Void
   /// The output kept so far of the test that produced output last.
   private let output = Mutex<(test: TestID, text: CappedText)?>(nil)
@@ -28,7 +28,7 @@ public final class JSONLinesReporter: Reporter {
   /// Creates a reporter writing lines through `write`.
   public init(outputLimit: Int = ReportDefaults.outputLimit, write: @escaping @Sendable (String) -> Void) {
     self.outputLimit = max(0, outputLimit)
-    self.write = write
+    self.write = { write(String(decoding: $0, as: UTF8.self)) }
     self.close = {}
   }
 
@@ -57,7 +57,7 @@ public final class JSONLinesReporter: Reporter {
 
   public func handle(_ event: Event) throws {
     for event in bounded(event) {
-      try write(event.jsonLine)
+      try write(event.jsonLineBytes)
     }
   }
 
@@ -103,8 +103,8 @@ public final class JSONLinesReporter: Reporter {
 }
 
 /// Writes `line` with one `write` call (more only when the system writes part of it).
-func writeWhole(_ line: String, to descriptor: Int32, path: String) throws {
-  var bytes = Array(line.utf8)[...]
+func writeWhole(_ line: [UInt8], to descriptor: Int32, path: String) throws {
+  var bytes = line[...]
   while !bytes.isEmpty {
     let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     if written < 0, errno == EINTR { continue }
