@@ -322,7 +322,7 @@ extension TestContext {
     let record = record
     let failuresBefore = record.acknowledgedFailureCount
     let condition = WaitCondition(
-      summary: spec.summary, isPolled: spec.isPolled, sourceLocation: spec.location,
+      summary: spec.summary, isPolled: spec.isPolled, sourceLocation: spec.location, queues: queues,
       recordWarning: { record.record($0) },
       isDone: { spec.state(false) != .pending || record.failureCount > failuresBefore })
     if let activeLocation = record.beginWait(.init(condition: condition, location: spec.location)) {

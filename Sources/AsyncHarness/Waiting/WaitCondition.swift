@@ -14,6 +14,10 @@ public final class WaitCondition: Sendable {
   public let summary: String
   /// Where the wait was made.
   public let sourceLocation: SourceLocation
+  /// The queues of the waiting test, as its strategy made them (``Waiter/makeQueues(for:)``),
+  /// so that a strategy that runs their work itself finds it; `nil` for a condition made
+  /// outside a test.
+  public let queues: (any TestQueues)?
 
   private let evaluate: @Sendable () -> Bool
   private let warn: @Sendable (Issue) -> Void
@@ -22,12 +26,13 @@ public final class WaitCondition: Sendable {
   /// Creates a condition. Waiter authors use this in their own tests; the harness creates
   /// the conditions of real waits.
   public init(summary: String, isPolled: Bool = false,
-              sourceLocation: SourceLocation = SourceLocation(),
+              sourceLocation: SourceLocation = SourceLocation(), queues: (any TestQueues)? = nil,
               recordWarning: @escaping @Sendable (Issue) -> Void = { _ in },
               isDone: @escaping @Sendable () -> Bool) {
     self.summary = summary
     self.isPolled = isPolled
     self.sourceLocation = sourceLocation
+    self.queues = queues
     self.warn = recordWarning
     self.evaluate = isDone
   }
