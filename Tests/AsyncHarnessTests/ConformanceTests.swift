@@ -9,6 +9,7 @@ final class ConformanceTests: XCTestCase {
   func testProbePollerWaiter() { assertConforms(.probePoller) }
   func testNotificationWaiter() { assertConforms(.notification) }
   func testSynchronousWaiter() { assertConforms(.synchronous) }
+  func testScheduledWaiter() { assertConforms(.scheduled) }
 
   /// A waiter that returns at once breaks the contract, and the conformance run says how.
   func testABrokenWaiterIsCaught() {

@@ -23,8 +23,8 @@ final class HarnessMainTests: XCTestCase {
   func testPassingRunExitsZero() {
     let result = run(["--waiter", "all"])
     XCTAssertEqual(result.status, 0, result.errors)
-    XCTAssertTrue(result.output.hasSuffix("Result: 10 passed, 0 failed, 0 skipped in " + result.output.split(separator: " ").last!), result.output)
-    XCTAssertTrue(result.output.contains("Calculator  2/2          2/2        2/2          2/2           2/2"), result.output)
+    XCTAssertTrue(result.output.hasSuffix("Result: 12 passed, 0 failed, 0 skipped in " + result.output.split(separator: " ").last!), result.output)
+    XCTAssertTrue(result.output.contains("Calculator  2/2          2/2        2/2          2/2           2/2          2/2"), result.output)
   }
 
   func testFailingRunExitsOne() {
@@ -34,7 +34,7 @@ final class HarnessMainTests: XCTestCase {
   func testUnknownWaiterExitsTwoListingTheStrategies() {
     let result = run(["--waiter", "nope"])
     XCTAssertEqual(result.status, 2)
-    XCTAssertEqual(result.errors, "error: unknown waiter \"nope\"; known strategies: expectation, semaphore, probePoller, notification, synchronous, or all\n")
+    XCTAssertEqual(result.errors, "error: unknown waiter \"nope\"; known strategies: expectation, semaphore, probePoller, notification, synchronous, scheduled, or all\n")
     XCTAssertEqual(result.output, "")
   }
 
@@ -119,7 +119,7 @@ final class HarnessMainTests: XCTestCase {
     let status = HarnessMain.status(arguments: [], suites: suites, defaultWaiters: .all, console: .plain,
                                     output: { output += $0 }, errors: { _ in })
     XCTAssertEqual(status, 0)
-    XCTAssertTrue(output.contains("Result: 10 passed, 0 failed, 0 skipped"), output)
+    XCTAssertTrue(output.contains("Result: 12 passed, 0 failed, 0 skipped"), output)
     var single = ""
     _ = HarnessMain.status(arguments: ["--waiter", "probePoller"], suites: suites, defaultWaiters: .all,
                            console: .plain, output: { single += $0 }, errors: { _ in })

@@ -130,13 +130,6 @@ private struct LabelledQueues: TestQueues {
   }
 }
 
-/// Lines appended from any thread.
-private final class Log: Sendable {
-  private let lines = Mutex<[String]>([])
-  func append(_ line: String) { lines.withLock { $0.append(line) } }
-  var all: [String] { lines.withLock { $0 } }
-}
-
 /// A `Dispatching` queue from outside the harness: it implements only `async` and `sync`.
 private struct ForeignQueue: Dispatching {
   let identity = QueueIdentity(label: "foreign")

@@ -5,7 +5,8 @@ import Dispatch
 ///
 /// A waiter strategy supplies them (``Waiter/makeQueues(for:)``): real dispatch queues
 /// and the continuous clock by default (``RealQueues``), queues that run work inline under
-/// the synchronous strategy (``InlineQueues``).
+/// the synchronous strategy (``InlineQueues``), and queues whose work the scheduled
+/// strategy runs itself, in a seeded order and on virtual time (``ScheduledQueues``).
 public protocol TestQueues: Sendable {
   /// The queue standing for the main queue (`t.main`).
   var main: any Dispatching { get }
@@ -16,21 +17,25 @@ public protocol TestQueues: Sendable {
   var clock: any Clock<Duration> { get }
 }
 
-/// What a strategy is given to make one test's queues: the test, and where the queues
-/// record what they detect (a dispatch cycle).
+/// What a strategy is given to make one test's queues: the test, the schedule it runs
+/// under, and where the queues record what they detect (a dispatch cycle).
 public struct QueueSetup: Sendable {
   /// The test the queues are for.
   public let test: TestID
+  /// The schedule chosen for this run of the test (`--explore`, `--schedule`), for a
+  /// strategy that orders work itself; `nil` leaves the strategy's own default.
+  public let schedule: Schedule?
   let record: TestRecord?
 
   /// A setup for queues that belong to no test (a strategy author's own tests): their
   /// issues go to the test running at that moment.
-  public init(test: TestID) {
-    self.init(test: test, record: nil)
+  public init(test: TestID, schedule: Schedule? = nil) {
+    self.init(test: test, schedule: schedule, record: nil)
   }
 
-  init(test: TestID, record: TestRecord?) {
+  init(test: TestID, schedule: Schedule?, record: TestRecord?) {
     self.test = test
+    self.schedule = schedule
     self.record = record
   }
 

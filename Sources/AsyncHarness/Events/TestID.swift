@@ -1,5 +1,5 @@
 /// Identifies one run of one test: the suite, the test's name, the waiter strategy it ran
-/// under and the repetition.
+/// under, the repetition, and the schedule under a scheduling strategy.
 public struct TestID: Sendable, Hashable, Codable, CustomStringConvertible {
   /// The suite's name.
   public var suite: String
@@ -9,13 +9,17 @@ public struct TestID: Sendable, Hashable, Codable, CustomStringConvertible {
   public var waiter: String
   /// The repetition, counted from 1.
   public var repetition: Int
+  /// The replay token of the schedule the test ran under (``ScheduleToken``, e.g.
+  /// `7:pct3:9f2c1a`), under a strategy that orders work itself; `nil` otherwise.
+  public var schedule: String?
 
   /// Creates a test identifier.
-  public init(suite: String, name: String, waiter: String, repetition: Int = 1) {
+  public init(suite: String, name: String, waiter: String, repetition: Int = 1, schedule: String? = nil) {
     self.suite = suite
     self.name = name
     self.waiter = waiter
     self.repetition = repetition
+    self.schedule = schedule
   }
 
   /// `Suite/test`, the path that `--filter` matches.

@@ -83,9 +83,13 @@ public final class Runner {
     for repetition in 1...max(1, configuration.repetitions) {
       var failed = false
       for test in tests {
-        let verdict = try run(test, in: suite, under: waiter, repetition: repetition)
-        summary.count(verdict)
-        failed = failed || verdict.isFailure
+        let step = TestID(suite: suite.name, name: test.name, waiter: waiter.name, repetition: repetition)
+        // Issue 13: one run per schedule under a scheduling waiter (--explore N, --schedule TOKEN).
+        for (id, schedule) in configuration.scheduledSteps(step, under: waiter) {
+          let verdict = try run(test, in: suite, as: id, under: waiter, schedule: schedule)
+          summary.count(verdict)
+          failed = failed || verdict.isFailure
+        }
       }
       if failed && configuration.untilFailure { break }
     }
@@ -95,8 +99,8 @@ public final class Runner {
     return summary
   }
 
-  private func run(_ test: Test, in suite: Suite, under waiter: any Waiter, repetition: Int) throws -> Verdict {
-    let id = TestID(suite: suite.name, name: test.name, waiter: waiter.name, repetition: repetition)
+  private func run(_ test: Test, in suite: Suite, as id: TestID, under waiter: any Waiter,
+                   schedule: Schedule?) throws -> Verdict {
     let start = ContinuousClock().now
     try emit(Event(kind: .testStarted, suite: suite.name, waiter: waiter.name, test: id))
     let result: TestResult
@@ -106,7 +110,7 @@ public final class Runner {
     } else {
       let record = TestRecord(id: id, lateIssues: lateIssues)
       let context = TestContext(record: record, waiter: waiter, defaultTimeout: configuration.defaultTimeout,
-                                timeLimit: configuration.timeLimit)
+                                timeLimit: configuration.timeLimit, schedule: schedule)
       TestRecord.$current.withValue(record) {
         TestRecord.$body.withValue(record) { execute(test, in: suite, with: context) }
       }
@@ -230,11 +234,15 @@ public enum RunnerError: Error, Equatable, CustomStringConvertible {
   /// The suites and filters select no test, and ``Configuration/allowsEmptySelection`` is
   /// off: a run that tests nothing must not look green.
   case emptySelection(filters: [String])
+  /// `--schedule` replays a schedule made for a test that none of the selected tests is.
+  case noTestForSchedule(String)
 
   public var description: String {
     switch self {
     case .unknownWaiter(let name, let known):
       "unknown waiter \"\(name)\"; known strategies: \(known.joined(separator: ", ")), or all"
+    case .noTestForSchedule(let token):
+      "no selected test matches --schedule \(token): a replay token reruns the test it was printed for"
     case .emptySelection(let filters) where filters.isEmpty:
       "no test to run: the suites contain no test (--allow-empty allows an empty run)"
     case .emptySelection(let filters):

@@ -25,12 +25,13 @@ public final class TestContext: Sendable {
   /// A serial background queue made for this test, labelled `background`.
   public let background: any Dispatching
 
-  init(record: TestRecord, waiter: any Waiter, defaultTimeout: Duration, timeLimit: Duration? = nil) {
+  init(record: TestRecord, waiter: any Waiter, defaultTimeout: Duration, timeLimit: Duration? = nil,
+       schedule: Schedule? = nil) {
     self.record = record
     self.waiter = waiter
     self.defaultTimeout = defaultTimeout
     self.timeLimit = timeLimit.map { ($0, ContinuousClock().now.advanced(by: $0)) }
-    queues = waiter.makeQueues(for: QueueSetup(test: record.id, record: record))
+    queues = waiter.makeQueues(for: QueueSetup(test: record.id, schedule: schedule, record: record))
     main = queues.main
     background = queues.makeQueue(label: "background")
   }
