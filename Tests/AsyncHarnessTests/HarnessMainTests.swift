@@ -97,6 +97,17 @@ final class HarnessMainTests: XCTestCase {
     XCTAssertTrue(result.output.contains("\n  --shuffle [<seed>]      Shuffle tests within each suite"), result.output)
   }
 
+  func testTheUsageLineNamesEveryOption() throws {
+    let help = run(["--help"]).output
+    let usage = try XCTUnwrap(help.split(separator: "\n").first { $0.hasPrefix("USAGE: ") })
+    let options = help.split(separator: "\n").compactMap { line -> String? in
+      guard line.hasPrefix("  --") else { return nil }
+      return String(line.dropFirst(2).prefix { $0 != " " })
+    }
+    XCTAssertGreaterThan(options.count, 12)
+    for option in options { XCTAssertTrue(usage.contains("[\(option)"), "\(option) is missing from \(usage)") }
+  }
+
   func testJUnitWithoutTheModuleIsAUsageError() {
     let result = run(["--junit", "/tmp/report.xml"])
     XCTAssertEqual(result.status, 2)

@@ -6,7 +6,7 @@ import XCTest
 final class ExamplesCommandLineTests: XCTestCase {
   private var examples: URL { builtExecutable("examples", for: Self.self) }
 
-  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>]"
+  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>] [--explore <N>] [--schedule <token>]"
 
   func testHelpNamesTheExecutableAndShowsTheSeedAsOptional() throws {
     let result = try runToEnd(examples, ["--help"])
@@ -41,6 +41,12 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 (default 1).
         --time-limit <seconds>  The longest a test may run, in seconds (default: no
                                 limit).
+        --explore <N>           Run each test under N schedules of the scheduled
+                                waiter (seeds 1 to N) and report each test's pass
+                                rate.
+        --schedule <token>      Rerun exactly the schedule of a replay token a
+                                failing test printed (SEED:POLICY:TEST), for that
+                                test only.
         -h, --help              Show help information.
 
 

@@ -33,6 +33,8 @@ public final class ConsoleReporter: Reporter {
   private let style: Style
   private var waiters: [String] = []
   private var table: [(suite: String, cells: [String: Summary])] = []
+  /// Pass rates of tests run under several schedules (issue 13).
+  private var explored = ExplorationTally()
 
   /// Creates a reporter writing through `write` (standard output by default).
   public init(style: Style = .forStandardOutput(), write: ((String) -> Void)? = nil) {
@@ -64,6 +66,9 @@ public final class ConsoleReporter: Reporter {
       for issue in result.issues {
         write("    \(issue.sourceLocation.map { "\($0): " } ?? "")\(issue.kind == .warning ? "warning: " : "")\(issue.message)\n")
       }
+      // Issue 13: a failing test under a schedule ends with the flag that replays it.
+      if result.verdict.isFailure, let token = test.schedule { write("    replay: --schedule \(token)\n") }
+      explored.count(test, result.verdict)
     case .suiteEnded:
       guard let suite = event.suite, let waiter = event.waiter, let summary = event.summary else { return }
       if let index = table.firstIndex(where: { $0.suite == suite }) {
@@ -73,6 +78,7 @@ public final class ConsoleReporter: Reporter {
       }
     case .runEnded:
       write(summaryTable())
+      write(explored.report)
       let summary = event.summary ?? Summary()
       var notes: [String] = []
       if summary.knownIssues > 0 { notes.append("\(summary.knownIssues) known issues caught") }
