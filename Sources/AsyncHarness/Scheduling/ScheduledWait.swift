@@ -25,6 +25,8 @@ struct ScheduledWait {
   let waitsForOutsideWork: Bool
   /// Whether work from outside the schedule took part in this wait.
   private var sawOutsideWork = false
+  /// The idle period in progress, if any.
+  private var idle: Idle?
   /// Whether the real deadline is the test's time limit, coming before the wait's timeout.
   private let endsAtTimeLimit: Bool
 
@@ -106,7 +108,56 @@ struct ScheduledWait {
       "scheduled waiter: \(condition.summary) at \(condition.sourceLocation) depended on work from outside the test's queues (a real DispatchQueue, a Task, another thread), so it fell back to waiting in real time; the schedule neither orders nor replays that work")
   }
 
-  // MARK: Blocking
+  // MARK: The loop
+
+  /// Where the loop stops to let its caller act in its own way (block or suspend).
+  private enum Pause {
+    /// Run this item of the main queue on the main thread (the caller is not on it).
+    case runOnMainThread(Scheduler.Item)
+    /// Sleep until this instant, or until woken.
+    case sleep(until: ContinuousClock.Instant)
+  }
+
+  /// An idle period in progress.
+  private struct Idle {
+    var until: ContinuousClock.Instant
+    var whenQuiet: WhenQuiet
+    var started: ContinuousClock.Instant
+    /// The scheduler's submission count when it began: a change means work arrived.
+    var submissions: UInt64
+  }
+
+  /// Takes steps until the caller must act: returns `nil` when the wait is over.
+  private mutating func step() -> Pause? {
+    while true {
+      if let idle {
+        let end: IdleEnd
+        if condition.isDone() {
+          end = .done
+        } else if scheduler.submissions != idle.submissions {
+          end = .arrived
+        } else if let next = condition.nextCheck(started: idle.started, deadline: idle.until,
+                                                 schedule: .standard, pollsEverything: false) {
+          return .sleep(until: next)
+        } else {
+          end = condition.isDone() ? .done : .quiet
+        }
+        self.idle = nil
+        conclude(end, then: idle.whenQuiet)
+        continue
+      }
+      switch nextAction() {
+      case .finish:
+        return nil
+      case .run(let item) where item.runsOnMainThread && !Thread.isMainThread:
+        return .runOnMainThread(item)
+      case .run(let item):
+        scheduler.run(item)
+      case .idle(let until, let whenQuiet):
+        idle = Idle(until: until, whenQuiet: whenQuiet, started: ContinuousClock().now, submissions: scheduler.submissions)
+      }
+    }
+  }
 
   /// Runs the wait on the calling thread.
   mutating func block() {
@@ -114,35 +165,13 @@ struct ScheduledWait {
     condition.onWake { spot.wake() }
     scheduler.wakeOnArrival { spot.wake() }
     defer { finish() }
-    while true {
-      switch nextAction() {
-      case .finish:
-        return
-      case .run(let item):
-        if item.runsOnMainThread && !Thread.isMainThread {
-          DispatchQueue.main.sync { scheduler.run(item) }
-        } else {
-          scheduler.run(item)
-        }
-      case .idle(let until, let whenQuiet):
-        let submissions = scheduler.submissions
-        let start = ContinuousClock().now
-        var end = IdleEnd.quiet
-        while true {
-          if condition.isDone() { end = .done; break }
-          if scheduler.submissions != submissions { end = .arrived; break }
-          guard let next = condition.nextCheck(started: start, deadline: until, schedule: .standard, pollsEverything: false) else {
-            if condition.isDone() { end = .done }
-            break
-          }
-          spot.sleep(until: next)
-        }
-        conclude(end, then: whenQuiet)
+    while let pause = step() {
+      switch pause {
+      case .runOnMainThread(let item): DispatchQueue.main.sync { scheduler.run(item) }
+      case .sleep(let until): spot.sleep(until: until)
       }
     }
   }
-
-  // MARK: Suspending
 
   /// Runs the wait in the calling task; items of the main queue run on the main actor.
   mutating func suspend() async {
@@ -151,31 +180,13 @@ struct ScheduledWait {
     condition.onWake { parking.unpark() }
     scheduler.wakeOnArrival { parking.unpark() }
     defer { finish() }
-    while true {
-      switch nextAction() {
-      case .finish:
-        return
-      case .run(let item):
-        if item.runsOnMainThread && !Thread.isMainThread {
-          let scheduler = scheduler
-          await MainActor.run { scheduler.run(item) }
-        } else {
-          scheduler.run(item)
-        }
-      case .idle(let until, let whenQuiet):
-        let submissions = scheduler.submissions
-        let start = ContinuousClock().now
-        var end = IdleEnd.quiet
-        while true {
-          if condition.isDone() { end = .done; break }
-          if scheduler.submissions != submissions { end = .arrived; break }
-          guard let next = condition.nextCheck(started: start, deadline: until, schedule: .standard, pollsEverything: false) else {
-            if condition.isDone() { end = .done }
-            break
-          }
-          await parking.park(until: next)
-        }
-        conclude(end, then: whenQuiet)
+    while let pause = step() {
+      switch pause {
+      case .runOnMainThread(let item):
+        let scheduler = scheduler
+        await MainActor.run { scheduler.run(item) }
+      case .sleep(let until):
+        await parking.park(until: until)
       }
     }
   }
