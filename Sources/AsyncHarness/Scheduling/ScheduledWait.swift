@@ -9,7 +9,8 @@ import Foundation
 /// poll schedule: what wakes it came from outside the schedule (a real queue, a `Task`,
 /// another thread), and the wait goes on. A quiet period with nothing arriving means no
 /// pending work can satisfy the wait: it ends at once, as a timeout in virtual time, saying
-/// so. Once work from outside the schedule has been seen in a test, its waits fall back to
+/// so. (A quiet period the waiting thread itself woke from late, on a busy machine, is
+/// followed by another: outside work may be just as late.) Once work from outside the schedule has been seen in a test, its waits fall back to
 /// real time instead (as the synchronous strategy does), and each wait it took part in
 /// records a warning.
 struct ScheduledWait {
@@ -139,6 +140,10 @@ struct ScheduledWait {
         } else if let next = condition.nextCheck(started: idle.started, deadline: idle.until,
                                                  schedule: .standard, pollsEverything: false) {
           return .sleep(until: next)
+        } else if let later = quietPeriodAgain(after: idle) {
+          // This thread woke late: the machine is busy, and outside work may be late too.
+          self.idle?.until = later
+          continue
         } else {
           end = condition.isDone() ? .done : .quiet
         }
@@ -157,6 +162,15 @@ struct ScheduledWait {
         idle = Idle(until: until, whenQuiet: whenQuiet, started: ContinuousClock().now, submissions: scheduler.submissions)
       }
     }
+  }
+
+  /// When a quiet period that would end the wait ran late (the thread woke more than a
+  /// quarter of a period after it), the end of another quiet period; otherwise `nil`.
+  private func quietPeriodAgain(after idle: Idle) -> ContinuousClock.Instant? {
+    guard case .expire = idle.whenQuiet, waitsForOutsideWork else { return nil }
+    let now = ContinuousClock().now
+    let again = now.advanced(by: quietPeriod)
+    return idle.until.duration(to: now) > quietPeriod / 4 && again < deadline ? again : nil
   }
 
   /// Runs the wait on the calling thread.

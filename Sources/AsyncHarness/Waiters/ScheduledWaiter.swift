@@ -7,7 +7,7 @@
 /// and runs it, until the wait is decided; when nothing is runnable, virtual time jumps to
 /// the next delayed item (`asyncAfter`, a sleep on `t.clock`), so a 30 s back-off takes no
 /// time. When nothing is runnable and nothing is due before the wait's timeout, the wait
-/// ends at once (after a short quiet period in which work from outside may still arrive),
+/// ends at once (after a quiet period of 200 ms in which work from outside may still arrive),
 /// as a timeout whose failure says no pending work could satisfy it and names the queues.
 ///
 /// Work that escapes the test's queues (a real `DispatchQueue`, URLSession's delegate
@@ -34,7 +34,7 @@ public struct ScheduledWaiter: Waiter {
   ///   - quietPeriod: how long a wait that no pending work can satisfy waits for work from
   ///     outside the schedule before it ends.
   public init(defaultSchedule: Schedule = Schedule(seed: 0, policy: .randomWalk),
-              quietPeriod: Duration = .milliseconds(100)) {
+              quietPeriod: Duration = .milliseconds(200)) {
     self.defaultSchedule = defaultSchedule
     self.quietPeriod = quietPeriod
   }
