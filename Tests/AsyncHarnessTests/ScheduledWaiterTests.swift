@@ -92,12 +92,20 @@ final class ScheduledWaiterTests: XCTestCase {
   }
 
   func testAResultWaitThatTimesOutInVirtualTimeRecordsNothing() throws {
-    let seen = Mutex<WaitResult?>(nil)
-    let result = try scheduled(Test("did it happen within 5 s?") { t in
-      let maybe = t.expectation("maybe")
-      seen.withLock { $0 = t.result(waitingFor: [maybe], timeout: .seconds(5)) }
+    let seen = Mutex<[WaitResult]>([])
+    let elapsed = Mutex<[Duration]>([])
+    let result = try scheduled(Test("did it happen within 5 s, or 20 ms?") { t in
+      for timeout in [Duration.seconds(5), .milliseconds(20)] {
+        let maybe = t.expectation("maybe")
+        let before = t.virtualNow
+        let outcome = t.result(waitingFor: [maybe], timeout: timeout)
+        seen.withLock { $0.append(outcome) }
+        elapsed.withLock { $0.append(t.virtualNow - before) }
+      }
     })
-    XCTAssertEqual(seen.withLock { $0 }, .timedOut)
+    XCTAssertEqual(seen.withLock { $0 }, [.timedOut, .timedOut])
+    XCTAssertEqual(elapsed.withLock { $0 }, [.seconds(5), .milliseconds(20)],
+                   "virtual time passed the timeout, whether the wait ended at once or sat out a short one")
     XCTAssertEqual(result.verdict, .passed)
     XCTAssertEqual(result.issues, [])
   }

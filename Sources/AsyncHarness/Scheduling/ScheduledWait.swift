@@ -104,6 +104,9 @@ struct ScheduledWait {
 
   private func finish() {
     scheduler.stopWaking()
+    // A wait that sat out its timeout in real time (a short one, or one waiting for outside
+    // work) has passed it in virtual time too.
+    if !isCutByTimeLimit, !condition.isDone(), ContinuousClock().now >= deadline { scheduler.advance(to: virtualDeadline) }
     guard sawOutsideWork, !isCutByTimeLimit else { return }
     condition.recordWarning(
       "scheduled waiter: \(condition.summary) at \(condition.sourceLocation) depended on work from outside the test's queues (a real DispatchQueue, a Task, another thread), so it fell back to waiting in real time; the schedule neither orders nor replays that work")
