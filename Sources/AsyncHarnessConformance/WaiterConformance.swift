@@ -40,14 +40,33 @@ public enum WaiterConformance {
     }
   }
 
-  /// Runs every check against `waiter`. Call on the main thread.
-  public static func run(_ waiter: any Waiter) -> Report {
+  /// Which rules a conformance run checks.
+  public struct Checks: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// The contract every strategy keeps.
+    public static let contract = Checks(rawValue: 1)
+    /// The rules of a strategy that runs the test's queues itself (the scheduled
+    /// strategy): the same schedule gives the same order and the same events every time; a
+    /// wait that no pending work can satisfy ends at once, whatever its timeout; delayed
+    /// work runs on virtual time, so a long delay costs nothing.
+    public static let scheduling = Checks(rawValue: 2)
+  }
+
+  /// Runs the checks against `waiter` (the contract every strategy keeps, by default). Call
+  /// on the main thread.
+  ///
+  /// ```swift
+  /// XCTAssertEqual(WaiterConformance.run(MyScheduler(), checks: [.contract, .scheduling]).failures, [])
+  /// ```
+  public static func run(_ waiter: any Waiter, checks: Checks = .contract) -> Report {
     let recorder = EventRecorder()
     var configuration = Configuration()
     configuration.waiters = .named(waiter.name)
     configuration.defaultTimeout = .seconds(5)
     let registry = (try? WaiterRegistry([waiter])) ?? WaiterRegistry.builtIn
-    let fixtures = Fixture.all
+    let fixtures = (checks.contains(.contract) ? Fixture.all : []) + (checks.contains(.scheduling) ? Fixture.scheduling : [])
     let suite = Suite("Conformance", waiter: waiter) {
       fixtures.map(\.test)
     }
@@ -67,7 +86,12 @@ public enum WaiterConformance {
                                             lateIssues: recorder.lateIssues(of: id)))
       failures += problems.map { "\(fixture.test.name): \($0)" }
     }
-    return Report(waiter: waiter.name, checked: fixtures.map(\.test.name), failures: failures)
+    var checked = fixtures.map(\.test.name)
+    if checks.contains(.scheduling) {
+      checked.append(SchedulingDeterminism.name)
+      failures += SchedulingDeterminism.check(waiter, registry: registry).map { "\(SchedulingDeterminism.name): \($0)" }
+    }
+    return Report(waiter: waiter.name, checked: checked, failures: failures)
   }
 
   /// A suite with one test for each waiter, failing with the broken rules, so a suites

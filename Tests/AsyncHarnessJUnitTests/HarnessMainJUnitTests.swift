@@ -28,8 +28,8 @@ final class HarnessMainJUnitTests: ReportTestCase {
     XCTAssertEqual(status, 1)
     let root = try XMLReader.readDocument(path("run.xml"))
     XCTAssertEqual(root.name, "testsuites")
-    XCTAssertEqual(root.attribute("tests"), "15")
-    XCTAssertEqual(root.attribute("failures"), "5")
+    XCTAssertEqual(root.attribute("tests"), "18")
+    XCTAssertEqual(root.attribute("failures"), "6")
     XCTAssertEqual(root.elements.filter { $0.name == "testsuite" }.map { $0.attribute("name") },
                    WaiterRegistry.builtIn.names.map { "Calculator [\($0)]" })
   }

@@ -47,6 +47,19 @@ final class JUnitReporterTests: ReportTestCase {
     XCTAssertEqual(report.testCases.map { $0.attribute("time") }, Array(repeating: "0.250", count: 6))
   }
 
+  func testAFailureUnderAScheduleEndsWithTheFlagThatReplaysIt() throws {
+    let failure = Issue(kind: .expectationFailed, message: "Expected second, got first", sourceLocation: localLocation("T/A.swift", line: 18))
+    let id = TestID(suite: "Race", name: "last writer wins", waiter: "scheduled", schedule: "1:random:3db54b")
+    let run = SuiteRun(suite: "Race", waiter: "scheduled")
+    let events = [Event(.suiteStarted(run)),
+                  Event(.testStarted(id)),
+                  Event(.testEnded(id, TestResult(verdict: .failed, issues: [failure]), duration: 0)),
+                  Event(.suiteEnded(run, Summary(), duration: 0))]
+    let failureElement = try XCTUnwrap(report(runEvents(events)).testCases.first?.elements(named: "failure").first)
+    XCTAssertEqual(failureElement.attribute("message"), "Expected second, got first")
+    XCTAssertEqual(failureElement.text, "Expected second, got first T/A.swift:18\nreplay: --schedule 1:random:3db54b")
+  }
+
   func testRepetitionsAndCollidingNamesStayUnique() throws {
     let suite = "S"
     let run = SuiteRun(suite: suite, waiter: "w")

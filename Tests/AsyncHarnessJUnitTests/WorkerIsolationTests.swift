@@ -108,7 +108,7 @@ final class WorkerIsolationTests: ReportTestCase {
       XCTAssertEqual(run.status, 1, isolation)
       let verdicts = try results().mapValues(\.verdict)
       XCTAssertEqual(verdicts, ["passes first": .passed, "passes last": .passed, "fails": .failed], isolation)
-      XCTAssertTrue(run.output.contains("Result: 10 passed, 5 failed, 0 skipped"), run.output)
+      XCTAssertTrue(run.output.contains("Result: 12 passed, 6 failed, 0 skipped"), run.output)
     }
   }
 

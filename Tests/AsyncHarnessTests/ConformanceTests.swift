@@ -1,5 +1,6 @@
 import AsyncHarness
 import AsyncHarnessConformance
+import Synchronization
 import XCTest
 
 /// Every built-in strategy keeps the waiter contract.
@@ -9,23 +10,41 @@ final class ConformanceTests: XCTestCase {
   func testProbePollerWaiter() { assertConforms(.probePoller) }
   func testNotificationWaiter() { assertConforms(.notification) }
   func testSynchronousWaiter() { assertConforms(.synchronous) }
+  func testScheduledWaiter() { assertConforms(.scheduled, checks: [.contract, .scheduling]) }
 
-  /// A waiter that returns at once breaks the contract, and the conformance run says how.
-  func testABrokenWaiterIsCaught() {
-    struct Impatient: Waiter {
-      let name = "impatient"
-      func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {}
-      func suspend(on condition: WaitCondition, until deadline: ContinuousClock.Instant) async {}
+  /// The determinism rule catches a strategy whose order changes from run to run: here
+  /// the scheduled one with a new seed for every test.
+  func testTheSchedulingChecksCatchAnOrderThatChangesBetweenRuns() {
+    struct Reseeding: Waiter {
+      let name = "reseeding"
+      let seeds = Counter()
+      func makeQueues(for test: QueueSetup) -> any TestQueues {
+        ScheduledQueues(for: test, schedule: Schedule(seed: seeds.next(), policy: .randomWalk))
+      }
+      func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
+        ScheduledWaiter().block(on: condition, until: deadline)
+      }
+      func suspend(on condition: WaitCondition, until deadline: ContinuousClock.Instant) async {
+        await ScheduledWaiter().suspend(on: condition, until: deadline)
+      }
     }
-    let report = WaiterConformance.run(Impatient())
-    XCTAssertTrue(report.failures.contains(
-      "unfulfilled expectation times out: ended errored, expected failed (issues: [\"Waiter \\\"impatient\\\" returned before the wait for \\\"never fulfilled\\\" was done and before its timeout of 0.05 seconds\"])"),
-      report.description)
+    let report = WaiterConformance.run(Reseeding(), checks: .scheduling)
+    XCTAssertEqual(report.checked.count, 5)
+    XCTAssertEqual(report.failures.count, 1, report.description)
+    XCTAssertTrue(report.failures.first?.hasPrefix("scheduling: the same schedule gives the same order and events: 5 runs under schedule (none) gave ") == true,
+                  report.description)
   }
 
-  private func assertConforms(_ waiter: some Waiter, file: StaticString = #filePath, line: UInt = #line) {
-    let report = WaiterConformance.run(waiter)
+  private func assertConforms(_ waiter: some Waiter, checks: WaiterConformance.Checks = .contract,
+                              file: StaticString = #filePath, line: UInt = #line) {
+    let report = WaiterConformance.run(waiter, checks: checks)
     XCTAssertEqual(report.failures, [], report.description, file: file, line: line)
     XCTAssertGreaterThan(report.checked.count, 20, file: file, line: line)
   }
+}
+
+/// Counts from 1, from any thread.
+private final class Counter: Sendable {
+  private let value = Atomic<UInt64>(0)
+  func next() -> UInt64 { value.add(1, ordering: .relaxed).newValue }
 }

@@ -24,8 +24,8 @@ final class HarnessMainTests: XCTestCase {
   func testPassingRunExitsZero() {
     let result = run(["--waiter", "all"])
     XCTAssertEqual(result.status, 0, result.errors)
-    XCTAssertTrue(result.output.hasSuffix("Result: 10 passed, 0 failed, 0 skipped in " + result.output.split(separator: " ").last!), result.output)
-    XCTAssertTrue(result.output.contains("Calculator  2/2          2/2        2/2          2/2           2/2"), result.output)
+    XCTAssertTrue(result.output.hasSuffix("Result: 12 passed, 0 failed, 0 skipped in " + result.output.split(separator: " ").last!), result.output)
+    XCTAssertTrue(result.output.contains("Calculator  2/2          2/2        2/2          2/2           2/2          2/2"), result.output)
   }
 
   func testFailingRunExitsOne() {
@@ -35,7 +35,7 @@ final class HarnessMainTests: XCTestCase {
   func testUnknownWaiterExitsTwoListingTheStrategies() {
     let result = run(["--waiter", "nope"])
     XCTAssertEqual(result.status, 2)
-    XCTAssertEqual(result.errors, "error: unknown waiter \"nope\"; known strategies: expectation, semaphore, probePoller, notification, synchronous, or all\n")
+    XCTAssertEqual(result.errors, "error: unknown waiter \"nope\"; known strategies: expectation, semaphore, probePoller, notification, synchronous, scheduled, or all\n")
     XCTAssertEqual(result.output, "")
   }
 
@@ -97,6 +97,17 @@ final class HarnessMainTests: XCTestCase {
     XCTAssertTrue(result.output.contains("\n  --shuffle [<seed>]      Shuffle tests within each suite"), result.output)
   }
 
+  func testTheUsageLineNamesEveryOption() throws {
+    let help = run(["--help"]).output
+    let usage = try XCTUnwrap(help.split(separator: "\n").first { $0.hasPrefix("USAGE: ") })
+    let options = help.split(separator: "\n").compactMap { line -> String? in
+      guard line.hasPrefix("  --") else { return nil }
+      return String(line.dropFirst(2).prefix { $0 != " " })
+    }
+    XCTAssertGreaterThan(options.count, 12)
+    for option in options { XCTAssertTrue(usage.contains("[\(option)"), "\(option) is missing from \(usage)") }
+  }
+
   func testJUnitWithoutTheModuleIsAUsageError() {
     let result = run(["--junit", "/tmp/report.xml"])
     XCTAssertEqual(result.status, 2)
@@ -119,7 +130,7 @@ final class HarnessMainTests: XCTestCase {
     let status = HarnessMain.status(arguments: [], suites: suites, defaultWaiters: .all, console: .plain,
                                     output: output.write, errors: { _ in })
     XCTAssertEqual(status, 0)
-    XCTAssertTrue(output.text.contains("Result: 10 passed, 0 failed, 0 skipped"), output.text)
+    XCTAssertTrue(output.text.contains("Result: 12 passed, 0 failed, 0 skipped"), output.text)
     let single = WrittenText()
     _ = HarnessMain.status(arguments: ["--waiter", "probePoller"], suites: suites, defaultWaiters: .all,
                            console: .plain, output: single.write, errors: { _ in })

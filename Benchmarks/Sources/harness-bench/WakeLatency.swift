@@ -48,7 +48,7 @@ func ourWakeLatency(_ waiter: any Waiter, _ place: Place, _ kind: WakeKind, wait
   let log = SampleLog(capacity: waits)
   // A probe flips on the signaller's thread under every strategy: its state is what the
   // test observes, not work sent to the test's queues.
-  let trigger = Trigger(signaller: signaller, inline: waiter.runsWorkInline && kind != .probe)
+  let trigger = Trigger(signaller: signaller, inline: waiter is SynchronousWaiter && kind != .probe)
   let center = SendableCenter()
   let name = Notification.Name("harness-bench.wake")
   // An expectation for a notification observes until its test ends, so each of those

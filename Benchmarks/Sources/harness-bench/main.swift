@@ -30,6 +30,7 @@ measureWakeLatency(counts, report)
 measureIdleCPU(counts, report)
 measurePerTest(counts, report)
 measureFailingSuites(counts, report)
+measureScheduling(counts, report)
 report.add(Row(label: "JUnit: 100,000 / 1,000,000 testcases", ours: nil,
                anchorLabel: "see junit-bench", anchor: nil, unit: ""))
 report.printTable()

@@ -6,8 +6,7 @@ import XCTest
 final class ExamplesCommandLineTests: XCTestCase {
   private var examples: URL { builtExecutable("examples", for: Self.self) }
 
-  /// ArgumentParser shortens a synopsis this long to `<options>`.
-  private let usage = "examples <options>"
+  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>] [--isolation <mode>] [--explore <N>] [--schedule <token>]"
 
   func testHelpNamesTheExecutableAndShowsTheSeedAsOptional() throws {
     let result = try runToEnd(examples, ["--help"])
@@ -45,6 +44,12 @@ final class ExamplesCommandLineTests: XCTestCase {
         --isolation <mode>      Where tests run: worker (a worker process, so a crash
                                 or hang ends only its test; the default) or none
                                 (this process, for a debugger). (values: worker, none)
+        --explore <N>           Run each test under N schedules of the scheduled
+                                waiter (seeds 1 to N) and report each test's pass
+                                rate.
+        --schedule <token>      Rerun exactly the schedule of a replay token a
+                                failing test printed (SEED:POLICY:TEST), for that
+                                test only.
         -h, --help              Show help information.
 
 

@@ -115,6 +115,7 @@ struct HarnessOptions: ParsableCommand {
     CommandConfiguration(
       commandName: executableName,
       abstract: "Runs AsyncHarness suites.",
+      usage: synopsis,
       discussion: "Exit status: 0 when every test passed, 1 when a test failed, 2 for a usage error (including a selection with no test, unless --allow-empty).")
   }
 
@@ -169,8 +170,16 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Where tests run: worker (a worker process, so a crash or hang ends only its test; the default) or none (this process, for a debugger).", valueName: "mode"))
   var isolation: HarnessMain.Isolation?
 
+  // Schedules: applied in Scheduling/HarnessOptions+Schedules.swift.
+  @Option(help: ArgumentHelp("Run each test under N schedules of the scheduled waiter (seeds 1 to N) and report each test's pass rate.", valueName: "N"))
+  var explore: Int?
+
+  @Option(help: ArgumentHelp("Rerun exactly the schedule of a replay token a failing test printed (SEED:POLICY:TEST), for that test only.", valueName: "token"))
+  var schedule: String?
+
   func validate() throws {
     guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1, not \(repetitions)") }
+    try validateSchedules()
     for (flag, value) in [("--timeout", timeout), ("--time-limit", timeLimit)] {
       if let value, !(value > 0 && value.isFinite) {
         throw ValidationError("\(flag) must be a positive number of seconds, not \(value)")
@@ -196,6 +205,7 @@ struct HarnessOptions: ParsableCommand {
     configuration.shuffleSeed = shuffle
     if let timeout { configuration.defaultTimeout = .milliseconds(Int64((timeout * 1000).rounded())) }
     configuration.timeLimit = timeLimit.map { .milliseconds(Int64(($0 * 1000).rounded())) }
+    try applySchedules(to: &configuration, registry: registry)
     return configuration
   }
 

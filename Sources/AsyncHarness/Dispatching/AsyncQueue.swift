@@ -27,6 +27,11 @@ public struct AsyncQueue: Dispatching {
     queue.async { DispatchChain.$frames.withValue([identity], operation: work) }
   }
 
+  public func asyncAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
+    let identity = identity
+    queue.asyncAfter(deadline: .now() + delay.dispatchInterval) { DispatchChain.$frames.withValue([identity], operation: work) }
+  }
+
   public func sync<T>(_ work: () throws -> T) rethrows -> T {
     let (chain, isCycle) = DispatchChain.enter(identity, issues: issues)
     if isCycle { return try DispatchChain.$frames.withValue(chain, operation: work) }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The queue abstraction code under test takes instead of a `DispatchQueue`, so tests can
-/// choose real queues (``AsyncQueue``) or inline execution (``SyncQueue``).
+/// choose real queues (``AsyncQueue``), inline execution (``SyncQueue``), or queues whose
+/// work a waiter strategy runs itself (``ScheduledQueue``).
 ///
 /// Both detect the classic deadlock, a synchronous dispatch onto a queue that is already
 /// waiting for the caller (main → background → main, or a queue onto itself), and record
@@ -12,6 +13,12 @@ public protocol Dispatching: Sendable {
   var identity: QueueIdentity { get }
   /// Runs `work` later (``AsyncQueue``) or now (``SyncQueue``).
   func async(_ work: @escaping @Sendable () -> Void)
+  /// Runs `work` on the queue once `delay` has passed: on the real clock for real and
+  /// inline queues, on the test's virtual clock for scheduled ones.
+  ///
+  /// Queues from outside the harness get a default: a dispatch timer that hands `work` to
+  /// ``async(_:)`` when the delay is over.
+  func asyncAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void)
   /// Runs `work` on the queue and waits for it.
   func sync<T>(_ work: () throws -> T) rethrows -> T
 }
@@ -36,10 +43,19 @@ public final class QueueIdentity: Sendable, CustomStringConvertible {
 }
 
 extension Dispatching {
+  public func asyncAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + delay.dispatchInterval) { self.async(work) }
+  }
+
   /// Whether the caller runs inside work sent to this queue (or, for the main queue, on
   /// the main thread): lets a test check that a completion arrived on the queue it asked
   /// for, whether the queue is real or inline.
   public var isCurrent: Bool { QueueIdentity.current === identity }
+}
+
+extension Duration {
+  /// The duration as a dispatch interval, in whole nanoseconds (none below zero).
+  var dispatchInterval: DispatchTimeInterval { .nanoseconds(max(0, nanoseconds)) }
 }
 
 /// The queues a thread is running work for: the last is the one it runs on; the ones

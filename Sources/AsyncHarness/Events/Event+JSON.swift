@@ -139,6 +139,7 @@ extension JSONText {
       json.field("attempt", test.attempt)
       json.field("name", test.name)
       json.field("repetition", test.repetition)
+      if let schedule = test.schedule { json.field("schedule", schedule) }
       json.field("suite", test.suite)
       json.field("waiter", test.waiter)
     }

@@ -1,5 +1,5 @@
 /// Identifies one run of one test: the suite, the test's name, the waiter strategy it ran
-/// under, the repetition and the attempt.
+/// under, the repetition, the attempt, and the schedule under a scheduling strategy.
 public struct TestID: Sendable, Hashable, Codable, CustomStringConvertible {
   /// The suite's name.
   public var suite: String
@@ -11,14 +11,19 @@ public struct TestID: Sendable, Hashable, Codable, CustomStringConvertible {
   public var repetition: Int
   /// The attempt, counted from 1: attempts after the first are retries of a failed test.
   public var attempt: Int
+  /// The replay token of the schedule the test ran under (``ScheduleToken``, e.g.
+  /// `7:pct3:9f2c1a`), under a strategy that orders work itself; `nil` otherwise.
+  public var schedule: String?
 
   /// Creates a test identifier.
-  public init(suite: String, name: String, waiter: String, repetition: Int = 1, attempt: Int = 1) {
+  public init(suite: String, name: String, waiter: String, repetition: Int = 1, attempt: Int = 1,
+              schedule: String? = nil) {
     self.suite = suite
     self.name = name
     self.waiter = waiter
     self.repetition = repetition
     self.attempt = attempt
+    self.schedule = schedule
   }
 
   /// Reads an identifier; `attempt` is 1 when absent (schema version 1).
@@ -29,6 +34,7 @@ public struct TestID: Sendable, Hashable, Codable, CustomStringConvertible {
     waiter = try container.decode(String.self, forKey: .waiter)
     repetition = try container.decode(Int.self, forKey: .repetition)
     attempt = try container.decodeIfPresent(Int.self, forKey: .attempt) ?? 1
+    schedule = try container.decodeIfPresent(String.self, forKey: .schedule)
   }
 
   /// `Suite/test`, the path that `--filter` matches.

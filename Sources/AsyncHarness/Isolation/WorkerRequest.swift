@@ -15,6 +15,8 @@ struct WorkerRequest: Codable, Sendable {
   var defaultTimeout: Double
   /// Seconds, when the test has a limit.
   var timeLimit: Double?
+  /// The schedule, under a strategy that orders work itself.
+  var schedule: Schedule?
 
   init(_ step: Runner.Step) {
     suite = step.id.suite
@@ -24,6 +26,7 @@ struct WorkerRequest: Codable, Sendable {
     attempt = step.id.attempt
     defaultTimeout = step.defaultTimeout.timeInterval
     timeLimit = step.timeLimit?.timeInterval
+    schedule = step.schedule
   }
 
   /// The step this request names among `suites`, or why there is none.
@@ -37,8 +40,9 @@ struct WorkerRequest: Codable, Sendable {
     }
     return .success(Runner.Step(
       suite: suite, test: test, waiter: waiter,
-      id: TestID(suite: suite.name, name: test.name, waiter: waiter.name, repetition: repetition, attempt: attempt),
-      defaultTimeout: .seconds(defaultTimeout), timeLimit: timeLimit.map { .seconds($0) }))
+      id: TestID(suite: suite.name, name: test.name, waiter: waiter.name, repetition: repetition, attempt: attempt,
+                 schedule: schedule?.token(forTestAt: "\(suite.name)/\(test.name)").description),
+      defaultTimeout: .seconds(defaultTimeout), timeLimit: timeLimit.map { .seconds($0) }, schedule: schedule))
   }
 }
 

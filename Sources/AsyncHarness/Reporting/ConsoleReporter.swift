@@ -33,6 +33,8 @@ public final class ConsoleReporter: Reporter {
   private let write: @Sendable (String) -> Void
   private let style: Style
   private let table = Mutex(SummaryTable())
+  /// Pass rates of tests run under several schedules (`--explore`).
+  private let explored = Mutex(ExplorationTally())
 
   /// Creates a reporter writing through `write` (standard output by default).
   public init(style: Style = .forStandardOutput(), write: (@Sendable (String) -> Void)? = nil) {
@@ -59,11 +61,14 @@ public final class ConsoleReporter: Reporter {
       for issue in result.issues {
         text += "    \(issue.sourceLocation.map { "\($0): " } ?? "")\(issue.kind == .warning ? "warning: " : "")\(issue.message)\n"
       }
+      // A failing test under a schedule ends with the flag that replays it.
+      if result.verdict.isFailure, let token = test.schedule { text += "    replay: --schedule \(token)\n" }
+      explored.withLock { $0.count(test, result.verdict) }
       write(text)
     case .suiteEnded(let suite, let summary, _):
       table.withLock { $0.record(summary, of: suite) }
     case .runEnded(let summary, let duration):
-      var text = summaryTable()
+      var text = summaryTable() + explored.withLock { $0.report }
       var notes: [String] = []
       if summary.knownIssues > 0 { notes.append("\(summary.knownIssues) known issues caught") }
       if summary.errored > 0 { notes.append("\(summary.errored) errored") }

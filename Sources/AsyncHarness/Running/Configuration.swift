@@ -28,6 +28,14 @@ public struct Configuration: Sendable {
   /// left behind. A blocking body that hangs outside a wait cannot be interrupted.
   public var timeLimit: Duration?
 
+  // Schedules (issue 13): applied by `scheduledSteps(_:under:)` in Scheduling/Exploration.swift.
+  /// Under a scheduling strategy (``ScheduledWaiter``), runs each test under this many
+  /// schedules, seeds 1 through N, instead of once (`--explore N`).
+  public var explorations: Int?
+  /// Replays exactly this schedule (`--schedule TOKEN`): only the tests it was made for are
+  /// selected, and under a scheduling strategy they run under it.
+  public var replay: ScheduleToken?
+
   /// Whether a selection with no test is a valid, empty run. Off by default: a filter that
   /// matches nothing is a mistake, and the run fails with ``RunnerError/emptySelection(filters:)``
   /// instead of ending green with an empty report.
@@ -42,13 +50,15 @@ public struct Configuration: Sendable {
   public func checkSelection(in suites: [Suite]) throws {
     guard !allowsEmptySelection else { return }
     let selected = suites.contains { suite in suite.tests.contains { includes($0, in: suite) } }
+    if !selected, let replay { throw RunnerError.noTestForSchedule(replay.description) }
     if !selected { throw RunnerError.emptySelection(filters: filters) }
   }
 
-  /// Whether the filters keep this test.
+  /// Whether the filters (and the test a replayed schedule was made for) keep this test.
   public func includes(_ test: Test, in suite: Suite) -> Bool {
-    guard !filters.isEmpty else { return true }
     let path = "\(suite.name)/\(test.name)"
+    if let replay, !replay.matches(testAt: path) { return false }
+    guard !filters.isEmpty else { return true }
     return filters.contains { filter in
       if filter.hasPrefix("tag:") { return test.tags.contains(String(filter.dropFirst(4))) }
       return path.contains(filter)

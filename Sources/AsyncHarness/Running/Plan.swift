@@ -14,6 +14,9 @@ extension Runner {
     public let defaultTimeout: Duration
     /// The longest the test may run, or `nil` for no limit.
     public let timeLimit: Duration?
+    /// The schedule the test's work runs in, under a strategy that orders work itself
+    /// (``ScheduledWaiter``); `nil` otherwise.
+    public let schedule: Schedule?
   }
 
   /// The ordered steps of a run, built from a ``Configuration`` in one place: which suites
@@ -65,12 +68,15 @@ extension Runner {
       return names
     }
 
-    /// The steps of one entry's repetition, in run order.
+    /// The steps of one entry's repetition, in run order: each test once, or under each
+    /// of its schedules (``Configuration/scheduledSteps(_:under:)``).
     public func steps(of entry: Entry, repetition: Int) -> [Step] {
-      entry.tests.map { test in
-        Step(suite: entry.suite, test: test, waiter: entry.waiter,
-             id: TestID(suite: entry.suite.name, name: test.name, waiter: entry.waiter.name, repetition: repetition),
-             defaultTimeout: configuration.defaultTimeout, timeLimit: configuration.timeLimit)
+      entry.tests.flatMap { test in
+        let id = TestID(suite: entry.suite.name, name: test.name, waiter: entry.waiter.name, repetition: repetition)
+        return configuration.scheduledSteps(id, under: entry.waiter).map { id, schedule in
+          Step(suite: entry.suite, test: test, waiter: entry.waiter, id: id, defaultTimeout: configuration.defaultTimeout,
+               timeLimit: configuration.timeLimit, schedule: schedule)
+        }
       }
     }
 

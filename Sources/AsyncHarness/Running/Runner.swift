@@ -123,11 +123,15 @@ public enum RunnerError: Error, Equatable, CustomStringConvertible {
   /// The suites and filters select no test, and ``Configuration/allowsEmptySelection`` is
   /// off: a run that tests nothing must not look green.
   case emptySelection(filters: [String])
+  /// `--schedule` replays a schedule made for a test that none of the selected tests is.
+  case noTestForSchedule(String)
 
   public var description: String {
     switch self {
     case .unknownWaiter(let name, let known):
       "unknown waiter \"\(name)\"; known strategies: \(known.joined(separator: ", ")), or all"
+    case .noTestForSchedule(let token):
+      "no selected test matches --schedule \(token): a replay token reruns the test it was printed for"
     case .emptySelection(let filters) where filters.isEmpty:
       "no test to run: the suites contain no test (--allow-empty allows an empty run)"
     case .emptySelection(let filters):

@@ -17,28 +17,42 @@ public final class TestContext: Sendable {
   let timeLimit: (duration: Duration, deadline: ContinuousClock.Instant)?
   /// The blocks registered with `addTeardown`, in registration order.
   private let teardowns = Mutex<[Teardown]>([])
-  /// The queue standing for the main queue: `DispatchQueue.main`, or inline under the
-  /// synchronous waiter.
+  /// The queues and the clock the waiter strategy made for this test.
+  let queues: any TestQueues
+  /// The queue standing for the main queue: `DispatchQueue.main`, or what the waiter
+  /// strategy gives instead (inline under the synchronous waiter).
   public let main: any Dispatching
-  /// A serial background queue made for this test, or inline under the synchronous waiter.
+  /// A serial background queue made for this test, labelled `background`.
   public let background: any Dispatching
 
-  init(record: TestRecord, waiter: any Waiter, defaultTimeout: Duration, timeLimit: Duration? = nil) {
+  init(record: TestRecord, waiter: any Waiter, defaultTimeout: Duration, timeLimit: Duration? = nil,
+       schedule: Schedule? = nil) {
     self.record = record
     self.waiter = waiter
     self.defaultTimeout = defaultTimeout
     self.timeLimit = timeLimit.map { ($0, ContinuousClock().now.advanced(by: $0)) }
-    let issues = IssueSink(record: record)
-    let backgroundLabel = "background"
-    if waiter.runsWorkInline {
-      main = SyncQueue(identity: .main, issues: issues)
-      background = SyncQueue(identity: QueueIdentity(label: backgroundLabel), issues: issues)
-    } else {
-      main = AsyncQueue(.main, identity: .main, issues: issues)
-      background = AsyncQueue(DispatchQueue(label: "AsyncHarness.\(record.id.name).background"),
-                              identity: QueueIdentity(label: backgroundLabel), issues: issues)
-    }
+    queues = waiter.makeQueues(for: QueueSetup(test: record.id, schedule: schedule, record: record))
+    main = queues.main
+    background = queues.makeQueue(label: "background")
   }
+
+  /// Makes a serial queue for this test, labelled `label` in messages (a dispatch cycle
+  /// names it): a real `DispatchQueue`, or what the waiter strategy gives instead.
+  ///
+  /// ```swift
+  /// let cache = ImageCache(io: t.queue("io"), delivery: t.main)
+  /// ```
+  public func queue(_ label: String) -> any Dispatching {
+    queues.makeQueue(label: label)
+  }
+
+  /// The clock to hand to code under test that sleeps or reads the time: the continuous
+  /// clock, or a virtual one under a strategy that keeps its own time.
+  ///
+  /// ```swift
+  /// let retrier = Retrier(clock: t.clock, delay: .seconds(30))
+  /// ```
+  public var clock: any Clock<Duration> { queues.clock }
 
   /// The test being run.
   public var id: TestID { record.id }

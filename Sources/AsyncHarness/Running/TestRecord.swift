@@ -105,7 +105,7 @@ final class TestRecord: Sendable {
       failures.add(1, ordering: .releasing)
       if let wait {
         wait.wake()
-      } else if isRecordedByTheBody {
+      } else if isCallerTheBody {
         acknowledged.add(1, ordering: .releasing)
       }
     }
@@ -116,7 +116,7 @@ final class TestRecord: Sendable {
   /// waits, or work sent to a harness queue, which an inline queue runs on the body's own
   /// thread), and not a task the body started. In a task, only the one running the test's
   /// `async` code counts (a `@MainActor` body runs as a callout, but in that task).
-  private var isRecordedByTheBody: Bool {
+  var isCallerTheBody: Bool {
     guard Self.body === self, DispatchChain.frames.isEmpty else { return false }
     if let task = withUnsafeCurrentTask(body: { $0?.hashValue }) {
       return task == bodyTask.load(ordering: .acquiring)

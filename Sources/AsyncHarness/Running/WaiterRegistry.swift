@@ -15,10 +15,11 @@ public struct WaiterRegistry: Sendable {
     for waiter in waiters { try register(waiter) }
   }
 
-  /// The five built-in strategies: expectation, semaphore, probePoller, notification,
-  /// synchronous.
+  /// The six built-in strategies: expectation, semaphore, probePoller, notification,
+  /// synchronous, scheduled.
   public static let builtIn = try! WaiterRegistry([
     ExpectationWaiter(), SemaphoreWaiter(), ProbePollerWaiter(), NotificationWaiter(), SynchronousWaiter(),
+    ScheduledWaiter(),
   ])
 
   /// The names of the strategies, in registration order.

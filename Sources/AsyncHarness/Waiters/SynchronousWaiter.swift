@@ -1,5 +1,6 @@
-/// Never sleeps: tests get ``SyncQueue``s for `t.main` and `t.background`, so work runs
-/// inline and every wait should already be satisfied when it starts.
+/// Never sleeps: tests get ``InlineQueues`` (``SyncQueue``s for `t.main`, `t.background`
+/// and `t.queue(_:)`), so work runs inline and every wait should already be satisfied
+/// when it starts.
 ///
 /// When a wait is not (work escaped the test's queues, such as a `Task` or URLSession's
 /// own delegate queue), it records a warning naming the wait and where it was made, then
@@ -7,10 +8,13 @@
 public struct SynchronousWaiter: Waiter {
   /// `synchronous`.
   public let name = "synchronous"
-  public var runsWorkInline: Bool { true }
 
   /// Creates the waiter.
   public init() {}
+
+  public func makeQueues(for test: QueueSetup) -> any TestQueues {
+    InlineQueues(for: test)
+  }
 
   public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
     guard !condition.isDone() else { return }

@@ -322,8 +322,8 @@ extension TestContext {
     let record = record
     let failuresBefore = record.acknowledgedFailureCount
     let condition = WaitCondition(
-      summary: spec.summary, isPolled: spec.isPolled, sourceLocation: spec.location,
-      recordWarning: { record.record($0) },
+      summary: spec.summary, isPolled: spec.isPolled, sourceLocation: spec.location, queues: queues,
+      timeout: spec.timeout, recordWarning: { record.record($0) },
       isDone: { spec.state(false) != .pending || record.failureCount > failuresBefore })
     if let activeLocation = record.beginWait(.init(condition: condition, location: spec.location)) {
       throw misuse("API violation - nested wait at \(spec.location) while the wait made at \(activeLocation) is in progress", at: spec.location)
@@ -341,8 +341,10 @@ extension TestContext {
     let now = ContinuousClock().now
     let failedDuring = record.failureCount > wait.failuresBefore
     record.acknowledgeFailures()
-    if case .ended(let result, let failure, let location) = spec.state(now >= wait.deadline.wait) {
-      return .decided(result, failure: failure, at: location, failedDuring: failedDuring)
+    let expiry = wait.condition.expiryNote
+    if case .ended(let result, let failure, let location) = spec.state(now >= wait.deadline.wait || expiry != nil) {
+      let explained = failure.map { failure in expiry.map { "\(failure); \($0)" } ?? failure }
+      return .decided(result, failure: explained, at: location, failedDuring: failedDuring)
     }
     if failedDuring { return .interruptedByFailure }
     if let timeLimit, now >= timeLimit.deadline {

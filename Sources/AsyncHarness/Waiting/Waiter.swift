@@ -12,14 +12,18 @@
 /// - no fixed sleeps and no busy spinning; re-evaluate ``WaitCondition/isPolled``
 ///   conditions as time passes.
 ///
+/// A strategy also decides which queues and which clock a test gets
+/// (``makeQueues(for:)``): real ones by default, inline ones under the synchronous
+/// strategy. Its waits find them again through ``WaitCondition/queues``.
+///
 /// Register a third-party strategy with ``WaiterRegistry/registering(_:)`` so that
 /// `--waiter NAME` can pick it.
 public protocol Waiter: Sendable {
   /// The name used by `--waiter` and shown in reports, e.g. `semaphore`.
   var name: String { get }
-  /// Whether tests under this waiter get queues that run work inline (``SyncQueue``)
-  /// instead of real dispatch queues. Defaults to `false`.
-  var runsWorkInline: Bool { get }
+  /// Makes the queues and the clock of a test run under this strategy: `t.main`,
+  /// `t.background`, `t.queue("label")` and `t.clock`. Defaults to ``RealQueues``.
+  func makeQueues(for test: QueueSetup) -> any TestQueues
   /// Blocks the calling thread until the condition is done or the deadline passes.
   func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant)
   /// Suspends the calling task until the condition is done or the deadline passes.
@@ -27,7 +31,9 @@ public protocol Waiter: Sendable {
 }
 
 extension Waiter {
-  public var runsWorkInline: Bool { false }
+  public func makeQueues(for test: QueueSetup) -> any TestQueues {
+    RealQueues(for: test)
+  }
 
   /// Suspends on a continuation resumed by a wake-up, the deadline, or (for polled
   /// conditions) the next evaluation of the standard ``PollSchedule``.

@@ -1,0 +1,10 @@
+extension HarnessOptions {
+  /// The usage line: every option, as ArgumentParser writes them. Written out because
+  /// ArgumentParser shortens the synopsis of a command with more than 12 optional options
+  /// to `<options>`; a test pins it against the options the command declares.
+  static var synopsis: String {
+    "\(executableName) [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] "
+      + "[--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] "
+      + "[--timeout <seconds>] [--time-limit <seconds>] [--isolation <mode>] [--explore <N>] [--schedule <token>]"
+  }
+}

@@ -1,0 +1,39 @@
+/// How the schedules a test ran under ended (`--explore N`): for each test and waiter that
+/// ran under more than one schedule, how many passed and the first failing replay token.
+/// The console prints it at the end of the run.
+struct ExplorationTally: Sendable {
+  private struct Row {
+    var key: String
+    var passed = 0
+    var total = 0
+    var firstFailure: String?
+  }
+
+  private var rows: [Row] = []
+
+  /// Counts one ended test.
+  mutating func count(_ test: TestID, _ verdict: Verdict) {
+    guard let token = test.schedule else { return }
+    let key = "\(test.path) [\(test.waiter)]"
+    let index = rows.firstIndex { $0.key == key } ?? {
+      rows.append(Row(key: key))
+      return rows.count - 1
+    }()
+    rows[index].total += 1
+    if verdict.isFailure {
+      if rows[index].firstFailure == nil { rows[index].firstFailure = token }
+    } else {
+      rows[index].passed += 1
+    }
+  }
+
+  /// The report: one line a test explored under several schedules, or nothing.
+  var report: String {
+    let explored = rows.filter { $0.total > 1 }
+    guard !explored.isEmpty else { return "" }
+    return "\nExplored schedules:\n" + explored.map { row in
+      let failure = row.firstFailure.map { "; first failure replay: --schedule \($0)" } ?? ""
+      return "  \(row.key): \(row.passed) of \(row.total) passed\(failure)\n"
+    }.joined()
+  }
+}

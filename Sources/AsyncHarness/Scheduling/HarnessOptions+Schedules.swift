@@ -1,0 +1,35 @@
+import ArgumentParser
+
+extension HarnessOptions {
+  /// Checks `--explore N` and `--schedule TOKEN` on their own.
+  func validateSchedules() throws {
+    if let explore, explore < 1 { throw ValidationError("--explore must be at least 1, not \(explore)") }
+    if explore != nil, schedule != nil { throw ValidationError("--explore and --schedule cannot be combined") }
+    if let schedule, ScheduleToken(schedule) == nil {
+      throw ValidationError("--schedule \"\(schedule)\" is not a replay token: expected SEED:POLICY:TEST, e.g. 7:pct3:9f2c1a")
+    }
+  }
+
+  /// Applies `--explore N` and `--schedule TOKEN`: they run under the scheduled waiter (the
+  /// one `--waiter` names, or every scheduling one of `--waiter all`; `scheduled` without
+  /// `--waiter`).
+  /// - Throws: ``UsageError`` when the selected strategies include no scheduling one.
+  func applySchedules(to configuration: inout Configuration, registry: WaiterRegistry) throws {
+    guard explore != nil || schedule != nil else { return }
+    let flag = explore != nil ? "--explore" : "--schedule"
+    let scheduling = registry.waiters.filter { $0 is ScheduledWaiter }.map(\.name)
+    switch waiter {
+    case nil:
+      guard let name = scheduling.first else { throw UsageError("\(flag) needs the scheduled waiter, which is not registered") }
+      configuration.waiters = .named(name)
+    case "all":
+      guard !scheduling.isEmpty else { throw UsageError("\(flag) needs the scheduled waiter, which is not registered") }
+    case let name?:
+      guard scheduling.contains(name) else {
+        throw UsageError("\(flag) runs under the scheduled waiter, not \(name): use --waiter scheduled (or all)")
+      }
+    }
+    configuration.explorations = explore
+    configuration.replay = schedule.flatMap(ScheduleToken.init)
+  }
+}

@@ -1,0 +1,73 @@
+/// Runs the test's work itself, one item at a time, in an order chosen by a seeded
+/// ``Schedule``, on virtual time: the strategy that makes ordering bugs reproducible.
+///
+/// Tests get ``ScheduledQueues``: `t.main`, `t.background` and `t.queue(_:)` put work into
+/// a pending set instead of running it, and `t.clock` is a ``VirtualClock``. During a wait
+/// the waiter repeatedly takes the item the schedule's policy picks among the runnable ones
+/// and runs it, until the wait is decided; when nothing is runnable, virtual time jumps to
+/// the next delayed item (`asyncAfter`, a sleep on `t.clock`), so a 30 s back-off takes no
+/// time. When nothing is runnable and nothing is due before the wait's timeout, the wait
+/// ends at once (after a quiet period of 200 ms in which work from outside may still arrive),
+/// as a timeout whose failure says no pending work could satisfy it and names the queues.
+///
+/// Work that escapes the test's queues (a real `DispatchQueue`, URLSession's delegate
+/// queue, a `Task`, an actor) is not scheduled: when it wakes a wait or sends work to the
+/// test's queues, the wait records a warning naming it and falls back to real time, and so
+/// do the test's later waits, as under ``SynchronousWaiter``.
+///
+/// The same schedule gives the same order on every machine; a failing test carries a
+/// replay token (`replay: --schedule 7:pct3:9f2c1a`), `--schedule TOKEN` reruns that
+/// schedule, and `--explore N` runs each test under N seeds.
+public struct ScheduledWaiter: Waiter {
+  /// `scheduled`.
+  public let name = "scheduled"
+  /// The schedule of a run that chooses none (no `--explore` or `--schedule`).
+  public var defaultSchedule: Schedule
+  /// How long a wait with no runnable or due work stays parked for work from outside the
+  /// schedule before it ends as unsatisfiable.
+  public var quietPeriod: Duration
+
+  /// Creates the waiter.
+  /// - Parameters:
+  ///   - defaultSchedule: the schedule of runs that choose none; `--explore` keeps its
+  ///     policy and varies the seed.
+  ///   - quietPeriod: how long a wait that no pending work can satisfy waits for work from
+  ///     outside the schedule before it ends.
+  public init(defaultSchedule: Schedule = Schedule(seed: 0, policy: .randomWalk),
+              quietPeriod: Duration = .milliseconds(200)) {
+    self.defaultSchedule = defaultSchedule
+    self.quietPeriod = quietPeriod
+  }
+
+  public func makeQueues(for test: QueueSetup) -> any TestQueues {
+    ScheduledQueues(for: test, schedule: test.schedule ?? defaultSchedule)
+  }
+
+  public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
+    guard var wait = scheduledWait(condition, until: deadline) else {
+      return condition.blockParked(deadline: deadline)
+    }
+    wait.block()
+  }
+
+  public func suspend(on condition: WaitCondition, until deadline: ContinuousClock.Instant) async {
+    guard var wait = scheduledWait(condition, until: deadline) else {
+      return await condition.suspendUntilDone(deadline: deadline)
+    }
+    await wait.suspend()
+  }
+
+  /// The scheduled wait on the test's pending work, or `nil` for a condition whose test has
+  /// no scheduled queues (one made outside a test): that one waits in real time.
+  private func scheduledWait(_ condition: WaitCondition, until deadline: ContinuousClock.Instant) -> ScheduledWait? {
+    guard let scheduler = (condition.queues as? ScheduledQueues)?.scheduler else { return nil }
+    return ScheduledWait(condition, scheduler: scheduler, deadline: deadline,
+                         timeout: condition.timeout ?? ContinuousClock().now.duration(to: deadline),
+                         quietPeriod: quietPeriod)
+  }
+}
+
+extension Waiter where Self == ScheduledWaiter {
+  /// Runs the test's work in a seeded order on virtual time (``ScheduledWaiter``).
+  public static var scheduled: ScheduledWaiter { ScheduledWaiter() }
+}
