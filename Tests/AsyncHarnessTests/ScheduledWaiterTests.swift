@@ -219,6 +219,60 @@ final class ScheduledWaiterTests: XCTestCase {
     XCTAssertEqual(log.all, ["after the test"])
   }
 
+  // MARK: Races
+
+  func testOutsideWorkArrivingAsAWaitGoesIdleIsNeverLost() throws {
+    let recorder = try runSuites([Suite("Races") {
+      Test("arrives from another thread") { t in
+        let done = t.expectation("done")
+        t.background.async {}
+        DispatchQueue.global().async { t.main.async { done.fulfill() } }
+        try t.wait(for: done, timeout: .seconds(30))
+      }
+      Test("arrives from another thread, async") { t async throws in
+        let done = t.expectation("done")
+        DispatchQueue.global().async { t.background.async { done.fulfill() } }
+        try await t.wait(for: done, timeout: .seconds(30))
+      }
+    }]) {
+      $0.waiters = .named("scheduled")
+      $0.repetitions = 300
+    }
+    XCTAssertEqual(recorder.results.count, 600)
+    XCTAssertEqual(recorder.results.filter { $0.result.verdict != .passed }.map { "\($0.test): \($0.result.issues)" }, [])
+    let slowest = recorder.results.map(\.duration).max() ?? 0
+    XCTAssertLessThan(slowest, 5, "a wake-up was lost and the wait sat out its quiet period or timeout")
+  }
+
+  func testASleepCancelledAtAnyMomentEndsWithCancellation() throws {
+    let outcomes = Mutex<[String]>([])
+    let recorder = try runSuites([Suite("Races") {
+      Test("cancelled sleeper") { t async throws in
+        let clock = t.clock
+        let sleeper = Task { () -> String in
+          do {
+            try await clock.sleep(for: .seconds(10))
+            return "woke"
+          } catch is CancellationError {
+            return "cancelled"
+          } catch {
+            return "\(error)"
+          }
+        }
+        if Bool.random() { await Task.yield() }
+        sleeper.cancel()
+        let outcome = await sleeper.value
+        outcomes.withLock { $0.append(outcome) }
+      }
+    }]) {
+      $0.waiters = .named("scheduled")
+      $0.repetitions = 300
+      $0.timeLimit = .seconds(10)
+    }
+    XCTAssertEqual(recorder.results.filter { $0.result.verdict != .passed }.map { "\($0.test): \($0.result.issues)" }, [])
+    XCTAssertEqual(outcomes.withLock { $0 }, Array(repeating: "cancelled", count: 300), "a sleep of 10 virtual seconds never wakes on its own")
+  }
+
   // MARK: Helpers
 
   /// Runs one test under the scheduled strategy and returns its result.

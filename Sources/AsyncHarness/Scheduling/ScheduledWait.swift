@@ -49,7 +49,7 @@ struct ScheduledWait {
   private enum Action {
     case finish
     case run(Scheduler.Item)
-    case idle(until: ContinuousClock.Instant, then: WhenQuiet)
+    case idle(until: ContinuousClock.Instant, then: WhenQuiet, submissions: UInt64)
   }
 
   /// What an idle period that nothing interrupted means.
@@ -70,12 +70,14 @@ struct ScheduledWait {
     case .run(let item):
       if item.isFromOutside { sawOutsideWork = true }
       return .run(item)
-    case .idle(let nextDue):
+    case .idle(let nextDue, let submissions):
       // Once outside work has been seen in the test, wait for it in real time.
-      if waitsForOutsideWork && scheduler.outsideArrivals > 0 { return .idle(until: deadline, then: .keepWaiting) }
+      if waitsForOutsideWork && scheduler.outsideArrivals > 0 {
+        return .idle(until: deadline, then: .keepWaiting, submissions: submissions)
+      }
       let quietEnd = ContinuousClock().now.advanced(by: waitsForOutsideWork ? quietPeriod : .zero)
-      return quietEnd < deadline ? .idle(until: quietEnd, then: .expire(nextDue: nextDue))
-        : .idle(until: deadline, then: .keepWaiting)
+      return quietEnd < deadline ? .idle(until: quietEnd, then: .expire(nextDue: nextDue), submissions: submissions)
+        : .idle(until: deadline, then: .keepWaiting, submissions: submissions)
     }
   }
 
@@ -161,8 +163,8 @@ struct ScheduledWait {
         return .runOnMainThread(item)
       case .run(let item):
         scheduler.run(item)
-      case .idle(let until, let whenQuiet):
-        idle = Idle(until: until, whenQuiet: whenQuiet, started: ContinuousClock().now, submissions: scheduler.submissions)
+      case .idle(let until, let whenQuiet, let submissions):
+        idle = Idle(until: until, whenQuiet: whenQuiet, started: ContinuousClock().now, submissions: submissions)
       }
     }
   }

@@ -171,8 +171,9 @@ final class Scheduler: Sendable {
     /// Run this item (``run(_:)``).
     case run(Item)
     /// Nothing is runnable before the virtual deadline; `nextDue` is the first delayed
-    /// item after it, if any.
-    case idle(nextDue: Duration?)
+    /// item after it, if any. `submissions` is the count of submissions seen (``submissions``):
+    /// work that arrives later changes it.
+    case idle(nextDue: Duration?, submissions: UInt64)
   }
 
   /// Takes the next step of the schedule: the item the policy picks among the runnable
@@ -188,8 +189,8 @@ final class Scheduler: Sendable {
           let chosen = state.picker.choose(among: candidates, step: state.steps)
           return .run(state.queues[chosen].ready.removeFirst())
         }
-        guard let next = state.delayed.first else { return .idle(nextDue: nil) }
-        guard next.due <= deadline else { return .idle(nextDue: next.due) }
+        guard let next = state.delayed.first else { return .idle(nextDue: nil, submissions: state.sequence) }
+        guard next.due <= deadline else { return .idle(nextDue: next.due, submissions: state.sequence) }
         state.now = max(state.now, next.due)
       }
     }
