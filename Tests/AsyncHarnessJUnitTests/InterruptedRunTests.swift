@@ -8,18 +8,12 @@ import XCTest
 /// report (or the next run removes it) and a JSON Lines file of whole lines without
 /// `runEnded`. Runs the `harness-fixture` executable and ends it with real signals.
 final class InterruptedRunTests: ReportTestCase {
-  private var fixture: URL {
-    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("harness-fixture")
-  }
 
   /// Starts the fixture in-process and returns once its `blocks` test is running, with the
   /// pipe of its standard error.
   private func startBlockedRun() throws -> (process: Process, errors: Pipe) {
-    guard FileManager.default.isExecutableFile(atPath: fixture.path) else {
-      throw XCTSkip("harness-fixture is not built next to the tests (swift build first)")
-    }
     let process = Process()
-    process.executableURL = fixture
+    process.executableURL = try harnessFixture()
     process.arguments = ["--isolation", "none", "--filter", "Fixture/", "--junit", path("report.xml"),
                          "--json", path("events.jsonl")]
     let pipe = Pipe()
@@ -96,7 +90,7 @@ final class InterruptedRunTests: ReportTestCase {
     try "not ours".write(toFile: path(".other.xml.body.tmp-abcdef"), atomically: false, encoding: .utf8)
 
     let next = Process()
-    next.executableURL = fixture
+    next.executableURL = try harnessFixture()
     next.arguments = ["--filter", "Fixture/passes", "--junit", path("report.xml")]
     next.standardOutput = FileHandle.nullDevice
     try next.run()

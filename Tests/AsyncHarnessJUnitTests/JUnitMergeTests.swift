@@ -134,14 +134,7 @@ final class JUnitMergeTests: ReportTestCase {
   }
 
   private func launch(_ tool: URL, _ arguments: [String]) throws -> (status: Int32, errors: String) {
-    let process = Process()
-    process.executableURL = tool
-    process.arguments = arguments
-    let errors = Pipe()
-    process.standardError = errors
-    try process.run()
-    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, text)
+    let run = try runToEnd(tool, arguments)
+    return (run.status, run.errors)
   }
 }

@@ -1,5 +1,6 @@
 import AsyncHarness
 import Foundation
+import Synchronization
 import XCTest
 
 @testable import AsyncHarnessJUnit
@@ -80,3 +81,36 @@ extension ParsedElement {
   }
 }
 
+
+/// The `harness-fixture` executable built next to the tests, or a skip when it is not.
+func harnessFixture() throws -> URL {
+  let fixture = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("harness-fixture")
+  guard FileManager.default.isExecutableFile(atPath: fixture.path) else {
+    throw XCTSkip("harness-fixture is not built next to the tests (swift build first)")
+  }
+  return fixture
+}
+
+/// Runs `tool` to its end and returns its exit status and what it wrote to standard output
+/// and standard error (read side by side, so neither pipe can fill up and stall it).
+func runToEnd(_ tool: URL, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+  let process = Process()
+  process.executableURL = tool
+  process.arguments = arguments
+  let output = Pipe()
+  let errors = Pipe()
+  process.standardOutput = output
+  process.standardError = errors
+  try process.run()
+  let errorText = Mutex("")
+  let errorsRead = DispatchGroup()
+  DispatchQueue.global().async(group: errorsRead) {
+    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    errorText.withLock { $0 = text }
+  }
+  let outputText = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  errorsRead.wait()
+  process.waitUntilExit()
+  return (process.terminationStatus, outputText, errorText.withLock { $0 })
+}

@@ -8,24 +8,10 @@ import XCTest
 /// message naming the signal or exit status and the output's tail; every other result is
 /// kept, and the JUnit report is complete and valid with exact totals.
 final class WorkerIsolationTests: ReportTestCase {
-  private var fixture: URL {
-    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("harness-fixture")
-  }
-
   /// Runs the fixture to its end and returns its exit status and console output.
   private func runFixture(_ arguments: [String]) throws -> (status: Int32, output: String) {
-    guard FileManager.default.isExecutableFile(atPath: fixture.path) else {
-      throw XCTSkip("harness-fixture is not built next to the tests (swift build first)")
-    }
-    let process = Process()
-    process.executableURL = fixture
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, text)
+    let run = try runToEnd(try harnessFixture(), arguments)
+    return (run.status, run.output)
   }
 
   /// Every `testEnded` of the JSON Lines file, by test name.
@@ -117,9 +103,7 @@ final class WorkerIsolationTests: ReportTestCase {
   /// run exits with 128 + the signal. The event stream, read through a FIFO as it is
   /// written, tells when the hung test started.
   func testAnInterruptFinishesEveryReportWithWhatRan() throws {
-    guard FileManager.default.isExecutableFile(atPath: fixture.path) else {
-      throw XCTSkip("harness-fixture is not built next to the tests (swift build first)")
-    }
+    let fixture = try harnessFixture()
     for (signal, name) in [(SIGINT, "SIGINT (interrupt)"), (SIGTERM, "SIGTERM (terminated)")] {
       let events = path("events-\(signal).fifo")
       XCTAssertEqual(mkfifo(events, 0o600), 0)
