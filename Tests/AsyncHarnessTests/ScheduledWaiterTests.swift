@@ -41,6 +41,7 @@ final class ScheduledWaiterTests: XCTestCase {
     })
     XCTAssertEqual(result.verdict, .passed, "\(result.issues)")
     XCTAssertEqual(virtualElapsed.withLock { $0 }, .seconds(30), "virtual time moved to the delayed item")
+    // Not a speed target: a sleep on real time would take the full 60 s.
     XCTAssertLessThan(start.duration(to: ContinuousClock().now), .seconds(5))
   }
 
@@ -184,7 +185,7 @@ final class ScheduledWaiterTests: XCTestCase {
     let result = try scheduled(Test("sleeps a minute") { t async throws in
       t.queue("ticker").asyncAfter(.seconds(20)) { log.append("tick at \(t.virtualNow)") }
       t.queue("ticker").asyncAfter(.seconds(90)) { log.append("never: after the sleep") }
-      try await t.clock.sleep(for: .seconds(60))
+      try await t.clock.sleep(for: .seconds(60))  // virtual time under test: no real sleep
       log.append("woke at \(t.virtualNow)")
     })
     XCTAssertEqual(result.verdict, .passed, "\(result.issues)")
@@ -197,7 +198,7 @@ final class ScheduledWaiterTests: XCTestCase {
       let done = t.expectation("done")
       let clock = t.clock
       Task {
-        try await clock.sleep(for: .seconds(10))
+        try await clock.sleep(for: .seconds(10))  // virtual time under test: no real sleep
         done.fulfill()
       }
       try await t.wait(for: done, timeout: .seconds(30))
@@ -251,7 +252,7 @@ final class ScheduledWaiterTests: XCTestCase {
         let clock = t.clock
         let sleeper = Task { () -> String in
           do {
-            try await clock.sleep(for: .seconds(10))
+            try await clock.sleep(for: .seconds(10))  // virtual time under test: no real sleep
             return "woke"
           } catch is CancellationError {
             return "cancelled"

@@ -109,6 +109,8 @@ private struct WorkerSession {
   private var output = OutputBuffer()
   /// The last signal sent to stop the worker, when, and whether for an interrupt.
   private var stopped: (signal: Int32, at: ContinuousClock.Instant, interrupt: Int32?)?
+  /// What each read of a pipe fills.
+  private var buffer = [UInt8](repeating: 0, count: 65536)
 
   init(step: Runner.Step, worker: WorkerProcess, events: EventSink, gracePeriod: Duration,
        deadline: ContinuousClock.Instant?, stop: StopRequest?) {
@@ -127,7 +129,6 @@ private struct WorkerSession {
       pollfd(fd: worker.output, events: Int16(POLLIN), revents: 0),
       pollfd(fd: stop?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
     ]
-    var buffer = [UInt8](repeating: 0, count: 65536)
     while true {
       let ready = poll(&descriptors, nfds_t(descriptors.count), timeout())
       if ready < 0 && errno != EINTR { return (end(exit: worker.waitForExit()), false) }
@@ -207,7 +208,6 @@ private struct WorkerSession {
   /// Reads the output the worker wrote before its last event (or until it closed).
   private mutating func drainOutput(until end: DrainEnd) {
     var descriptor = pollfd(fd: worker.output, events: Int16(POLLIN), revents: 0)
-    var buffer = [UInt8](repeating: 0, count: 65536)
     while poll(&descriptor, 1, end == .endOfFile ? -1 : 0) > 0 {
       let count = read(worker.output, &buffer, buffer.count)
       guard count > 0 else { break }

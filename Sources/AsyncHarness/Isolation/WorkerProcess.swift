@@ -68,12 +68,6 @@ final class WorkerProcess {
     kill(-pid, signal)
   }
 
-  /// Closes the worker's standard input (it exits when idle) and waits for it to end.
-  func stop() -> WorkerExit {
-    closeRequests()
-    return waitForExit()
-  }
-
   /// Closes the worker's standard input.
   func closeRequests() {
     if requests >= 0 { close(requests) }

@@ -43,7 +43,4 @@ public struct EventSink: Sendable {
   public func send(_ event: Event) {
     deliver(event)
   }
-
-  /// A sink that drops every event.
-  public static let discarding = EventSink { _ in }
 }
