@@ -51,8 +51,13 @@ public enum JUnitProfile: String, Sendable, Hashable, CaseIterable {
 /// into place by ``finish()``: a crash never leaves a torn report. Memory stays flat: only
 /// the open suite's testcases are held; finished suites are streamed to disk.
 ///
-/// Flaky results (Surefire's `<flakyFailure>`) will be written once the runner retries
-/// failed tests and ``TestResult`` carries the earlier attempts.
+/// A test run again after failing attempts (`--retries`) is one testcase: when its last
+/// attempt passed (flaky), it passes and holds a Surefire `<flakyFailure>` (or
+/// `<flakyError>`) for each failed attempt; when every attempt failed, its `<failure>` (or
+/// `<error>`) is the last attempt's, followed by a `<rerunFailure>` (or `<rerunError>`)
+/// for each attempt before it. Each holds the attempt's failing issues as its `<stackTrace>`
+/// and its output as `<system-out>`; the testcase's `time` is that of every attempt.
+/// Jenkins and the GitHub reporters read these elements; the others ignore them.
 ///
 /// ```swift
 /// let junit = try JUnitReporter(path: "reports/junit.xml", profile: .github)
@@ -196,7 +201,7 @@ private final class JUnitReport {
   /// The result element a verdict is written as; counts come from the same function.
   private static func resultElement(_ verdict: Verdict) -> String? {
     switch verdict {
-    case .passed: nil
+    case .passed, .flaky: nil
     case .failed: "failure"
     case .errored: "error"
     case .skipped, .knownIssue: "skipped"
@@ -204,8 +209,9 @@ private final class JUnitReport {
   }
 
   private func write(_ suite: OpenSuite, duration: Double, to document: JUnitDocument) throws {
+    let cases = suite.casesToWrite
     var counts = JUnitCounts()
-    for testCase in suite.cases { counts.count(resultElement: Self.resultElement(testCase.result.verdict)) }
+    for testCase in cases { counts.count(resultElement: Self.resultElement(testCase.result.verdict)) }
     suitesTime += max(0, duration)
     try document.writeSuite(
       name: suite.name.value, counts: counts, time: JUnitFormat.time(duration),
@@ -217,8 +223,8 @@ private final class JUnitReport {
       if let run { try property("repetitions", String(run.repetitions), to: writer) }
       try property("harnessVersion", run?.harnessVersion ?? AsyncHarnessVersion.current, to: writer)
       try writer.endElement()
-      var names = UniqueNames(reserving: suite.cases.map(\.name.value))
-      for (index, testCase) in suite.cases.enumerated() {
+      var names = UniqueNames(reserving: cases.map(\.name.value))
+      for (index, testCase) in cases.enumerated() {
         try write(
           testCase, name: names.claim(testCase.name.value), classname: suite.name.value,
           fullClassname: index == 0 ? suite.name.full : nil, to: writer)
@@ -234,41 +240,33 @@ private final class JUnitReport {
   }
 
   /// Writes one testcase; `fullClassname` (the first testcase of a suite whose name was cut)
-  /// and the test's full name, when cut, start its `<system-out>`.
+  /// and the test's full name, when cut, start its `<system-out>`. The elements come in the
+  /// order the Surefire schema requires: failure, reruns and flaky failures, skipped, error,
+  /// reruns and flaky errors, output.
   private func write(
     _ testCase: TestCase, name: XMLText, classname: XMLText, fullClassname: XMLText?, to writer: XMLWriter
   ) throws {
     let result = testCase.result
-    let failing = result.issues.filter(\.isFailure)
-    let primary = failing.first { $0.isError == (result.verdict == .errored) } ?? failing.first
+    let primary = Self.primaryIssue(of: result)
     try writer.startElement("testcase")
     try writer.attribute("name", name)
     try writer.attribute("classname", classname)
-    try writer.attribute("time", XMLText(JUnitFormat.time(testCase.duration)))
+    let duration = testCase.earlierAttempts.reduce(testCase.duration) { $0 + $1.duration }
+    try writer.attribute("time", XMLText(JUnitFormat.time(duration)))
     if profile == .github, result.verdict.isFailure, let location = primary?.sourceLocation {
       let file = XMLText(attribute: location.path)
       if !file.isBlank { try writer.attribute("file", file) }
       if location.line > 0 { try writer.attribute("line", XMLText(String(location.line))) }
     }
-    if let element = Self.resultElement(result.verdict) {
-      try writer.startElement(element)
-      switch result.verdict {
-      case .failed, .errored:
-        let message = primary?.message ?? result.reason ?? "the test \(result.verdict.rawValue)"
-        try writer.attribute("message", XMLText(attribute: message).nonBlank(or: "(no message)"))
-        try writer.attribute("type", XMLText(primary?.kind.rawValue ?? result.verdict.rawValue))
-        try writer.text(failing.isEmpty ? XMLText(message, limit: outputLimit) : lines(failing, labelled: false))
-        // Issue 13: the flag that replays the schedule the test failed under.
-        if let token = testCase.test.schedule { try writer.text(XMLText("\nreplay: --schedule \(token)")) }
-      case .knownIssue:
-        let message = result.reason.map { XMLText("known issue: ") + XMLText(attribute: $0, limit: XMLText.attributeLimit - 13) }
-          ?? XMLText("known issue")
-        try writer.attribute("message", message)
-      default:
-        if let reason = result.reason { try writer.attribute("message", XMLText(attribute: reason)) }
-      }
-      try writer.endElement()
-    }
+    // Earlier attempts: flaky ones when the last attempt passed, reruns otherwise.
+    let prefix = result.verdict == .flaky ? "flaky" : "rerun"
+    let (erroredAttempts, failedAttempts) = (
+      testCase.earlierAttempts.filter { $0.result.verdict == .errored },
+      testCase.earlierAttempts.filter { $0.result.verdict != .errored })
+    if result.verdict == .failed { try writeResult(of: testCase, primary: primary, to: writer) }
+    for attempt in failedAttempts { try writeAttempt(attempt, element: prefix + "Failure", to: writer) }
+    if result.verdict != .failed { try writeResult(of: testCase, primary: primary, to: writer) }
+    for attempt in erroredAttempts { try writeAttempt(attempt, element: prefix + "Error", to: writer) }
     let fullNames = [("classname", fullClassname), ("name", testCase.name.full)].compactMap { label, full in
       full.map { XMLText("[AsyncHarness: the \(label) in full]\n") + $0 + XMLText("\n") }
     }
@@ -282,6 +280,57 @@ private final class JUnitReport {
     if !notes.isEmpty {
       try writer.startElement("system-err")
       try writer.text(lines(notes, labelled: true))
+      try writer.endElement()
+    }
+    try writer.endElement()
+  }
+
+  /// The failing issue a failure or error element names: the first error of an errored test,
+  /// the first failure otherwise.
+  private static func primaryIssue(of result: TestResult) -> Issue? {
+    let failing = result.issues.filter(\.isFailure)
+    return failing.first { $0.isError == (result.verdict == .errored) } ?? failing.first
+  }
+
+  /// Writes the result element of the test's last attempt, if its verdict has one.
+  private func writeResult(of testCase: TestCase, primary: Issue?, to writer: XMLWriter) throws {
+    let result = testCase.result
+    guard let element = Self.resultElement(result.verdict) else { return }
+    let failing = result.issues.filter(\.isFailure)
+    try writer.startElement(element)
+    switch result.verdict {
+    case .failed, .errored:
+      let message = primary?.message ?? result.reason ?? "the test \(result.verdict.rawValue)"
+      try writer.attribute("message", XMLText(attribute: message).nonBlank(or: "(no message)"))
+      try writer.attribute("type", XMLText(primary?.kind.rawValue ?? result.verdict.rawValue))
+      try writer.text(failing.isEmpty ? XMLText(message, limit: outputLimit) : lines(failing, labelled: false))
+      // Issue 13: the flag that replays the schedule the test failed under.
+      if let token = testCase.test.schedule { try writer.text(XMLText("\nreplay: --schedule \(token)")) }
+    case .knownIssue:
+      let message = result.reason.map { XMLText("known issue: ") + XMLText(attribute: $0, limit: XMLText.attributeLimit - 13) }
+        ?? XMLText("known issue")
+      try writer.attribute("message", message)
+    default:
+      if let reason = result.reason { try writer.attribute("message", XMLText(attribute: reason)) }
+    }
+    try writer.endElement()
+  }
+
+  /// Writes an earlier, failing attempt as Surefire's `<flakyFailure>`, `<rerunFailure>`,
+  /// `<flakyError>` or `<rerunError>`: its message and type, its failing issues as the
+  /// `<stackTrace>`, its output as `<system-out>`.
+  private func writeAttempt(_ attempt: TestCase, element: String, to writer: XMLWriter) throws {
+    let primary = Self.primaryIssue(of: attempt.result)
+    let message = primary?.message ?? "attempt \(attempt.test.attempt) \(attempt.result.verdict.rawValue)"
+    try writer.startElement(element)
+    try writer.attribute("message", XMLText(attribute: "attempt \(attempt.test.attempt): " + message))
+    try writer.attribute("type", XMLText(primary?.kind.rawValue ?? attempt.result.verdict.rawValue))
+    try writer.startElement("stackTrace")
+    try writer.text(lines(attempt.result.issues.filter(\.isFailure), labelled: false))
+    try writer.endElement()
+    if let output = attempt.output, !output.isEmpty {
+      try writer.startElement("system-out")
+      try writer.text(XMLText(output))
       try writer.endElement()
     }
     try writer.endElement()
@@ -315,7 +364,9 @@ private final class OpenSuite {
   let name: CappedName
   let waiter: String
   let timestamp: Date
-  private(set) var cases: [TestCase] = []
+  private var cases: [TestCase] = []
+  /// Failed attempts that run again, until the test's last attempt ends.
+  private var retried: [TestCase] = []
   private var running: (test: TestID, output: CappedText?)?
 
   init(name: CappedName, waiter: String, timestamp: Date) {
@@ -344,14 +395,45 @@ private final class OpenSuite {
     if running?.test != test, let index = endedIndex(test) { cases[index].lateIssues.append(issue) }
   }
 
+  /// Ends a test's attempt: an attempt that runs again waits for the test's last attempt,
+  /// which becomes the testcase and carries the attempts before it.
   func end(_ test: TestID, name: CappedName, result: TestResult, duration: Double) {
     let output = running?.test == test ? running?.output : nil
     running = nil
-    cases.append(TestCase(test: test, name: name, duration: duration, result: result, output: output))
+    let ended = TestCase(test: test, name: name, duration: duration, result: result, output: output)
+    if result.willRetry {
+      retried.append(ended)
+    } else {
+      var last = ended
+      last.earlierAttempts = retried.filter { Self.sameTest($0.test, test) }
+      retried.removeAll { Self.sameTest($0.test, test) }
+      cases.append(last)
+    }
+  }
+
+  /// The testcases to write: the ended tests, and the last attempt of any test whose retry
+  /// never came (the run was cut short), so no attempt is lost.
+  var casesToWrite: [TestCase] {
+    var pending = retried
+    var cases = self.cases
+    while let last = pending.popLast() {
+      var testCase = last
+      testCase.earlierAttempts = pending.filter { Self.sameTest($0.test, last.test) }
+      pending.removeAll { Self.sameTest($0.test, last.test) }
+      cases.append(testCase)
+    }
+    return cases
+  }
+
+  /// Whether two attempts are of the same test run.
+  private static func sameTest(_ one: TestID, _ other: TestID) -> Bool {
+    var other = other
+    other.attempt = one.attempt
+    return one == other
   }
 
   private func endedIndex(_ test: TestID) -> Int? {
-    cases.lastIndex { $0.test == test }
+    cases.lastIndex { Self.sameTest($0.test, test) }
   }
 }
 
@@ -363,6 +445,8 @@ private struct TestCase {
   var result: TestResult
   var output: CappedText?
   var lateIssues: [Issue] = []
+  /// The failed attempts before this one (`--retries`), first attempt first.
+  var earlierAttempts: [TestCase] = []
 }
 
 /// A suite or test name as its attribute value, and in full when the attribute cut it.

@@ -45,7 +45,7 @@ final class NastyInputTests: ReportTestCase {
         let reason = Bool.random(using: &generator) ? nasty(&generator) : nil
         let output = output(message + nasty(&generator))
         tests.append((testIndex % 5 == 0 ? "" : nasty(&generator), TestResult(verdict: verdict, reason: reason, issues: issues), [output]))
-        generated.expected.count(resultElement: verdict == .passed ? nil : verdict == .failed ? "failure" : verdict == .errored ? "error" : "skipped")
+        generated.expected.count(resultElement: verdict == .passed || verdict == .flaky ? nil : verdict == .failed ? "failure" : verdict == .errored ? "error" : "skipped")
         if testIndex % 7 == 0 {
           lateIssues.append(Issue(kind: .lateSignal, message: nasty(&generator)))
         }

@@ -71,7 +71,7 @@ final class ReporterTests: XCTestCase {
     XCTAssertEqual(lines[1], #"{"kind":"suiteStarted","suite":"MessageLoader","timestamp":"2027-01-15T08:00:00.000Z","version":2,"waiter":"semaphore"}"# + "\n")
     XCTAssertEqual(lines[5], #"{"issue":{"kind":"waitFailed","message":"Exceeded timeout of 1 seconds, with unfulfilled expectations: \"loaded\" created at LoaderTests/LoaderTests.swift:13","sourceLocation":{"column":5,"fileID":"LoaderTests/LoaderTests.swift","filePath":"/src/LoaderTests.swift","line":14}},"kind":"issueRecorded","test":{"attempt":1,"name":"loads two","repetition":1,"suite":"MessageLoader","waiter":"semaphore"},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n")
     XCTAssertEqual(lines[6], #"{"duration":1.0016,"kind":"testEnded","result":{"issues":[{"kind":"waitFailed","message":"Exceeded timeout of 1 seconds, with unfulfilled expectations: \"loaded\" created at LoaderTests/LoaderTests.swift:13","sourceLocation":{"column":5,"fileID":"LoaderTests/LoaderTests.swift","filePath":"/src/LoaderTests.swift","line":14}}],"verdict":"failed"},"test":{"attempt":1,"name":"loads two","repetition":1,"suite":"MessageLoader","waiter":"semaphore"},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n")
-    XCTAssertEqual(lines[8], #"{"duration":1.003,"kind":"runEnded","summary":{"errored":0,"failed":1,"knownIssues":0,"passed":1,"skipped":0},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n")
+    XCTAssertEqual(lines[8], #"{"duration":1.003,"kind":"runEnded","summary":{"errored":0,"failed":1,"flaky":0,"knownIssues":0,"passed":1,"skipped":0},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n")
     XCTAssertEqual(try lines.map { try Event(jsonLine: $0) }, events(at: elsewhere))
   }
 

@@ -13,8 +13,8 @@ public typealias JUnitReporterFactory = @Sendable (_ path: String, _ profile: St
 /// HarnessMain.run([loaderSuite, calculatorSuite])
 /// ```
 ///
-/// Exit status: 0 when every test passed (known issues and skips included), 1 when a test
-/// failed, 2 for a usage error (a bad flag, an unknown waiter, a filter that selects no
+/// Exit status: 0 when every test passed (known issues, skips and flaky tests included), 1
+/// when a test failed every attempt (or was flaky, with `--fail-on-flaky`), 2 for a usage error (a bad flag, an unknown waiter, a filter that selects no
 /// test without `--allow-empty`, a report that cannot be written).
 ///
 /// Tests run in a worker process by default (`--isolation worker`): the executable starts
@@ -92,9 +92,13 @@ public enum HarnessMain {
       }
       let runner = Runner(suites: suites, configuration: configuration, registry: registry, executor: executor,
                           stop: interrupts, reporters: reporters)
-      let succeeded = try runner.run().succeeded
+      let summary = try runner.run()
       if let signal = interrupts?.signal { return 128 + signal }
-      return succeeded ? 0 : 1
+      if options.failOnFlaky && summary.flaky > 0 {
+        errors("error: \(summary.flaky) flaky test\(summary.flaky == 1 ? "" : "s") (--fail-on-flaky)\n")
+        return 1
+      }
+      return summary.succeeded ? 0 : 1
     } catch {
       errors("error: \(error)\n")
       return 2
@@ -149,6 +153,12 @@ struct HarnessOptions: ParsableCommand {
   @Flag(help: "With --repeat, stop after the first repetition that fails.")
   var untilFailure = false
 
+  @Option(help: ArgumentHelp("Run a test that fails or errors again, up to N more times; one that then passes is flaky.", valueName: "N"))
+  var retries = 0
+
+  @Flag(help: "Fail the run (exit status 1) when a test was flaky: failed, then passed on a retry.")
+  var failOnFlaky = false
+
   @Option(help: ArgumentHelp("Shuffle tests within each suite; without a seed, a random one is printed.", valueName: "seed"))
   var shuffle: UInt64?
 
@@ -179,6 +189,7 @@ struct HarnessOptions: ParsableCommand {
 
   func validate() throws {
     guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1, not \(repetitions)") }
+    guard retries >= 0 else { throw ValidationError("--retries must be 0 or more, not \(retries)") }
     try validateSchedules()
     for (flag, value) in [("--timeout", timeout), ("--time-limit", timeLimit)] {
       if let value, !(value > 0 && value.isFinite) {
@@ -202,6 +213,7 @@ struct HarnessOptions: ParsableCommand {
     configuration.allowsEmptySelection = allowEmpty
     configuration.repetitions = repetitions
     configuration.untilFailure = untilFailure
+    configuration.retries = retries
     configuration.shuffleSeed = shuffle
     if let timeout { configuration.defaultTimeout = .milliseconds(Int64((timeout * 1000).rounded())) }
     configuration.timeLimit = timeLimit.map { .milliseconds(Int64(($0 * 1000).rounded())) }

@@ -4,7 +4,7 @@ extension HarnessOptions {
   /// to `<options>`; a test pins it against the options the command declares.
   static var synopsis: String {
     "\(executableName) [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] "
-      + "[--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] "
+      + "[--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] "
       + "[--timeout <seconds>] [--time-limit <seconds>] [--isolation <mode>] [--explore <N>] [--schedule <token>]"
   }
 }

@@ -167,6 +167,7 @@ extension JSONText {
       json.field("issues") { json in json.array(result.issues) { $0.issue($1) } }
       if let reason = result.reason { json.field("reason", reason) }
       json.field("verdict", result.verdict.rawValue)
+      if result.willRetry { json.field("willRetry") { $0.raw("true") } }
     }
   }
 
@@ -183,6 +184,7 @@ extension JSONText {
     object { json in
       json.field("errored", summary.errored)
       json.field("failed", summary.failed)
+      json.field("flaky", summary.flaky)
       json.field("knownIssues", summary.knownIssues)
       json.field("passed", summary.passed)
       json.field("skipped", summary.skipped)

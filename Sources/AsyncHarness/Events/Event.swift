@@ -99,12 +99,25 @@ public struct TestResult: Sendable, Hashable, Codable {
   public var reason: String?
   /// Every issue recorded while the test ran, in order.
   public var issues: [Issue]
+  /// Whether this attempt failed and the test runs again (`--retries`): the runner counts
+  /// only a test's last attempt, and reporters show the attempts before it as retried.
+  public var willRetry: Bool
 
   /// Creates a result.
-  public init(verdict: Verdict, reason: String? = nil, issues: [Issue] = []) {
+  public init(verdict: Verdict, reason: String? = nil, issues: [Issue] = [], willRetry: Bool = false) {
     self.verdict = verdict
     self.reason = reason
     self.issues = issues
+    self.willRetry = willRetry
+  }
+
+  /// Reads a result; `willRetry` is false when absent.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    verdict = try container.decode(Verdict.self, forKey: .verdict)
+    reason = try container.decodeIfPresent(String.self, forKey: .reason)
+    issues = try container.decode([Issue].self, forKey: .issues)
+    willRetry = try container.decodeIfPresent(Bool.self, forKey: .willRetry) ?? false
   }
 }
 
@@ -141,12 +154,25 @@ public struct Summary: Sendable, Hashable, Codable {
   public var skipped = 0
   /// Tests whose known issue was caught.
   public var knownIssues = 0
+  /// Tests that failed and then passed on a retry (``Verdict/flaky``); not in ``passed``.
+  public var flaky = 0
 
   /// Creates an empty summary.
   public init() {}
 
-  /// Every test counted.
-  public var total: Int { passed + failed + errored + skipped + knownIssues }
+  /// Reads a summary; `flaky` is 0 when absent (before retries existed).
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    passed = try container.decode(Int.self, forKey: .passed)
+    failed = try container.decode(Int.self, forKey: .failed)
+    errored = try container.decode(Int.self, forKey: .errored)
+    skipped = try container.decode(Int.self, forKey: .skipped)
+    knownIssues = try container.decode(Int.self, forKey: .knownIssues)
+    flaky = try container.decodeIfPresent(Int.self, forKey: .flaky) ?? 0
+  }
+
+  /// Every test counted, each once whatever its attempts.
+  public var total: Int { passed + failed + errored + skipped + knownIssues + flaky }
   /// Whether nothing failed or errored.
   public var succeeded: Bool { failed == 0 && errored == 0 }
 
@@ -158,7 +184,14 @@ public struct Summary: Sendable, Hashable, Codable {
     case .errored: errored += 1
     case .skipped: skipped += 1
     case .knownIssue: knownIssues += 1
+    case .flaky: flaky += 1
     }
+  }
+
+  /// Counts a test's result, unless it is an attempt that is retried (only a test's last
+  /// attempt counts).
+  public mutating func count(_ result: TestResult) {
+    if !result.willRetry { count(result.verdict) }
   }
 
   /// Adds another summary's counts to this one.
@@ -168,6 +201,7 @@ public struct Summary: Sendable, Hashable, Codable {
     errored += other.errored
     skipped += other.skipped
     knownIssues += other.knownIssues
+    flaky += other.flaky
   }
 }
 

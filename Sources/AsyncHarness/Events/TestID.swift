@@ -66,6 +66,9 @@ public enum Verdict: String, Sendable, Hashable, Codable, CaseIterable {
   case skipped
   /// The test carries a known issue and failed as expected.
   case knownIssue
+  /// The test failed, then passed when it was run again (`--retries`, the `.retries`
+  /// trait): it does not fail the run unless `--fail-on-flaky` is given.
+  case flaky
 
   /// Whether this verdict counts against the run.
   public var isFailure: Bool { self == .failed || self == .errored }

@@ -42,7 +42,8 @@ struct WorkerRequest: Codable, Sendable {
       suite: suite, test: test, waiter: waiter,
       id: TestID(suite: suite.name, name: test.name, waiter: waiter.name, repetition: repetition, attempt: attempt,
                  schedule: schedule?.token(forTestAt: "\(suite.name)/\(test.name)").description),
-      defaultTimeout: .seconds(defaultTimeout), timeLimit: timeLimit.map { .seconds($0) }, schedule: schedule))
+      defaultTimeout: .seconds(defaultTimeout), timeLimit: timeLimit.map { .seconds($0) }, schedule: schedule,
+      retries: 0)) // The parent's runner decides retries.
   }
 }
 

@@ -2,8 +2,9 @@ import Foundation
 import Synchronization
 
 /// Writes a readable account of the run: one line a test (with its issues beneath), or a
-/// live progress line on a terminal, then a summary table of suites × waiters and a
-/// closing `Result: N passed, N failed, N skipped` line.
+/// live progress line on a terminal, then a summary table of suites × waiters, the tests
+/// that were flaky, and a closing `Result: N passed, N failed, N skipped` line (with
+/// `N flaky, ` when some were). An attempt that failed and runs again is labelled `RETRY`.
 ///
 /// Colours are used only when writing to a terminal and never when `NO_COLOR` is set.
 public final class ConsoleReporter: Reporter {
@@ -35,6 +36,8 @@ public final class ConsoleReporter: Reporter {
   private let table = Mutex(SummaryTable())
   /// Pass rates of tests run under several schedules (`--explore`).
   private let explored = Mutex(ExplorationTally())
+  /// Tests that passed on a retry, listed before the result line.
+  private let flaky = Mutex<[TestID]>([])
 
   /// Creates a reporter writing through `write` (standard output by default).
   public init(style: Style = .forStandardOutput(), write: (@Sendable (String) -> Void)? = nil) {
@@ -55,7 +58,7 @@ public final class ConsoleReporter: Reporter {
       if issue.kind == .lateSignal { write("    late  \(test): \(issue.description)\n") }
     case .testEnded(let test, let result, let duration):
       var text = style.liveProgress ? "\r\u{1B}[2K" : ""
-      text += "\(label(result.verdict)) \(test) (\(Self.seconds(duration)))"
+      text += "\(result.willRetry ? label("RETRY", color: "33") : label(result.verdict)) \(test) (\(Self.seconds(duration)))"
       if let reason = result.reason { text += " - \(reason)" }
       text += "\n"
       for issue in result.issues {
@@ -63,7 +66,8 @@ public final class ConsoleReporter: Reporter {
       }
       // A failing test under a schedule ends with the flag that replays it.
       if result.verdict.isFailure, let token = test.schedule { text += "    replay: --schedule \(token)\n" }
-      explored.withLock { $0.count(test, result.verdict) }
+      if !result.willRetry { explored.withLock { $0.count(test, result.verdict) } }
+      if result.verdict == .flaky { flaky.withLock { $0.append(test) } }
       write(text)
     case .suiteEnded(let suite, let summary, _):
       table.withLock { $0.record(summary, of: suite) }
@@ -73,7 +77,13 @@ public final class ConsoleReporter: Reporter {
       if summary.knownIssues > 0 { notes.append("\(summary.knownIssues) known issues caught") }
       if summary.errored > 0 { notes.append("\(summary.errored) errored") }
       if !notes.isEmpty { text += "(\(notes.joined(separator: ", ")))\n" }
-      text += "Result: \(summary.passed + summary.knownIssues) passed, \(summary.failed + summary.errored) failed, \(summary.skipped) skipped in \(Self.seconds(duration))\n"
+      let flaky = self.flaky.withLock { $0 }
+      if !flaky.isEmpty {
+        text += "Flaky (failed, then passed on a retry):\n"
+        for test in flaky { text += "    \(test.path) [\(test.waiter)]\(test.repetition > 1 ? " #\(test.repetition)" : ""): passed on attempt \(test.attempt)\n" }
+      }
+      text += "Result: \(summary.passed + summary.knownIssues) passed, \(summary.flaky > 0 ? "\(summary.flaky) flaky, " : "")"
+        + "\(summary.failed + summary.errored) failed, \(summary.skipped) skipped in \(Self.seconds(duration))\n"
       write(text)
     case .suiteStarted, .outputCaptured:
       break
@@ -104,14 +114,18 @@ public final class ConsoleReporter: Reporter {
   }
 
   private func label(_ verdict: Verdict) -> String {
-    let (text, color) = switch verdict {
-    case .passed: ("PASS ", "32")
-    case .failed: ("FAIL ", "31")
-    case .errored: ("ERROR", "31")
-    case .skipped: ("SKIP ", "33")
-    case .knownIssue: ("KNOWN", "36")
+    switch verdict {
+    case .passed: label("PASS ", color: "32")
+    case .failed: label("FAIL ", color: "31")
+    case .errored: label("ERROR", color: "31")
+    case .skipped: label("SKIP ", color: "33")
+    case .knownIssue: label("KNOWN", color: "36")
+    case .flaky: label("FLAKY", color: "33")
     }
-    return style.colors ? "\u{1B}[\(color)m\(text)\u{1B}[0m" : text
+  }
+
+  private func label(_ text: String, color: String) -> String {
+    style.colors ? "\u{1B}[\(color)m\(text)\u{1B}[0m" : text
   }
 
   /// Seconds with three decimals, the same on every locale.

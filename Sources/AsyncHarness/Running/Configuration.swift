@@ -19,6 +19,11 @@ public struct Configuration: Sendable {
   public var repetitions = 1
   /// Stop repeating at the first repetition with a failure (with a large ``repetitions``).
   public var untilFailure = false
+  /// How many times a test runs again after an attempt that fails or errors (`--retries N`),
+  /// unless its ``TestTrait/retries(_:)`` trait says otherwise. A test that passes on a retry
+  /// is ``Verdict/flaky``. Tests under a schedule (``ScheduledWaiter``) are never retried:
+  /// the same schedule gives the same result.
+  public var retries = 0
   /// When set, tests within each suite run in an order shuffled with this seed.
   public var shuffleSeed: UInt64?
   /// The timeout of waits that pass none.

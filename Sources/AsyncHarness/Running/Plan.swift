@@ -17,6 +17,17 @@ extension Runner {
     /// The schedule the test's work runs in, under a strategy that orders work itself
     /// (``ScheduledWaiter``); `nil` otherwise.
     public let schedule: Schedule?
+    /// How many times the test runs again after a failing attempt (0 under a schedule).
+    public let retries: Int
+
+    /// The next attempt of this step, when a failing attempt can still be retried.
+    public var retry: Step? {
+      guard id.attempt <= retries else { return nil }
+      var id = id
+      id.attempt += 1
+      return Step(suite: suite, test: test, waiter: waiter, id: id, defaultTimeout: defaultTimeout,
+                  timeLimit: timeLimit, schedule: schedule, retries: retries)
+    }
   }
 
   /// The ordered steps of a run, built from a ``Configuration`` in one place: which suites
@@ -75,7 +86,8 @@ extension Runner {
         let id = TestID(suite: entry.suite.name, name: test.name, waiter: entry.waiter.name, repetition: repetition)
         return configuration.scheduledSteps(id, under: entry.waiter).map { id, schedule in
           Step(suite: entry.suite, test: test, waiter: entry.waiter, id: id, defaultTimeout: configuration.defaultTimeout,
-               timeLimit: configuration.timeLimit, schedule: schedule)
+               timeLimit: configuration.timeLimit, schedule: schedule,
+               retries: schedule == nil ? test.retries ?? configuration.retries : 0)
         }
       }
     }

@@ -76,9 +76,9 @@ public final class Runner: Sendable {
         for step in plan.steps(of: entry, repetition: repetition) {
           guard stop?.signal == nil else { break repetitions }
           try channel.checkReporters()
-          let verdict = run(step, events: events).verdict
-          summary.count(verdict)
-          failed = failed || verdict.isFailure
+          let result = run(step, events: events)
+          summary.count(result)
+          failed = failed || result.verdict.isFailure
         }
         if failed && configuration.untilFailure { break }
       }
@@ -90,12 +90,49 @@ public final class Runner: Sendable {
     return total
   }
 
-  /// Runs one step: a skipped test is reported here, without running any of its code.
+  /// Runs one step and returns its result: a skipped test is reported here, without running
+  /// any of its code; a failing attempt is run again while retries are left.
   private func run(_ step: Step, events: EventSink) -> TestResult {
-    guard let reason = step.test.skipReason else { return executor.run(step, events: events) }
+    guard let reason = step.test.skipReason else { return runAttempts(of: step, events: events) }
     let result = TestResult(verdict: .skipped, reason: reason)
     events(.testStarted(step.id))
     events(.testEnded(step.id, result, duration: 0))
+    return result
+  }
+
+  /// Runs `first`, then, while an attempt fails and a retry is left (and no stop was
+  /// requested), the next attempt; returns the last attempt's result. Each attempt's
+  /// `testEnded` is judged on its way to the reporters: a failing attempt that will run again
+  /// says so (``TestResult/willRetry``), a pass after failing attempts is ``Verdict/flaky``.
+  private func runAttempts(of first: Step, events: EventSink) -> TestResult {
+    var step = first
+    while true {
+      let attempt = step
+      let retry = attempt.retry
+      let judged = Mutex<TestResult?>(nil)
+      let returned = executor.run(attempt, events: EventSink { event in
+        guard case .testEnded(let id, let result, let duration) = event.kind, id == attempt.id else {
+          return events.send(event)
+        }
+        let judgement = judged.withLock { judged in
+          judged = judged ?? self.judge(result, of: attempt, retryable: retry != nil)
+          return judged!
+        }
+        events.send(Event(.testEnded(id, judgement, duration: duration), timestamp: event.timestamp))
+      })
+      let result = judged.withLock { $0 } ?? judge(returned, of: attempt, retryable: retry != nil)
+      guard result.willRetry, let retry else { return result }
+      step = retry
+    }
+  }
+
+  private func judge(_ result: TestResult, of step: Step, retryable: Bool) -> TestResult {
+    var result = result
+    if result.verdict.isFailure {
+      result.willRetry = retryable && stop?.signal == nil
+    } else if result.verdict == .passed && step.id.attempt > 1 {
+      result.verdict = .flaky
+    }
     return result
   }
 

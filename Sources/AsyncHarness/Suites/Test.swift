@@ -75,6 +75,12 @@ public struct Test: Sendable {
     traits.lazy.compactMap { if case .knownIssue(let reason) = $0 { reason } else { nil } }.first
   }
 
+  /// How many times the test runs again after a failing attempt (the ``TestTrait/retries(_:)``
+  /// trait), or `nil` to follow the run's `--retries`.
+  public var retries: Int? {
+    traits.lazy.compactMap { if case .retries(let count) = $0 { max(0, count) } else { nil } }.first
+  }
+
   /// The test's tags.
   public var tags: [String] {
     traits.flatMap { trait -> [String] in if case .tags(let tags) = trait { tags } else { [] } }
@@ -90,6 +96,10 @@ public enum TestTrait: Sendable, Hashable {
   case knownIssue(String)
   /// Labels that `--filter` matches as `tag:NAME`.
   case tags([String])
+  /// Run the test again, up to this many times, after an attempt that fails or errors,
+  /// whatever the run's `--retries` says (a negative count is 0). A test that passes on a
+  /// retry is ``Verdict/flaky``; one that fails every attempt fails.
+  case retries(Int)
 
   /// Labels that `--filter` matches as `tag:NAME`.
   public static func tags(_ tags: String...) -> TestTrait { .tags(tags) }

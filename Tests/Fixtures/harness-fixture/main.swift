@@ -57,5 +57,19 @@ let suites = [
     Test("fails") { t in t.fail("an ordinary failure") }
     Test("passes last") { t in t.expect(true) }
   },
+  // Tests that fail on their first attempts by design (they read their attempt number),
+  // for the retry tests.
+  Suite("Flaky") {
+    Test("passes") { t in t.expect(true) }
+    Test("passes on attempt 2") { t in
+      print("attempt \(t.id.attempt)")
+      t.expect(t.id.attempt >= 2, "attempt \(t.id.attempt) fails")
+    }
+    Test("crashes, then passes") { t in
+      if t.id.attempt == 1 { fatalError("the first attempt crashes") }
+    }
+    Test("passes on attempt 3", .retries(2)) { t in t.expect(t.id.attempt >= 3, "attempt \(t.id.attempt) fails") }
+    Test("always fails") { t in t.fail("fails every attempt") }
+  },
 ]
 HarnessMain.run(suites, junit: JUnitReporter.factory)

@@ -1,0 +1,134 @@
+@testable import AsyncHarness
+import Synchronization
+import XCTest
+
+/// Issue 9, retries: a failing attempt runs again while retries are left; a test that then
+/// passes is flaky, one that fails every attempt fails, and every attempt is in the stream.
+final class RetryTests: XCTestCase {
+  /// A test that fails until its attempt `passingAttempt`.
+  private func test(_ name: String, passingFrom passingAttempt: Int, _ traits: TestTrait...) -> Test {
+    Test(name, traits: traits) { t in t.expect(t.id.attempt >= passingAttempt, "attempt \(t.id.attempt) fails") }
+  }
+
+  /// (name, attempt, verdict, willRetry) of every `testEnded`, in order.
+  private func attempts(_ recorder: EventRecorder) -> [String] {
+    recorder.results.map { "\($0.test.name) #\($0.test.attempt) \($0.result.verdict.rawValue)\($0.result.willRetry ? " retry" : "")" }
+  }
+
+  func testAFailingAttemptRunsAgainAndAPassAfterItIsFlaky() throws {
+    let recorder = try runSuites([Suite("Retries") {
+      test("steady", passingFrom: 1)
+      test("second", passingFrom: 2)
+      test("never", passingFrom: 99)
+    }]) { $0.retries = 2 }
+    XCTAssertEqual(attempts(recorder), [
+      "steady #1 passed",
+      "second #1 failed retry", "second #2 flaky",
+      "never #1 failed retry", "never #2 failed retry", "never #3 failed",
+    ])
+    guard case .runEnded(let summary, _)? = recorder.events.last?.kind else { return XCTFail("no runEnded") }
+    XCTAssertEqual([summary.passed, summary.flaky, summary.failed, summary.total], [1, 1, 1, 3])
+    XCTAssertFalse(summary.succeeded, "a test that failed every attempt fails the run")
+  }
+
+  func testEachAttemptHasItsOwnStartIssuesAndEnd() throws {
+    let recorder = try runSuites([Suite("Retries") { test("second", passingFrom: 2) }]) { $0.retries = 1 }
+    let kinds = recorder.events.compactMap { event -> String? in
+      guard let test = event.test else { return nil }
+      return "\(event.kind.name) #\(test.attempt)"
+    }
+    XCTAssertEqual(kinds, ["testStarted #1", "issueRecorded #1", "testEnded #1", "testStarted #2", "testEnded #2"])
+  }
+
+  func testTheRetriesTraitOverridesTheRun() throws {
+    let recorder = try runSuites([Suite("Retries") {
+      test("trait retries", passingFrom: 3, .retries(2))
+      test("trait forbids", passingFrom: 2, .retries(0))
+      test("negative is none", passingFrom: 2, .retries(-4))
+    }]) { $0.retries = 1 }
+    XCTAssertEqual(attempts(recorder), [
+      "trait retries #1 failed retry", "trait retries #2 failed retry", "trait retries #3 flaky",
+      "trait forbids #1 failed",
+      "negative is none #1 failed",
+    ])
+  }
+
+  func testWithoutRetriesAFailureIsFinal() throws {
+    let recorder = try runSuites([Suite("Retries") { test("second", passingFrom: 2) }])
+    XCTAssertEqual(attempts(recorder), ["second #1 failed"])
+  }
+
+  func testSkipsAndKnownIssuesAreNotRetried() throws {
+    let recorder = try runSuites([Suite("Retries") {
+      Test("skipped", .skip("not today")) { t in t.fail("ran") }
+      Test("known", .knownIssue("always wrong")) { t in t.fail("wrong") }
+    }]) { $0.retries = 3 }
+    XCTAssertEqual(attempts(recorder), ["skipped #1 skipped", "known #1 knownIssue"])
+  }
+
+  func testAStopRequestEndsRetrying() throws {
+    let stop = StopRequest()
+    let recorder = EventRecorder()
+    var configuration = Configuration()
+    configuration.retries = 3
+    let suite = Suite("Retries") {
+      Test("stops the run") { t in
+        stop.request(signal: SIGTERM)
+        t.fail("failed while stopping")
+      }
+    }
+    try Runner(suites: [suite], configuration: configuration, stop: stop, reporters: [recorder]).run()
+    XCTAssertEqual(attempts(recorder), ["stops the run #1 failed"])
+  }
+
+  func testTestsUnderASchedulesAreNotRetried() throws {
+    let recorder = try runSuites([Suite("Scheduled") { test("second", passingFrom: 2) }]) { configuration in
+      configuration.retries = 2
+      configuration.waiters = .named("scheduled")
+    }
+    XCTAssertEqual(attempts(recorder), ["second #1 failed"], "the same schedule gives the same result")
+  }
+
+  func testTheConsoleLabelsRetriesAndListsFlakyTestsBeforeTheResult() throws {
+    let text = Mutex("")
+    let console = ConsoleReporter(style: .plain) { line in text.withLock { $0 += line } }
+    var configuration = Configuration()
+    configuration.retries = 1
+    try Runner(suites: [Suite("Retries") {
+      test("second", passingFrom: 2)
+      test("never", passingFrom: 99)
+    }], configuration: configuration, reporters: [console]).run()
+    let lines = text.withLock { $0 }.split(separator: "\n").map { $0.replacingOccurrences(of: #"\d+\.\d{3}s"#, with: "T", options: .regularExpression) }
+    let file = "Tests/AsyncHarnessTests/RetryTests.swift"
+    XCTAssertEqual(Array(lines.prefix(7)), [
+      "RETRY Retries/second [expectation] (T)",
+      "    \(file):10: Expectation failed: attempt 1 fails",
+      "FLAKY Retries/second [expectation] (attempt 2) (T)",
+      "RETRY Retries/never [expectation] (T)",
+      "    \(file):10: Expectation failed: attempt 1 fails",
+      "FAIL  Retries/never [expectation] (attempt 2) (T)",
+      "    \(file):10: Expectation failed: attempt 2 fails",
+    ])
+    XCTAssertEqual(Array(lines.suffix(3)), [
+      "Flaky (failed, then passed on a retry):",
+      "    Retries/second [expectation]: passed on attempt 2",
+      "Result: 0 passed, 1 flaky, 1 failed, 0 skipped in T",
+    ])
+  }
+
+  func testRetryFieldsRoundTripThroughJSONLinesAndOlderLinesStillRead() throws {
+    let id = TestID(suite: "S", name: "t", waiter: "semaphore", attempt: 2)
+    let retried = Event(.testEnded(id, TestResult(verdict: .failed, willRetry: true), duration: 0.5))
+    XCTAssertTrue(retried.jsonLine.contains(#""verdict":"failed","willRetry":true}"#), retried.jsonLine)
+    XCTAssertEqual(try Event(jsonLine: retried.jsonLine).kind, retried.kind)
+    var summary = Summary()
+    summary.count(.flaky)
+    let ended = Event(.runEnded(summary, duration: 1))
+    XCTAssertTrue(ended.jsonLine.contains(#""summary":{"errored":0,"failed":0,"flaky":1,"knownIssues":0,"passed":0,"skipped":0}"#),
+                  ended.jsonLine)
+    XCTAssertEqual(try Event(jsonLine: ended.jsonLine).kind, ended.kind)
+    let older = #"{"duration":1,"kind":"runEnded","summary":{"errored":0,"failed":1,"knownIssues":0,"passed":2,"skipped":0},"timestamp":"2026-11-23T08:00:00.000Z","version":2}"#
+    guard case .runEnded(let read, _) = try Event(jsonLine: older).kind else { return XCTFail("not runEnded") }
+    XCTAssertEqual([read.passed, read.failed, read.flaky], [2, 1, 0])
+  }
+}
