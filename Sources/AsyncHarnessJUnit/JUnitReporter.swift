@@ -159,6 +159,8 @@ private final class JUnitReport {
       self.suite = nil
     case .runEnded(_, let duration):
       runTime = duration
+    case .testSlow:
+      break
     }
   }
 

@@ -132,3 +132,33 @@ final class RetryTests: XCTestCase {
     XCTAssertEqual([read.passed, read.failed, read.flaky], [2, 1, 0])
   }
 }
+
+/// `--slow`: the runner's watch announces a running test, never one that ended.
+final class SlowTestTests: XCTestCase {
+  /// The race between the watch's timer and a test ending right at the threshold, run 300
+  /// times: every `testSlow` comes between its test's start and its end.
+  func testASlowAnnouncementNeverFollowsItsTestsEnd() throws {
+    let tests = (0..<300).map { index in
+      Test("spins \(index)") { _ in
+        // The subject: a body that runs about as long as the slow threshold, busy.
+        let end = ContinuousClock().now + .microseconds(150 + index % 100)
+        while ContinuousClock().now < end {}
+      }
+    }
+    let recorder = try runSuites([Suite("Slow") { tests }]) { $0.slowThreshold = .microseconds(200) }
+    var running: TestID?
+    var announced = 0
+    for event in recorder.events {
+      switch event.kind {
+      case .testStarted(let test): running = test
+      case .testEnded: running = nil
+      case .testSlow(let test, _):
+        announced += 1
+        XCTAssertEqual(test, running, "testSlow for \(test.name) outside its run")
+      default: break
+      }
+    }
+    XCTAssertEqual(recorder.results.count, 300)
+    XCTAssertGreaterThan(announced, 0, "some bodies outlast the threshold")
+  }
+}

@@ -73,7 +73,7 @@ public enum HarnessMain {
       return 2
     }
     do {
-      let configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)
+      var configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)
       try configuration.checkSelection(in: suites)
       if options.list {
         for suite in suites {
@@ -90,6 +90,8 @@ public enum HarnessMain {
       case .worker: WorkerExecutor.relaunchingThisExecutable(stop: interrupts)
       case .none: InProcessExecutor()
       }
+      // A command line never hangs silently: in-process, a test hung past its limit ends the run.
+      configuration.hungTestGracePeriod = .seconds(1)
       let runner = Runner(suites: suites, configuration: configuration, registry: registry, executor: executor,
                           stop: interrupts, reporters: reporters)
       let summary = try runner.run()
@@ -177,6 +179,9 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("The longest a test may run, in seconds (default: no limit).", valueName: "seconds"))
   var timeLimit: Double?
 
+  @Option(help: ArgumentHelp("Announce a test still running after this many seconds (and each multiple) as SLOW.", valueName: "seconds"))
+  var slow: Double?
+
   @Option(help: ArgumentHelp("Where tests run: worker (a worker process, so a crash or hang ends only its test; the default) or none (this process, for a debugger).", valueName: "mode"))
   var isolation: HarnessMain.Isolation?
 
@@ -191,7 +196,7 @@ struct HarnessOptions: ParsableCommand {
     guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1, not \(repetitions)") }
     guard retries >= 0 else { throw ValidationError("--retries must be 0 or more, not \(retries)") }
     try validateSchedules()
-    for (flag, value) in [("--timeout", timeout), ("--time-limit", timeLimit)] {
+    for (flag, value) in [("--timeout", timeout), ("--time-limit", timeLimit), ("--slow", slow)] {
       if let value, !(value > 0 && value.isFinite) {
         throw ValidationError("\(flag) must be a positive number of seconds, not \(value)")
       }
@@ -217,6 +222,7 @@ struct HarnessOptions: ParsableCommand {
     configuration.shuffleSeed = shuffle
     if let timeout { configuration.defaultTimeout = .milliseconds(Int64((timeout * 1000).rounded())) }
     configuration.timeLimit = timeLimit.map { .milliseconds(Int64(($0 * 1000).rounded())) }
+    configuration.slowThreshold = slow.map { .milliseconds(Int64(($0 * 1000).rounded())) }
     try applySchedules(to: &configuration, registry: registry)
     return configuration
   }

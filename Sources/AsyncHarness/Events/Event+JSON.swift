@@ -30,6 +30,10 @@ extension Event {
         json.field("kind", kind.name)
         json.field("output", output)
         json.field("test") { $0.testID(test) }
+      case .testSlow(let test, let elapsed):
+        json.field("elapsed", elapsed)
+        json.field("kind", kind.name)
+        json.field("test") { $0.testID(test) }
       case .testEnded(let test, let result, let duration):
         json.field("duration", duration)
         json.field("kind", kind.name)
@@ -95,7 +99,7 @@ public struct EventDecodingError: Error, Equatable, CustomStringConvertible {
 
 extension Event: Decodable {
   private enum Field: String, CodingKey {
-    case version, kind, timestamp, run, suite, waiter, test, issue, output, result, summary, duration
+    case version, kind, timestamp, run, suite, waiter, test, issue, output, result, summary, duration, elapsed
   }
 
   public init(from decoder: any Decoder) throws {
@@ -120,6 +124,7 @@ extension Event: Decodable {
     case "testStarted": kind = .testStarted(try test())
     case "issueRecorded": kind = .issueRecorded(try test(), try json.decode(Issue.self, forKey: .issue))
     case "outputCaptured": kind = .outputCaptured(try test(), try json.decode(String.self, forKey: .output))
+    case "testSlow": kind = .testSlow(try test(), elapsed: try json.decode(Double.self, forKey: .elapsed))
     case "testEnded":
       kind = .testEnded(try test(), try json.decode(TestResult.self, forKey: .result), duration: try duration())
     case "suiteEnded":

@@ -27,6 +27,9 @@ public struct Event: Sendable, Hashable {
     case issueRecorded(TestID, Issue)
     /// A test produced output, when it produced it.
     case outputCaptured(TestID, String)
+    /// A test is still running after `elapsed` seconds: a multiple of the run's slow
+    /// threshold (`--slow`). A warning, never a failure.
+    case testSlow(TestID, elapsed: Double)
     /// A test ended; the result holds every issue recorded while it ran.
     case testEnded(TestID, TestResult, duration: Double)
     /// A suite ended under one waiter strategy, with its counts.
@@ -42,6 +45,7 @@ public struct Event: Sendable, Hashable {
       case .testStarted: "testStarted"
       case .issueRecorded: "issueRecorded"
       case .outputCaptured: "outputCaptured"
+      case .testSlow: "testSlow"
       case .testEnded: "testEnded"
       case .suiteEnded: "suiteEnded"
       case .runEnded: "runEnded"
@@ -61,11 +65,11 @@ public struct Event: Sendable, Hashable {
   }
 
   /// The test a test event is about (`testStarted`, `issueRecorded`, `outputCaptured`,
-  /// `testEnded`); `nil` for run and suite events.
+  /// `testSlow`, `testEnded`); `nil` for run and suite events.
   public var test: TestID? {
     switch kind {
     case .testStarted(let test), .issueRecorded(let test, _), .outputCaptured(let test, _),
-         .testEnded(let test, _, _):
+         .testSlow(let test, _), .testEnded(let test, _, _):
       test
     case .runStarted, .suiteStarted, .suiteEnded, .runEnded:
       nil

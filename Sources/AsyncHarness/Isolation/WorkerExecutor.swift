@@ -67,6 +67,9 @@ public final class WorkerExecutor: TestExecutor {
     }
   }
 
+  /// True: a test past its time limit has its worker process stopped.
+  public var stopsHungTests: Bool { true }
+
   /// Closes the worker's input and waits for it to exit; one that does not exit within the
   /// grace period is killed.
   public func finish() {

@@ -54,6 +54,8 @@ public final class ConsoleReporter: Reporter {
       }
     case .testStarted(let test):
       if style.liveProgress { write("\r\u{1B}[2K… \(test)") }
+    case .testSlow(let test, let elapsed):
+      write("\(style.liveProgress ? "\r\u{1B}[2K" : "")\(label("SLOW ", color: "33")) \(test) still running after \(Self.seconds(elapsed))\n")
     case .issueRecorded(let test, let issue):
       if issue.kind == .lateSignal { write("    late  \(test): \(issue.description)\n") }
     case .testEnded(let test, let result, let duration):

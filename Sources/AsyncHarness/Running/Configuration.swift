@@ -30,8 +30,21 @@ public struct Configuration: Sendable {
   public var defaultTimeout: Duration = .seconds(1)
   /// The longest a test may run, or `nil` for no limit. A wait still in progress at the
   /// limit ends with a time-limit issue; an `async` body still running is cancelled and
-  /// left behind. A blocking body that hangs outside a wait cannot be interrupted.
+  /// left behind. A blocking body that hangs outside a wait cannot be interrupted in-process:
+  /// it is named on standard error at the limit (see ``hungTestGracePeriod``); a worker
+  /// process running it is stopped.
   public var timeLimit: Duration?
+
+  /// Announce a test still running after this long, and again at each multiple of it, as
+  /// slow (a `testSlow` event: `SLOW` on the console) (`--slow SECONDS`); `nil` for never.
+  public var slowThreshold: Duration?
+  /// For an executor that cannot stop a hung test (in-process): a test still running this
+  /// long after its ``timeLimit``, outside any wait the harness can end, is recorded as a
+  /// `timeLimitExceeded` error, every report is finished with what ran, and the process
+  /// exits with status 1. `nil` (the default): the hung test is only named on standard
+  /// error at its limit, and the run waits for it. Suites executables set it to 1 second
+  /// with `--isolation none`; worker processes stop hung tests themselves.
+  public var hungTestGracePeriod: Duration?
 
   // Schedules (issue 13): applied by `scheduledSteps(_:under:)` in Scheduling/Exploration.swift.
   /// Under a scheduling strategy (``ScheduledWaiter``), runs each test under this many

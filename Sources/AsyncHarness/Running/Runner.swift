@@ -52,7 +52,7 @@ public final class Runner: Sendable {
     let summary: Summary
     defer { executor.finish() }
     do {
-      summary = try walk(plan, events: channel.sink, checking: channel)
+      summary = try walk(plan, channel: channel)
     } catch {
       try? channel.finish()
       throw error
@@ -61,79 +61,72 @@ public final class Runner: Sendable {
     return summary
   }
 
-  private func walk(_ plan: Plan, events: EventSink, checking channel: ReportingChannel) throws -> Summary {
-    let start = ContinuousClock().now
+  private func walk(_ plan: Plan, channel: ReportingChannel) throws -> Summary {
+    let events = channel.sink
+    let progress = RunProgress()
     events(.runStarted(RunInfo(seed: configuration.shuffleSeed, repetitions: plan.repetitions,
                                waiters: plan.waiterNames)))
-    var total = Summary()
     entries: for entry in plan.entries {
       guard stop?.signal == nil else { break }
-      let suiteStart = ContinuousClock().now
+      progress.start(entry.suiteRun)
       events(.suiteStarted(entry.suiteRun))
-      var summary = Summary()
       repetitions: for repetition in 1...plan.repetitions {
         var failed = false
         for step in plan.steps(of: entry, repetition: repetition) {
           guard stop?.signal == nil else { break repetitions }
           try channel.checkReporters()
-          let result = run(step, events: events)
-          summary.count(result)
+          let result = run(step, events: events) { hung in self.endRun(after: hung, progress: progress, channel: channel) }
+          progress.count(result)
           failed = failed || result.verdict.isFailure
         }
         if failed && configuration.untilFailure { break }
       }
-      events(.suiteEnded(entry.suiteRun, summary, duration: suiteStart.duration(to: .now).timeInterval))
-      total.add(summary)
+      let (summary, duration) = progress.endEntry()
+      events(.suiteEnded(entry.suiteRun, summary, duration: duration))
     }
-    events(.runEnded(total, duration: start.duration(to: .now).timeInterval))
+    let (total, duration) = progress.total
+    events(.runEnded(total, duration: duration))
     try channel.checkReporters()
     return total
   }
 
   /// Runs one step and returns its result: a skipped test is reported here, without running
   /// any of its code; a failing attempt is run again while retries are left.
-  private func run(_ step: Step, events: EventSink) -> TestResult {
-    guard let reason = step.test.skipReason else { return runAttempts(of: step, events: events) }
-    let result = TestResult(verdict: .skipped, reason: reason)
-    events(.testStarted(step.id))
-    events(.testEnded(step.id, result, duration: 0))
-    return result
-  }
-
-  /// Runs `first`, then, while an attempt fails and a retry is left (and no stop was
-  /// requested), the next attempt; returns the last attempt's result. Each attempt's
-  /// `testEnded` is judged on its way to the reporters: a failing attempt that will run again
-  /// says so (``TestResult/willRetry``), a pass after failing attempts is ``Verdict/flaky``.
-  private func runAttempts(of first: Step, events: EventSink) -> TestResult {
-    var step = first
+  private func run(_ step: Step, events: EventSink, onHung: @escaping @Sendable (TestResult) -> Void) -> TestResult {
+    if let reason = step.test.skipReason {
+      let result = TestResult(verdict: .skipped, reason: reason)
+      events(.testStarted(step.id))
+      events(.testEnded(step.id, result, duration: 0))
+      return result
+    }
+    let watch = AttemptRelay.Watch(
+      slow: configuration.slowThreshold,
+      hangLimit: executor.stopsHungTests ? nil : step.timeLimit,
+      grace: configuration.hungTestGracePeriod)
+    var attempt = step
     while true {
-      let attempt = step
-      let retry = attempt.retry
-      let judged = Mutex<TestResult?>(nil)
-      let returned = executor.run(attempt, events: EventSink { event in
-        guard case .testEnded(let id, let result, let duration) = event.kind, id == attempt.id else {
-          return events.send(event)
-        }
-        let judgement = judged.withLock { judged in
-          judged = judged ?? self.judge(result, of: attempt, retryable: retry != nil)
-          return judged!
-        }
-        events.send(Event(.testEnded(id, judgement, duration: duration), timestamp: event.timestamp))
-      })
-      let result = judged.withLock { $0 } ?? judge(returned, of: attempt, retryable: retry != nil)
-      guard result.willRetry, let retry else { return result }
-      step = retry
+      let relay = AttemptRelay(step: attempt, events: events, retryable: attempt.retry != nil, stop: stop,
+                               watch: watch, onHung: onHung)
+      let result = relay.result(returned: executor.run(attempt, events: relay.sink))
+      relay.finish()
+      guard result.willRetry, let retry = attempt.retry else { return result }
+      attempt = retry
     }
   }
 
-  private func judge(_ result: TestResult, of step: Step, retryable: Bool) -> TestResult {
-    var result = result
-    if result.verdict.isFailure {
-      result.willRetry = retryable && stop?.signal == nil
-    } else if result.verdict == .passed && step.id.attempt > 1 {
-      result.verdict = .flaky
+  /// Ends the run from the watch of a test that hung past its time limit and grace period
+  /// (``Configuration/hungTestGracePeriod``): every report is finished with what ran, the
+  /// hung test counted as an error, and the process exits with status 1.
+  private func endRun(after hung: TestResult, progress: RunProgress, channel: ReportingChannel) -> Never {
+    let events = channel.sink
+    progress.count(hung)
+    if let (suite, summary, duration) = progress.openEntry {
+      events(.suiteEnded(suite, summary, duration: duration))
     }
-    return result
+    let (total, duration) = progress.total
+    events(.runEnded(total, duration: duration))
+    try? channel.finish()
+    exit(1)
   }
 
   /// Decides a test's result from what it recorded.
@@ -195,5 +188,49 @@ public struct SeededRandomGenerator: RandomNumberGenerator, Sendable {
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
     return z ^ (z >> 31)
+  }
+}
+
+/// The counts of a run as it goes, readable from the watch of a hung test that ends the run
+/// from another thread.
+private final class RunProgress: Sendable {
+  private struct State {
+    let start = ContinuousClock().now
+    var total = Summary()
+    var entry: (suite: SuiteRun, start: ContinuousClock.Instant, summary: Summary)?
+  }
+
+  private let state = Mutex(State())
+
+  func start(_ suite: SuiteRun) {
+    state.withLock { $0.entry = (suite, ContinuousClock().now, Summary()) }
+  }
+
+  func count(_ result: TestResult) {
+    state.withLock { state in
+      state.entry?.summary.count(result)
+      state.total.count(result)
+    }
+  }
+
+  /// The open entry's counts and duration, as it ends.
+  func endEntry() -> (Summary, duration: Double) {
+    state.withLock { state in
+      defer { state.entry = nil }
+      guard let entry = state.entry else { return (Summary(), 0) }
+      return (entry.summary, entry.start.duration(to: .now).timeInterval)
+    }
+  }
+
+  /// The entry still open, its counts and how long it ran.
+  var openEntry: (SuiteRun, Summary, duration: Double)? {
+    state.withLock { state in
+      state.entry.map { ($0.suite, $0.summary, $0.start.duration(to: .now).timeInterval) }
+    }
+  }
+
+  /// Every test counted, and how long the run has taken.
+  var total: (Summary, duration: Double) {
+    state.withLock { ($0.total, $0.start.duration(to: .now).timeInterval) }
   }
 }

@@ -10,9 +10,16 @@ public protocol TestExecutor: Sendable {
   func run(_ step: Runner.Step, events: EventSink) -> TestResult
   /// Called once when the run ends: release what the executor holds (its worker processes).
   func finish()
+  /// Whether the executor ends a test that runs past its time limit outside any wait by
+  /// itself (a worker process is stopped); when it does not, the runner watches for such a
+  /// test (``Configuration/hungTestGracePeriod``).
+  var stopsHungTests: Bool { get }
 }
 
 extension TestExecutor {
   /// Does nothing: an in-process executor holds nothing.
   public func finish() {}
+
+  /// False: a test in this process cannot be stopped.
+  public var stopsHungTests: Bool { false }
 }
