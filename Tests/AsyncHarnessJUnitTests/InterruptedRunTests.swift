@@ -9,12 +9,13 @@ import XCTest
 /// `runEnded`. Runs the `harness-fixture` executable and ends it with real signals.
 final class InterruptedRunTests: ReportTestCase {
 
-  /// Starts the fixture in-process and returns once its `blocks` test is running, with the
-  /// pipe of its standard error.
+  /// Starts the fixture in-process and returns once its `blocks` test is running (it says
+  /// so on standard output: `--no-capture` lets that through), with the pipe of its
+  /// standard error.
   private func startBlockedRun() throws -> (process: Process, errors: Pipe) {
     let process = Process()
     process.executableURL = try harnessFixture()
-    process.arguments = ["--isolation", "none", "--filter", "Fixture/", "--junit", path("report.xml"),
+    process.arguments = ["--no-capture", "--filter", "Fixture/", "--junit", path("report.xml"),
                          "--json", path("events.jsonl")]
     let pipe = Pipe()
     let errors = Pipe()

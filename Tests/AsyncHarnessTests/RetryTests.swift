@@ -162,3 +162,22 @@ final class SlowTestTests: XCTestCase {
     XCTAssertGreaterThan(announced, 0, "some bodies outlast the threshold")
   }
 }
+
+/// Where a chunk of captured output may end, so no character is split between two events.
+final class OutputCaptureBoundaryTests: XCTestCase {
+  func testAChunkEndsAfterTheLastNewlineOrTheLastWholeCharacter() {
+    let cases: [(bytes: [UInt8], end: Int)] = [
+      (Array("ab\ncd".utf8), 3),
+      (Array("abc".utf8), 3),
+      (Array("a€".utf8), 4),
+      (Array("a€".utf8).dropLast(), 1),           // € cut after 2 of its 3 bytes
+      (Array("a😀".utf8).dropLast(3), 1),          // a 4-byte character cut after its lead
+      (Array("é".utf8), 2),
+      ([0x80, 0x80], 2),                           // continuation bytes alone: nothing to wait for
+      ([], 0),
+    ]
+    for (bytes, end) in cases {
+      XCTAssertEqual(OutputCapture.boundary(in: bytes), end, "\(bytes)")
+    }
+  }
+}

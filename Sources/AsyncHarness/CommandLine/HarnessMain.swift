@@ -86,9 +86,9 @@ public enum HarnessMain {
       interrupts?.handleInterrupts()
       var reporters: [any Reporter] = [ConsoleReporter(style: console, write: output)]
       reporters += try options.fileReporters(junit: junit)
-      let executor: any TestExecutor = switch options.isolation ?? defaultIsolation {
+      let executor: any TestExecutor = switch options.isolation ?? (options.noCapture ? .none : defaultIsolation) {
       case .worker: WorkerExecutor.relaunchingThisExecutable(stop: interrupts)
-      case .none: InProcessExecutor()
+      case .none: InProcessExecutor(capturesOutput: !options.noCapture)
       }
       // A command line never hangs silently: in-process, a test hung past its limit ends the run.
       configuration.hungTestGracePeriod = .seconds(1)
@@ -185,6 +185,9 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Where tests run: worker (a worker process, so a crash or hang ends only its test; the default) or none (this process, for a debugger).", valueName: "mode"))
   var isolation: HarnessMain.Isolation?
 
+  @Flag(help: "Run the tests in this process (as --isolation none) and let what they print through to the terminal instead of capturing it as their output.")
+  var noCapture = false
+
   // Schedules: applied in Scheduling/HarnessOptions+Schedules.swift.
   @Option(help: ArgumentHelp("Run each test under N schedules of the scheduled waiter (seeds 1 to N) and report each test's pass rate.", valueName: "N"))
   var explore: Int?
@@ -196,6 +199,9 @@ struct HarnessOptions: ParsableCommand {
     guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1, not \(repetitions)") }
     guard retries >= 0 else { throw ValidationError("--retries must be 0 or more, not \(retries)") }
     try validateSchedules()
+    if noCapture && isolation == .worker {
+      throw ValidationError("--no-capture runs the tests in this process, so it cannot be combined with --isolation worker")
+    }
     for (flag, value) in [("--timeout", timeout), ("--time-limit", timeLimit), ("--slow", slow)] {
       if let value, !(value > 0 && value.isFinite) {
         throw ValidationError("\(flag) must be a positive number of seconds, not \(value)")

@@ -8,8 +8,18 @@ import Synchronization
 /// or a synchronous XCTest method), so blocking waits can turn the main run loop; `async`
 /// bodies run in tasks while it turns the run loop.
 public struct InProcessExecutor: TestExecutor {
+  private let capture: OutputCapture?
+
   /// Creates the executor.
-  public init() {}
+  /// - Parameter capturesOutput: Whether what each test writes to standard output and
+  ///   standard error (`print`, C `printf`) becomes its output (`outputCaptured` events)
+  ///   instead of reaching the terminal: file descriptors 1 and 2 are redirected for the
+  ///   length of each test, and the harness's own text goes to their saved copies. Off by
+  ///   default (the XCTest and Swift Testing bridges leave the streams alone); suites
+  ///   executables turn it on unless `--no-capture` is given.
+  public init(capturesOutput: Bool = false) {
+    capture = capturesOutput ? OutputCapture() : nil
+  }
 
   public func run(_ step: Runner.Step, events: EventSink) -> TestResult {
     let start = ContinuousClock().now
@@ -17,14 +27,21 @@ public struct InProcessExecutor: TestExecutor {
     let record = TestRecord(id: step.id, events: events)
     let context = TestContext(record: record, waiter: step.waiter, defaultTimeout: step.defaultTimeout,
                               timeLimit: step.timeLimit, schedule: step.schedule)
+    capture?.begin()
     TestRecord.$current.withValue(record) {
       TestRecord.$body.withValue(record) { execute(step.test, in: step.suite, with: context) }
     }
+    capture?.end { record.capture($0) }
     return record.end { issues in
       let result = Runner.result(issues: issues, knownIssue: step.test.knownIssue, at: step.test.sourceLocation)
       events(.testEnded(step.id, result, duration: start.duration(to: .now).timeInterval))
       return result
     }
+  }
+
+  /// Stops capturing output.
+  public func finish() {
+    capture?.finish()
   }
 
   /// Runs the set-up, the body, the teardown blocks (last registered first) and the tear-down;

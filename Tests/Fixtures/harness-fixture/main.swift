@@ -71,5 +71,14 @@ let suites = [
     Test("passes on attempt 3", .retries(2)) { t in t.expect(t.id.attempt >= 3, "attempt \(t.id.attempt) fails") }
     Test("always fails") { t in t.fail("fails every attempt") }
   },
+  // Output through each way a test can write it, for the capture tests.
+  Suite("Output") {
+    Test("prints everywhere") { t in
+      print("print to standard output")
+      FileHandle.standardError.write(Data("FileHandle to standard error\n".utf8))
+      puts("C puts")
+      t.log("logged")
+    }
+  },
 ]
 HarnessMain.run(suites, junit: JUnitReporter.factory)
