@@ -36,6 +36,11 @@ public struct Configuration: Sendable {
   /// selected, and under a scheduling strategy they run under it.
   public var replay: ScheduleToken?
 
+  // Jitter (issue 13): carried by each `Runner.Step` to the test's `RealQueues`.
+  /// When set, the real queues tests get delay each item by a small random amount drawn
+  /// from this jitter's seed (`--jitter SEED`, ``Jitter``).
+  public var jitter: Jitter?
+
   /// Whether a selection with no test is a valid, empty run. Off by default: a filter that
   /// matches nothing is a mistake, and the run fails with ``RunnerError/emptySelection(filters:)``
   /// instead of ending green with an empty report.

@@ -17,6 +17,8 @@ extension Runner {
     /// The schedule the test's work runs in, under a strategy that orders work itself
     /// (``ScheduledWaiter``); `nil` otherwise.
     public let schedule: Schedule?
+    /// The delays the test's real queues add to each item (`--jitter`), or `nil` for none.
+    public let jitter: Jitter?
   }
 
   /// The ordered steps of a run, built from a ``Configuration`` in one place: which suites
@@ -75,7 +77,7 @@ extension Runner {
         let id = TestID(suite: entry.suite.name, name: test.name, waiter: entry.waiter.name, repetition: repetition)
         return configuration.scheduledSteps(id, under: entry.waiter).map { id, schedule in
           Step(suite: entry.suite, test: test, waiter: entry.waiter, id: id, defaultTimeout: configuration.defaultTimeout,
-               timeLimit: configuration.timeLimit, schedule: schedule)
+               timeLimit: configuration.timeLimit, schedule: schedule, jitter: configuration.jitter)
         }
       }
     }

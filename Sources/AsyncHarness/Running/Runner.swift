@@ -63,8 +63,8 @@ public final class Runner: Sendable {
 
   private func walk(_ plan: Plan, events: EventSink, checking channel: ReportingChannel) throws -> Summary {
     let start = ContinuousClock().now
-    events(.runStarted(RunInfo(seed: configuration.shuffleSeed, repetitions: plan.repetitions,
-                               waiters: plan.waiterNames)))
+    events(.runStarted(RunInfo(seed: configuration.shuffleSeed, jitterSeed: configuration.jitter?.seed,
+                               repetitions: plan.repetitions, waiters: plan.waiterNames)))
     var total = Summary()
     entries: for entry in plan.entries {
       guard stop?.signal == nil else { break }
