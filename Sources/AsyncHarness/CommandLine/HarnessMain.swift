@@ -180,6 +180,9 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Run each test under N schedules of the scheduled waiter (seeds 1 to N) and report each test's pass rate.", valueName: "N"))
   var explore: Int?
 
+  @Option(help: ArgumentHelp("With --explore: how the schedules pick the next work item, random (a random walk) or pctD (PCT for bugs of depth D, 1 to 9); default: the scheduled waiter's own.", valueName: "policy"))
+  var explorePolicy: String?
+
   @Option(help: ArgumentHelp("Rerun exactly the schedule of a replay token a failing test printed (SEED:POLICY:TEST), for that test only.", valueName: "token"))
   var schedule: String?
 

@@ -32,6 +32,9 @@ public struct Configuration: Sendable {
   /// Under a scheduling strategy (``ScheduledWaiter``), runs each test under this many
   /// schedules, seeds 1 through N, instead of once (`--explore N`).
   public var explorations: Int?
+  /// The policy of the explored schedules (`--explore-policy`); `nil` keeps the scheduled
+  /// waiter's own (``ScheduledWaiter/defaultSchedule``).
+  public var explorationPolicy: SchedulePolicy?
   /// Replays exactly this schedule (`--schedule TOKEN`): only the tests it was made for are
   /// selected, and under a scheduling strategy they run under it.
   public var replay: ScheduleToken?
