@@ -18,7 +18,7 @@ import Synchronization
 /// the order they were made): the same seed gives every queue of a test the same delays
 /// again, while each repetition of `--repeat N` draws new ones. The operating system's
 /// timing still varies, so a seed reruns the same delays, not always the same failure.
-public struct Jitter: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct Jitter: Sendable, Hashable, Codable {
   /// The seed every delay is drawn from.
   public var seed: UInt64
 
@@ -28,9 +28,6 @@ public struct Jitter: Sendable, Hashable, Codable, CustomStringConvertible {
 
   /// Creates a jitter drawing its delays from `seed`.
   public init(seed: UInt64) { self.seed = seed }
-
-  /// The seed, as `--jitter` takes it.
-  public var description: String { String(seed) }
 
   /// The delays of the queues of one run of a test.
   func delays(for test: TestID) -> JitterSource {
