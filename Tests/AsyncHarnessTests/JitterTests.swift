@@ -138,11 +138,13 @@ final class JitterTests: XCTestCase {
   }
 
   func testABadSeedIsAUsageErrorNamingTheFlagAndTheValue() {
-    for value in ["abc", "-1", "1.5", "18446744073709551616"] {
-      let result = run(["--jitter", value])
-      XCTAssertEqual(result.status, 2, value)
-      XCTAssertEqual(result.output, "", value)
-      XCTAssertTrue(result.errors.hasPrefix("error: The value '\(value)' is invalid for '--jitter <seed>'\nUSAGE: "), result.errors)
+    for flag in ["--jitter", "--shuffle"] {
+      for value in ["abc", "-1", "1.5", "18446744073709551616"] {
+        let result = run([flag, value])
+        XCTAssertEqual(result.status, 2, "\(flag) \(value)")
+        XCTAssertEqual(result.output, "", "\(flag) \(value)")
+        XCTAssertTrue(result.errors.hasPrefix("error: The value '\(value)' is invalid for '\(flag) <seed>'\nUSAGE: "), result.errors)
+      }
     }
   }
 
