@@ -20,9 +20,9 @@ public enum JUnitProfile: String, Sendable, Hashable, CaseIterable {
 /// Writes a run as a JUnit XML report for CI dashboards, through libxml2's streaming writer.
 ///
 /// Each suite × waiter strategy becomes one `<testsuite>` named `Suite [waiter]`, with the
-/// properties `waiter`, `seed` (when the run was shuffled), `repetitions` and
-/// `harnessVersion`. Each test becomes a `<testcase>` whose `classname` is that suite name
-/// and whose `name` is the test's name, with ` #N` for repetition N > 1; names that would
+/// properties `waiter`, `seed` (when the run was shuffled), `jitterSeed` (when real queues
+/// were jittered, `--jitter`), `repetitions` and `harnessVersion`. Each test becomes a
+/// `<testcase>` whose `classname` is that suite name and whose `name` is the test's name, with ` #N` for repetition N > 1; names that would
 /// repeat in the file get a ` (2)`, ` (3)`, … suffix, skipping the names of other tests in
 /// the suite (a test literally named `dup (2)` keeps its name).
 ///
@@ -222,6 +222,7 @@ private final class JUnitReport {
       try writer.startElement("properties")
       try property("waiter", suite.waiter, to: writer)
       if let seed = run?.seed { try property("seed", String(seed), to: writer) }
+      if let seed = run?.jitterSeed { try property("jitterSeed", String(seed), to: writer) }
       if let run { try property("repetitions", String(run.repetitions), to: writer) }
       try property("harnessVersion", run?.harnessVersion ?? AsyncHarnessVersion.current, to: writer)
       try writer.endElement()

@@ -17,7 +17,7 @@ final class JUnitReporterTests: ReportTestCase {
         ("flaky", TestResult(verdict: .knownIssue, reason: "#12", issues: [failure]), []),
       ]),
       suiteEvents("Pinacoteca.API", waiter: "expectation", [("loads", passed, [])]),
-      seed: 42, repetitions: 2))
+      seed: 42, jitterSeed: 9, repetitions: 2))
 
     XCTAssertEqual(report.name, "testsuites")
     XCTAssertEqual(report.attributeMap, ["name": "AsyncHarness", "time": "1.500", "tests": "6", "failures": "1", "errors": "1"])
@@ -33,7 +33,7 @@ final class JUnitReporterTests: ReportTestCase {
     XCTAssertEqual(suites[0].elements.first?.name, "properties")
     XCTAssertEqual(
       suites[0].elements(named: "properties")[0].elements.map { "\($0.attribute("name")!)=\($0.attribute("value")!)" },
-      ["waiter=semaphore", "seed=42", "repetitions=2", "harnessVersion=\(AsyncHarnessVersion.current)"])
+      ["waiter=semaphore", "seed=42", "jitterSeed=9", "repetitions=2", "harnessVersion=\(AsyncHarnessVersion.current)"])
     XCTAssertEqual(
       report.testCases.map { "\($0.attribute("classname")!) | \($0.attribute("name")!) | \($0.elements.map(\.name))" },
       [

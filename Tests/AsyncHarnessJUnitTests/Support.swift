@@ -55,8 +55,8 @@ func suiteEvents(
 /// An event about a test, made once the test's identity is known.
 typealias TestEvent = @Sendable (TestID) -> Event.Kind
 
-func runEvents(_ suites: [Event]..., seed: UInt64? = nil, repetitions: Int = 1) -> [Event] {
-  [Event(.runStarted(RunInfo(seed: seed, repetitions: repetitions, waiters: ["semaphore"])))]
+func runEvents(_ suites: [Event]..., seed: UInt64? = nil, jitterSeed: UInt64? = nil, repetitions: Int = 1) -> [Event] {
+  [Event(.runStarted(RunInfo(seed: seed, jitterSeed: jitterSeed, repetitions: repetitions, waiters: ["semaphore"])))]
     + suites.flatMap { $0 } + [Event(.runEnded(Summary(), duration: 1.5))]
 }
 

@@ -99,6 +99,33 @@ final class ExploreReplayTests: XCTestCase {
     }
   }
 
+  func testExplorePolicyChoosesThePolicyOfEveryExploredSchedule() throws {
+    let result = run(["--explore", "20", "--explore-policy", "pct2"])
+    XCTAssertEqual(result.status, 1, result.errors)
+    let tokens = result.output.split(separator: "\n").filter { $0.hasPrefix("    replay: --schedule ") }
+      .map { $0.dropFirst("    replay: --schedule ".count).split(separator: ":").dropLast().joined(separator: ":") }
+    XCTAssertFalse(tokens.isEmpty, result.output)
+    XCTAssertTrue(tokens.allSatisfy { $0.hasSuffix(":pct2") }, "\(tokens)")
+    var configuration = Configuration()
+    configuration.explorations = 3
+    configuration.explorationPolicy = .pct(depth: 2)
+    let schedules = configuration.scheduledSteps(TestID(suite: "Race", name: "no race", waiter: "scheduled"),
+                                                 under: ScheduledWaiter()).map(\.schedule)
+    XCTAssertEqual(schedules, [1, 2, 3].map { Schedule(seed: $0, policy: .pct(depth: 2)) })
+  }
+
+  func testABadExplorePolicyOrOneWithoutExploreIsAUsageError() {
+    for (arguments, message) in [
+      (["--explore", "3", "--explore-policy", "pct12"],
+       "error: --explore-policy \"pct12\" is not a policy: expected random or pctD with D from 1 to 9, e.g. pct3\n"),
+      (["--explore-policy", "random"], "error: --explore-policy needs --explore N\n"),
+    ] {
+      let result = run(arguments)
+      XCTAssertEqual(result.status, 2, "\(arguments)")
+      XCTAssertTrue(result.errors.hasPrefix(message), result.errors)
+    }
+  }
+
   func testExploringTheMatrixExploresOnlyTheScheduledColumn() {
     let result = run(["--explore", "4", "--waiter", "all", "--filter", "no race"])
     XCTAssertEqual(result.status, 0, result.errors)

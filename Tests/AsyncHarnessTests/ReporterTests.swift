@@ -22,7 +22,7 @@ final class ReporterTests: XCTestCase {
     summary.count(.failed)
     let suite = SuiteRun(suite: "MessageLoader", waiter: "semaphore")
     return [
-      Event(.runStarted(RunInfo(harnessVersion: "0.1.0", seed: 42, repetitions: 1, waiters: ["semaphore"])), timestamp: instant),
+      Event(.runStarted(RunInfo(harnessVersion: "0.1.0", seed: 42, jitterSeed: 9, repetitions: 1, waiters: ["semaphore"])), timestamp: instant),
       Event(.suiteStarted(suite), timestamp: instant),
       Event(.testStarted(passed), timestamp: instant),
       Event(.testEnded(passed, TestResult(verdict: .passed), duration: 0.0000123), timestamp: instant),
@@ -40,6 +40,7 @@ final class ReporterTests: XCTestCase {
     for event in events(at: inPackage) { try reporter.handle(event) }
     XCTAssertEqual(text.text, """
       Shuffled with seed 42 (replay with --shuffle 42)
+      Real queues jittered with seed 9 (0–2 ms before each item; rerun with --jitter 9)
       PASS  MessageLoader/greets with hello [semaphore] (0.000s)
       FAIL  MessageLoader/loads two [semaphore] (1.002s)
           Tests/LoaderTests/LoaderTests.swift:14: Exceeded timeout of 1 seconds, with unfulfilled expectations: "loaded" created at Tests/LoaderTests/LoaderTests.swift:13
@@ -67,7 +68,7 @@ final class ReporterTests: XCTestCase {
     let lines = written.lines
     XCTAssertEqual(lines.count, 9)
     XCTAssertTrue(lines.allSatisfy { $0.hasSuffix("\n") && $0.dropLast().contains("\n") == false })
-    XCTAssertEqual(lines[0], #"{"kind":"runStarted","run":{"harnessVersion":"0.1.0","repetitions":1,"seed":42,"waiters":["semaphore"]},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n")
+    XCTAssertEqual(lines[0], #"{"kind":"runStarted","run":{"harnessVersion":"0.1.0","jitterSeed":9,"repetitions":1,"seed":42,"waiters":["semaphore"]},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n")
     XCTAssertEqual(lines[1], #"{"kind":"suiteStarted","suite":"MessageLoader","timestamp":"2027-01-15T08:00:00.000Z","version":2,"waiter":"semaphore"}"# + "\n")
     XCTAssertEqual(lines[5], #"{"issue":{"kind":"waitFailed","message":"Exceeded timeout of 1 seconds, with unfulfilled expectations: \"loaded\" created at LoaderTests/LoaderTests.swift:13","sourceLocation":{"column":5,"fileID":"LoaderTests/LoaderTests.swift","filePath":"/src/LoaderTests.swift","line":14}},"kind":"issueRecorded","test":{"attempt":1,"name":"loads two","repetition":1,"suite":"MessageLoader","waiter":"semaphore"},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n")
     XCTAssertEqual(lines[6], #"{"duration":1.0016,"kind":"testEnded","result":{"issues":[{"kind":"waitFailed","message":"Exceeded timeout of 1 seconds, with unfulfilled expectations: \"loaded\" created at LoaderTests/LoaderTests.swift:13","sourceLocation":{"column":5,"fileID":"LoaderTests/LoaderTests.swift","filePath":"/src/LoaderTests.swift","line":14}}],"verdict":"failed"},"test":{"attempt":1,"name":"loads two","repetition":1,"suite":"MessageLoader","waiter":"semaphore"},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n")
@@ -84,7 +85,7 @@ final class ReporterTests: XCTestCase {
     let issue = Issue(kind: .lateSignal, message: hostile, sourceLocation: SourceLocation(
       fileID: hostile, filePath: hostile, line: 7, column: 9))
     let kinds: [Event.Kind] = [
-      .runStarted(RunInfo(seed: UInt64.max, repetitions: 2, waiters: [hostile])),
+      .runStarted(RunInfo(seed: UInt64.max, jitterSeed: UInt64.max, repetitions: 2, waiters: [hostile])),
       .suiteStarted(SuiteRun(suite: hostile, waiter: hostile)),
       .testStarted(test),
       .issueRecorded(test, Issue(kind: .warning, message: hostile)),

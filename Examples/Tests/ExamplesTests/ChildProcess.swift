@@ -10,8 +10,10 @@ func builtExecutable(_ name: String, for testCase: AnyClass) -> URL {
 }
 
 /// Runs a child process to its end, its standard output and error going to files (so
-/// neither pipe can fill and stall it), and returns its status and both texts.
-func runToEnd(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+/// neither pipe can fill and stall it), and returns its status and both texts. The child
+/// gets this process's environment plus `environment`.
+func runToEnd(_ executable: URL, _ arguments: [String],
+              environment: [String: String] = [:]) throws -> (status: Int32, output: String, errors: String) {
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)")
   try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
   defer { try? FileManager.default.removeItem(at: directory) }
@@ -22,6 +24,7 @@ func runToEnd(_ executable: URL, _ arguments: [String]) throws -> (status: Int32
   let process = Process()
   process.executableURL = executable
   process.arguments = arguments
+  process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
   process.standardOutput = try FileHandle(forWritingTo: outputURL)
   process.standardError = try FileHandle(forWritingTo: errorsURL)
   try process.run()

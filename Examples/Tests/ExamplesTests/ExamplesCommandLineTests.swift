@@ -6,7 +6,7 @@ import XCTest
 final class ExamplesCommandLineTests: XCTestCase {
   private var examples: URL { builtExecutable("examples", for: Self.self) }
 
-  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>] [--isolation <mode>] [--explore <N>] [--schedule <token>]"
+  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>] [--isolation <mode>] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]]"
 
   func testHelpNamesTheExecutableAndShowsTheSeedAsOptional() throws {
     let result = try runToEnd(examples, ["--help"])
@@ -47,9 +47,17 @@ final class ExamplesCommandLineTests: XCTestCase {
         --explore <N>           Run each test under N schedules of the scheduled
                                 waiter (seeds 1 to N) and report each test's pass
                                 rate.
+        --explore-policy <policy>
+                                With --explore: how the schedules pick the next work
+                                item, random (a random walk) or pctD (PCT for bugs of
+                                depth D, 1 to 9); default: the scheduled waiter's own.
         --schedule <token>      Rerun exactly the schedule of a replay token a
                                 failing test printed (SEED:POLICY:TEST), for that
                                 test only.
+        --jitter [<seed>]       Delay each item sent to a test's real queues by 0 to
+                                2 ms, drawn from the seed (with --repeat, shakes out
+                                ordering bugs); without a seed, a random one is
+                                printed.
         -h, --help              Show help information.
 
 

@@ -62,7 +62,7 @@ public enum HarnessMain {
     let errors = errors ?? { FileHandleOutput.standardError.write($0) }
     let options: HarnessOptions
     do {
-      options = try HarnessOptions.parse(HarnessOptions.expandingShuffle(arguments))
+      options = try HarnessOptions.parse(HarnessOptions.expandingOptionalSeeds(arguments))
     } catch {
       if HarnessOptions.exitCode(for: error) == .success {
         output(HarnessOptions.showingOptionalSeed(HarnessOptions.fullMessage(for: error)) + "\n")
@@ -130,11 +130,17 @@ struct HarnessOptions: ParsableCommand {
     URL(fileURLWithPath: CommandLine.arguments.first ?? "harness").lastPathComponent
   }
 
-  /// Shows the seed of `--shuffle` as optional, as the README does: ArgumentParser has no
-  /// notation for an option whose value may be left out (``expandingShuffle(_:)`` fills it in).
+  /// The options whose seed may be left out: a random one is then used, and printed.
+  static let optionalSeedFlags = ["--shuffle", "--jitter"]
+
+  /// Shows the seed of `--shuffle` and `--jitter` as optional, as the README does:
+  /// ArgumentParser has no notation for an option whose value may be left out
+  /// (``expandingOptionalSeeds(_:)`` fills it in).
   static func showingOptionalSeed(_ text: String) -> String {
-    text.replacingOccurrences(of: "[--shuffle <seed>]", with: "[--shuffle [<seed>]]")
-      .replacingOccurrences(of: "  --shuffle <seed>  ", with: "  --shuffle [<seed>]")
+    optionalSeedFlags.reduce(text) { text, flag in
+      text.replacingOccurrences(of: "[\(flag) <seed>]", with: "[\(flag) [<seed>]]")
+        .replacingOccurrences(of: "  \(flag) <seed>  ", with: "  \(flag) [<seed>]")
+    }
   }
 
   @Option(help: ArgumentHelp("The waiter strategy for every suite, or all for the matrix.", valueName: "name|all"))
@@ -192,8 +198,15 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Run each test under N schedules of the scheduled waiter (seeds 1 to N) and report each test's pass rate.", valueName: "N"))
   var explore: Int?
 
+  @Option(help: ArgumentHelp("With --explore: how the schedules pick the next work item, random (a random walk) or pctD (PCT for bugs of depth D, 1 to 9); default: the scheduled waiter's own.", valueName: "policy"))
+  var explorePolicy: String?
+
   @Option(help: ArgumentHelp("Rerun exactly the schedule of a replay token a failing test printed (SEED:POLICY:TEST), for that test only.", valueName: "token"))
   var schedule: String?
+
+  // Jitter: applied in Dispatching/HarnessOptions+Jitter.swift.
+  @Option(help: ArgumentHelp("Delay each item sent to a test's real queues by 0 to 2 ms, drawn from the seed (with --repeat, shakes out ordering bugs); without a seed, a random one is printed.", valueName: "seed"))
+  var jitter: UInt64?
 
   func validate() throws {
     guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1, not \(repetitions)") }
@@ -202,6 +215,7 @@ struct HarnessOptions: ParsableCommand {
     if noCapture && isolation == .worker {
       throw ValidationError("--no-capture runs the tests in this process, so it cannot be combined with --isolation worker")
     }
+    try validateJitter()
     for (flag, value) in [("--timeout", timeout), ("--time-limit", timeLimit), ("--slow", slow)] {
       if let value, !(value > 0 && value.isFinite) {
         throw ValidationError("\(flag) must be a positive number of seconds, not \(value)")
@@ -230,18 +244,34 @@ struct HarnessOptions: ParsableCommand {
     configuration.timeLimit = timeLimit.map { .milliseconds(Int64(($0 * 1000).rounded())) }
     configuration.slowThreshold = slow.map { .milliseconds(Int64(($0 * 1000).rounded())) }
     try applySchedules(to: &configuration, registry: registry)
+    configuration.jitter = jitter.map(Jitter.init(seed:))
     return configuration
   }
 
-  /// Lets `--shuffle` stand alone: without a seed after it, a random seed is inserted.
-  static func expandingShuffle(_ arguments: [String]) -> [String] {
+  /// Lets `--shuffle` and `--jitter` stand alone: when the next argument is another option
+  /// (or there is none), a random seed is inserted. Anything else after them is their seed,
+  /// which the parser checks, so `--jitter abc` and `--jitter -1` are usage errors naming
+  /// the flag and the value (a negative number is joined to its flag, `--jitter=-1`, or the
+  /// parser would take it for an option).
+  static func expandingOptionalSeeds(_ arguments: [String]) -> [String] {
     var result: [String] = []
-    for (index, argument) in arguments.enumerated() {
-      result.append(argument)
-      guard argument == "--shuffle" else { continue }
-      let next = arguments.indices.contains(index + 1) ? arguments[index + 1] : nil
-      if next.flatMap(UInt64.init) == nil {
-        result.append(String(UInt64.random(in: 1...UInt64(UInt32.max))))
+    var index = arguments.startIndex
+    while index < arguments.endIndex {
+      let argument = arguments[index]
+      index += 1
+      guard optionalSeedFlags.contains(argument) else {
+        result.append(argument)
+        continue
+      }
+      let next = index < arguments.endIndex ? arguments[index] : nil
+      switch next {
+      case let negative? where negative.hasPrefix("-") && Double(negative) != nil:
+        result.append("\(argument)=\(negative)")
+        index += 1
+      case let seed? where !seed.hasPrefix("-"):
+        result.append(argument)
+      default:
+        result += [argument, String(UInt64.random(in: 1...UInt64(UInt32.max)))]
       }
     }
     return result

@@ -1,11 +1,16 @@
 import Dispatch
 
 /// A ``Dispatching`` queue backed by a real `DispatchQueue`.
+///
+/// The queues a test gets under `--jitter` delay each item a little before the dispatch
+/// queue gets it (``Jitter``).
 public struct AsyncQueue: Dispatching {
   /// The queue work is sent to.
   public let queue: DispatchQueue
   public let identity: QueueIdentity
   let issues: IssueSink
+  /// The delays of a jittered queue (`--jitter`); `nil` sends work at once.
+  let jitter: JitteredDelivery?
 
   /// Wraps a dispatch queue. Pass `DispatchQueue.main` to stand for the main queue.
   public init(_ queue: DispatchQueue, label: String? = nil) {
@@ -13,21 +18,24 @@ public struct AsyncQueue: Dispatching {
     self.init(queue, identity: isMain ? .main : QueueIdentity(label: label ?? queue.label), issues: IssueSink(record: nil))
   }
 
-  init(_ queue: DispatchQueue, identity: QueueIdentity, issues: IssueSink) {
+  init(_ queue: DispatchQueue, identity: QueueIdentity, issues: IssueSink, jitter: JitteredDelivery? = nil) {
     self.queue = queue
     self.identity = identity
     self.issues = issues
+    self.jitter = jitter
   }
 
   /// The main queue.
   public static var main: AsyncQueue { AsyncQueue(.main) }
 
   public func async(_ work: @escaping @Sendable () -> Void) {
-    let identity = identity
-    queue.async { DispatchChain.$frames.withValue([identity], operation: work) }
+    let (identity, queue) = (identity, queue)
+    let send: @Sendable () -> Void = { queue.async { DispatchChain.$frames.withValue([identity], operation: work) } }
+    if let jitter { jitter.delay(send) } else { send() }
   }
 
   public func asyncAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
+    guard jitter == nil else { return sendAfter(delay, work) }
     let identity = identity
     queue.asyncAfter(deadline: .now() + delay.dispatchInterval) { DispatchChain.$frames.withValue([identity], operation: work) }
   }
@@ -35,6 +43,7 @@ public struct AsyncQueue: Dispatching {
   public func sync<T>(_ work: () throws -> T) rethrows -> T {
     let (chain, isCycle) = DispatchChain.enter(identity, issues: issues)
     if isCycle { return try DispatchChain.$frames.withValue(chain, operation: work) }
+    jitter?.handAll()
     return try queue.sync { try DispatchChain.$frames.withValue(chain, operation: work) }
   }
 }

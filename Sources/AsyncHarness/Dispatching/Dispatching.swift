@@ -44,6 +44,11 @@ public final class QueueIdentity: Sendable, CustomStringConvertible {
 
 extension Dispatching {
   public func asyncAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
+    sendAfter(delay, work)
+  }
+
+  /// Hands `work` to ``async(_:)`` once `delay` has passed, from a dispatch timer.
+  func sendAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
     DispatchQueue.global().asyncAfter(deadline: .now() + delay.dispatchInterval) { self.async(work) }
   }
 

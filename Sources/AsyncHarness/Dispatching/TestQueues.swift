@@ -18,24 +18,33 @@ public protocol TestQueues: Sendable {
 }
 
 /// What a strategy is given to make one test's queues: the test, the schedule it runs
-/// under, and where the queues record what they detect (a dispatch cycle).
+/// under, the jitter of its real queues, and where the queues record what they detect (a
+/// dispatch cycle).
 public struct QueueSetup: Sendable {
   /// The test the queues are for.
   public let test: TestID
   /// The schedule chosen for this run of the test (`--explore`, `--schedule`), for a
   /// strategy that orders work itself; `nil` leaves the strategy's own default.
   public let schedule: Schedule?
+  /// The delays real queues add to each item (`--jitter`), for a strategy whose tests get
+  /// real queues (``RealQueues`` applies them); `nil` for none.
+  public let jitter: Jitter?
   let record: TestRecord?
 
   /// A setup for queues that belong to no test (a strategy author's own tests): their
   /// issues go to the test running at that moment.
-  public init(test: TestID, schedule: Schedule? = nil) {
-    self.init(test: test, schedule: schedule, record: nil)
+  /// - Parameters:
+  ///   - test: the test the queues are for.
+  ///   - schedule: the schedule, for a strategy that orders work itself.
+  ///   - jitter: the delays real queues add to each item.
+  public init(test: TestID, schedule: Schedule? = nil, jitter: Jitter? = nil) {
+    self.init(test: test, schedule: schedule, jitter: jitter, record: nil)
   }
 
-  init(test: TestID, schedule: Schedule?, record: TestRecord?) {
+  init(test: TestID, schedule: Schedule?, jitter: Jitter?, record: TestRecord?) {
     self.test = test
     self.schedule = schedule
+    self.jitter = jitter
     self.record = record
   }
 
@@ -51,20 +60,24 @@ public struct QueueSetup: Sendable {
 
 /// Real queues: `t.main` is `DispatchQueue.main`, every other queue a serial
 /// `DispatchQueue` made for the test; the clock is the continuous clock. The default of
-/// every strategy that does not order work itself.
+/// every strategy that does not order work itself. With a jitter in the setup
+/// (`--jitter`), each queue delays its items a little (``Jitter``).
 public struct RealQueues: TestQueues {
   public let main: any Dispatching
   private let setup: QueueSetup
+  private let jitter: JitterSource?
 
   /// The real queues of the test `setup` names.
   public init(for setup: QueueSetup) {
     self.setup = setup
-    main = AsyncQueue(.main, identity: .main, issues: setup.issues)
+    jitter = setup.jitter?.delays(for: setup.test)
+    main = AsyncQueue(.main, identity: .main, issues: setup.issues, jitter: jitter.map { JitteredDelivery($0.nextQueue()) })
   }
 
   public func makeQueue(label: String) -> any Dispatching {
     AsyncQueue(DispatchQueue(label: "AsyncHarness.\(setup.test.name).\(label)"),
-               identity: QueueIdentity(label: label), issues: setup.issues)
+               identity: QueueIdentity(label: label), issues: setup.issues,
+               jitter: jitter.map { JitteredDelivery($0.nextQueue()) })
   }
 
   public var clock: any Clock<Duration> { ContinuousClock() }

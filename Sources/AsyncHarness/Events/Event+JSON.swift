@@ -179,6 +179,7 @@ extension JSONText {
   fileprivate mutating func runInfo(_ run: RunInfo) {
     object { json in
       json.field("harnessVersion", run.harnessVersion)
+      if let jitterSeed = run.jitterSeed { json.field("jitterSeed") { $0.raw(String(jitterSeed)) } }
       json.field("repetitions", run.repetitions)
       if let seed = run.seed { json.field("seed") { $0.raw(String(seed)) } }
       json.field("waiters") { json in json.array(run.waiters) { $0.string($1) } }

@@ -131,16 +131,25 @@ public struct RunInfo: Sendable, Hashable, Codable {
   public var harnessVersion: String
   /// The seed tests were shuffled with, when they were.
   public var seed: UInt64?
+  /// The seed of the delays real queues added to each item (`--jitter`), when they did.
+  public var jitterSeed: UInt64?
   /// How many times each test runs.
   public var repetitions: Int
   /// The waiter strategies the run uses.
   public var waiters: [String]
 
   /// Creates run facts.
-  public init(harnessVersion: String = AsyncHarnessVersion.current, seed: UInt64? = nil,
+  /// - Parameters:
+  ///   - harnessVersion: the version of AsyncHarness that ran.
+  ///   - seed: the seed tests were shuffled with, when they were.
+  ///   - jitterSeed: the seed of the real queues' delays, when they had some.
+  ///   - repetitions: how many times each test runs.
+  ///   - waiters: the waiter strategies the run uses.
+  public init(harnessVersion: String = AsyncHarnessVersion.current, seed: UInt64? = nil, jitterSeed: UInt64? = nil,
               repetitions: Int = 1, waiters: [String] = []) {
     self.harnessVersion = harnessVersion
     self.seed = seed
+    self.jitterSeed = jitterSeed
     self.repetitions = repetitions
     self.waiters = waiters
   }

@@ -17,6 +17,8 @@ struct WorkerRequest: Codable, Sendable {
   var timeLimit: Double?
   /// The schedule, under a strategy that orders work itself.
   var schedule: Schedule?
+  /// The delays of the test's real queues (`--jitter`).
+  var jitter: Jitter?
 
   init(_ step: Runner.Step) {
     suite = step.id.suite
@@ -27,6 +29,7 @@ struct WorkerRequest: Codable, Sendable {
     defaultTimeout = step.defaultTimeout.timeInterval
     timeLimit = step.timeLimit?.timeInterval
     schedule = step.schedule
+    jitter = step.jitter
   }
 
   /// The step this request names among `suites`, or why there is none.
@@ -43,7 +46,7 @@ struct WorkerRequest: Codable, Sendable {
       id: TestID(suite: suite.name, name: test.name, waiter: waiter.name, repetition: repetition, attempt: attempt,
                  schedule: schedule?.token(forTestAt: "\(suite.name)/\(test.name)").description),
       defaultTimeout: .seconds(defaultTimeout), timeLimit: timeLimit.map { .seconds($0) }, schedule: schedule,
-      retries: 0)) // The parent's runner decides retries.
+      jitter: jitter, retries: 0)) // The parent's runner decides retries.
   }
 }
 

@@ -52,6 +52,9 @@ public final class ConsoleReporter: Reporter {
       if let seed = run.seed {
         write("Shuffled with seed \(seed) (replay with --shuffle \(seed))\n")
       }
+      if let seed = run.jitterSeed {
+        write("Real queues jittered with seed \(seed) (0–2 ms before each item; rerun with --jitter \(seed))\n")
+      }
     case .testStarted(let test):
       if style.liveProgress { write("\r\u{1B}[2K… \(test)") }
     case .testSlow(let test, let elapsed):

@@ -50,9 +50,17 @@ public struct Configuration: Sendable {
   /// Under a scheduling strategy (``ScheduledWaiter``), runs each test under this many
   /// schedules, seeds 1 through N, instead of once (`--explore N`).
   public var explorations: Int?
+  /// The policy of the explored schedules (`--explore-policy`); `nil` keeps the scheduled
+  /// waiter's own (``ScheduledWaiter/defaultSchedule``).
+  public var explorationPolicy: SchedulePolicy?
   /// Replays exactly this schedule (`--schedule TOKEN`): only the tests it was made for are
   /// selected, and under a scheduling strategy they run under it.
   public var replay: ScheduleToken?
+
+  // Jitter (issue 13): carried by each `Runner.Step` to the test's `RealQueues`.
+  /// When set, the real queues tests get delay each item by a small random amount drawn
+  /// from this jitter's seed (`--jitter SEED`, ``Jitter``).
+  public var jitter: Jitter?
 
   /// Whether a selection with no test is a valid, empty run. Off by default: a filter that
   /// matches nothing is a mistake, and the run fails with ``RunnerError/emptySelection(filters:)``

@@ -26,7 +26,7 @@ public struct InProcessExecutor: TestExecutor {
     events(.testStarted(step.id))
     let record = TestRecord(id: step.id, events: events)
     let context = TestContext(record: record, waiter: step.waiter, defaultTimeout: step.defaultTimeout,
-                              timeLimit: step.timeLimit, schedule: step.schedule)
+                              timeLimit: step.timeLimit, schedule: step.schedule, jitter: step.jitter)
     capture?.begin()
     TestRecord.$current.withValue(record) {
       TestRecord.$body.withValue(record) { execute(step.test, in: step.suite, with: context) }

@@ -17,6 +17,8 @@ extension Runner {
     /// The schedule the test's work runs in, under a strategy that orders work itself
     /// (``ScheduledWaiter``); `nil` otherwise.
     public let schedule: Schedule?
+    /// The delays the test's real queues add to each item (`--jitter`), or `nil` for none.
+    public let jitter: Jitter?
     /// How many times the test runs again after a failing attempt (0 under a schedule).
     public let retries: Int
 
@@ -26,7 +28,7 @@ extension Runner {
       var id = id
       id.attempt += 1
       return Step(suite: suite, test: test, waiter: waiter, id: id, defaultTimeout: defaultTimeout,
-                  timeLimit: timeLimit, schedule: schedule, retries: retries)
+                  timeLimit: timeLimit, schedule: schedule, jitter: jitter, retries: retries)
     }
   }
 
@@ -86,7 +88,7 @@ extension Runner {
         let id = TestID(suite: entry.suite.name, name: test.name, waiter: entry.waiter.name, repetition: repetition)
         return configuration.scheduledSteps(id, under: entry.waiter).map { id, schedule in
           Step(suite: entry.suite, test: test, waiter: entry.waiter, id: id, defaultTimeout: configuration.defaultTimeout,
-               timeLimit: configuration.timeLimit, schedule: schedule,
+               timeLimit: configuration.timeLimit, schedule: schedule, jitter: configuration.jitter,
                retries: schedule == nil ? test.retries ?? configuration.retries : 0)
         }
       }

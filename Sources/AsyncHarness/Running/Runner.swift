@@ -64,8 +64,8 @@ public final class Runner: Sendable {
   private func walk(_ plan: Plan, channel: ReportingChannel) throws -> Summary {
     let events = channel.sink
     let progress = RunProgress()
-    events(.runStarted(RunInfo(seed: configuration.shuffleSeed, repetitions: plan.repetitions,
-                               waiters: plan.waiterNames)))
+    events(.runStarted(RunInfo(seed: configuration.shuffleSeed, jitterSeed: configuration.jitter?.seed,
+                               repetitions: plan.repetitions, waiters: plan.waiterNames)))
     entries: for entry in plan.entries {
       guard stop?.signal == nil else { break }
       progress.start(entry.suiteRun)

@@ -26,12 +26,12 @@ public final class TestContext: Sendable {
   public let background: any Dispatching
 
   init(record: TestRecord, waiter: any Waiter, defaultTimeout: Duration, timeLimit: Duration? = nil,
-       schedule: Schedule? = nil) {
+       schedule: Schedule? = nil, jitter: Jitter? = nil) {
     self.record = record
     self.waiter = waiter
     self.defaultTimeout = defaultTimeout
     self.timeLimit = timeLimit.map { ($0, ContinuousClock().now.advanced(by: $0)) }
-    queues = waiter.makeQueues(for: QueueSetup(test: record.id, schedule: schedule, record: record))
+    queues = waiter.makeQueues(for: QueueSetup(test: record.id, schedule: schedule, jitter: jitter, record: record))
     main = queues.main
     background = queues.makeQueue(label: "background")
   }

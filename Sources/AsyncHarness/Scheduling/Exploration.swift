@@ -5,7 +5,7 @@ extension Configuration {
   /// - A waiter that does not order work itself: the step, once, with no schedule.
   /// - A ``ScheduledWaiter`` replaying a token (``replay``): once, under the token's schedule.
   /// - A ``ScheduledWaiter`` exploring (``explorations`` = N): N steps, under seeds 1 through N
-  ///   with the waiter's default policy.
+  ///   with ``explorationPolicy``, or the waiter's default policy.
   /// - Otherwise: once, under the waiter's ``ScheduledWaiter/defaultSchedule``.
   ///
   /// Each returned ``TestID`` carries its schedule's replay token (``TestID/schedule``).
@@ -15,7 +15,8 @@ extension Configuration {
     if let replay {
       schedules = [replay.schedule]
     } else if let explorations {
-      schedules = (1...max(1, explorations)).map { Schedule(seed: UInt64($0), policy: scheduled.defaultSchedule.policy) }
+      let policy = explorationPolicy ?? scheduled.defaultSchedule.policy
+      schedules = (1...max(1, explorations)).map { Schedule(seed: UInt64($0), policy: policy) }
     } else {
       schedules = [scheduled.defaultSchedule]
     }

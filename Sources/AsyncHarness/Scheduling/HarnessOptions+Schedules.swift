@@ -1,18 +1,24 @@
 import ArgumentParser
 
 extension HarnessOptions {
-  /// Checks `--explore N` and `--schedule TOKEN` on their own.
+  /// Checks `--explore N`, `--explore-policy POLICY` and `--schedule TOKEN` on their own.
   func validateSchedules() throws {
     if let explore, explore < 1 { throw ValidationError("--explore must be at least 1, not \(explore)") }
+    if let explorePolicy {
+      guard explore != nil else { throw ValidationError("--explore-policy needs --explore N") }
+      guard SchedulePolicy(explorePolicy) != nil else {
+        throw ValidationError("--explore-policy \"\(explorePolicy)\" is not a policy: expected random or pctD with D from 1 to 9, e.g. pct3")
+      }
+    }
     if explore != nil, schedule != nil { throw ValidationError("--explore and --schedule cannot be combined") }
     if let schedule, ScheduleToken(schedule) == nil {
       throw ValidationError("--schedule \"\(schedule)\" is not a replay token: expected SEED:POLICY:TEST, e.g. 7:pct3:9f2c1a")
     }
   }
 
-  /// Applies `--explore N` and `--schedule TOKEN`: they run under the scheduled waiter (the
-  /// one `--waiter` names, or every scheduling one of `--waiter all`; `scheduled` without
-  /// `--waiter`).
+  /// Applies `--explore N` (with `--explore-policy`) and `--schedule TOKEN`: they run under
+  /// the scheduled waiter (the one `--waiter` names, or every scheduling one of
+  /// `--waiter all`; `scheduled` without `--waiter`).
   /// - Throws: ``UsageError`` when the selected strategies include no scheduling one.
   func applySchedules(to configuration: inout Configuration, registry: WaiterRegistry) throws {
     guard explore != nil || schedule != nil else { return }
@@ -30,6 +36,7 @@ extension HarnessOptions {
       }
     }
     configuration.explorations = explore
+    configuration.explorationPolicy = explorePolicy.flatMap(SchedulePolicy.init)
     configuration.replay = schedule.flatMap(ScheduleToken.init)
   }
 }

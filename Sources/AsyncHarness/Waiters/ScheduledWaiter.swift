@@ -10,10 +10,19 @@
 /// ends at once (after a quiet period of 200 ms in which work from outside may still arrive),
 /// as a timeout whose failure says no pending work could satisfy it and names the queues.
 ///
-/// Work that escapes the test's queues (a real `DispatchQueue`, URLSession's delegate
-/// queue, a `Task`, an actor) is not scheduled: when it wakes a wait or sends work to the
-/// test's queues, the wait records a warning naming it and falls back to real time, and so
-/// do the test's later waits, as under ``SynchronousWaiter``.
+/// Work that escapes the test's queues is not scheduled: Swift concurrency's jobs (the
+/// test's `async` body between its waits, child tasks, nonisolated `async` functions,
+/// actors, `Task {}`, `Task.detached`, the main actor), a real `DispatchQueue` or
+/// `DispatchQueue.main`, URLSession's delegate queue, `Task.sleep`. When such work wakes a
+/// wait or sends work to the test's queues, the wait records a warning naming it and falls
+/// back to real time, and so do the test's later waits, as under ``SynchronousWaiter``.
+///
+/// Of these, the `async` body, its child tasks, nonisolated `async` functions and actors
+/// without an executor of their own follow a task executor preference
+/// (`withTaskExecutorPreference`), so they could be scheduled by an executor feeding the
+/// pending set; that needs the body itself run as a scheduled item, its waits nested in
+/// it, and is not built. `Task {}`, `Task.detached` and the main actor ignore a
+/// preference and stay out of reach.
 ///
 /// The same schedule gives the same order on every machine; a failing test carries a
 /// replay token (`replay: --schedule 7:pct3:9f2c1a`), `--schedule TOKEN` reruns that
