@@ -82,16 +82,18 @@ public final class JUnitReporter: Reporter {
     report = Mutex(try JUnitReport(destination: path, profile: profile, outputLimit: max(0, outputLimit)))
   }
 
-  /// Makes the reporter for `--junit PATH --junit-profile NAME`; pass it to
-  /// `HarnessMain.run(_:junit:)`.
+  /// Makes the reporter for `--junit PATH --junit-profile NAME` and reads the report of
+  /// `--shard-timings PATH` (``readJUnitTimings(_:)``); pass it to `HarnessMain.run(_:junit:)`.
   ///
   /// ```swift
   /// HarnessMain.run(suites, junit: JUnitReporter.factory)
   /// ```
-  public static let factory: JUnitReporterFactory = { path, profileName in
-    guard let profile = JUnitProfile(rawValue: profileName) else { throw JUnitError.unknownProfile(profileName) }
-    return try JUnitReporter(path: path, profile: profile)
-  }
+  public static let factory = JUnitSupport(
+    reporter: { path, profileName in
+      guard let profile = JUnitProfile(rawValue: profileName) else { throw JUnitError.unknownProfile(profileName) }
+      return try JUnitReporter(path: path, profile: profile)
+    },
+    timings: { path in try readJUnitTimings(path) })
 
   /// Records one event; a suite is written to the temporary file when it ends.
   ///

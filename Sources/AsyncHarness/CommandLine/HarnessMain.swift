@@ -35,12 +35,13 @@ public enum HarnessMain {
   ///   - registry: the strategies `--waiter` can name.
   ///   - defaultWaiters: the strategies used when `--waiter` is not given; `.all` makes the
   ///     matrix the default.
-  ///   - junit: makes the reporter for `--junit` (`JUnitReporter.factory`).
+  ///   - junit: writes `--junit` reports and reads `--shard-timings` (`JUnitReporter.factory`).
   public static func run(_ suites: [Suite], registry: WaiterRegistry = .builtIn,
                          defaultWaiters: Configuration.WaiterSelection = .suiteDefault,
-                         junit: JUnitReporterFactory? = nil) -> Never {
+                         junit: JUnitSupport? = nil) -> Never {
     let arguments = Array(CommandLine.arguments.dropFirst())
     if arguments.first == WorkerMain.flag { WorkerMain.serve(suites, registry: registry) }
+    TestProtocol.adoptTemporaryDirectory()
     let status = self.status(arguments: arguments, suites: suites, registry: registry,
                              defaultWaiters: defaultWaiters, defaultIsolation: .worker, junit: junit,
                              interrupts: StopRequest())
@@ -52,15 +53,33 @@ public enum HarnessMain {
   /// process unless `defaultIsolation` or `--isolation` says `worker`, which starts this
   /// process's executable again: only a suites executable calling ``run(_:registry:defaultWaiters:junit:)``
   /// can serve as its own worker.
+  ///
+  /// The Bazel test protocol's variables in `environment` (``TestProtocol``) stand in for
+  /// flags that are not given: a run under `bazel test` needs none.
   public static func status(arguments: [String], suites: [Suite], registry: WaiterRegistry = .builtIn,
                             defaultWaiters: Configuration.WaiterSelection = .suiteDefault,
                             defaultIsolation: Isolation = .none,
-                            junit: JUnitReporterFactory? = nil, console: ConsoleReporter.Style = .forStandardOutput(),
+                            junit: JUnitSupport? = nil, console: ConsoleReporter.Style = .forStandardOutput(),
                             output: (@Sendable (String) -> Void)? = nil, errors: (@Sendable (String) -> Void)? = nil,
-                            interrupts: StopRequest? = nil) -> Int32 {
-    let output = output ?? { FileHandleOutput.standardOutput.write($0) }
-    let errors = errors ?? { FileHandleOutput.standardError.write($0) }
-    let options: HarnessOptions
+                            interrupts: StopRequest? = nil,
+                            environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
+    let testProtocol = TestProtocol(environment: environment)
+    testProtocol.runStarted()
+    let status = status(arguments: arguments, suites: suites, registry: registry, defaultWaiters: defaultWaiters,
+                        defaultIsolation: defaultIsolation, junit: junit, console: console,
+                        output: output ?? { FileHandleOutput.standardOutput.write($0) },
+                        errors: errors ?? { FileHandleOutput.standardError.write($0) },
+                        interrupts: interrupts, testProtocol: testProtocol)
+    if interrupts?.signal == nil { testProtocol.runEnded() }
+    return status
+  }
+
+  private static func status(arguments: [String], suites: [Suite], registry: WaiterRegistry,
+                             defaultWaiters: Configuration.WaiterSelection, defaultIsolation: Isolation,
+                             junit: JUnitSupport?, console: ConsoleReporter.Style,
+                             output: @escaping @Sendable (String) -> Void, errors: @escaping @Sendable (String) -> Void,
+                             interrupts: StopRequest?, testProtocol: TestProtocol) -> Int32 {
+    var options: HarnessOptions
     do {
       options = try HarnessOptions.parse(HarnessOptions.expandingShuffle(arguments))
     } catch {
@@ -73,19 +92,17 @@ public enum HarnessMain {
       return 2
     }
     do {
-      let configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)
+      options.adopt(testProtocol, hasJUnit: junit != nil)
+      var configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)
+      try options.applySharding(to: &configuration, suites: suites, testProtocol: testProtocol, junit: junit)
       try configuration.checkSelection(in: suites)
       if options.list {
-        for suite in suites {
-          for test in suite.tests where configuration.includes(test, in: suite) {
-            output("\(suite.name)/\(test.name)\(test.tags.isEmpty ? "" : "  [tags: \(test.tags.joined(separator: ", "))]")\n")
-          }
-        }
+        output(options.listing(of: configuration.selection(of: suites)))
         return 0
       }
       interrupts?.handleInterrupts()
       var reporters: [any Reporter] = [ConsoleReporter(style: console, write: output)]
-      reporters += try options.fileReporters(junit: junit)
+      reporters += try options.fileReporters(junit: junit?.reporter)
       let executor: any TestExecutor = switch options.isolation ?? defaultIsolation {
       case .worker: WorkerExecutor.relaunchingThisExecutable(stop: interrupts)
       case .none: InProcessExecutor()
@@ -137,7 +154,7 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Run only tests whose Suite/test path contains this text, or tag:NAME (repeatable).", valueName: "text"))
   var filter: [String] = []
 
-  @Flag(help: "List the selected tests and exit.")
+  @Flag(help: "List the selected tests' IDs (Suite/test, one a line) and exit.")
   var list = false
 
   @Flag(help: "Accept a selection with no test as an empty, passing run (by default it is an error).")
@@ -177,9 +194,29 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Rerun exactly the schedule of a replay token a failing test printed (SEED:POLICY:TEST), for that test only.", valueName: "token"))
   var schedule: String?
 
+  // Sharding: applied in Sharding/HarnessOptions+Sharding.swift.
+  @Option(help: ArgumentHelp("With --list: text (one test ID a line, the default) or json (one object a line: id, suite, name, tags, file, line).", valueName: "text|json"))
+  var format: ListFormat?
+
+  @Option(help: ArgumentHelp("Run only the test with this ID, Suite/test as --list prints it (repeatable).", valueName: "id"))
+  var only: [String] = []
+
+  @Option(help: ArgumentHelp("Run only the tests whose IDs this file lists, one a line.", valueName: "path"))
+  var onlyFrom: String?
+
+  @Option(help: ArgumentHelp("Run only shard INDEX of COUNT, counted from 1 (1/3, 2/3, 3/3).", valueName: "index/count"))
+  var shard: String?
+
+  @Option(help: ArgumentHelp("With --shard: what goes to a shard whole, suite (the default) or test.", valueName: "suite|test"))
+  var shardBy: Sharding.Granularity?
+
+  @Option(help: ArgumentHelp("With --shard: balance shards by the test times of this JUnit report of an earlier run.", valueName: "path"))
+  var shardTimings: String?
+
   func validate() throws {
     guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1, not \(repetitions)") }
     try validateSchedules()
+    try validateSharding()
     for (flag, value) in [("--timeout", timeout), ("--time-limit", timeLimit)] {
       if let value, !(value > 0 && value.isFinite) {
         throw ValidationError("\(flag) must be a positive number of seconds, not \(value)")
@@ -225,3 +262,4 @@ struct HarnessOptions: ParsableCommand {
 }
 
 extension HarnessMain.Isolation: ExpressibleByArgument {}
+extension Sharding.Granularity: ExpressibleByArgument {}

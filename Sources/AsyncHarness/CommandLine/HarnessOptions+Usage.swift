@@ -6,5 +6,7 @@ extension HarnessOptions {
     "\(executableName) [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] "
       + "[--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] "
       + "[--timeout <seconds>] [--time-limit <seconds>] [--isolation <mode>] [--explore <N>] [--schedule <token>]"
+      + " [--format <text|json>] [--only <id> ...] [--only-from <path>] [--shard <index/count>] [--shard-by <suite|test>]"
+      + " [--shard-timings <path>]"
   }
 }

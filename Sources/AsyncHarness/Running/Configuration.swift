@@ -36,6 +36,13 @@ public struct Configuration: Sendable {
   /// selected, and under a scheduling strategy they run under it.
   public var replay: ScheduleToken?
 
+  // Sharding (issue 10): applied by `selection(of:)` in Sharding/Configuration+Sharding.swift.
+  /// When set, only these exact tests are selected (`--only ID`, `--only-from FILE`), and
+  /// the filters narrow them further.
+  public var only: Set<TestIdentity>?
+  /// When set, only this shard's part of the selection runs (`--shard INDEX/COUNT`).
+  public var sharding: Sharding?
+
   /// Whether a selection with no test is a valid, empty run. Off by default: a filter that
   /// matches nothing is a mistake, and the run fails with ``RunnerError/emptySelection(filters:)``
   /// instead of ending green with an empty report.
@@ -58,6 +65,7 @@ public struct Configuration: Sendable {
   public func includes(_ test: Test, in suite: Suite) -> Bool {
     let path = "\(suite.name)/\(test.name)"
     if let replay, !replay.matches(testAt: path) { return false }
+    if let only, !only.contains(TestIdentity(suite: suite.name, name: test.name)) { return false }
     guard !filters.isEmpty else { return true }
     return filters.contains { filter in
       if filter.hasPrefix("tag:") { return test.tags.contains(String(filter.dropFirst(4))) }
