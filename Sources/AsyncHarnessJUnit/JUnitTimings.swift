@@ -19,8 +19,8 @@ public func readJUnitTimings(_ path: String) throws -> [TestTiming] {
     timings.append(TestTiming(classname: testCase.attribute("classname") ?? "", name: testCase.attribute("name") ?? "",
                               seconds: seconds))
   }
-  guard root == "testsuites" || root == "testsuite" else {
-    throw JUnitError.unreadableReport(path: path, reason: "not a JUnit report (the root element is <\(root)>)")
+  guard root.name == "testsuites" || root.name == "testsuite" else {
+    throw JUnitError.unreadableReport(path: path, reason: "not a JUnit report (the root element is <\(root.name)>)")
   }
   return timings
 }

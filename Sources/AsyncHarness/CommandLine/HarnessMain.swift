@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 
-/// Makes the JUnit reporter for `--junit PATH --junit-profile NAME`; the
-/// `AsyncHarnessJUnit` product provides one.
-public typealias JUnitReporterFactory = @Sendable (_ path: String, _ profile: String) throws -> any Reporter
+/// Makes the JUnit reporter for `--junit PATH --junit-profile NAME` of a run of `suites`
+/// (where their tests are declared); the `AsyncHarnessJUnit` product provides one.
+public typealias JUnitReporterFactory = @Sendable (_ path: String, _ profile: String, _ suites: [Suite]) throws -> any Reporter
 
 /// The command-line entry point of a suites executable.
 ///
@@ -102,7 +102,7 @@ public enum HarnessMain {
       }
       interrupts?.handleInterrupts()
       var reporters: [any Reporter] = [ConsoleReporter(style: console, write: output)]
-      reporters += try options.fileReporters(junit: junit?.reporter)
+      reporters += try options.fileReporters(junit: junit?.reporter, suites: suites)
       let executor: any TestExecutor = switch options.isolation ?? defaultIsolation {
       case .worker: WorkerExecutor.relaunchingThisExecutable(stop: interrupts)
       case .none: InProcessExecutor()

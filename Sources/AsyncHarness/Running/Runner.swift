@@ -64,7 +64,8 @@ public final class Runner: Sendable {
   private func walk(_ plan: Plan, events: EventSink, checking channel: ReportingChannel) throws -> Summary {
     let start = ContinuousClock().now
     events(.runStarted(RunInfo(seed: configuration.shuffleSeed, repetitions: plan.repetitions,
-                               waiters: plan.waiterNames)))
+                               waiters: plan.waiterNames,
+                               shard: configuration.sharding.map { RunInfo.Shard(index: $0.index, count: $0.count) })))
     var total = Summary()
     entries: for entry in plan.entries {
       guard stop?.signal == nil else { break }

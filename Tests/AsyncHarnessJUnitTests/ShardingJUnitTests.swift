@@ -1,0 +1,165 @@
+import AsyncHarness
+import Foundation
+import HarnessTestSupport
+import XCTest
+
+@testable import AsyncHarnessJUnit
+
+/// Shards end to end with their JUnit reports: balancing by a previous report's times,
+/// merging the shards' reports into the unsharded run's, and the Bazel test protocol.
+final class ShardingJUnitTests: ReportTestCase {
+  /// Twelve tests that each wait on a probe until their duration has passed: 10 ms to 120 ms.
+  private let durations: [Suite] = [
+    Suite("Durations") {
+      for milliseconds in stride(from: 120, through: 10, by: -10) {
+        Test("takes \(milliseconds) ms") { t in
+          let deadline = ContinuousClock.now + .milliseconds(milliseconds)
+          try t.wait(until: "\(milliseconds) ms passed", timeout: .seconds(5)) { ContinuousClock.now >= deadline }
+        }
+      }
+    },
+  ]
+
+  /// Passing, failing, skipped and known-issue tests in four suites.
+  private let mixed: [Suite] = [
+    Suite("Calculator") {
+      Test("adds") { t in t.expect(1 + 1 == 2) }
+      Test("fails") { t in t.fail("broken") }
+      Test("skipped", .skip("not today")) { _ in }
+    },
+    Suite("Loader") {
+      Test("loads") { t in t.expect(true) }
+      Test("known", .knownIssue("flaky server")) { t in t.fail("timeout") }
+    },
+    Suite("Store") { for name in ["saves", "deletes", "a/b"] { Test(name) { t in t.expect(true) } } },
+    Suite("Paths/ünï") { Test("名前") { t in t.expect(true) } },
+  ]
+
+  private func run(_ arguments: [String], suites: [Suite], environment: [String: String] = [:])
+    -> (status: Int32, output: String, errors: String) {
+    let output = WrittenText()
+    let errors = WrittenText()
+    let status = HarnessMain.status(arguments: arguments, suites: suites, junit: JUnitReporter.factory, console: .plain,
+                                    output: output.write, errors: errors.write, environment: environment)
+    return (status, output.text, errors.text)
+  }
+
+  /// Each testcase of a report as `classname | name | result element`, sorted.
+  private func testCases(_ report: String) throws -> [String] {
+    let root = try XMLReader.readDocument(report)
+    return root.elements(named: "testsuite").flatMap { suite in
+      suite.elements(named: "testcase").map { testCase in
+        let result = testCase.elements.first { ["failure", "error", "skipped"].contains($0.name) }?.name ?? "passed"
+        return "\(testCase.attribute("classname")!) | \(testCase.attribute("name")!) | \(result)"
+      }
+    }.sorted()
+  }
+
+  func testTimingsFromAPreviousReportBalanceShardsWithinTenPercent() throws {
+    XCTAssertEqual(run(["--junit", path("previous.xml")], suites: durations).status, 0)
+    let timings = try readJUnitTimings(path("previous.xml"))
+    XCTAssertEqual(timings.count, 12)
+    let tests = durations[0].tests.map { TestIdentity(suite: "Durations", name: $0.name) }
+    for count in 2...4 {
+      let assignment = Sharding(index: 1, count: count, granularity: .test, timings: timings).assignment(of: tests)
+      let predicted = try XCTUnwrap(assignment.predictedSeconds)
+      let total = predicted.reduce(0, +)
+      XCTAssertEqual(total, timings.reduce(0) { $0 + $1.seconds }, accuracy: 1e-9)
+      XCTAssertLessThanOrEqual(predicted.max()!, 1.1 * total / Double(count), "\(count) shards: \(predicted)")
+      print("balance: \(count) shards by timings, slowest \(predicted.max()!) s for total/N \(total / Double(count)) s"
+        + " (\(String(format: "%.1f", 100 * (predicted.max()! * Double(count) / total - 1))) % above)")
+    }
+    // The shards the command line runs are the ones the plan predicts, and cover every test once.
+    let lists = (1...3).map { index in
+      run(["--list", "--shard", "\(index)/3", "--shard-by", "test", "--shard-timings", path("previous.xml")],
+          suites: durations).output.split(separator: "\n").map(String.init)
+    }
+    let assignment = Sharding(index: 1, count: 3, granularity: .test, timings: timings).assignment(of: tests)
+    for (index, list) in lists.enumerated() {
+      XCTAssertEqual(list, tests.filter { assignment.shards[$0] == index + 1 }.map(\.description))
+    }
+  }
+
+  func testAnUnreadableTimingsReportIsAUsageError() {
+    let result = run(["--shard", "1/2", "--shard-timings", path("missing.xml")], suites: mixed)
+    XCTAssertEqual(result.status, 2)
+    XCTAssertEqual(result.errors, "error: cannot read the JUnit report \(path("missing.xml")): No such file or directory\n")
+  }
+
+  func testMergingEveryShardGivesTheUnshardedRun() throws {
+    for granularity in ["suite", "test"] {
+      XCTAssertEqual(run(["--waiter", "all", "--junit", path("all.xml")], suites: mixed).status, 1)
+      let shards = (1...3).map { path("shard-\($0).xml") }
+      for (index, shard) in shards.enumerated() {
+        _ = run(["--waiter", "all", "--shard", "\(index + 1)/3", "--shard-by", granularity, "--junit", shard], suites: mixed)
+        XCTAssertEqual(try XMLReader.readDocument(shard).attribute("name"), "AsyncHarness (shard \(index + 1)/3)")
+      }
+      try mergeJUnitReports(shards, into: path("merged.xml"), expectShards: 3)
+      XCTAssertEqual(try testCases(path("merged.xml")), try testCases(path("all.xml")), granularity)
+      let merged = try XMLReader.readDocument(path("merged.xml"))
+      let all = try XMLReader.readDocument(path("all.xml"))
+      for count in ["tests", "failures", "errors"] {
+        XCTAssertEqual(merged.attribute(count), all.attribute(count), "\(count) by \(granularity)")
+      }
+    }
+  }
+
+  func testMergingWithExpectShardsNamesWhatIsMissing() throws {
+    for index in 1...3 { _ = run(["--shard", "\(index)/3", "--junit", path("shard-\(index).xml")], suites: mixed) }
+    _ = run(["--junit", path("unsharded.xml")], suites: mixed)
+    _ = run(["--shard", "1/2", "--junit", path("other.xml")], suites: mixed)
+    let cases: [([String], String)] = [
+      (["shard-1.xml", "shard-3.xml"],
+       "the reports are not those of every shard: no report of shard 2/3 (it may have ended before writing one); 2 of 3 shards reported"),
+      (["shard-1.xml", "shard-2.xml", "shard-2.xml", "shard-3.xml"],
+       "the reports are not those of every shard: shard 2/3 reported more than once: \(path("shard-2.xml")), \(path("shard-2.xml"))"),
+      (["shard-1.xml", "unsharded.xml"],
+       "the reports are not those of every shard: \(path("unsharded.xml")) is not a shard's report (its root is named \"AsyncHarness\", not \"AsyncHarness (shard I/N)\")"),
+      (["shard-1.xml", "other.xml"],
+       "the reports are not those of every shard: \(path("other.xml")) is the report of shard 1/2, not of one of 3 shards"),
+    ]
+    for (inputs, message) in cases {
+      XCTAssertThrowsError(try mergeJUnitReports(inputs.map(path), into: path("merged.xml"), expectShards: 3)) {
+        XCTAssertEqual("\($0)", message)
+      }
+      XCTAssertFalse(FileManager.default.fileExists(atPath: path("merged.xml")))
+    }
+  }
+
+  func testARunUnderBazelNeedsNoFlags() throws {
+    let xml = path("test.xml")
+    let status = path("shard-status")
+    let premature = path("premature-exit")
+    // A test that sees the premature-exit file while the run is going on.
+    let suites = mixed + [
+      Suite("Store under Bazel") { Test("sees the premature-exit file") { t in t.expect(FileManager.default.fileExists(atPath: premature)) } },
+    ]
+    for index in 0..<2 {
+      let result = run([], suites: suites, environment: [
+        "TEST_TOTAL_SHARDS": "2", "TEST_SHARD_INDEX": "\(index)", "TEST_SHARD_STATUS_FILE": status,
+        "XML_OUTPUT_FILE": xml, "TEST_PREMATURE_EXIT_FILE": premature, "TESTBRIDGE_TEST_ONLY": "Store",
+      ])
+      XCTAssertEqual(result.status, 0, result.errors)
+      XCTAssertTrue(FileManager.default.fileExists(atPath: status))
+      XCTAssertFalse(FileManager.default.fileExists(atPath: premature), "a normal end removes the premature-exit file")
+      let root = try XMLReader.readDocument(xml)
+      XCTAssertEqual(root.attribute("name"), "AsyncHarness (shard \(index + 1)/2)")
+      // The filter selects the suites Store and Store under Bazel, each in its shard.
+      let expected = ["Store": 3, "Store under Bazel": 1].filter { StableHash.shard(of: $0.key, count: 2) == index + 1 }.values.reduce(0, +)
+      XCTAssertEqual(root.attribute("tests"), "\(expected)")
+    }
+  }
+
+  func testTheGitHubProfileGivesEveryTestcaseItsFileForSplitters() throws {
+    XCTAssertEqual(run(["--junit", path("github.xml"), "--junit-profile", "github"], suites: mixed).status, 1)
+    let testCases = try XMLReader.readDocument(path("github.xml")).elements(named: "testsuite").flatMap { $0.elements(named: "testcase") }
+    XCTAssertEqual(testCases.count, 9)
+    for testCase in testCases {
+      XCTAssertEqual(testCase.attribute("file"), "Tests/AsyncHarnessJUnitTests/ShardingJUnitTests.swift", "\(testCase.attributes)")
+      XCTAssertNotNil(testCase.attribute("time"))
+    }
+    let lines = testCases.map { "\($0.attribute("name")!):\($0.attribute("line")!)" }
+    // Where each test is declared, and for the failing one, where it failed.
+    XCTAssertEqual(lines, ["adds:26", "fails:27", "skipped:28", "loads:31", "known:32", "saves:34", "deletes:34", "a/b:34", "名前:35"])
+  }
+}
