@@ -6,7 +6,7 @@ import XCTest
 final class ExamplesCommandLineTests: XCTestCase {
   private var examples: URL { builtExecutable("examples", for: Self.self) }
 
-  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>] [--isolation <mode>] [--explore <N>] [--schedule <token>]"
+  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>] [--isolation <mode>] [--explore <N>] [--schedule <token>] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
 
   func testHelpNamesTheExecutableAndShowsTheSeedAsOptional() throws {
     let result = try runToEnd(examples, ["--help"])
@@ -25,7 +25,8 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 matrix.
         --filter <text>         Run only tests whose Suite/test path contains this
                                 text, or tag:NAME (repeatable).
-        --list                  List the selected tests and exit.
+        --list                  List the selected tests' IDs (Suite/test, one a line)
+                                and exit.
         --allow-empty           Accept a selection with no test as an empty, passing
                                 run (by default it is an error).
         --repeat <N>            Run each test N times. (default: 1)
@@ -50,6 +51,19 @@ final class ExamplesCommandLineTests: XCTestCase {
         --schedule <token>      Rerun exactly the schedule of a replay token a
                                 failing test printed (SEED:POLICY:TEST), for that
                                 test only.
+        --format <text|json>    With --list: text (one test ID a line, the default)
+                                or json (one object a line: id, suite, name, tags,
+                                file, line). (values: text, json)
+        --only <id>             Run only the test with this ID, Suite/test as --list
+                                prints it (repeatable).
+        --only-from <path>      Run only the tests whose IDs this file lists, one a
+                                line.
+        --shard <index/count>   Run only shard INDEX of COUNT, counted from 1 (1/3,
+                                2/3, 3/3).
+        --shard-by <suite|test> With --shard: what goes to a shard whole, suite (the
+                                default) or test. (values: suite, test)
+        --shard-timings <path>  With --shard: balance shards by the test times of
+                                this JUnit report of an earlier run.
         -h, --help              Show help information.
 
 
