@@ -16,16 +16,16 @@ enum JUnitFormat {
 
   /// The name of a report's `<testsuites>`: `AsyncHarness`, or `AsyncHarness (shard I/N)`
   /// for a shard's, which ``mergeJUnitReports(_:into:duplicates:expectShards:)`` checks.
-  static func reportName(shard: RunInfo.Shard?) -> String {
-    shard.map { "AsyncHarness (shard \($0.index)/\($0.count))" } ?? "AsyncHarness"
+  static func reportName(shard: Shard?) -> String {
+    shard.map { "AsyncHarness (shard \($0))" } ?? "AsyncHarness"
   }
 
   /// The shard a report's name (``reportName(shard:)``) gives, or nil.
-  static func shard(fromReportName name: String) -> RunInfo.Shard? {
+  static func shard(fromReportName name: String) -> Shard? {
     guard name.hasPrefix("AsyncHarness (shard "), name.hasSuffix(")") else { return nil }
     let parts = name.dropFirst("AsyncHarness (shard ".count).dropLast().split(separator: "/")
     guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else { return nil }
-    return RunInfo.Shard(index: index, count: count)
+    return Shard(index: index, count: count)
   }
 
   /// An ISO 8601 `xs:dateTime` in UTC, e.g. `2026-11-22T04:21:49Z`.

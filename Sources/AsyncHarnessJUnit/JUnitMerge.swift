@@ -89,7 +89,7 @@ private func checkShards(_ roots: [ParsedElement], of inputs: [String], expected
         + "not \"AsyncHarness (shard I/N)\")")
     }
     guard shard.count == expected else {
-      throw JUnitError.incompleteShards("\(input) is the report of shard \(shard.index)/\(shard.count), not of one of \(expected) shards")
+      throw JUnitError.incompleteShards("\(input) is the report of shard \(shard), not of one of \(expected) shards")
     }
     reports[shard.index, default: []].append(input)
   }

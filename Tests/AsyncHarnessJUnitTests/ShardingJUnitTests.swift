@@ -61,7 +61,7 @@ final class ShardingJUnitTests: ReportTestCase {
     XCTAssertEqual(timings.count, 12)
     let tests = durations[0].tests.map { TestIdentity(suite: "Durations", name: $0.name) }
     for count in 2...4 {
-      let assignment = Sharding(index: 1, count: count, granularity: .test, timings: timings).assignment(of: tests)
+      let assignment = Sharding(Shard(index: 1, count: count), granularity: .test, timings: timings).assignment(of: tests)
       let predicted = try XCTUnwrap(assignment.predictedSeconds)
       let total = predicted.reduce(0, +)
       XCTAssertEqual(total, timings.reduce(0) { $0 + $1.seconds }, accuracy: 1e-9)
@@ -74,7 +74,7 @@ final class ShardingJUnitTests: ReportTestCase {
       run(["--list", "--shard", "\(index)/3", "--shard-by", "test", "--shard-timings", path("previous.xml")],
           suites: durations).output.split(separator: "\n").map(String.init)
     }
-    let assignment = Sharding(index: 1, count: 3, granularity: .test, timings: timings).assignment(of: tests)
+    let assignment = Sharding(Shard(index: 1, count: 3), granularity: .test, timings: timings).assignment(of: tests)
     for (index, list) in lists.enumerated() {
       XCTAssertEqual(list, tests.filter { assignment.shards[$0] == index + 1 }.map(\.description))
     }
@@ -161,5 +161,49 @@ final class ShardingJUnitTests: ReportTestCase {
     let lines = testCases.map { "\($0.attribute("name")!):\($0.attribute("line")!)" }
     // Where each test is declared, and for the failing one, where it failed.
     XCTAssertEqual(lines, ["adds:26", "fails:27", "skipped:28", "loads:31", "known:32", "saves:34", "deletes:34", "a/b:34", "名前:35"])
+  }
+
+  /// The fixture run as Bazel runs a test: only variables, no flag.
+  private func bazelEnvironment(filter: String) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    environment["TMPDIR"] = nil
+    environment["TEST_TMPDIR"] = directory.path
+    environment["TEST_PREMATURE_EXIT_FILE"] = path("premature-exit")
+    environment["XML_OUTPUT_FILE"] = path("test.xml")
+    environment["TESTBRIDGE_TEST_ONLY"] = filter
+    return environment
+  }
+
+  func testUnderBazelWorkersGetTestTmpdirAndANormalEndRemovesThePrematureExitFile() throws {
+    let run = try runToEnd(try harnessFixture(), [], environment: bazelEnvironment(filter: "Environment/"))
+    XCTAssertEqual(run.status, 0, run.errors)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: path("premature-exit")))
+    let testCase = try XCTUnwrap(XMLReader.readDocument(path("test.xml")).elements(named: "testsuite").first?
+      .elements(named: "testcase").first)
+    XCTAssertEqual(testCase.attribute("name"), "prints the temporary directory")
+    XCTAssertEqual(testCase.elements(named: "system-out").first?.text, directory.path + "\n")
+  }
+
+  func testUnderBazelARunEndedBySIGKILLLeavesThePrematureExitFile() throws {
+    let process = Process()
+    process.executableURL = try harnessFixture()
+    process.arguments = ["--isolation", "none"]
+    process.environment = bazelEnvironment(filter: "Fixture/blocks")
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    var seen = ""
+    while !seen.contains("blocking\n") {
+      let data = output.fileHandleForReading.availableData
+      guard !data.isEmpty else { break }
+      seen += String(decoding: data, as: UTF8.self)
+    }
+    XCTAssertEqual(seen, "blocking\n")
+    XCTAssertTrue(FileManager.default.fileExists(atPath: path("premature-exit")), "created at the start")
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+    XCTAssertTrue(FileManager.default.fileExists(atPath: path("premature-exit")), "left behind by a premature exit")
   }
 }

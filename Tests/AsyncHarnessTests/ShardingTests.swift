@@ -215,7 +215,7 @@ final class ShardingTests: XCTestCase {
       TestTiming(classname: "S [expectation]", name: "t4", seconds: 1),
       TestTiming(classname: "Other", name: "t1", seconds: 100),
     ]
-    let assignment = Sharding(index: 1, count: 2, granularity: .test, timings: timings).assignment(of: tests)
+    let assignment = Sharding(Shard(index: 1, count: 2), granularity: .test, timings: timings).assignment(of: tests)
     XCTAssertEqual(assignment.timedTests, 4)
     // Longest first: t1 (8) → 1; t2 (4) → 2; t5 (3.5) → 2; t3 (3) → 2; t4 (1) → 1.
     XCTAssertEqual(tests.map { assignment.shards[$0] }, [1, 2, 2, 1, 2])

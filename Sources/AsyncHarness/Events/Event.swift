@@ -118,22 +118,8 @@ public struct RunInfo: Sendable, Hashable, Codable {
   public var repetitions: Int
   /// The waiter strategies the run uses.
   public var waiters: [String]
-  /// The shard this run is (index from 1, count), when it is one.
+  /// The shard this run is, when it is one.
   public var shard: Shard?
-
-  /// A shard of a run, as `--shard INDEX/COUNT` names it.
-  public struct Shard: Sendable, Hashable, Codable {
-    /// The shard, counted from 1.
-    public var index: Int
-    /// How many shards there are.
-    public var count: Int
-
-    /// Creates shard `index` of `count`.
-    public init(index: Int, count: Int) {
-      self.index = index
-      self.count = count
-    }
-  }
 
   /// Creates run facts.
   public init(harnessVersion: String = AsyncHarnessVersion.current, seed: UInt64? = nil,

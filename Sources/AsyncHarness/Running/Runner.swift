@@ -65,7 +65,7 @@ public final class Runner: Sendable {
     let start = ContinuousClock().now
     events(.runStarted(RunInfo(seed: configuration.shuffleSeed, repetitions: plan.repetitions,
                                waiters: plan.waiterNames,
-                               shard: configuration.sharding.map { RunInfo.Shard(index: $0.index, count: $0.count) })))
+                               shard: configuration.sharding?.shard)))
     var total = Summary()
     entries: for entry in plan.entries {
       guard stop?.signal == nil else { break }

@@ -14,7 +14,7 @@ extension Configuration {
       tests.map { TestIdentity(suite: suite.name, name: $0.name) }
     })
     return selected.map { suite, tests in
-      (suite, tests.filter { assignment.shards[TestIdentity(suite: suite.name, name: $0.name)] == sharding.index })
+      (suite, tests.filter { assignment.shards[TestIdentity(suite: suite.name, name: $0.name)] == sharding.shard.index })
     }
   }
 }

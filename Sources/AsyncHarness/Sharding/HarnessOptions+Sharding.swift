@@ -18,7 +18,7 @@ extension HarnessOptions {
 
   /// Reads `--shard INDEX/COUNT`.
   /// - Throws: `ValidationError` with the message a user reads.
-  static func shard(parsing text: String) throws -> (index: Int, count: Int) {
+  static func shard(parsing text: String) throws -> Shard {
     let parts = text.split(separator: "/", omittingEmptySubsequences: false)
     guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
       throw ValidationError("--shard \"\(text)\" is not INDEX/COUNT, e.g. --shard 1/3")
@@ -29,7 +29,7 @@ extension HarnessOptions {
         + "add 1 to an index counted from 0, such as CIRCLE_NODE_INDEX")
     }
     guard (1...count).contains(index) else { throw ValidationError("--shard \(text): INDEX must be from 1 to \(count)") }
-    return (index, count)
+    return Shard(index: index, count: count)
   }
 
   /// Fills in, from the Bazel test protocol's variables, what the flags leave out: the
@@ -69,7 +69,7 @@ extension HarnessOptions {
       }
       return try junit.timings(path)
     }
-    configuration.sharding = Sharding(index: shard.index, count: shard.count, granularity: shardBy ?? .suite, timings: timings)
+    configuration.sharding = Sharding(shard, granularity: shardBy ?? .suite, timings: timings)
   }
 
   /// The tests a `--only-from` file lists: one ID a line (LF or CRLF); blank lines are skipped.

@@ -15,25 +15,21 @@ public struct Sharding: Sendable, Hashable {
     case test
   }
 
-  /// This shard, counted from 1.
-  public var index: Int
-  /// How many shards there are.
-  public var count: Int
+  /// The shard this run keeps.
+  public var shard: Shard
   /// What goes to a shard whole.
   public var granularity: Granularity
   /// The durations of a previous run (`--shard-timings`): when present, shards are balanced
   /// by time (longest first), else assigned by ``StableHash``.
   public var timings: [TestTiming]?
 
-  /// Creates shard `index` of `count`.
+  /// Creates the sharding that keeps `shard`.
   /// - Parameters:
-  ///   - index: this shard, from 1 to `count`.
-  ///   - count: how many shards there are, at least 1.
+  ///   - shard: the shard this run keeps.
   ///   - granularity: what goes to a shard whole; a suite by default.
   ///   - timings: a previous run's durations, to balance shards by time.
-  public init(index: Int, count: Int, granularity: Granularity = .suite, timings: [TestTiming]? = nil) {
-    self.index = index
-    self.count = count
+  public init(_ shard: Shard, granularity: Granularity = .suite, timings: [TestTiming]? = nil) {
+    self.shard = shard
     self.granularity = granularity
     self.timings = timings
   }
@@ -60,8 +56,8 @@ public struct Sharding: Sendable, Hashable {
     var shards: [TestIdentity: Int] = [:]
     guard let timings else {
       for (key, members) in units {
-        let shard = StableHash.shard(of: key, count: count)
-        for test in members { shards[test] = shard }
+        let owner = StableHash.shard(of: key, count: shard.count)
+        for test in members { shards[test] = owner }
       }
       return ShardAssignment(shards: shards, predictedSeconds: nil, timedTests: 0)
     }
@@ -70,7 +66,7 @@ public struct Sharding: Sendable, Hashable {
     let weighed = units.map { key, members in
       (key: key, members: members, seconds: members.reduce(0) { $0 + (known[$1] ?? median) })
     }.sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.key < $1.key }
-    var totals = Array(repeating: 0.0, count: max(1, count))
+    var totals = Array(repeating: 0.0, count: max(1, shard.count))
     for unit in weighed {
       let shard = totals.indices.min { totals[$0] != totals[$1] ? totals[$0] < totals[$1] : $0 < $1 }!
       totals[shard] += unit.seconds

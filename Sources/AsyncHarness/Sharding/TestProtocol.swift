@@ -35,7 +35,7 @@ struct TestProtocol {
   /// The shard the variables name, as ``Sharding`` counts it (index from 1), or nil.
   /// - Throws: ``UsageError`` naming the variable when one of the pair is missing, the count
   ///   is not a whole number of at least 1, or the index is not from 0 to count − 1.
-  func shard() throws -> (index: Int, count: Int)? {
+  func shard() throws -> Shard? {
     let prefix = environment["TEST_TOTAL_SHARDS"] != nil || environment["TEST_SHARD_INDEX"] != nil ? "TEST" : "GTEST"
     let totalName = "\(prefix)_TOTAL_SHARDS", indexName = "\(prefix)_SHARD_INDEX"
     switch (environment[totalName], environment[indexName]) {
@@ -52,7 +52,7 @@ struct TestProtocol {
       guard let zeroBased = Int(index), (0..<count).contains(zeroBased) else {
         throw UsageError("\(indexName)=\"\(index)\" is not a shard of \(count): it is counted from 0, so 0 to \(count - 1)")
       }
-      return (zeroBased + 1, count)
+      return Shard(index: zeroBased + 1, count: count)
     }
   }
 

@@ -15,6 +15,8 @@ import Darwin
 //
 // `Crashes`: tests that end their process in each way a test can, between tests that pass,
 // for the worker isolation tests (run with --filter Crashes/).
+//
+// `Environment`: prints the temporary directory tests get, for the Bazel protocol tests.
 let suites = [
   Suite("Fixture") {
     Test("passes") { t in t.expect(true) }
@@ -56,6 +58,9 @@ let suites = [
     }
     Test("fails") { t in t.fail("an ordinary failure") }
     Test("passes last") { t in t.expect(true) }
+  },
+  Suite("Environment") {
+    Test("prints the temporary directory") { _ in print(FileManager.default.temporaryDirectory.path) }
   },
 ]
 HarnessMain.run(suites, junit: JUnitReporter.factory)
