@@ -196,6 +196,16 @@ final class ShardingTests: XCTestCase {
     }
   }
 
+  func testTheRunStartedEventNamesTheShard() throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("shard-\(UUID()).jsonl").path
+    addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+    XCTAssertEqual(run(["--shard", "2/3", "--json", path]).status, 0)
+    let first = try XCTUnwrap(String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").first)
+    XCTAssertTrue(first.contains(#""shard":{"count":3,"index":2}"#), String(first))
+    guard case .runStarted(let run) = try Event(jsonLine: first).kind else { return XCTFail(String(first)) }
+    XCTAssertEqual(run.shard, Shard(index: 2, count: 3))
+  }
+
   func testTheShardFlagWinsOverTheVariables() {
     XCTAssertEqual(list(["--shard", "1/1"], environment: ["TEST_TOTAL_SHARDS": "5", "TEST_SHARD_INDEX": "4"]), list())
   }
