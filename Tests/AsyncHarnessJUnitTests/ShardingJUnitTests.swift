@@ -80,6 +80,15 @@ final class ShardingJUnitTests: ReportTestCase {
     }
   }
 
+  func testATimingsReportOfOtherTestsIsAWarning() throws {
+    _ = run(["--junit", path("other.xml")], suites: mixed)
+    let result = run(["--list", "--shard", "1/2", "--shard-by", "test", "--shard-timings", path("other.xml")], suites: durations)
+    XCTAssertEqual(result.status, 0)
+    XCTAssertEqual(result.errors, "warning: --shard-timings \(path("other.xml")) holds none of the 12 selected tests: "
+      + "each counts as 1 s, so shards are balanced by test count\n")
+    XCTAssertEqual(result.output.split(separator: "\n").count, 6, "12 tests of 1 s each, 6 a shard")
+  }
+
   func testAnUnreadableTimingsReportIsAUsageError() {
     let result = run(["--shard", "1/2", "--shard-timings", path("missing.xml")], suites: mixed)
     XCTAssertEqual(result.status, 2)

@@ -74,6 +74,7 @@ public enum HarnessMain {
     return status
   }
 
+  /// Parses the arguments (with the protocol's variables) and runs or lists the tests.
   private static func status(arguments: [String], suites: [Suite], registry: WaiterRegistry,
                              defaultWaiters: Configuration.WaiterSelection, defaultIsolation: Isolation,
                              junit: JUnitSupport?, console: ConsoleReporter.Style,
@@ -94,7 +95,9 @@ public enum HarnessMain {
     do {
       options.adopt(testProtocol, hasJUnit: junit != nil)
       var configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)
-      try options.applySharding(to: &configuration, suites: suites, testProtocol: testProtocol, junit: junit)
+      if let warning = try options.applySharding(to: &configuration, suites: suites, testProtocol: testProtocol, junit: junit) {
+        errors("warning: \(warning)\n")
+      }
       try configuration.checkSelection(in: suites)
       if options.list {
         output(options.listing(of: configuration.selection(of: suites)))

@@ -44,8 +44,9 @@ extension HarnessOptions {
   /// - Throws: ``UsageError`` for an ID that is malformed or names no test of `suites`, a
   ///   file that cannot be read, `--shard-by` or `--shard-timings` without a shard, or
   ///   `--shard-timings` without JUnit support; what `junit` throws reading the report.
+  /// - Returns: a warning when the `--shard-timings` report holds none of the selected tests.
   func applySharding(to configuration: inout Configuration, suites: [Suite], testProtocol: TestProtocol,
-                     junit: JUnitSupport?) throws {
+                     junit: JUnitSupport?) throws -> String? {
     let known = Set(suites.flatMap { suite in suite.tests.map { TestIdentity(suite: suite.name, name: $0.name) } })
     var only: Set<TestIdentity> = []
     for id in self.only {
@@ -61,7 +62,7 @@ extension HarnessOptions {
     guard let shard else {
       if shardBy != nil { throw UsageError("--shard-by needs --shard INDEX/COUNT") }
       if shardTimings != nil { throw UsageError("--shard-timings needs --shard INDEX/COUNT") }
-      return
+      return nil
     }
     let timings = try shardTimings.map { path in
       guard let junit else {
@@ -69,7 +70,13 @@ extension HarnessOptions {
       }
       return try junit.timings(path)
     }
+    let selected = configuration.selection(of: suites).flatMap { suite, tests in
+      tests.map { TestIdentity(suite: suite.name, name: $0.name) }
+    }
     configuration.sharding = Sharding(shard, granularity: shardBy ?? .suite, timings: timings)
+    guard let timings, let path = shardTimings, TestTiming.seconds(of: Set(selected), from: timings).isEmpty else { return nil }
+    return "--shard-timings \(path) holds none of the \(selected.count) selected tests: "
+      + "each counts as 1 s, so shards are balanced by test count"
   }
 
   /// The tests a `--only-from` file lists: one ID a line (LF or CRLF); blank lines are skipped.
