@@ -169,6 +169,7 @@ final class ShardingTests: XCTestCase {
     let result = run(["--filter", "Suite 3/", "--shard", "2/5"])
     let owner = StableHash.shard(of: "Suite 3", count: 5)
     XCTAssertEqual(result.status, 0, result.errors)
+    XCTAssertTrue(result.output.hasPrefix("Shard 2/5 of the selected tests\n"), result.output)
     XCTAssertTrue(result.output.contains(owner == 2 ? "Result: 3 passed" : "Result: 0 passed"), result.output)
   }
 

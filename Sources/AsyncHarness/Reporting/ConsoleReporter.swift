@@ -49,6 +49,7 @@ public final class ConsoleReporter: Reporter {
       if let seed = run.seed {
         write("Shuffled with seed \(seed) (replay with --shuffle \(seed))\n")
       }
+      if let shard = run.shard { write("Shard \(shard) of the selected tests\n") }
     case .testStarted(let test):
       if style.liveProgress { write("\r\u{1B}[2K… \(test)") }
     case .issueRecorded(let test, let issue):
