@@ -41,7 +41,7 @@ public enum HarnessMain {
                          junit: JUnitSupport? = nil) -> Never {
     let arguments = Array(CommandLine.arguments.dropFirst())
     if arguments.first == WorkerMain.flag { WorkerMain.serve(suites, registry: registry) }
-    TestProtocol.adoptTemporaryDirectory()
+    BazelTestProtocol.adoptTemporaryDirectory()
     let status = self.status(arguments: arguments, suites: suites, registry: registry,
                              defaultWaiters: defaultWaiters, defaultIsolation: .worker, junit: junit,
                              interrupts: StopRequest())
@@ -54,7 +54,7 @@ public enum HarnessMain {
   /// process's executable again: only a suites executable calling ``run(_:registry:defaultWaiters:junit:)``
   /// can serve as its own worker.
   ///
-  /// The Bazel test protocol's variables in `environment` (``TestProtocol``) stand in for
+  /// The Bazel test protocol's variables in `environment` (``BazelTestProtocol``) stand in for
   /// flags that are not given: a run under `bazel test` needs none.
   public static func status(arguments: [String], suites: [Suite], registry: WaiterRegistry = .builtIn,
                             defaultWaiters: Configuration.WaiterSelection = .suiteDefault,
@@ -63,14 +63,14 @@ public enum HarnessMain {
                             output: (@Sendable (String) -> Void)? = nil, errors: (@Sendable (String) -> Void)? = nil,
                             interrupts: StopRequest? = nil,
                             environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
-    let testProtocol = TestProtocol(environment: environment)
-    testProtocol.runStarted()
+    let bazel = BazelTestProtocol(environment: environment)
+    bazel.runStarted()
     let status = status(arguments: arguments, suites: suites, registry: registry, defaultWaiters: defaultWaiters,
                         defaultIsolation: defaultIsolation, junit: junit, console: console,
                         output: output ?? { FileHandleOutput.standardOutput.write($0) },
                         errors: errors ?? { FileHandleOutput.standardError.write($0) },
-                        interrupts: interrupts, testProtocol: testProtocol)
-    if interrupts?.signal == nil { testProtocol.runEnded() }
+                        interrupts: interrupts, bazel: bazel)
+    if interrupts?.signal == nil { bazel.runEnded() }
     return status
   }
 
@@ -79,7 +79,7 @@ public enum HarnessMain {
                              defaultWaiters: Configuration.WaiterSelection, defaultIsolation: Isolation,
                              junit: JUnitSupport?, console: ConsoleReporter.Style,
                              output: @escaping @Sendable (String) -> Void, errors: @escaping @Sendable (String) -> Void,
-                             interrupts: StopRequest?, testProtocol: TestProtocol) -> Int32 {
+                             interrupts: StopRequest?, bazel: BazelTestProtocol) -> Int32 {
     var options: HarnessOptions
     do {
       options = try HarnessOptions.parse(HarnessOptions.expandingShuffle(arguments))
@@ -93,9 +93,9 @@ public enum HarnessMain {
       return 2
     }
     do {
-      options.adopt(testProtocol, hasJUnit: junit != nil)
+      options.adopt(bazel, hasJUnit: junit != nil)
       var configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)
-      if let warning = try options.applySharding(to: &configuration, suites: suites, testProtocol: testProtocol, junit: junit) {
+      if let warning = try options.applySharding(to: &configuration, suites: suites, bazel: bazel, junit: junit) {
         errors("warning: \(warning)\n")
       }
       try configuration.checkSelection(in: suites)

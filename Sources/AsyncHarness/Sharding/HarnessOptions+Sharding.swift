@@ -34,9 +34,9 @@ extension HarnessOptions {
 
   /// Fills in, from the Bazel test protocol's variables, what the flags leave out: the
   /// JUnit report (when the executable has JUnit support) and the filter.
-  mutating func adopt(_ testProtocol: TestProtocol, hasJUnit: Bool) {
-    if junit == nil, hasJUnit { junit = testProtocol.xmlOutputFile }
-    if filter.isEmpty, only.isEmpty, onlyFrom == nil, let testFilter = testProtocol.testFilter { filter = [testFilter] }
+  mutating func adopt(_ bazel: BazelTestProtocol, hasJUnit: Bool) {
+    if junit == nil, hasJUnit { junit = bazel.xmlOutputFile }
+    if filter.isEmpty, only.isEmpty, onlyFrom == nil, let testFilter = bazel.testFilter { filter = [testFilter] }
   }
 
   /// Applies `--only`, `--only-from`, `--shard` (or the protocol's shard variables),
@@ -45,7 +45,7 @@ extension HarnessOptions {
   ///   file that cannot be read, `--shard-by` or `--shard-timings` without a shard, or
   ///   `--shard-timings` without JUnit support; what `junit` throws reading the report.
   /// - Returns: a warning when the `--shard-timings` report holds none of the selected tests.
-  func applySharding(to configuration: inout Configuration, suites: [Suite], testProtocol: TestProtocol,
+  func applySharding(to configuration: inout Configuration, suites: [Suite], bazel: BazelTestProtocol,
                      junit: JUnitSupport?) throws -> String? {
     let known = Set(suites.flatMap { suite in suite.tests.map { TestIdentity(suite: suite.name, name: $0.name) } })
     var only: Set<TestIdentity> = []
@@ -58,7 +58,7 @@ extension HarnessOptions {
     if let onlyFrom { only.formUnion(try Self.tests(listedIn: onlyFrom, known: known)) }
     if !self.only.isEmpty || onlyFrom != nil { configuration.only = only }
 
-    let shard = try self.shard.map(Self.shard(parsing:)) ?? testProtocol.shard()
+    let shard = try self.shard.map(Self.shard(parsing:)) ?? bazel.shard()
     guard let shard else {
       if shardBy != nil { throw UsageError("--shard-by needs --shard INDEX/COUNT") }
       if shardTimings != nil { throw UsageError("--shard-timings needs --shard INDEX/COUNT") }

@@ -15,8 +15,6 @@ import Darwin
 //
 // `Crashes`: tests that end their process in each way a test can, between tests that pass,
 // for the worker isolation tests (run with --filter Crashes/).
-//
-// `Environment`: prints the temporary directory tests get, for the Bazel protocol tests.
 let suites = [
   Suite("Fixture") {
     Test("passes") { t in t.expect(true) }
@@ -59,6 +57,7 @@ let suites = [
     Test("fails") { t in t.fail("an ordinary failure") }
     Test("passes last") { t in t.expect(true) }
   },
+  // Prints the temporary directory tests get, for the Bazel protocol tests.
   Suite("Environment") {
     Test("prints the temporary directory") { _ in print(FileManager.default.temporaryDirectory.path) }
   },

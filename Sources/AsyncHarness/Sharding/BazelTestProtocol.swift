@@ -16,7 +16,7 @@ import Foundation
 ///   workers and tests write their temporary files there.
 ///
 /// Flags given on the command line take precedence over the variables.
-struct TestProtocol {
+struct BazelTestProtocol {
   let shardStatusFile: String?
   let xmlOutputFile: String?
   let prematureExitFile: String?
