@@ -14,6 +14,9 @@ public enum JUnitError: Error, Equatable, CustomStringConvertible {
   case unexpectedEvent(String)
   /// `--junit-profile` named no profile.
   case unknownProfile(String)
+  /// Reports merged with `--expect-shards N` are not the reports of N shards of one run,
+  /// each once: the reason names the input or the missing shards.
+  case incompleteShards(String)
 
   /// The message a user reads.
   public var description: String {
@@ -33,6 +36,8 @@ public enum JUnitError: Error, Equatable, CustomStringConvertible {
       "\(call) failed for \(path)"
     case .unexpectedEvent(let message):
       "JUnit reporter: \(message)"
+    case .incompleteShards(let reason):
+      "the reports are not those of every shard: \(reason)"
     case .unknownProfile(let name):
       "unknown JUnit profile \"\(name)\"; profiles: \(JUnitProfile.allCases.map(\.name).joined(separator: ", "))"
     }

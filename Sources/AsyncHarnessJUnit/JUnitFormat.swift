@@ -1,3 +1,4 @@
+import AsyncHarness
 import Foundation
 
 /// How numbers, dates and counts are written, shared by the reporter and merging.
@@ -11,6 +12,20 @@ enum JUnitFormat {
     let fraction = millis % 1000
     let padding = fraction < 10 ? "00" : fraction < 100 ? "0" : ""
     return "\(millis / 1000).\(padding)\(fraction)"
+  }
+
+  /// The name of a report's `<testsuites>`: `AsyncHarness`, or `AsyncHarness (shard I/N)`
+  /// for a shard's, which ``mergeJUnitReports(_:into:duplicates:expectShards:)`` checks.
+  static func reportName(shard: Shard?) -> String {
+    shard.map { "AsyncHarness (shard \($0))" } ?? "AsyncHarness"
+  }
+
+  /// The shard a report's name (``reportName(shard:)``) gives, or nil.
+  static func shard(fromReportName name: String) -> Shard? {
+    guard name.hasPrefix("AsyncHarness (shard "), name.hasSuffix(")") else { return nil }
+    let parts = name.dropFirst("AsyncHarness (shard ".count).dropLast().split(separator: "/")
+    guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else { return nil }
+    return Shard(index: index, count: count)
   }
 
   /// An ISO 8601 `xs:dateTime` in UTC, e.g. `2026-11-22T04:21:49Z`.

@@ -1,3 +1,5 @@
+import AsyncHarness
+
 /// What ``mergeJUnitReports(_:into:duplicates:)`` does with a testcase (the same `classname`
 /// and `name`) that appears more than once in its inputs. GitLab keeps only the first of
 /// such testcases, so a merged report never holds two.
@@ -25,23 +27,31 @@ public enum JUnitDuplicates: String, Sendable, Hashable, CaseIterable {
 /// once wait in memory for their last part. The output is written to a temporary file
 /// renamed into place at the end, so `output` may also be one of the inputs.
 ///
+/// With `expectShards` = N, the inputs must be the reports of one run's N shards, each
+/// once: a sharded run names its report's root `AsyncHarness (shard I/N)`, so a shard
+/// that crashed before writing its report, or a report given twice, is named.
+///
 /// ```swift
-/// try mergeJUnitReports(["shard-1.xml", "shard-2.xml"], into: "junit.xml")
+/// try mergeJUnitReports(["shard-1.xml", "shard-2.xml"], into: "junit.xml", expectShards: 2)
 /// ```
 ///
 /// - Parameters:
 ///   - inputs: The reports to merge, each with a `<testsuites>` or `<testsuite>` root.
 ///   - output: The merged report.
 ///   - duplicates: What to do with repeated testcases; ``JUnitDuplicates/error`` by default.
+///   - expectShards: When set, the number of shards whose reports `inputs` must be.
 /// - Throws: ``JUnitError/unreadableReport(path:reason:)`` naming the first input that is
 ///   missing, unreadable, not well-formed or not a JUnit report;
 ///   ``JUnitError/duplicateTestcases(count:examples:)`` for repeated testcases under
-///   ``JUnitDuplicates/error``; ``JUnitError/destinationUnusable(path:reason:)`` when
-///   `output` cannot be written. Nothing is written then.
-public func mergeJUnitReports(_ inputs: [String], into output: String, duplicates: JUnitDuplicates = .error) throws {
+///   ``JUnitDuplicates/error``; ``JUnitError/incompleteShards(_:)`` when `inputs` are not
+///   the reports of `expectShards` shards; ``JUnitError/destinationUnusable(path:reason:)``
+///   when `output` cannot be written. Nothing is written then.
+public func mergeJUnitReports(_ inputs: [String], into output: String, duplicates: JUnitDuplicates = .error,
+                              expectShards: Int? = nil) throws {
   let document = try JUnitDocument(destination: output)
   var survey = Survey()
-  try readSuites(of: inputs) { suite, input in survey.add(suite, from: input) }
+  let roots = try readSuites(of: inputs) { suite, input in survey.add(suite, from: input) }
+  if let expectShards { try checkShards(roots, of: inputs, expected: expectShards) }
   if duplicates == .error, let error = survey.duplicatesError() { throw error }
 
   var merger = Merger(survey: survey, duplicates: duplicates)
@@ -53,14 +63,44 @@ public func mergeJUnitReports(_ inputs: [String], into output: String, duplicate
 }
 
 /// Calls `body` with each top-level `<testsuite>` of each input.
-private func readSuites(of inputs: [String], _ body: (ParsedElement, String) throws -> Void) throws {
-  for input in inputs {
+/// - Returns: each input's root element, without its children.
+@discardableResult
+private func readSuites(of inputs: [String], _ body: (ParsedElement, String) throws -> Void) throws -> [ParsedElement] {
+  try inputs.map { input in
     let root = try XMLReader.read(input, matching: { name, depth in name == "testsuite" && depth <= 1 }) { suite in
       try body(suite, input)
     }
-    guard root == "testsuites" || root == "testsuite" else {
-      throw JUnitError.unreadableReport(path: input, reason: "not a JUnit report (the root element is <\(root)>)")
+    guard root.name == "testsuites" || root.name == "testsuite" else {
+      throw JUnitError.unreadableReport(path: input, reason: "not a JUnit report (the root element is <\(root.name)>)")
     }
+    return root
+  }
+}
+
+/// Checks that `roots` (of `inputs`) are the reports of shards 1 to `expected` of one run,
+/// each once, from the shard their root's name gives (``JUnitReporter`` writes
+/// `AsyncHarness (shard I/N)`).
+private func checkShards(_ roots: [ParsedElement], of inputs: [String], expected: Int) throws {
+  var reports: [Int: [String]] = [:]
+  for (root, input) in zip(roots, inputs) {
+    let name = root.attribute("name") ?? ""
+    guard let shard = JUnitFormat.shard(fromReportName: name) else {
+      throw JUnitError.incompleteShards("\(input) is not a shard's report (its root is named \"\(name)\", "
+        + "not \"AsyncHarness (shard I/N)\")")
+    }
+    guard shard.count == expected else {
+      throw JUnitError.incompleteShards("\(input) is the report of shard \(shard), not of one of \(expected) shards")
+    }
+    reports[shard.index, default: []].append(input)
+  }
+  if let (index, twice) = reports.sorted(by: { $0.key < $1.key }).first(where: { $0.value.count > 1 }) {
+    throw JUnitError.incompleteShards("shard \(index)/\(expected) reported more than once: \(twice.joined(separator: ", "))")
+  }
+  let missing = (1...max(1, expected)).filter { reports[$0] == nil }
+  guard missing.isEmpty else {
+    throw JUnitError.incompleteShards(
+      "no report of shard\(missing.count == 1 ? "" : "s") \(missing.map { "\($0)/\(expected)" }.joined(separator: ", ")) "
+        + "(it may have ended before writing one); \(inputs.count) of \(expected) shards reported")
   }
 }
 

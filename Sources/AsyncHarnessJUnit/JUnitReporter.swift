@@ -9,8 +9,10 @@ public enum JUnitProfile: String, Sendable, Hashable, CaseIterable {
   case standard
   /// ``standard`` plus `file` and `line` attributes on each failing `<testcase>` (the first
   /// failing issue's location), which the GitHub reporters (mikepenz, EnricoMi) and GitLab
-  /// use to annotate the source. Both schemas reject these attributes, so choose this
-  /// profile only for those consumers.
+  /// use to annotate the source, and on every other testcase whose test's declaration the
+  /// reporter knows (the relative `file` that CircleCI's and Buildkite's test splitting
+  /// read). Both schemas reject these attributes, so choose this profile only for those
+  /// consumers.
   case github
 
   /// The name `--junit-profile` takes.
@@ -78,25 +80,35 @@ public final class JUnitReporter: Reporter {
   ///   - profile: ``JUnitProfile/standard`` (the default) or ``JUnitProfile/github``.
   ///   - outputLimit: The most bytes kept of each test's output and of each text; 1 MiB by
   ///     default, well under the 10 MB that libxml2-based readers accept.
+  ///   - suites: The suites being run: under ``JUnitProfile/github``, a testcase with no
+  ///     failure location gets the `file` and `line` where its test is declared.
   /// - Throws: ``JUnitError/destinationUnusable(path:reason:)`` when the directory of `path`
   ///   is missing or unwritable, or `path` is a directory, before any test runs.
-  public init(path: String, profile: JUnitProfile = .standard, outputLimit: Int = ReportDefaults.outputLimit) throws {
+  public init(path: String, profile: JUnitProfile = .standard, outputLimit: Int = ReportDefaults.outputLimit,
+              suites: [Suite] = []) throws {
     self.path = path
     self.profile = profile
     self.outputLimit = max(0, outputLimit)
-    report = Mutex(try JUnitReport(destination: path, profile: profile, outputLimit: max(0, outputLimit)))
+    var declarations: [TestIdentity: SourceLocation] = [:]
+    for suite in suites {
+      for test in suite.tests { declarations[TestIdentity(suite: suite.name, name: test.name)] = test.sourceLocation }
+    }
+    report = Mutex(try JUnitReport(destination: path, profile: profile, outputLimit: max(0, outputLimit),
+                                   declarations: declarations))
   }
 
-  /// Makes the reporter for `--junit PATH --junit-profile NAME`; pass it to
-  /// `HarnessMain.run(_:junit:)`.
+  /// Makes the reporter for `--junit PATH --junit-profile NAME` and reads the report of
+  /// `--shard-timings PATH` (``readJUnitTimings(_:)``); pass it to `HarnessMain.run(_:junit:)`.
   ///
   /// ```swift
   /// HarnessMain.run(suites, junit: JUnitReporter.factory)
   /// ```
-  public static let factory: JUnitReporterFactory = { path, profileName in
-    guard let profile = JUnitProfile(rawValue: profileName) else { throw JUnitError.unknownProfile(profileName) }
-    return try JUnitReporter(path: path, profile: profile)
-  }
+  public static let factory = JUnitSupport(
+    reporter: { path, profileName, suites in
+      guard let profile = JUnitProfile(rawValue: profileName) else { throw JUnitError.unknownProfile(profileName) }
+      return try JUnitReporter(path: path, profile: profile, suites: suites)
+    },
+    timings: { path in try readJUnitTimings(path) })
 
   /// Records one event; a suite is written to the temporary file when it ends.
   ///
@@ -119,6 +131,8 @@ public final class JUnitReporter: Reporter {
 private final class JUnitReport {
   let profile: JUnitProfile
   let outputLimit: Int
+  /// Where each test is declared, for the github profile's `file` and `line`.
+  let declarations: [TestIdentity: SourceLocation]
   private var document: JUnitDocument?
   private var run: RunInfo?
   private var suite: OpenSuite?
@@ -126,9 +140,10 @@ private final class JUnitReport {
   private var suitesTime = 0.0
   private var runTime: Double?
 
-  init(destination: String, profile: JUnitProfile, outputLimit: Int) throws {
+  init(destination: String, profile: JUnitProfile, outputLimit: Int, declarations: [TestIdentity: SourceLocation]) throws {
     self.profile = profile
     self.outputLimit = outputLimit
+    self.declarations = declarations
     document = try JUnitDocument(destination: destination)
   }
 
@@ -170,7 +185,7 @@ private final class JUnitReport {
       try write(suite, duration: Date().timeIntervalSince(suite.timestamp), to: document)
       self.suite = nil
     }
-    try document.commit(name: "AsyncHarness", time: runTime ?? suitesTime)
+    try document.commit(name: JUnitFormat.reportName(shard: run?.shard), time: runTime ?? suitesTime)
     self.document = nil
   }
 
@@ -256,7 +271,8 @@ private final class JUnitReport {
     try writer.attribute("classname", classname)
     let duration = testCase.earlierAttempts.reduce(testCase.duration) { $0 + $1.duration }
     try writer.attribute("time", XMLText(JUnitFormat.time(duration)))
-    if profile == .github, result.verdict.isFailure, let location = primary?.sourceLocation {
+    let declaration = declarations[TestIdentity(suite: testCase.test.suite, name: testCase.test.name)]
+    if profile == .github, let location = (result.verdict.isFailure ? primary?.sourceLocation : nil) ?? declaration {
       let file = XMLText(attribute: location.path)
       if !file.isBlank { try writer.attribute("file", file) }
       if location.line > 0 { try writer.attribute("line", XMLText(String(location.line))) }

@@ -170,14 +170,14 @@ final class XMLWriter {
 enum XMLReader {
   /// Reads `path` and calls `body` with each element for which `matches(name, depth)` holds
   /// (the root has depth 0), without looking inside it for further matches.
-  /// - Returns: The name of the root element.
+  /// - Returns: The root element's name and attributes, without its children.
   /// - Throws: ``JUnitError/unreadableReport(path:reason:)`` when the file is missing,
   ///   unreadable or not well-formed (naming the line and libxml2's message), and whatever
   ///   `body` throws.
   @discardableResult
   static func read(
     _ path: String, matching matches: (String, Int) -> Bool, _ body: (ParsedElement) throws -> Void
-  ) throws -> String {
+  ) throws -> ParsedElement {
     guard access(path, R_OK) == 0 else {
       throw JUnitError.unreadableReport(path: path, reason: ReportDestination.systemError())
     }
@@ -195,13 +195,13 @@ enum XMLReader {
       errors.first = "line \(error.pointee.line): \(message.trimmingCharacters(in: .whitespacesAndNewlines))"
     }, context)
 
-    var root: String?
+    var root: ParsedElement?
     var status = xmlTextReaderRead(reader)
     while status == 1 {
       if xmlTextReaderNodeType(reader) == Int32(XML_READER_TYPE_ELEMENT.rawValue),
          let namePointer = xmlTextReaderConstName(reader) {
         let name = String(cString: namePointer)
-        if root == nil { root = name }
+        if root == nil { root = ParsedElement(name: name, attributes: attributes(at: reader), children: []) }
         if matches(name, Int(xmlTextReaderDepth(reader))) {
           guard let node = xmlTextReaderExpand(reader) else { break }
           try body(element(node))
@@ -220,6 +220,18 @@ enum XMLReader {
       throw JUnitError.unreadableReport(path: path, reason: "not well-formed XML (no root element)")
     }
     return root
+  }
+
+  /// The attributes of the element `reader` is on; the reader stays on that element.
+  private static func attributes(at reader: xmlTextReaderPtr) -> [ParsedAttribute] {
+    var attributes: [ParsedAttribute] = []
+    var status = xmlTextReaderMoveToFirstAttribute(reader)
+    while status == 1 {
+      attributes.append(ParsedAttribute(name: string(xmlTextReaderConstName(reader)), value: string(xmlTextReaderConstValue(reader))))
+      status = xmlTextReaderMoveToNextAttribute(reader)
+    }
+    xmlTextReaderMoveToElement(reader)
+    return attributes
   }
 
   /// The whole document as one tree: for small files and tests.

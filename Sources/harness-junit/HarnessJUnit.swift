@@ -35,7 +35,9 @@ struct HarnessJUnit: ParsableCommand {
       discussion: """
         Suites with the same name become one suite; counts are recomputed from the testcases. \
         A testcase that appears more than once (same classname and name) is an error unless \
-        --duplicates says otherwise. Example: harness-junit merge a.xml b.xml -o all.xml
+        --duplicates says otherwise. With --expect-shards N, the inputs must be the reports of \
+        shards 1 to N of one run, each once: a missing shard is named. \
+        Example: harness-junit merge shard-*.xml --expect-shards 3 -o all.xml
         """
     )
 
@@ -50,12 +52,16 @@ struct HarnessJUnit: ParsableCommand {
       valueName: "error|keep-last|rename"))
     var duplicates: JUnitDuplicates = .error
 
+    @Option(help: ArgumentHelp("Check that the inputs are the reports of shards 1 to N of one run, each once.", valueName: "N"))
+    var expectShards: Int?
+
     func validate() throws {
       if inputs.isEmpty { throw ValidationError("Give at least one report to merge.") }
+      if let expectShards, expectShards < 1 { throw ValidationError("--expect-shards must be at least 1, not \(expectShards)") }
     }
 
     func run() throws {
-      try mergeJUnitReports(inputs, into: output, duplicates: duplicates)
+      try mergeJUnitReports(inputs, into: output, duplicates: duplicates, expectShards: expectShards)
     }
   }
 }

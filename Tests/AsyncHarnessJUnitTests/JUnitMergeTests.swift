@@ -87,6 +87,14 @@ final class JUnitMergeTests: ReportTestCase {
     let usage = try launch(tool, ["merge", path("a.xml")])
     XCTAssertEqual(usage.status, 2)
     XCTAssertTrue(usage.errors.hasPrefix("Error: Missing expected argument '--output <output>'"), usage.errors)
+
+    let notShards = try launch(tool, ["merge", path("a.xml"), "--expect-shards", "2", "-o", path("all.xml")])
+    XCTAssertEqual(notShards.status, 1)
+    XCTAssertEqual(notShards.errors, "Error: the reports are not those of every shard: \(path("a.xml")) is not a shard's report "
+      + "(its root is named \"AsyncHarness\", not \"AsyncHarness (shard I/N)\")\n")
+    let noShards = try launch(tool, ["merge", path("a.xml"), "--expect-shards", "0", "-o", path("all.xml")])
+    XCTAssertEqual(noShards.status, 2)
+    XCTAssertTrue(noShards.errors.hasPrefix("Error: --expect-shards must be at least 1, not 0\n"), noShards.errors)
   }
 
   // MARK: Duplicates (issue 8)

@@ -13,7 +13,7 @@ final class HarnessMainTests: XCTestCase {
   private let failing = [Suite("Broken") { Test("fails") { t in t.fail("no") } }]
 
   private func run(_ arguments: [String], suites: [Suite]? = nil,
-                   junit: JUnitReporterFactory? = nil) -> (status: Int32, output: String, errors: String) {
+                   junit: JUnitSupport? = nil) -> (status: Int32, output: String, errors: String) {
     let output = WrittenText()
     let errors = WrittenText()
     let status = HarnessMain.status(arguments: arguments, suites: suites ?? self.suites, junit: junit,
@@ -76,10 +76,10 @@ final class HarnessMainTests: XCTestCase {
     XCTAssertEqual(result.errors, "error: no test to run: the suites contain no test (--allow-empty allows an empty run)\n")
   }
 
-  func testListPrintsPathsAndTags() {
+  func testListPrintsTestIDs() {
     let result = run(["--list", "--filter", "Calculator/"])
     XCTAssertEqual(result.status, 0)
-    XCTAssertEqual(result.output, "Calculator/adds\nCalculator/subtracts  [tags: slow]\n")
+    XCTAssertEqual(result.output, "Calculator/adds\nCalculator/subtracts\n")
   }
 
   func testShuffleWithoutSeedPrintsOne() {

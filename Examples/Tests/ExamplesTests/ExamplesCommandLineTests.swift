@@ -25,7 +25,8 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 matrix.
         --filter <text>         Run only tests whose Suite/test path contains this
                                 text, or tag:NAME (repeatable).
-        --list                  List the selected tests and exit.
+        --list                  List the selected tests' IDs (Suite/test, one a line)
+                                and exit.
         --allow-empty           Accept a selection with no test as an empty, passing
                                 run (by default it is an error).
         --repeat <N>            Run each test N times. (default: 1)

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 
-/// Makes the JUnit reporter for `--junit PATH --junit-profile NAME`; the
-/// `AsyncHarnessJUnit` product provides one.
-public typealias JUnitReporterFactory = @Sendable (_ path: String, _ profile: String) throws -> any Reporter
+/// Makes the JUnit reporter for `--junit PATH --junit-profile NAME` of a run of `suites`
+/// (where their tests are declared); the `AsyncHarnessJUnit` product provides one.
+public typealias JUnitReporterFactory = @Sendable (_ path: String, _ profile: String, _ suites: [Suite]) throws -> any Reporter
 
 /// The command-line entry point of a suites executable.
 ///
@@ -35,12 +35,13 @@ public enum HarnessMain {
   ///   - registry: the strategies `--waiter` can name.
   ///   - defaultWaiters: the strategies used when `--waiter` is not given; `.all` makes the
   ///     matrix the default.
-  ///   - junit: makes the reporter for `--junit` (`JUnitReporter.factory`).
+  ///   - junit: writes `--junit` reports and reads `--shard-timings` (`JUnitReporter.factory`).
   public static func run(_ suites: [Suite], registry: WaiterRegistry = .builtIn,
                          defaultWaiters: Configuration.WaiterSelection = .suiteDefault,
-                         junit: JUnitReporterFactory? = nil) -> Never {
+                         junit: JUnitSupport? = nil) -> Never {
     let arguments = Array(CommandLine.arguments.dropFirst())
     if arguments.first == WorkerMain.flag { WorkerMain.serve(suites, registry: registry) }
+    BazelTestProtocol.adoptTemporaryDirectory()
     let status = self.status(arguments: arguments, suites: suites, registry: registry,
                              defaultWaiters: defaultWaiters, defaultIsolation: .worker, junit: junit,
                              interrupts: StopRequest())
@@ -52,15 +53,34 @@ public enum HarnessMain {
   /// process unless `defaultIsolation` or `--isolation` says `worker`, which starts this
   /// process's executable again: only a suites executable calling ``run(_:registry:defaultWaiters:junit:)``
   /// can serve as its own worker.
+  ///
+  /// The Bazel test protocol's variables in `environment` (``BazelTestProtocol``) stand in for
+  /// flags that are not given: a run under `bazel test` needs none.
   public static func status(arguments: [String], suites: [Suite], registry: WaiterRegistry = .builtIn,
                             defaultWaiters: Configuration.WaiterSelection = .suiteDefault,
                             defaultIsolation: Isolation = .none,
-                            junit: JUnitReporterFactory? = nil, console: ConsoleReporter.Style = .forStandardOutput(),
+                            junit: JUnitSupport? = nil, console: ConsoleReporter.Style = .forStandardOutput(),
                             output: (@Sendable (String) -> Void)? = nil, errors: (@Sendable (String) -> Void)? = nil,
-                            interrupts: StopRequest? = nil) -> Int32 {
-    let output = output ?? { FileHandleOutput.standardOutput.write($0) }
-    let errors = errors ?? { FileHandleOutput.standardError.write($0) }
-    let options: HarnessOptions
+                            interrupts: StopRequest? = nil,
+                            environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
+    let bazel = BazelTestProtocol(environment: environment)
+    bazel.runStarted()
+    let status = status(arguments: arguments, suites: suites, registry: registry, defaultWaiters: defaultWaiters,
+                        defaultIsolation: defaultIsolation, junit: junit, console: console,
+                        output: output ?? { FileHandleOutput.standardOutput.write($0) },
+                        errors: errors ?? { FileHandleOutput.standardError.write($0) },
+                        interrupts: interrupts, bazel: bazel)
+    if interrupts?.signal == nil { bazel.runEnded() }
+    return status
+  }
+
+  /// Parses the arguments (with the protocol's variables) and runs or lists the tests.
+  private static func status(arguments: [String], suites: [Suite], registry: WaiterRegistry,
+                             defaultWaiters: Configuration.WaiterSelection, defaultIsolation: Isolation,
+                             junit: JUnitSupport?, console: ConsoleReporter.Style,
+                             output: @escaping @Sendable (String) -> Void, errors: @escaping @Sendable (String) -> Void,
+                             interrupts: StopRequest?, bazel: BazelTestProtocol) -> Int32 {
+    var options: HarnessOptions
     do {
       options = try HarnessOptions.parse(HarnessOptions.expandingOptionalSeeds(arguments))
     } catch {
@@ -73,19 +93,19 @@ public enum HarnessMain {
       return 2
     }
     do {
+      options.adopt(bazel, hasJUnit: junit != nil)
       var configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)
+      if let warning = try options.applySharding(to: &configuration, suites: suites, bazel: bazel, junit: junit) {
+        errors("warning: \(warning)\n")
+      }
       try configuration.checkSelection(in: suites)
       if options.list {
-        for suite in suites {
-          for test in suite.tests where configuration.includes(test, in: suite) {
-            output("\(suite.name)/\(test.name)\(test.tags.isEmpty ? "" : "  [tags: \(test.tags.joined(separator: ", "))]")\n")
-          }
-        }
+        output(options.listing(of: configuration.selection(of: suites)))
         return 0
       }
       interrupts?.handleInterrupts()
       var reporters: [any Reporter] = [ConsoleReporter(style: console, write: output)]
-      reporters += try options.fileReporters(junit: junit)
+      reporters += try options.fileReporters(junit: junit?.reporter, suites: suites)
       let executor: any TestExecutor = switch options.isolation ?? (options.noCapture ? .none : defaultIsolation) {
       case .worker: WorkerExecutor.relaunchingThisExecutable(stop: interrupts)
       case .none: InProcessExecutor(capturesOutput: !options.noCapture)
@@ -149,7 +169,7 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Run only tests whose Suite/test path contains this text, or tag:NAME (repeatable).", valueName: "text"))
   var filter: [String] = []
 
-  @Flag(help: "List the selected tests and exit.")
+  @Flag(help: "List the selected tests' IDs (Suite/test, one a line) and exit.")
   var list = false
 
   @Flag(help: "Accept a selection with no test as an empty, passing run (by default it is an error).")
@@ -208,6 +228,25 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Delay each item sent to a test's real queues by 0 to 2 ms, drawn from the seed (with --repeat, shakes out ordering bugs); without a seed, a random one is printed.", valueName: "seed"))
   var jitter: UInt64?
 
+  // Sharding: applied in Sharding/HarnessOptions+Sharding.swift.
+  @Option(help: ArgumentHelp("With --list: text (one test ID a line, the default) or json (one object a line: id, suite, name, tags, file, line).", valueName: "text|json"))
+  var format: ListFormat?
+
+  @Option(help: ArgumentHelp("Run only the test with this ID, Suite/test as --list prints it (repeatable).", valueName: "id"))
+  var only: [String] = []
+
+  @Option(help: ArgumentHelp("Run only the tests whose IDs this file lists, one a line.", valueName: "path"))
+  var onlyFrom: String?
+
+  @Option(help: ArgumentHelp("Run only shard INDEX of COUNT, counted from 1 (1/3, 2/3, 3/3).", valueName: "index/count"))
+  var shard: String?
+
+  @Option(help: ArgumentHelp("With --shard: what goes to a shard whole, suite (the default) or test.", valueName: "suite|test"))
+  var shardBy: Sharding.Granularity?
+
+  @Option(help: ArgumentHelp("With --shard: balance shards by the test times of this JUnit report of an earlier run.", valueName: "path"))
+  var shardTimings: String?
+
   func validate() throws {
     guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1, not \(repetitions)") }
     guard retries >= 0 else { throw ValidationError("--retries must be 0 or more, not \(retries)") }
@@ -216,6 +255,7 @@ struct HarnessOptions: ParsableCommand {
       throw ValidationError("--no-capture runs the tests in this process, so it cannot be combined with --isolation worker")
     }
     try validateJitter()
+    try validateSharding()
     for (flag, value) in [("--timeout", timeout), ("--time-limit", timeLimit), ("--slow", slow)] {
       if let value, !(value > 0 && value.isFinite) {
         throw ValidationError("\(flag) must be a positive number of seconds, not \(value)")
@@ -279,3 +319,4 @@ struct HarnessOptions: ParsableCommand {
 }
 
 extension HarnessMain.Isolation: ExpressibleByArgument {}
+extension Sharding.Granularity: ExpressibleByArgument {}

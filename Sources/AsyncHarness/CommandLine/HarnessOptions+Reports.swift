@@ -9,7 +9,7 @@ extension HarnessOptions {
   /// (and its profile) and creates only a temporary file beside it; the JSON Lines file is
   /// opened last.
   /// - Throws: ``UsageError``, ``ReportFileError`` or what `junit` throws.
-  func fileReporters(junit factory: JUnitReporterFactory?) throws -> [any Reporter] {
+  func fileReporters(junit factory: JUnitReporterFactory?, suites: [Suite]) throws -> [any Reporter] {
     if junitProfile != nil, junit == nil { throw UsageError("--junit-profile needs --junit PATH") }
     if let json, let junit, URL(fileURLWithPath: json).standardized == URL(fileURLWithPath: junit).standardized {
       throw UsageError("--json and --junit name the same file \(json)")
@@ -19,7 +19,7 @@ extension HarnessOptions {
       guard let factory else {
         throw UsageError("--junit needs the AsyncHarnessJUnit product: call HarnessMain.run(suites, junit: JUnitReporter.factory)")
       }
-      return try factory(path, junitProfile ?? "standard")
+      return try factory(path, junitProfile ?? "standard", suites)
     }
     let jsonReporter: (any Reporter)? = try json.map { try JSONLinesReporter(path: $0) }
     return [jsonReporter, junitReporter].compactMap(\.self)

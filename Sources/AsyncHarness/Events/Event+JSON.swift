@@ -182,6 +182,9 @@ extension JSONText {
       if let jitterSeed = run.jitterSeed { json.field("jitterSeed") { $0.raw(String(jitterSeed)) } }
       json.field("repetitions", run.repetitions)
       if let seed = run.seed { json.field("seed") { $0.raw(String(seed)) } }
+      if let shard = run.shard {
+        json.field("shard") { json in json.object { $0.field("count", shard.count); $0.field("index", shard.index) } }
+      }
       json.field("waiters") { json in json.array(run.waiters) { $0.string($1) } }
     }
   }

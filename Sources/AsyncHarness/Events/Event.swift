@@ -137,6 +137,8 @@ public struct RunInfo: Sendable, Hashable, Codable {
   public var repetitions: Int
   /// The waiter strategies the run uses.
   public var waiters: [String]
+  /// The shard this run is, when it is one.
+  public var shard: Shard?
 
   /// Creates run facts.
   /// - Parameters:
@@ -145,13 +147,15 @@ public struct RunInfo: Sendable, Hashable, Codable {
   ///   - jitterSeed: the seed of the real queues' delays, when they had some.
   ///   - repetitions: how many times each test runs.
   ///   - waiters: the waiter strategies the run uses.
+  ///   - shard: the shard this run is, when it is one.
   public init(harnessVersion: String = AsyncHarnessVersion.current, seed: UInt64? = nil, jitterSeed: UInt64? = nil,
-              repetitions: Int = 1, waiters: [String] = []) {
+              repetitions: Int = 1, waiters: [String] = [], shard: Shard? = nil) {
     self.harnessVersion = harnessVersion
     self.seed = seed
     self.jitterSeed = jitterSeed
     self.repetitions = repetitions
     self.waiters = waiters
+    self.shard = shard
   }
 }
 

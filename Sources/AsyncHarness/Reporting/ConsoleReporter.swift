@@ -55,6 +55,7 @@ public final class ConsoleReporter: Reporter {
       if let seed = run.jitterSeed {
         write("Real queues jittered with seed \(seed) (0–2 ms before each item; rerun with --jitter \(seed))\n")
       }
+      if let shard = run.shard { write("Shard \(shard) of the selected tests\n") }
     case .testStarted(let test):
       if style.liveProgress { write("\r\u{1B}[2K… \(test)") }
     case .testSlow(let test, let elapsed):

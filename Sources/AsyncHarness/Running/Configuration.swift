@@ -61,6 +61,12 @@ public struct Configuration: Sendable {
   /// When set, the real queues tests get delay each item by a small random amount drawn
   /// from this jitter's seed (`--jitter SEED`, ``Jitter``).
   public var jitter: Jitter?
+  // Sharding (issue 10): applied by `selection(of:)` in Sharding/Configuration+Sharding.swift.
+  /// When set, only these exact tests are selected (`--only ID`, `--only-from FILE`), and
+  /// the filters narrow them further.
+  public var only: Set<TestIdentity>?
+  /// When set, only this shard's part of the selection runs (`--shard INDEX/COUNT`).
+  public var sharding: Sharding?
 
   /// Whether a selection with no test is a valid, empty run. Off by default: a filter that
   /// matches nothing is a mistake, and the run fails with ``RunnerError/emptySelection(filters:)``
@@ -84,6 +90,7 @@ public struct Configuration: Sendable {
   public func includes(_ test: Test, in suite: Suite) -> Bool {
     let path = "\(suite.name)/\(test.name)"
     if let replay, !replay.matches(testAt: path) { return false }
+    if let only, !only.contains(TestIdentity(suite: suite.name, name: test.name)) { return false }
     guard !filters.isEmpty else { return true }
     return filters.contains { filter in
       if filter.hasPrefix("tag:") { return test.tags.contains(String(filter.dropFirst(4))) }

@@ -33,7 +33,7 @@ extension Runner {
   }
 
   /// The ordered steps of a run, built from a ``Configuration`` in one place: which suites
-  /// run under which waiters, which of their tests (filtered, shuffled) and how often.
+  /// run under which waiters, which of their tests (filtered, sharded, shuffled) and how often.
   /// The runner walks it entry by entry, repetition by repetition.
   public struct Plan: Sendable {
     /// A suite run under one waiter strategy: the unit the runner announces with
@@ -62,9 +62,9 @@ extension Runner {
     public init(suites: [Suite], configuration: Configuration, registry: WaiterRegistry) throws {
       self.configuration = configuration
       var entries: [Entry] = []
-      for suite in suites {
+      for (suite, selected) in configuration.selection(of: suites) {
         let waiters = try Self.waiters(for: suite, configuration: configuration, registry: registry)
-        let tests = Self.ordered(suite.tests.filter { configuration.includes($0, in: suite) }, seed: configuration.shuffleSeed)
+        let tests = Self.ordered(selected, seed: configuration.shuffleSeed)
         guard !tests.isEmpty else { continue }
         entries += waiters.map { Entry(suite: suite, waiter: $0, tests: tests) }
       }

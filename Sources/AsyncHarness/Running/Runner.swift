@@ -65,7 +65,8 @@ public final class Runner: Sendable {
     let events = channel.sink
     let progress = RunProgress()
     events(.runStarted(RunInfo(seed: configuration.shuffleSeed, jitterSeed: configuration.jitter?.seed,
-                               repetitions: plan.repetitions, waiters: plan.waiterNames)))
+                               repetitions: plan.repetitions, waiters: plan.waiterNames,
+                               shard: configuration.sharding?.shard)))
     entries: for entry in plan.entries {
       guard stop?.signal == nil else { break }
       progress.start(entry.suiteRun)

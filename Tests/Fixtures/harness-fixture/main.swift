@@ -80,5 +80,9 @@ let suites = [
       t.log("logged")
     }
   },
+  // Prints the temporary directory tests get, for the Bazel protocol tests.
+  Suite("Environment") {
+    Test("prints the temporary directory") { _ in print(FileManager.default.temporaryDirectory.path) }
+  },
 ]
 HarnessMain.run(suites, junit: JUnitReporter.factory)

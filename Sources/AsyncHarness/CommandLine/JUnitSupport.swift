@@ -1,0 +1,22 @@
+/// Reads the testcase durations of a JUnit report for `--shard-timings PATH`; the
+/// `AsyncHarnessJUnit` product provides one.
+public typealias JUnitTimingsReader = @Sendable (_ path: String) throws -> [TestTiming]
+
+/// What the command line needs from the `AsyncHarnessJUnit` product, which links libxml2
+/// (so the core does not): a reporter for `--junit` and a reader for `--shard-timings`.
+/// `JUnitReporter.factory` is the one to pass to ``HarnessMain/run(_:registry:defaultWaiters:junit:)``.
+public struct JUnitSupport: Sendable {
+  /// Makes the reporter for `--junit PATH --junit-profile NAME`.
+  public let reporter: JUnitReporterFactory
+  /// Reads a previous report's durations for `--shard-timings PATH`.
+  public let timings: JUnitTimingsReader
+
+  /// Creates the JUnit support from its two parts.
+  /// - Parameters:
+  ///   - reporter: makes the reporter for `--junit`.
+  ///   - timings: reads the durations for `--shard-timings`.
+  public init(reporter: @escaping JUnitReporterFactory, timings: @escaping JUnitTimingsReader) {
+    self.reporter = reporter
+    self.timings = timings
+  }
+}
