@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "AsyncHarness", targets: ["AsyncHarness"]),
     .library(name: "AsyncHarnessConformance", targets: ["AsyncHarnessConformance"]),
     .library(name: "AsyncHarnessXCTest", targets: ["AsyncHarnessXCTest"]),
+    .library(name: "AsyncHarnessXCTestJUnit", targets: ["AsyncHarnessXCTestJUnit"]),
     .library(name: "AsyncHarnessTesting", targets: ["AsyncHarnessTesting"]),
     .plugin(name: "HarnessPlugin", targets: ["HarnessPlugin"]),
     .library(name: "AsyncHarnessJUnit", targets: ["AsyncHarnessJUnit"]),
@@ -50,10 +51,17 @@ let package = Package(
     .executableTarget(
       name: "harness-junit",
       dependencies: [
-        "AsyncHarnessJUnit",
+        "AsyncHarness", "AsyncHarnessJUnit",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
+    // XCTest runs as JUnit, apart from AsyncHarnessXCTest so that only those who want JUnit
+    // link libxml2; the loader registers its observer when the test executable loads.
+    .target(
+      name: "AsyncHarnessXCTestJUnit",
+      dependencies: ["AsyncHarness", "AsyncHarnessXCTest", "AsyncHarnessJUnit", "AsyncHarnessXCTestJUnitLoader"]
+    ),
+    .target(name: "AsyncHarnessXCTestJUnitLoader"),
     .executableTarget(name: "junit-bench", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"]),
     .testTarget(name: "AsyncHarnessJUnitTests", dependencies: ["AsyncHarness", "AsyncHarnessJUnit", "HarnessTestSupport"]),
     // A suites executable that the JUnit tests interrupt with real signals.
