@@ -69,11 +69,9 @@ struct SwiftTestingStream {
   /// Reads the stream at `path`.
   /// - Throws: ``JUnitError/unreadableEventStream(path:reason:)``.
   init(path: String) throws {
-    let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
-    } catch {
-      throw JUnitError.unreadableEventStream(path: path, reason: (error as NSError).localizedDescription)
+    guard let data = FileManager.default.contents(atPath: path) else {
+      let exists = FileManager.default.fileExists(atPath: path)
+      throw JUnitError.unreadableEventStream(path: path, reason: exists ? "it cannot be read" : "No such file or directory")
     }
     let decoder = JSONDecoder()
     for (index, line) in data.split(separator: UInt8(ascii: "\n")).enumerated()

@@ -93,11 +93,16 @@ func harnessFixture() throws -> URL {
 }
 
 /// Runs `tool` to its end and returns its exit status and what it wrote to standard output
-/// and standard error (read side by side, so neither pipe can fill up and stall it).
-func runToEnd(_ tool: URL, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+/// and standard error (read side by side, so neither pipe can fill up and stall it); with
+/// `environment`, the variables are added to this process's.
+func runToEnd(
+  _ tool: URL, _ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil
+) throws -> (status: Int32, output: String, errors: String) {
   let process = Process()
   process.executableURL = tool
   process.arguments = arguments
+  process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+  if let directory { process.currentDirectoryURL = directory }
   let output = Pipe()
   let errors = Pipe()
   process.standardOutput = output

@@ -31,3 +31,6 @@ struct FixtureError: Error {}
     fatalError("the fixture crashes")
   }
 }
+
+/// Declared after `crashes()`: in a run without parallelism that crashed, it never starts.
+@Test func afterTheCrash() {}
