@@ -78,3 +78,10 @@ for target in package.targets where target.type != .system && target.type != .pl
     .enableUpcomingFeature("MemberImportVisibility"),
   ]
 }
+
+// Documentation: `ASYNCHARNESS_DOCC=1 swift package generate-documentation` (see .ci/docs).
+// Only with the variable set does the package depend on the DocC plugin, so a package that
+// depends on AsyncHarness never resolves it.
+if Context.environment["ASYNCHARNESS_DOCC"] != nil {
+  package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

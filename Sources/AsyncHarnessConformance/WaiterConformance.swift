@@ -2,7 +2,7 @@ import AsyncHarness
 import Foundation
 import Synchronization
 
-/// Checks a ``Waiter`` against the contract every strategy keeps.
+/// Checks a `Waiter` against the contract every strategy keeps.
 ///
 /// It runs a fixture suite under the waiter, in-process, and compares each fixture's
 /// verdict, message and timing with what the contract demands: waits end when fulfilled

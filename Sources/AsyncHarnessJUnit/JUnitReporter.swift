@@ -54,7 +54,7 @@ public enum JUnitProfile: String, Sendable, Hashable, CaseIterable {
 /// the open suite's testcases are held; finished suites are streamed to disk.
 ///
 /// Flaky results (Surefire's `<flakyFailure>`) will be written once the runner retries
-/// failed tests and ``TestResult`` carries the earlier attempts.
+/// failed tests and `TestResult` carries the earlier attempts.
 ///
 /// ```swift
 /// let junit = try JUnitReporter(path: "reports/junit.xml", profile: .github)

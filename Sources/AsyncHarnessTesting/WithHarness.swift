@@ -2,7 +2,7 @@ public import AsyncHarness
 import Foundation
 public import Testing
 
-/// Runs `body` with a harness ``AsyncHarness/TestContext`` inside a Swift Testing test,
+/// Runs `body` with a harness `TestContext` inside a Swift Testing test,
 /// and records every issue it reports as a Swift Testing issue at the issue's own location
 /// (warnings as warnings).
 ///
@@ -21,6 +21,11 @@ public import Testing
 ///   - waiter: the strategy; by default the one chosen with the `.waiter(...)` trait, else
 ///     `expectation`.
 ///   - timeout: the timeout of waits that pass none.
+///   - fileID: The caller's file ID; leave the default.
+///   - filePath: The caller's file path; leave the default.
+///   - line: The caller's line; leave the default.
+///   - column: The caller's column; leave the default.
+///   - body: The test's body, given the harness context `t`.
 /// - Returns: the harness's result, for further checks.
 @discardableResult
 public func withHarness(waiter: (any AsyncHarness.Waiter)? = nil, timeout: Duration = .seconds(1),

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import XCTest
 
-/// Reports the XCTest tests of this process to a ``AsyncHarness/Reporter``, as the harness's
+/// Reports the XCTest tests of this process to a `Reporter`, as the harness's
 /// own events: any XCTest run, harness tests or not, reaches the console, JSON Lines or
 /// JUnit reporters.
 ///

@@ -14,10 +14,10 @@ import XCTest
 /// ASYNCHARNESS_JUNIT=.build/reports/xctest.xml swift test
 /// ```
 ///
-/// When the test executable loads, this library registers an ``AsyncHarnessXCTest/XCTestObserver``
+/// When the test executable loads, this library registers an `AsyncHarnessXCTest.XCTestObserver`
 /// that writes the report when the XCTest tests end, on Linux (where XCTest has no principal
 /// class) as on Apple platforms. `ASYNCHARNESS_JUNIT_PROFILE=github` adds `file` and `line`
-/// to failing testcases (``AsyncHarnessJUnit/JUnitProfile/github``). Without the variable,
+/// to failing testcases (`AsyncHarnessJUnit.JUnitProfile.github`). Without the variable,
 /// nothing is registered; ``register(path:profile:)`` registers it from code instead. It is a
 /// library of its own so that only the packages that want JUnit link libxml2.
 ///
