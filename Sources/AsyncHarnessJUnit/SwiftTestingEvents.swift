@@ -55,6 +55,7 @@ struct SwiftTestingStream {
   struct Progress {
     var started: Date?
     var ended: Date?
+    /// Set when the test was skipped: its reason, or `.some(nil)` when it has none.
     var skipReason: String??
     var issues: [Issue] = []
   }

@@ -99,7 +99,7 @@ public final class XCTestObserver: NSObject, XCTestObservation, Sendable {
     let verdict: Verdict =
       if testRun?.hasBeenSkipped == true { .skipped }
       else if (testRun?.unexpectedExceptionCount ?? 0) > 0 { .errored }
-      else if (testRun?.totalFailureCount ?? 0) > 0 || issues.contains(where: \.isFailure) { .failed }
+      else if (testRun?.totalFailureCount ?? 0) > 0 { .failed }
       else { .passed }
     run.withLock { $0.suiteSummary.count(verdict) }
     send(.testEnded(test, TestResult(verdict: verdict, issues: issues), duration: testRun?.totalDuration ?? 0))
