@@ -57,8 +57,15 @@ public struct WaiterTrait: Testing.TestTrait, Testing.SuiteTrait, Testing.TestSc
 
   @TaskLocal static var current: (any AsyncHarness.Waiter)?
 
+  /// `true`: a suite's waiter applies to every test in it, nested suites included.
   public var isRecursive: Bool { true }
 
+  /// Runs the test with this trait's waiter as the one ``withHarness(waiter:timeout:fileID:filePath:line:column:_:)`` uses.
+  /// - Parameters:
+  ///   - test: The test.
+  ///   - testCase: The test case, for a parameterized test.
+  ///   - function: The test's body.
+  /// - Throws: What the test's body throws.
   public func provideScope(for test: Testing.Test, testCase: Testing.Test.Case?,
                            performing function: @Sendable () async throws -> Void) async throws {
     try await Self.$current.withValue(waiter, operation: function)

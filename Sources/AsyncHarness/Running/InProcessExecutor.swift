@@ -11,6 +11,11 @@ public struct InProcessExecutor: TestExecutor {
   /// Creates the executor.
   public init() {}
 
+  /// Runs one step (a test under one waiter), sending its events to `events` as they happen.
+  /// - Parameters:
+  ///   - step: The test to run and how.
+  ///   - events: Where its events go.
+  /// - Returns: How the test ended.
   public func run(_ step: Runner.Step, events: EventSink) -> TestResult {
     let start = ContinuousClock().now
     events(.testStarted(step.id))

@@ -285,5 +285,6 @@ public final class TestContext: Sendable {
 /// Thrown to stop a test after an issue was recorded (a failed `require`, a failed or
 /// interrupted wait). The runner does not report it again.
 public struct TestStopped: Error, CustomStringConvertible {
+  /// The message a user reads.
   public var description: String { "the test stopped after recording an issue" }
 }

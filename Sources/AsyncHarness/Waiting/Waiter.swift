@@ -31,6 +31,9 @@ public protocol Waiter: Sendable {
 }
 
 extension Waiter {
+  /// Real queues (``RealQueues``): the default for a strategy that does not order work itself.
+  /// - Parameter test: The test the queues are for.
+  /// - Returns: The test's queues and clock.
   public func makeQueues(for test: QueueSetup) -> any TestQueues {
     RealQueues(for: test)
   }
