@@ -48,10 +48,14 @@ public enum XCTestJUnit {
   /// Registers the observer when ``pathVariable`` is set.
   ///
   /// - Parameter environment: The process's environment.
-  /// - Returns: Why the variables are unusable (an unknown profile), or `nil`.
+  /// - Returns: Why the variables are unusable (an empty or unwritable path, an unknown
+  ///   profile), or `nil`.
   static func register(from environment: [String: String]) -> String? {
     guard let path = environment[pathVariable] else { return nil }
     guard !path.isEmpty else { return "\(pathVariable) is empty: set it to the report's path" }
+    if let reason = ReportDestination.problem(with: path) {
+      return "\(pathVariable)=\(path) cannot be written: \(reason)"
+    }
     let profileName = environment[profileVariable] ?? JUnitProfile.standard.name
     guard let profile = JUnitProfile(rawValue: profileName) else {
       let names = JUnitProfile.allCases.map(\.name).joined(separator: ", ")
@@ -63,8 +67,8 @@ public enum XCTestJUnit {
 }
 
 /// Called by the load-time constructor in `AsyncHarnessXCTestJUnitLoader` when
-/// `ASYNCHARNESS_JUNIT` is set; unusable variables stop the process with status 2, before
-/// any test runs.
+/// `ASYNCHARNESS_JUNIT` is set; unusable variables stop the process with status 2, naming
+/// the variable and its value, before any test runs.
 @_cdecl("asyncharness_xctest_junit_register_from_environment")
 func registerFromEnvironment() {
   guard let problem = XCTestJUnit.register(from: ProcessInfo.processInfo.environment) else { return }

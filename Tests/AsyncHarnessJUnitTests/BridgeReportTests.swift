@@ -52,6 +52,16 @@ final class BridgeReportTests: ReportTestCase {
     XCTAssertFalse(FileManager.default.fileExists(atPath: path("xctest.xml")))
   }
 
+  func testAReportThatCannotBeWrittenStopsTheTestsNamingThePath() throws {
+    let report = path("missing/xctest.xml")
+    let run = try BridgesFixture.swiftTest(["--filter", "PlainTests"], environment: ["ASYNCHARNESS_JUNIT": report])
+    XCTAssertNotEqual(run.status, 0)
+    XCTAssertTrue(
+      run.errors.contains("AsyncHarness: ASYNCHARNESS_JUNIT=\(report) cannot be written: the directory \(path("missing")) does not exist\n"),
+      run.errors)
+    XCTAssertFalse(run.output.contains("Test Case 'PlainTests.testPasses' started"), run.output)
+  }
+
   func testSwiftTestingEventStreamBecomesJUnit() throws {
     let events = path("events.jsonl")
     let run = try BridgesFixture.swiftTest(
