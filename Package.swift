@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "AsyncHarness", targets: ["AsyncHarness"]),
     .library(name: "AsyncHarnessConformance", targets: ["AsyncHarnessConformance"]),
     .library(name: "AsyncHarnessXCTest", targets: ["AsyncHarnessXCTest"]),
+    .library(name: "AsyncHarnessXCTestJUnit", targets: ["AsyncHarnessXCTestJUnit"]),
     .library(name: "AsyncHarnessTesting", targets: ["AsyncHarnessTesting"]),
     .plugin(name: "HarnessPlugin", targets: ["HarnessPlugin"]),
     .library(name: "AsyncHarnessJUnit", targets: ["AsyncHarnessJUnit"]),
@@ -50,10 +51,17 @@ let package = Package(
     .executableTarget(
       name: "harness-junit",
       dependencies: [
-        "AsyncHarnessJUnit",
+        "AsyncHarness", "AsyncHarnessJUnit",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
+    // XCTest runs as JUnit, apart from AsyncHarnessXCTest so that only those who want JUnit
+    // link libxml2; the loader registers its observer when the test executable loads.
+    .target(
+      name: "AsyncHarnessXCTestJUnit",
+      dependencies: ["AsyncHarness", "AsyncHarnessXCTest", "AsyncHarnessJUnit", "AsyncHarnessXCTestJUnitLoader"]
+    ),
+    .target(name: "AsyncHarnessXCTestJUnitLoader"),
     .executableTarget(name: "junit-bench", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"]),
     .testTarget(name: "AsyncHarnessJUnitTests", dependencies: ["AsyncHarness", "AsyncHarnessJUnit", "HarnessTestSupport"]),
     // A suites executable that the JUnit tests interrupt with real signals.
@@ -69,4 +77,11 @@ for target in package.targets where target.type != .system && target.type != .pl
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
   ]
+}
+
+// Documentation: `ASYNCHARNESS_DOCC=1 swift package generate-documentation` (see .ci/docs).
+// Only with the variable set does the package depend on the DocC plugin, so a package that
+// depends on AsyncHarness never resolves it.
+if Context.environment["ASYNCHARNESS_DOCC"] != nil {
+  package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
 }

@@ -2,7 +2,7 @@ import AsyncHarness
 import Foundation
 import Synchronization
 
-/// Checks a ``Waiter`` against the contract every strategy keeps.
+/// Checks a `Waiter` against the contract every strategy keeps.
 ///
 /// It runs a fixture suite under the waiter, in-process, and compares each fixture's
 /// verdict, message and timing with what the contract demands: waits end when fulfilled
@@ -33,6 +33,7 @@ public enum WaiterConformance {
     /// One line for each broken rule; empty when the waiter keeps the contract.
     public var failures: [String]
 
+    /// What the run found: the number of checks passed, or each broken rule on a line of its own.
     public var description: String {
       failures.isEmpty
         ? "\(waiter): \(checked.count) conformance checks passed"
@@ -42,7 +43,10 @@ public enum WaiterConformance {
 
   /// Which rules a conformance run checks.
   public struct Checks: OptionSet, Sendable {
+    /// The checks as bits.
     public let rawValue: Int
+    /// Creates a set of checks from its bits.
+    /// - Parameter rawValue: The bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// The contract every strategy keeps.

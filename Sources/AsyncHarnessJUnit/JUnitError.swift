@@ -8,6 +8,9 @@ public enum JUnitError: Error, Equatable, CustomStringConvertible {
   /// Testcases to merge appear more than once (the same `classname` and `name`): `count` of
   /// them, the first few described in `examples` with the inputs they appear in.
   case duplicateTestcases(count: Int, examples: [String])
+  /// A Swift Testing event stream to convert is missing, unreadable, or not a version 0
+  /// event stream; `reason` names the line when one is malformed.
+  case unreadableEventStream(path: String, reason: String)
   /// A libxml2 or system call failed while writing or reading `path`.
   case callFailed(call: String, path: String, reason: String?)
   /// The reporter received events in an order no runner sends.
@@ -25,6 +28,8 @@ public enum JUnitError: Error, Equatable, CustomStringConvertible {
       "cannot write the JUnit report to \(path): \(reason)"
     case .unreadableReport(let path, let reason):
       "cannot read the JUnit report \(path): \(reason)"
+    case .unreadableEventStream(let path, let reason):
+      "cannot read the Swift Testing event stream \(path): \(reason)"
     case .duplicateTestcases(let count, let examples):
       "\(count) testcase\(count == 1 ? "" : "s") would appear more than once in the merged report "
         + "(dashboards keep only the first): \(examples.joined(separator: "; "))"

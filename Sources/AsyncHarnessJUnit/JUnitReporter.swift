@@ -23,8 +23,11 @@ public enum JUnitProfile: String, Sendable, Hashable, CaseIterable {
 ///
 /// Each suite × waiter strategy becomes one `<testsuite>` named `Suite [waiter]`, with the
 /// properties `waiter`, `seed` (when the run was shuffled), `jitterSeed` (when real queues
-/// were jittered, `--jitter`), `repetitions` and `harnessVersion`. Each test becomes a
-/// `<testcase>` whose `classname` is that suite name and whose `name` is the test's name, with ` #N` for repetition N > 1; names that would
+/// were jittered, `--jitter`), `repetitions` and `harnessVersion`; a suite whose waiter is
+/// empty (XCTest and Swift Testing tests, see ``convertSwiftTestingEvents(_:toJUnit:profile:)``)
+/// is named `Suite` and has no `waiter` property. Each test becomes a `<testcase>` whose
+/// `classname` is that suite name and whose `name` is the test's name, with ` #N` for
+/// repetition N > 1; names that would
 /// repeat in the file get a ` (2)`, ` (3)`, … suffix, skipping the names of other tests in
 /// the suite (a test literally named `dup (2)` keeps its name).
 ///
@@ -204,8 +207,11 @@ private final class JUnitReport {
       value: value.nonBlank(or: placeholder) + suffix, full: isCut ? XMLText(raw, limit: outputLimit) + suffix : nil)
   }
 
+  /// `Suite [waiter]`, or the suite's name alone for tests that ran under no waiter strategy
+  /// (XCTest and Swift Testing tests reported through the bridges).
   private func suiteName(_ run: SuiteRun) -> CappedName {
-    let waiter = XMLText(" [") + XMLText(attribute: run.waiter, limit: Self.waiterLimit) + XMLText("]")
+    let waiter = run.waiter.isEmpty
+      ? nil : XMLText(" [") + XMLText(attribute: run.waiter, limit: Self.waiterLimit) + XMLText("]")
     return name(run.suite, placeholder: "(unnamed suite)", suffix: waiter)
   }
 
@@ -235,7 +241,7 @@ private final class JUnitReport {
       timestamp: JUnitFormat.timestamp(suite.timestamp)
     ) { writer in
       try writer.startElement("properties")
-      try property("waiter", suite.waiter, to: writer)
+      if !suite.waiter.isEmpty { try property("waiter", suite.waiter, to: writer) }
       if let seed = run?.seed { try property("seed", String(seed), to: writer) }
       if let seed = run?.jitterSeed { try property("jitterSeed", String(seed), to: writer) }
       if let run { try property("repetitions", String(run.repetitions), to: writer) }

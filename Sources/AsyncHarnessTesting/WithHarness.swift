@@ -2,7 +2,7 @@ public import AsyncHarness
 import Foundation
 public import Testing
 
-/// Runs `body` with a harness ``AsyncHarness/TestContext`` inside a Swift Testing test,
+/// Runs `body` with a harness `TestContext` inside a Swift Testing test,
 /// and records every issue it reports as a Swift Testing issue at the issue's own location
 /// (warnings as warnings).
 ///
@@ -21,6 +21,11 @@ public import Testing
 ///   - waiter: the strategy; by default the one chosen with the `.waiter(...)` trait, else
 ///     `expectation`.
 ///   - timeout: the timeout of waits that pass none.
+///   - fileID: The caller's file ID; leave the default.
+///   - filePath: The caller's file path; leave the default.
+///   - line: The caller's line; leave the default.
+///   - column: The caller's column; leave the default.
+///   - body: The test's body, given the harness context `t`.
 /// - Returns: the harness's result, for further checks.
 @discardableResult
 public func withHarness(waiter: (any AsyncHarness.Waiter)? = nil, timeout: Duration = .seconds(1),
@@ -52,8 +57,15 @@ public struct WaiterTrait: Testing.TestTrait, Testing.SuiteTrait, Testing.TestSc
 
   @TaskLocal static var current: (any AsyncHarness.Waiter)?
 
+  /// `true`: a suite's waiter applies to every test in it, nested suites included.
   public var isRecursive: Bool { true }
 
+  /// Runs the test with this trait's waiter as the one ``withHarness(waiter:timeout:fileID:filePath:line:column:_:)`` uses.
+  /// - Parameters:
+  ///   - test: The test.
+  ///   - testCase: The test case, for a parameterized test.
+  ///   - function: The test's body.
+  /// - Throws: What the test's body throws.
   public func provideScope(for test: Testing.Test, testCase: Testing.Test.Case?,
                            performing function: @Sendable () async throws -> Void) async throws {
     try await Self.$current.withValue(waiter, operation: function)

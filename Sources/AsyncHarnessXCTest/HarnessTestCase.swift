@@ -2,7 +2,7 @@ import AsyncHarness
 import XCTest
 
 /// An `XCTestCase` whose tests are harness tests: each test method runs with a fresh
-/// ``AsyncHarness/TestContext``, `t`, under the waiter strategy its class chooses.
+/// `TestContext`, `t`, under the waiter strategy its class chooses.
 ///
 /// Subclass it instead of `XCTestCase`, one class at a time; the test methods stay ordinary
 /// XCTest methods, and XCTest's assertions keep working beside `t`'s:
@@ -23,7 +23,7 @@ import XCTest
 /// there in each; blocks registered with `t.addTeardown` run after `tearDown()`. Every
 /// failing issue fails the XCTest test with the harness's message at the issue's own file
 /// and line, when the test ends. A failed wait or `require` stops the method by throwing
-/// ``AsyncHarness/TestStopped``, which XCTest does not report again. An XCTest assertion
+/// `TestStopped`, which XCTest does not report again. An XCTest assertion
 /// failure is XCTest's own: it does not end a wait in progress, as `t.expect` and `t.fail`
 /// do (use those inside callbacks).
 ///
@@ -76,7 +76,7 @@ open class HarnessTestCase: XCTestCase {
   }
 
   #if canImport(Darwin)
-  /// Records an issue, except ``AsyncHarness/TestStopped`` thrown out of a test method: the
+  /// Records an issue, except `TestStopped` thrown out of a test method: the
   /// issue that stopped the test is recorded at its own line instead.
   override open func record(_ issue: XCTIssue) {
     if context != nil, issue.type == .thrownError, issue.associatedError is TestStopped { return }
@@ -84,7 +84,7 @@ open class HarnessTestCase: XCTestCase {
   }
   #else
   /// Creates the test case that runs `testClosure`: the test method as XCTest calls it.
-  /// ``AsyncHarness/TestStopped`` thrown out of it is not reported again: the issue that
+  /// `TestStopped` thrown out of it is not reported again: the issue that
   /// stopped the test is recorded at its own line.
   public required init(name: String, testClosure: @escaping XCTestCaseClosure) {
     super.init(name: name) { testCase in

@@ -10,13 +10,15 @@ struct HarnessJUnit: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "harness-junit",
     abstract: "Tools for AsyncHarness JUnit XML reports.",
-    subcommands: [Merge.self]
+    subcommands: [Merge.self, FromSwiftTesting.self, SwiftTest.self]
   )
 
   static func main() {
     do {
       var command = try parseAsRoot()
       try command.run()
+    } catch let status as ExitCode {
+      Self.exit(withError: status)
     } catch {
       let code = exitCode(for: error)
       let message = fullMessage(for: error)
@@ -64,6 +66,70 @@ struct HarnessJUnit: ParsableCommand {
       try mergeJUnitReports(inputs, into: output, duplicates: duplicates, expectShards: expectShards)
     }
   }
+
+  struct FromSwiftTesting: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "from-swift-testing",
+      abstract: "Convert a Swift Testing event stream into a JUnit report.",
+      discussion: """
+        The stream is what swift test --event-stream-output-path PATH --event-stream-version 0 \
+        writes. A test that started and never ended (the process crashed) is an error naming it. \
+        Example: harness-junit from-swift-testing events.jsonl -o report.xml
+        """
+    )
+
+    @Argument(help: "The event stream (JSON Lines, version 0).")
+    var input: String
+
+    @Option(name: .shortAndLong, help: "The report to write.")
+    var output: String
+
+    @Option(help: ArgumentHelp("The attributes written beyond the standard profile.", valueName: "standard|github"))
+    var profile: JUnitProfile = .standard
+
+    func run() throws {
+      try convertSwiftTestingEvents(input, toJUnit: output, profile: profile)
+    }
+  }
+
+  struct SwiftTest: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "swift-test",
+      abstract: "Run swift test and write one JUnit report of its XCTest and Swift Testing tests.",
+      discussion: """
+        Runs swift test with the arguments after --, reporting the XCTest tests through \
+        AsyncHarnessXCTestJUnit (link it into a test target) and the Swift Testing tests through \
+        their event stream, then merges both into the report. Exits with swift test's status. \
+        Run it as a built executable or with swift run, never inside swift test. \
+        Example: swift run harness-junit swift-test -o .build/reports/junit.xml -- --filter Loader
+        """
+    )
+
+    @Option(name: .shortAndLong, help: "The merged report to write.")
+    var output: String
+
+    @Option(help: ArgumentHelp("The attributes written beyond the standard profile.", valueName: "standard|github"))
+    var profile: JUnitProfile = .standard
+
+    @Argument(parsing: .postTerminator, help: "Arguments for swift test (after --).")
+    var swiftTestArguments: [String] = []
+
+    func validate() throws {
+      if let flag = swiftTestArguments.first(where: { $0 == "--parallel" || $0.hasPrefix("--event-stream") }) {
+        throw ValidationError(
+          "swift test \(flag) cannot be combined with swift-test: it reports XCTest tests from one process "
+            + "and sets the event stream itself")
+      }
+    }
+
+    func run() throws {
+      let outcome = try runSwiftTest(arguments: swiftTestArguments, report: output, profile: profile)
+      for note in outcome.notes { FileHandle.standardError.write(Data("harness-junit: \(note)\n".utf8)) }
+      print("harness-junit: swift test exited with status \(outcome.status); JUnit report: \(output)")
+      if outcome.status != 0 { throw ExitCode(outcome.status) }
+    }
+  }
 }
 
 extension JUnitDuplicates: ExpressibleByArgument {}
+extension JUnitProfile: ExpressibleByArgument {}

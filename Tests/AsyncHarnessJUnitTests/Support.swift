@@ -94,13 +94,15 @@ func harnessFixture() throws -> URL {
 
 /// Runs `tool` to its end and returns its exit status and what it wrote to standard output
 /// and standard error (read side by side, so neither pipe can fill up and stall it); in
-/// `environment` when given, else in this process's.
-func runToEnd(_ tool: URL, _ arguments: [String], environment: [String: String]? = nil)
-  throws -> (status: Int32, output: String, errors: String) {
+/// `environment` when given, else in this process's, and in `directory` when given.
+func runToEnd(
+  _ tool: URL, _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil
+) throws -> (status: Int32, output: String, errors: String) {
   let process = Process()
   process.executableURL = tool
   process.arguments = arguments
   if let environment { process.environment = environment }
+  if let directory { process.currentDirectoryURL = directory }
   let output = Pipe()
   let errors = Pipe()
   process.standardOutput = output

@@ -7,6 +7,7 @@ import Dispatch
 public struct AsyncQueue: Dispatching {
   /// The queue work is sent to.
   public let queue: DispatchQueue
+  /// The queue's identity, which ``QueueIdentity/current`` reports while its work runs.
   public let identity: QueueIdentity
   let issues: IssueSink
   /// The delays of a jittered queue (`--jitter`); `nil` sends work at once.
@@ -28,18 +29,22 @@ public struct AsyncQueue: Dispatching {
   /// The main queue.
   public static var main: AsyncQueue { AsyncQueue(.main) }
 
+  /// Runs `work` on this queue, later.
   public func async(_ work: @escaping @Sendable () -> Void) {
     let (identity, queue) = (identity, queue)
     let send: @Sendable () -> Void = { queue.async { DispatchChain.$frames.withValue([identity], operation: work) } }
     if let jitter { jitter.delay(send) } else { send() }
   }
 
+  /// Runs `work` on this queue once `delay` has passed.
   public func asyncAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
     guard jitter == nil else { return sendAfter(delay, work) }
     let identity = identity
     queue.asyncAfter(deadline: .now() + delay.dispatchInterval) { DispatchChain.$frames.withValue([identity], operation: work) }
   }
 
+  /// Runs `work` on this queue and waits for it.
+  /// - Returns: What `work` returns.
   public func sync<T>(_ work: () throws -> T) rethrows -> T {
     let (chain, isCycle) = DispatchChain.enter(identity, issues: issues)
     if isCycle { return try DispatchChain.$frames.withValue(chain, operation: work) }

@@ -35,6 +35,7 @@ public final class QueueIdentity: Sendable, CustomStringConvertible {
   /// The main queue's identity, shared by every queue value standing for it.
   public static let main = QueueIdentity(label: "main")
 
+  /// The queue's label.
   public var description: String { label }
 
   /// The queue whose work is running on the caller: the innermost queue the harness's
@@ -43,6 +44,7 @@ public final class QueueIdentity: Sendable, CustomStringConvertible {
 }
 
 extension Dispatching {
+  /// Runs `work` on this queue once `delay` has passed.
   public func asyncAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
     sendAfter(delay, work)
   }

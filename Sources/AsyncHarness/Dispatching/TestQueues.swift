@@ -63,6 +63,7 @@ public struct QueueSetup: Sendable {
 /// every strategy that does not order work itself. With a jitter in the setup
 /// (`--jitter`), each queue delays its items a little (``Jitter``).
 public struct RealQueues: TestQueues {
+  /// The queue that stands for the main queue (`t.main`).
   public let main: any Dispatching
   private let setup: QueueSetup
   private let jitter: JitterSource?
@@ -74,12 +75,16 @@ public struct RealQueues: TestQueues {
     main = AsyncQueue(.main, identity: .main, issues: setup.issues, jitter: jitter.map { JitteredDelivery($0.nextQueue()) })
   }
 
+  /// Makes a queue for the test, named `label` (as `t.queue("io")` does).
+  /// - Parameter label: The queue's name in messages.
+  /// - Returns: The queue.
   public func makeQueue(label: String) -> any Dispatching {
     AsyncQueue(DispatchQueue(label: "AsyncHarness.\(setup.test.name).\(label)"),
                identity: QueueIdentity(label: label), issues: setup.issues,
                jitter: jitter.map { JitteredDelivery($0.nextQueue()) })
   }
 
+  /// The clock the test hands to code that sleeps or reads time.
   public var clock: any Clock<Duration> { ContinuousClock() }
 }
 
@@ -87,6 +92,7 @@ public struct RealQueues: TestQueues {
 /// plain Arrange, Act, Assert. Delayed work (``Dispatching/asyncAfter(_:_:)``) still waits
 /// in real time, then runs inline; the clock is the continuous clock.
 public struct InlineQueues: TestQueues {
+  /// The queue that stands for the main queue (`t.main`).
   public let main: any Dispatching
   private let setup: QueueSetup
 
@@ -96,9 +102,13 @@ public struct InlineQueues: TestQueues {
     main = SyncQueue(identity: .main, issues: setup.issues)
   }
 
+  /// Makes a queue for the test, named `label` (as `t.queue("io")` does).
+  /// - Parameter label: The queue's name in messages.
+  /// - Returns: The queue.
   public func makeQueue(label: String) -> any Dispatching {
     SyncQueue(identity: QueueIdentity(label: label), issues: setup.issues)
   }
 
+  /// The clock the test hands to code that sleeps or reads time.
   public var clock: any Clock<Duration> { ContinuousClock() }
 }

@@ -94,6 +94,7 @@ public struct EventDecodingError: Error, Equatable, CustomStringConvertible {
   /// Creates the error.
   public init(reason: String) { self.reason = reason }
 
+  /// The message a user reads.
   public var description: String { "not an AsyncHarness event: \(reason)" }
 }
 
@@ -102,6 +103,9 @@ extension Event: Decodable {
     case version, kind, timestamp, run, suite, waiter, test, issue, output, result, summary, duration, elapsed
   }
 
+  /// Reads an event from a JSON line's fields.
+  /// - Parameter decoder: The decoder of one line.
+  /// - Throws: ``EventDecodingError`` when a field is missing or wrong.
   public init(from decoder: any Decoder) throws {
     let json = try decoder.container(keyedBy: Field.self)
     let version = try json.decode(Int.self, forKey: .version)

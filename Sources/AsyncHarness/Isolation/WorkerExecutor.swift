@@ -46,6 +46,11 @@ public final class WorkerExecutor: TestExecutor {
     WorkerExecutor(executable: Bundle.main.executablePath ?? CommandLine.arguments[0], stop: stop)
   }
 
+  /// Runs one step (a test under one waiter), sending its events to `events` as they happen.
+  /// - Parameters:
+  ///   - step: The test to run and how.
+  ///   - events: Where its events go.
+  /// - Returns: How the test ended.
   public func run(_ step: Runner.Step, events: EventSink) -> TestResult {
     worker.withLock { worker in
       let request = String(decoding: try! JSONEncoder().encode(WorkerRequest(step)), as: UTF8.self) + "\n"

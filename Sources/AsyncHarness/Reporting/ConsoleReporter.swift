@@ -45,6 +45,8 @@ public final class ConsoleReporter: Reporter {
     self.write = write ?? { FileHandleOutput.standardOutput.write($0) }
   }
 
+  /// Shows one event as it happens: a test's line when it ends, the table when the run ends.
+  /// - Parameter event: The event.
   public func handle(_ event: Event) throws {
     switch event.kind {
     case .runStarted(let run):

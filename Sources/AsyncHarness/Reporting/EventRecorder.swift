@@ -31,6 +31,8 @@ public final class EventRecorder: Reporter {
     }
   }
 
+  /// Keeps one event.
+  /// - Parameter event: The event.
   public func handle(_ event: Event) {
     storage.withLock { $0.append(event) }
   }

@@ -55,12 +55,17 @@ public final class JSONLinesReporter: Reporter {
     }
   }
 
+  /// Writes one event as it happens, as one whole line.
+  /// - Parameter event: The event.
+  /// - Throws: ``ReportFileError`` when the line cannot be written.
   public func handle(_ event: Event) throws {
     for event in bounded(event) {
       try write(event.jsonLineBytes)
     }
   }
 
+  /// Closes the stream.
+  /// - Throws: ``ReportFileError`` when the file cannot be closed.
   public func finish() throws {
     try close()
   }
@@ -130,6 +135,7 @@ public struct ReportFileError: Error, Equatable, CustomStringConvertible {
     self.reason = reason
   }
 
+  /// The message a user reads.
   public var description: String {
     "cannot write the JSON Lines stream to \(path): \(reason)"
   }

@@ -21,6 +21,11 @@ public struct InProcessExecutor: TestExecutor {
     capture = capturesOutput ? OutputCapture() : nil
   }
 
+  /// Runs one step (a test under one waiter), sending its events to `events` as they happen.
+  /// - Parameters:
+  ///   - step: The test to run and how.
+  ///   - events: Where its events go.
+  /// - Returns: How the test ended.
   public func run(_ step: Runner.Step, events: EventSink) -> TestResult {
     let start = ContinuousClock().now
     events(.testStarted(step.id))

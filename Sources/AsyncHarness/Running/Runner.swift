@@ -157,6 +157,7 @@ public enum RunnerError: Error, Equatable, CustomStringConvertible {
   /// `--schedule` replays a schedule made for a test that none of the selected tests is.
   case noTestForSchedule(String)
 
+  /// The message a user reads.
   public var description: String {
     switch self {
     case .unknownWaiter(let name, let known):

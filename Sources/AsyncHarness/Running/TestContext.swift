@@ -216,6 +216,11 @@ public final class TestContext: Sendable {
   ///   - requiresWait: whether the test fails when it ends without having waited for the
   ///     expectation (XCTest's "unwaited expectation"). Pass `false` for one that is only
   ///     inspected, e.g. through ``Expectation/fulfillmentCount``.
+  ///   - fileID: The caller's file ID; leave the default.
+  ///   - filePath: The caller's file path; leave the default.
+  ///   - line: The caller's line; leave the default.
+  ///   - column: The caller's column; leave the default.
+  /// - Returns: The expectation, to fulfill from the code under test and to wait for.
   public func expectation(_ description: String, expectedFulfillmentCount: Int = 1,
                           isInverted: Bool = false, assertForOverFulfill: Bool = true, requiresWait: Bool = true,
                           fileID: String = #fileID, filePath: String = #filePath,
@@ -241,7 +246,17 @@ public final class TestContext: Sendable {
   /// is not an issue: posts are not calls the test makes. A notification has no owner:
   /// without `object:`, a post from work an earlier test left running can fulfill it, so
   /// pass the object the code under test posts from whenever there is one.
-  /// - Parameter count: how many notifications satisfy it.
+  /// - Parameters:
+  ///   - name: The notification's name.
+  ///   - object: The object that posts it; any object when `nil`.
+  ///   - center: The notification center it is posted on.
+  ///   - count: how many notifications satisfy it.
+  ///   - filter: Accepts the notifications that count; every one when `nil`.
+  ///   - fileID: The caller's file ID; leave the default.
+  ///   - filePath: The caller's file path; leave the default.
+  ///   - line: The caller's line; leave the default.
+  ///   - column: The caller's column; leave the default.
+  /// - Returns: The expectation, to wait for.
   public func expectation(forNotification name: Notification.Name, object: (any AnyObject & Sendable)? = nil,
                           center: NotificationCenter = .default, count: Int = 1,
                           where filter: (@Sendable (Notification) -> Bool)? = nil,
@@ -270,5 +285,6 @@ public final class TestContext: Sendable {
 /// Thrown to stop a test after an issue was recorded (a failed `require`, a failed or
 /// interrupted wait). The runner does not report it again.
 public struct TestStopped: Error, CustomStringConvertible {
+  /// The message a user reads.
   public var description: String { "the test stopped after recording an issue" }
 }

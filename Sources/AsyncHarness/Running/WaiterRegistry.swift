@@ -52,6 +52,7 @@ public enum WaiterRegistryError: Error, Equatable, CustomStringConvertible {
   /// The name is empty or reserved (`all`).
   case invalidName(String)
 
+  /// The message a user reads.
   public var description: String {
     switch self {
     case .duplicateName(let name): "a waiter named \"\(name)\" is already registered"

@@ -82,6 +82,7 @@ public struct ScheduleToken: Sendable, Hashable, Codable, CustomStringConvertibl
     self.init(schedule: Schedule(seed: seed, policy: policy), test: test)
   }
 
+  /// The token as `--schedule` takes it: `SEED:POLICY:TEST`.
   public var description: String {
     let hex = String(test, radix: 16)
     return "\(schedule):\(String(repeating: "0", count: max(0, 6 - hex.count)))\(hex)"

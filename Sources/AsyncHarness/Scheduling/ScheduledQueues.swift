@@ -10,6 +10,7 @@ import Dispatch
 /// closes a dispatch cycle is reported as a deadlock, as on every other queue. After its
 /// test ended, the queue runs work at once on the caller's thread.
 public struct ScheduledQueue: Dispatching {
+  /// The queue's identity, which ``QueueIdentity/current`` reports while its work runs.
   public let identity: QueueIdentity
   private let index: Int
   private let scheduler: Scheduler
@@ -22,11 +23,13 @@ public struct ScheduledQueue: Dispatching {
     self.issues = issues
   }
 
+  /// Runs `work` on this queue, later.
   public func async(_ work: @escaping @Sendable () -> Void) {
     guard !scheduler.submit(to: index, work) else { return }
     DispatchChain.$frames.withValue([identity], operation: work)
   }
 
+  /// Runs `work` on this queue once `delay` has passed.
   public func asyncAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
     guard !scheduler.submit(to: index, after: delay, work) else { return }
     let identity = identity
@@ -35,6 +38,8 @@ public struct ScheduledQueue: Dispatching {
     }
   }
 
+  /// Runs `work` on this queue and waits for it.
+  /// - Returns: What `work` returns.
   public func sync<T>(_ work: () throws -> T) rethrows -> T {
     let (chain, isCycle) = DispatchChain.enter(identity, issues: issues)
     if !isCycle {
@@ -50,7 +55,9 @@ public struct ScheduledQueue: Dispatching {
 public struct ScheduledQueues: TestQueues {
   /// The schedule the test's work runs in.
   public var schedule: Schedule { scheduler.schedule }
+  /// The queue that stands for the main queue (`t.main`).
   public let main: any Dispatching
+  /// The clock the test hands to code that sleeps or reads time.
   public let clock: any Clock<Duration>
   let scheduler: Scheduler
   private let issues: IssueSink
@@ -66,6 +73,9 @@ public struct ScheduledQueues: TestQueues {
     setup.whenTestEnds { scheduler.end() }
   }
 
+  /// Makes a queue for the test, named `label` (as `t.queue("io")` does).
+  /// - Parameter label: The queue's name in messages.
+  /// - Returns: The queue.
   public func makeQueue(label: String) -> any Dispatching {
     let identity = QueueIdentity(label: label)
     return ScheduledQueue(identity: identity, index: scheduler.addQueue(identity), scheduler: scheduler, issues: issues)

@@ -17,17 +17,27 @@ public struct VirtualClock: Clock {
     /// Creates an instant `offset` after the test began.
     public init(offset: Duration) { self.offset = offset }
 
+    /// The instant `duration` after this one.
     public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+    /// The virtual time from this instant to `other`.
     public func duration(to other: Instant) -> Duration { other.offset - offset }
+    /// Whether `lhs` comes before `rhs`.
     public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
   }
 
   let scheduler: Scheduler
   let record: TestRecord?
 
+  /// The current virtual time: where the schedule has got to.
   public var now: Instant { Instant(offset: scheduler.now) }
+  /// One nanosecond: virtual time has no coarser grain.
   public var minimumResolution: Duration { .nanoseconds(1) }
 
+  /// Suspends until the schedule reaches `deadline`; the sleep is a pending item of the schedule.
+  /// - Parameters:
+  ///   - deadline: The virtual instant to wake at.
+  ///   - tolerance: Ignored: virtual time is exact.
+  /// - Throws: `CancellationError` when the task is cancelled or the test ends first.
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
     guard deadline.offset > scheduler.now else { return }

@@ -43,11 +43,18 @@ public struct Suite: Sendable {
 /// Builds a suite's list of tests; supports `if`, `for` and arrays of tests.
 @resultBuilder
 public enum SuiteBuilder {
+  /// Part of the result builder: one test.
   public static func buildExpression(_ test: Test) -> [Test] { [test] }
+  /// Part of the result builder: tests made by a function.
   public static func buildExpression(_ tests: [Test]) -> [Test] { tests }
+  /// Part of the result builder: the tests of a block, in order.
   public static func buildBlock(_ parts: [Test]...) -> [Test] { parts.flatMap { $0 } }
+  /// Part of the result builder: the tests of a `for` loop.
   public static func buildArray(_ parts: [[Test]]) -> [Test] { parts.flatMap { $0 } }
+  /// Part of the result builder: the tests of an `if` without `else`.
   public static func buildOptional(_ part: [Test]?) -> [Test] { part ?? [] }
+  /// Part of the result builder: the first branch of an `if`–`else`.
   public static func buildEither(first part: [Test]) -> [Test] { part }
+  /// Part of the result builder: the second branch of an `if`–`else`.
   public static func buildEither(second part: [Test]) -> [Test] { part }
 }

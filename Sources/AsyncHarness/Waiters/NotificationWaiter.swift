@@ -13,6 +13,10 @@ public struct NotificationWaiter: Waiter {
   /// Creates the waiter.
   public init() {}
 
+  /// Blocks the calling thread until `condition` is done or `deadline` passes.
+  /// - Parameters:
+  ///   - condition: What the wait waits for.
+  ///   - deadline: When the wait gives up.
   public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
     let center = NotificationCenter()
     let spot = ParkingSpot(pollsOften: condition.isPolled)

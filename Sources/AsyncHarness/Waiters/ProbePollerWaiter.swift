@@ -13,10 +13,18 @@ public struct ProbePollerWaiter: Waiter {
     self.schedule = schedule
   }
 
+  /// Blocks the calling thread until `condition` is done or `deadline` passes.
+  /// - Parameters:
+  ///   - condition: What the wait waits for.
+  ///   - deadline: When the wait gives up.
   public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
     condition.blockParked(deadline: deadline, schedule: schedule, pollsEverything: true)
   }
 
+  /// Suspends the calling task until `condition` is done or `deadline` passes.
+  /// - Parameters:
+  ///   - condition: What the wait waits for.
+  ///   - deadline: When the wait gives up.
   public func suspend(on condition: WaitCondition, until deadline: ContinuousClock.Instant) async {
     await condition.suspendUntilDone(deadline: deadline, schedule: schedule, pollsEverything: true)
   }

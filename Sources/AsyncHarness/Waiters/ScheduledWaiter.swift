@@ -48,10 +48,17 @@ public struct ScheduledWaiter: Waiter {
     self.quietPeriod = quietPeriod
   }
 
+  /// The queues and clock this strategy gives each test.
+  /// - Parameter test: The test the queues are for.
+  /// - Returns: The test's queues and clock.
   public func makeQueues(for test: QueueSetup) -> any TestQueues {
     ScheduledQueues(for: test, schedule: test.schedule ?? defaultSchedule)
   }
 
+  /// Blocks the calling thread until `condition` is done or `deadline` passes.
+  /// - Parameters:
+  ///   - condition: What the wait waits for.
+  ///   - deadline: When the wait gives up.
   public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
     guard var wait = scheduledWait(condition, until: deadline) else {
       return condition.blockParked(deadline: deadline)
@@ -59,6 +66,10 @@ public struct ScheduledWaiter: Waiter {
     wait.block()
   }
 
+  /// Suspends the calling task until `condition` is done or `deadline` passes.
+  /// - Parameters:
+  ///   - condition: What the wait waits for.
+  ///   - deadline: When the wait gives up.
   public func suspend(on condition: WaitCondition, until deadline: ContinuousClock.Instant) async {
     guard var wait = scheduledWait(condition, until: deadline) else {
       return await condition.suspendUntilDone(deadline: deadline)

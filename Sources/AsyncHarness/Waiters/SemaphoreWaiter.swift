@@ -10,6 +10,10 @@ public struct SemaphoreWaiter: Waiter {
   /// Creates the waiter.
   public init() {}
 
+  /// Blocks the calling thread until `condition` is done or `deadline` passes.
+  /// - Parameters:
+  ///   - condition: What the wait waits for.
+  ///   - deadline: When the wait gives up.
   public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
     if MainThreadPump.canPump {
       condition.blockParked(deadline: deadline)

@@ -12,16 +12,27 @@ public struct SynchronousWaiter: Waiter {
   /// Creates the waiter.
   public init() {}
 
+  /// The queues and clock this strategy gives each test.
+  /// - Parameter test: The test the queues are for.
+  /// - Returns: The test's queues and clock.
   public func makeQueues(for test: QueueSetup) -> any TestQueues {
     InlineQueues(for: test)
   }
 
+  /// Blocks the calling thread until `condition` is done or `deadline` passes.
+  /// - Parameters:
+  ///   - condition: What the wait waits for.
+  ///   - deadline: When the wait gives up.
   public func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant) {
     guard !condition.isDone() else { return }
     warnFallback(condition)
     ExpectationWaiter().block(on: condition, until: deadline)
   }
 
+  /// Suspends the calling task until `condition` is done or `deadline` passes.
+  /// - Parameters:
+  ///   - condition: What the wait waits for.
+  ///   - deadline: When the wait gives up.
   public func suspend(on condition: WaitCondition, until deadline: ContinuousClock.Instant) async {
     guard !condition.isDone() else { return }
     warnFallback(condition)

@@ -9,7 +9,7 @@ import Synchronization
 /// never satisfies a wait in a later test.
 ///
 /// Every expectation a test creates must be covered by a wait (or a
-/// ``TestContext/result(waitingFor:timeout:enforceOrder:fileID:filePath:line:column:)``)
+/// `t.result(waitingFor:timeout:)`)
 /// before the test ends; a forgotten one fails the test, as in XCTest, unless it was
 /// created with `requiresWait: false`.
 ///

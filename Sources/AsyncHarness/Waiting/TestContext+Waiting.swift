@@ -48,6 +48,10 @@ extension TestContext {
   ///   - expectations: expectations created by this test, not waited for before.
   ///   - timeout: how long to wait; the context's ``defaultTimeout`` when `nil`.
   ///   - enforceOrder: whether they must be fulfilled in the order given.
+  ///   - fileID: The caller's file ID; leave the default.
+  ///   - filePath: The caller's file path; leave the default.
+  ///   - line: The caller's line; leave the default.
+  ///   - column: The caller's column; leave the default.
   /// - Throws: ``TestStopped`` when the wait failed or a failure was recorded during it;
   ///   the issue is already recorded.
   @available(*, noasync, message: "use try await t.wait(for:) in async code")
@@ -85,7 +89,7 @@ extension TestContext {
 
   // MARK: Waiting for a result
 
-  /// Waits for the expectations like ``wait(for:timeout:enforceOrder:fileID:filePath:line:column:)-(_,_,_,_,_,_,_)``
+  /// Waits for the expectations like `wait(for:timeout:enforceOrder:)`
   /// but reports how the wait ended instead of failing: a timeout, an order violation or a
   /// fulfilled inverted expectation records nothing. For "did it happen within T?" logic,
   /// like `XCTWaiter().wait(for:timeout:)`.

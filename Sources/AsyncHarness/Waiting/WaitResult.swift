@@ -1,4 +1,4 @@
-/// How a wait made with ``TestContext/result(waitingFor:timeout:enforceOrder:fileID:filePath:line:column:)``
+/// How a wait made with `t.result(waitingFor:timeout:)`
 /// ended: XCTWaiter's `Result`, for tests that branch on whether something happened in
 /// time instead of failing.
 public enum WaitResult: Sendable, Hashable {

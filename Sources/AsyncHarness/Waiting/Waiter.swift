@@ -3,7 +3,7 @@
 /// The harness turns every wait into a ``WaitCondition``; a waiter only decides how the
 /// waiting thread (or task) sleeps and what wakes it. Any suite runs under any waiter.
 ///
-/// A strategy must keep these rules (run ``WaiterConformance`` from the
+/// A strategy must keep these rules (run `WaiterConformance` from the
 /// `AsyncHarnessConformance` product to check them):
 /// - return as soon as ``WaitCondition/isDone()`` is true, and no later than the deadline;
 /// - lose no wake-up: register with ``WaitCondition/onWake(_:)`` before checking;
@@ -31,6 +31,9 @@ public protocol Waiter: Sendable {
 }
 
 extension Waiter {
+  /// Real queues (``RealQueues``): the default for a strategy that does not order work itself.
+  /// - Parameter test: The test the queues are for.
+  /// - Returns: The test's queues and clock.
   public func makeQueues(for test: QueueSetup) -> any TestQueues {
     RealQueues(for: test)
   }

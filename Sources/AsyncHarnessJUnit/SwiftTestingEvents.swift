@@ -1,0 +1,295 @@
+import AsyncHarness
+import Foundation
+
+/// Converts a Swift Testing event stream into a JUnit report, through ``JUnitReporter``.
+///
+/// The stream is the file `swift test --event-stream-output-path PATH --event-stream-version 0`
+/// writes: one JSON record a line, the tests first, then the events as they happen. Each
+/// suite (`Module.Suite`, or the module for tests outside a suite) becomes a `<testsuite>`
+/// and each test function a `<testcase>` (a parameterized test is one testcase; a failing
+/// case's arguments follow its message). An issue fails its test at the issue's file and
+/// line; a caught error makes the test error; a known issue or a warning does not fail it
+/// and goes into `<system-err>`; a skipped test (or a test of a skipped suite) is skipped
+/// with its reason.
+///
+/// Because Swift Testing writes the stream as tests run, a report survives a crash: a test
+/// that started and never ended becomes an `<error>` naming it at its declaration, and when
+/// the run never ended, the tests that never started are skipped as not run.
+///
+/// ```swift
+/// try convertSwiftTestingEvents(".build/events.jsonl", toJUnit: ".build/swift-testing.xml")
+/// ```
+///
+/// - Parameters:
+///   - input: The event stream.
+///   - output: The report to write.
+///   - profile: The attributes written beyond the standard profile.
+/// - Returns: The counts of the tests in the report.
+/// - Throws: ``JUnitError/unreadableEventStream(path:reason:)`` when `input` is missing, is
+///   not JSON Lines, or is not version 0 (naming the line); a ``JUnitError`` when `output`
+///   cannot be written. Nothing is written then.
+@discardableResult
+public func convertSwiftTestingEvents(_ input: String, toJUnit output: String, profile: JUnitProfile = .standard) throws
+  -> Summary
+{
+  let stream = try SwiftTestingStream(path: input)
+  let reporter = try JUnitReporter(path: output, profile: profile)
+  let events = stream.harnessEvents()
+  for event in events { try reporter.handle(event) }
+  try reporter.finish()
+  guard case .runEnded(let summary, _)? = events.last?.kind else { return Summary() }
+  return summary
+}
+
+/// A Swift Testing event stream, read: the declared tests and what happened to each.
+struct SwiftTestingStream {
+  /// A test or suite the stream declares, in declaration order.
+  struct Declared {
+    var id: String
+    var name: String
+    var isSuite: Bool
+    var location: SourceLocation?
+  }
+
+  /// What happened to one test.
+  struct Progress {
+    var started: Date?
+    var ended: Date?
+    /// Set when the test was skipped: its reason, or `.some(nil)` when it has none.
+    var skipReason: String??
+    var issues: [Issue] = []
+  }
+
+  private(set) var declared: [Declared] = []
+  private(set) var progress: [String: Progress] = [:]
+  private(set) var runStarted: Date?
+  private(set) var runEnded: Date?
+  /// The last instant in the stream: where a test that never ended stops.
+  private(set) var lastInstant: Date?
+
+  /// Reads the stream at `path`.
+  /// - Throws: ``JUnitError/unreadableEventStream(path:reason:)``.
+  init(path: String) throws {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      let exists = FileManager.default.fileExists(atPath: path)
+      throw JUnitError.unreadableEventStream(path: path, reason: exists ? "it cannot be read" : "No such file or directory")
+    }
+    let decoder = JSONDecoder()
+    for (index, line) in data.split(separator: UInt8(ascii: "\n")).enumerated()
+    where !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) {
+      let record: Record
+      do {
+        record = try decoder.decode(Record.self, from: line)
+      } catch {
+        throw JUnitError.unreadableEventStream(path: path, reason: "line \(index + 1) is not an event stream record")
+      }
+      guard record.version == 0 else {
+        throw JUnitError.unreadableEventStream(
+          path: path,
+          reason: "line \(index + 1) is version \(record.version); this tool reads version 0 (swift test --event-stream-version 0)")
+      }
+      read(record)
+    }
+  }
+
+  private mutating func read(_ record: Record) {
+    let payload = record.payload
+    if record.kind == "test", let id = payload.id {
+      declared.append(Declared(
+        id: id, name: payload.name ?? id, isSuite: payload.kind == "suite", location: payload.sourceLocation?.location))
+      return
+    }
+    guard record.kind == "event", let instant = payload.instant.map({ Date(timeIntervalSince1970: $0.since1970) }) else {
+      return
+    }
+    lastInstant = instant
+    switch (payload.kind, payload.testID) {
+    case ("runStarted", _): runStarted = instant
+    case ("runEnded", _): runEnded = instant
+    case ("testStarted", let id?): progress[id, default: Progress()].started = instant
+    case ("testEnded", let id?): progress[id, default: Progress()].ended = instant
+    case ("testSkipped", let id?):
+      let comments = payload.comments ?? []
+      progress[id, default: Progress()].skipReason = .some(comments.isEmpty ? nil : comments.joined(separator: "; "))
+    case ("issueRecorded", let id?):
+      if let issue = payload.recordedIssue { progress[id, default: Progress()].issues.append(issue) }
+    default: break
+    }
+  }
+
+  /// The run as harness events: a suite at a time, each test with its verdict.
+  func harnessEvents() -> [Event] {
+    let start = runStarted ?? lastInstant ?? Date()
+    var events = [Event(.runStarted(RunInfo()), timestamp: start)]
+    var total = Summary()
+    let suites = declared.filter(\.isSuite)
+    var order: [String] = []
+    var tests: [String: [(Declared, TestResult, start: Date, end: Date)]] = [:]
+    for test in declared where !test.isSuite {
+      let suite = suiteName(of: test, among: suites)
+      guard let (result, started, ended) = outcome(of: test, suite: suite) else { continue }
+      if tests[suite] == nil { order.append(suite) }
+      tests[suite, default: []].append((test, result, started, ended))
+    }
+    for suite in order {
+      let cases = tests[suite] ?? []
+      let run = SuiteRun(suite: suite, waiter: "")
+      let suiteStart = cases.map(\.start).min() ?? start
+      var summary = Summary()
+      events.append(Event(.suiteStarted(run), timestamp: suiteStart))
+      for (test, result, started, ended) in cases {
+        let id = TestID(suite: suite, name: test.name, waiter: "")
+        events.append(Event(.testStarted(id), timestamp: started))
+        events.append(Event(.testEnded(id, result, duration: ended.timeIntervalSince(started)), timestamp: ended))
+        summary.count(result.verdict)
+      }
+      let suiteEnd = cases.map(\.end).max() ?? suiteStart
+      events.append(Event(.suiteEnded(run, summary, duration: suiteEnd.timeIntervalSince(suiteStart)), timestamp: suiteEnd))
+      total.add(summary)
+    }
+    let end = runEnded ?? lastInstant ?? start
+    events.append(Event(.runEnded(total, duration: end.timeIntervalSince(start)), timestamp: end))
+    return events
+  }
+
+  /// The verdict of one test and when it ran; `nil` for a test the run left out (filtered).
+  private func outcome(of test: Declared, suite: String) -> (TestResult, Date, Date)? {
+    let state = progress[test.id] ?? Progress()
+    if let reason = state.skipReason ?? skipReasonOfEnclosingSuite(of: test) {
+      let when = state.started ?? lastInstant ?? Date()
+      return (TestResult(verdict: .skipped, reason: reason), when, when)
+    }
+    guard let started = state.started else {
+      // A run that never ended stopped before this test started.
+      guard runEnded == nil, runStarted != nil else { return nil }
+      let when = lastInstant ?? Date()
+      return (TestResult(verdict: .skipped, reason: "not run: the test process stopped before this test started"), when, when)
+    }
+    guard let ended = state.ended else {
+      let crash = Issue(
+        kind: .crashed,
+        message: "\(suite)/\(test.name) started and never ended: the test process stopped while it ran "
+          + "(it crashed or exited, in this test or in one running beside it)",
+        sourceLocation: test.location)
+      return (TestResult(verdict: .errored, issues: state.issues + [crash]), started, lastInstant ?? started)
+    }
+    let failing = state.issues.filter(\.isFailure)
+    let verdict: Verdict =
+      failing.contains(where: \.isError) ? .errored : failing.isEmpty ? .passed : .failed
+    return (TestResult(verdict: verdict, issues: state.issues), started, ended)
+  }
+
+  /// The reason of the closest enclosing suite that was skipped (its tests have no events).
+  private func skipReasonOfEnclosingSuite(of test: Declared) -> String?? {
+    let enclosing = declared.filter { $0.isSuite && Self.encloses($0.id, test.id) }
+      .sorted { $0.id.count > $1.id.count }
+    return enclosing.lazy.compactMap { progress[$0.id]?.skipReason }.first
+  }
+
+  /// The closest enclosing suite's ID, or the module of a test outside any suite.
+  private func suiteName(of test: Declared, among suites: [Declared]) -> String {
+    if let suite = suites.filter({ Self.encloses($0.id, test.id) }).max(by: { $0.id.count < $1.id.count }) {
+      return suite.id
+    }
+    let module = test.location?.fileID.split(separator: "/").first.map(String.init)
+    return module ?? test.id.split(separator: ".").first.map(String.init) ?? test.id
+  }
+
+  /// Whether the suite `suite` encloses the test or suite `id` (`Module.Suite/test()/…`,
+  /// `Module.Suite.Inner`).
+  private static func encloses(_ suite: String, _ id: String) -> Bool {
+    id.count > suite.count && id.hasPrefix(suite) && ["/", "."].contains(id[id.index(id.startIndex, offsetBy: suite.count)])
+  }
+}
+
+// MARK: Records
+
+/// One line of the stream: a declared test (`kind` `test`) or an event (`kind` `event`).
+private struct Record: Decodable {
+  var version: Int
+  var kind: String
+  var payload: Payload
+}
+
+/// The fields of a test or an event that the conversion reads; the rest is ignored.
+private struct Payload: Decodable {
+  var id: String?
+  var kind: String?
+  var name: String?
+  var sourceLocation: StreamLocation?
+  var instant: Instant?
+  var testID: String?
+  var messages: [Message]?
+  var issue: StreamIssue?
+  var comments: [String]?
+  var testCase: TestCase?
+
+  enum CodingKeys: String, CodingKey {
+    case id, kind, name, sourceLocation, instant, testID, messages, issue
+    case comments = "_comments"
+    case testCase = "_testCase"
+  }
+
+  struct Instant: Decodable {
+    var since1970: Double
+  }
+
+  struct Message: Decodable {
+    var symbol: String
+    var text: String
+  }
+
+  struct StreamIssue: Decodable {
+    var isKnown: Bool?
+    var severity: String?
+    var sourceLocation: StreamLocation?
+    var error: ThrownError?
+
+    enum CodingKeys: String, CodingKey {
+      case isKnown, severity, sourceLocation
+      case error = "_error"
+    }
+  }
+
+  struct ThrownError: Decodable {
+    var description: String?
+  }
+
+  struct TestCase: Decodable {
+    var displayName: String?
+  }
+
+  /// The issue an `issueRecorded` event carries: its messages (the first, then the details
+  /// after ` - `), the arguments of a parameterized test's case, and its kind.
+  var recordedIssue: Issue? {
+    guard let issue else { return nil }
+    let texts = messages ?? []
+    let details = texts.filter { $0.symbol == "details" }.map(\.text)
+    var message = texts.first { $0.symbol != "details" }?.text ?? issue.error?.description ?? "an issue was recorded"
+    if !details.isEmpty { message += " - " + details.joined(separator: " - ") }
+    if let arguments = testCase?.displayName { message += " (arguments: \(arguments))" }
+    let kind: Issue.Kind =
+      if issue.isKnown == true { .warning }
+      else if issue.severity == "warning" { .warning }
+      else if issue.error != nil { .errorThrown }
+      else { .expectationFailed }
+    if issue.isKnown == true { message = "known issue: " + message }
+    return Issue(kind: kind, message: message, sourceLocation: issue.sourceLocation?.location)
+  }
+}
+
+private struct StreamLocation: Decodable {
+  var fileID: String
+  var filePath: String?
+  var line: Int
+  var column: Int
+
+  enum CodingKeys: String, CodingKey {
+    case fileID, line, column
+    case filePath = "_filePath"
+  }
+
+  var location: SourceLocation {
+    SourceLocation(fileID: fileID, filePath: filePath ?? fileID, line: line, column: column)
+  }
+}
