@@ -19,12 +19,17 @@ public typealias JUnitReporterFactory = @Sendable (_ path: String, _ profile: St
 ///
 /// Tests run in a worker process by default (`--isolation worker`): the executable starts
 /// itself again as a worker, so a test that crashes or hangs ends as an error and the run
-/// goes on. `--isolation none` runs them in this process (for a debugger).
+/// goes on. `--isolation test` starts a fresh worker for every test; `--isolation none`
+/// runs them in this process (for a debugger).
 public enum HarnessMain {
   /// Where the tests of a suites executable run.
   public enum Isolation: String, Sendable, CaseIterable {
-    /// In a worker process: this executable started again (``WorkerExecutor``).
+    /// In a worker process: this executable started again (``WorkerExecutor``), running
+    /// test after test until one crashes.
     case worker
+    /// In a fresh worker process for every test: slower, but no test sees what another
+    /// left in its process.
+    case test
     /// In this process (``InProcessExecutor``).
     case none
   }
@@ -88,6 +93,7 @@ public enum HarnessMain {
       reporters += try options.fileReporters(junit: junit)
       let executor: any TestExecutor = switch options.isolation ?? defaultIsolation {
       case .worker: WorkerExecutor.relaunchingThisExecutable(stop: interrupts)
+      case .test: WorkerExecutor.relaunchingThisExecutable(freshProcessPerTest: true, stop: interrupts)
       case .none: InProcessExecutor()
       }
       let runner = Runner(suites: suites, configuration: configuration, registry: registry, executor: executor,
@@ -167,7 +173,7 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("The longest a test may run, in seconds (default: no limit).", valueName: "seconds"))
   var timeLimit: Double?
 
-  @Option(help: ArgumentHelp("Where tests run: worker (a worker process, so a crash or hang ends only its test; the default) or none (this process, for a debugger).", valueName: "mode"))
+  @Option(help: ArgumentHelp("Where tests run: worker (a worker process, so a crash or hang ends only its test; the default), test (a fresh worker process for each test) or none (this process, for a debugger).", valueName: "mode"))
   var isolation: HarnessMain.Isolation?
 
   // Schedules: applied in Scheduling/HarnessOptions+Schedules.swift.

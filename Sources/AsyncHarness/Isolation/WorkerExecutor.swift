@@ -29,21 +29,37 @@ public final class WorkerExecutor: TestExecutor {
   /// When requested, the worker running a test is stopped like one past its time limit,
   /// and the test ends as an ``Issue/Kind/interrupted`` error.
   public let stop: StopRequest?
+  /// Whether each test runs in a fresh worker process (`--isolation test`: nothing a test
+  /// leaves behind in its process reaches the next one) instead of one worker running test
+  /// after test until it dies.
+  public let freshProcessPerTest: Bool
   private let worker = Mutex<WorkerProcess?>(nil)
 
   /// Creates an executor that starts `executable` (a suites executable calling
   /// ``HarnessMain/run(_:registry:defaultWaiters:junit:)``) as its workers.
-  public init(executable: String, gracePeriod: Duration = .seconds(1), timeLimitMargin: Duration = .milliseconds(500),
-              stop: StopRequest? = nil) {
+  /// - Parameters:
+  ///   - executable: the path of the suites executable.
+  ///   - freshProcessPerTest: `true` to start a worker for every test.
+  ///   - gracePeriod: how long a stopped worker has between SIGTERM and SIGKILL.
+  ///   - timeLimitMargin: how long past its time limit a test runs before its worker is stopped.
+  ///   - stop: a request to stop the run, made by SIGINT or SIGTERM.
+  public init(executable: String, freshProcessPerTest: Bool = false, gracePeriod: Duration = .seconds(1),
+              timeLimitMargin: Duration = .milliseconds(500), stop: StopRequest? = nil) {
     self.executable = executable
+    self.freshProcessPerTest = freshProcessPerTest
     self.gracePeriod = gracePeriod
     self.timeLimitMargin = timeLimitMargin
     self.stop = stop
   }
 
   /// An executor that starts this process's own executable.
-  public static func relaunchingThisExecutable(stop: StopRequest? = nil) -> WorkerExecutor {
-    WorkerExecutor(executable: Bundle.main.executablePath ?? CommandLine.arguments[0], stop: stop)
+  /// - Parameters:
+  ///   - freshProcessPerTest: `true` to start a worker for every test.
+  ///   - stop: a request to stop the run, made by SIGINT or SIGTERM.
+  /// - Returns: the executor.
+  public static func relaunchingThisExecutable(freshProcessPerTest: Bool = false, stop: StopRequest? = nil) -> WorkerExecutor {
+    WorkerExecutor(executable: Bundle.main.executablePath ?? CommandLine.arguments[0],
+                   freshProcessPerTest: freshProcessPerTest, stop: stop)
   }
 
   public func run(_ step: Runner.Step, events: EventSink) -> TestResult {
@@ -62,7 +78,8 @@ public final class WorkerExecutor: TestExecutor {
       var session = WorkerSession(step: step, worker: worker!, events: events, gracePeriod: gracePeriod,
                                   deadline: step.timeLimit.map { ContinuousClock().now + $0 + timeLimitMargin }, stop: stop)
       let (result, alive) = session.run()
-      if !alive { worker = nil }
+      if alive && freshProcessPerTest { retire(worker!) }
+      if !alive || freshProcessPerTest { worker = nil }
       return result
     }
   }
@@ -71,16 +88,21 @@ public final class WorkerExecutor: TestExecutor {
   /// grace period is killed.
   public func finish() {
     worker.withLock { worker in
-      guard let process = worker else { return }
-      process.closeRequests()
-      var descriptor = pollfd(fd: process.events, events: Int16(POLLIN), revents: 0)
-      let milliseconds = Int32(gracePeriod.timeInterval * 1000)
-      var buffer = [UInt8](repeating: 0, count: 4096)
-      while poll(&descriptor, 1, milliseconds) > 0, read(process.events, &buffer, buffer.count) > 0 {}
-      process.signal(SIGKILL)
-      _ = process.waitForExit()
+      if let process = worker { retire(process) }
       worker = nil
     }
+  }
+
+  /// Closes `process`'s input, lets it exit within the grace period, and kills what is left
+  /// of its process group.
+  private func retire(_ process: WorkerProcess) {
+    process.closeRequests()
+    var descriptor = pollfd(fd: process.events, events: Int16(POLLIN), revents: 0)
+    let milliseconds = Int32(gracePeriod.timeInterval * 1000)
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while poll(&descriptor, 1, milliseconds) > 0, read(process.events, &buffer, buffer.count) > 0 {}
+    process.signal(SIGKILL)
+    _ = process.waitForExit()
   }
 
   private static func unstarted(_ step: Runner.Step, error: any Error, events: EventSink) -> TestResult {
