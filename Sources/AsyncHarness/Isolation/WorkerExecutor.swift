@@ -64,7 +64,7 @@ public final class WorkerExecutor: TestExecutor {
 
   public func run(_ step: Runner.Step, events: EventSink) -> TestResult {
     worker.withLock { worker in
-      let request = String(decoding: try! JSONEncoder().encode(WorkerRequest(step)), as: UTF8.self) + "\n"
+      let request = WorkerRequest(step).line
       if worker.map({ $0.send(request) }) != true {
         if let stale = worker { _ = stale.waitForExit() }
         do {
@@ -194,9 +194,9 @@ private struct WorkerSession {
   }
 
   /// Relays one event line; returns the result when it is this step's `testEnded`.
-  private mutating func relay(_ line: String) -> TestResult? {
-    guard let event = try? Event(jsonLine: line) else {
-      relayOutput(ArraySlice(Array((line + "\n").utf8)))
+  private mutating func relay(_ line: ArraySlice<UInt8>) -> TestResult? {
+    guard let event = try? Event(jsonLineBytes: line) else {
+      relayOutput(line + [0x0A])
       return nil
     }
     switch event.kind {
@@ -269,12 +269,13 @@ private struct WorkerSession {
 private struct LineBuffer {
   private var pending: [UInt8] = []
 
-  mutating func append(_ bytes: ArraySlice<UInt8>) -> [String] {
+  /// The lines `bytes` completes, without their newlines; empty lines are left out.
+  mutating func append(_ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
     pending += bytes
     guard let last = pending.lastIndex(of: 0x0A) else { return [] }
     let complete = pending[..<last]
     pending.removeSubrange(...last)
-    return complete.split(separator: 0x0A, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
+    return complete.split(separator: 0x0A, omittingEmptySubsequences: true)
   }
 }
 

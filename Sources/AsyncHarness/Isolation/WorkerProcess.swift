@@ -59,8 +59,8 @@ final class WorkerProcess {
   }
 
   /// Writes one request line; `false` when the worker no longer reads (it died).
-  func send(_ line: String) -> Bool {
-    (try? writeWhole(Array(line.utf8), to: requests, path: "the worker's requests")) != nil
+  func send(_ line: [UInt8]) -> Bool {
+    (try? writeWhole(line, to: requests, path: "the worker's requests")) != nil
   }
 
   /// Sends `signal` to the worker's process group.
