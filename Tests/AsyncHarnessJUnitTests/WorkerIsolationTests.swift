@@ -86,6 +86,30 @@ final class WorkerIsolationTests: ReportTestCase {
     XCTAssertEqual(notes, ["\n[AsyncHarness: 51380224 more bytes cut here; the report keeps at most 1048576 bytes per text]"])
   }
 
+  /// A worker is sent the next tests before the running one ends: 300 tests that print to
+  /// standard output and standard error (a partial line last) each keep exactly their own
+  /// output, and after each failing test (every seventh) the tests sent ahead still run,
+  /// each once, in order.
+  func testTestsSentAheadKeepTheirOwnOutputAndRunOnce() throws {
+    let run = try runFixture(["--filter", "Pipeline/", "--json", path("events.jsonl")])
+    XCTAssertEqual(run.status, 1, run.output)
+    XCTAssertTrue(run.output.contains("Result: 257 passed, 43 failed, 0 skipped in "), run.output)
+    let text = try String(contentsOfFile: path("events.jsonl"), encoding: .utf8)
+    var output: [String: String] = [:]
+    var started: [String] = []
+    for line in text.split(separator: "\n") {
+      switch try Event(jsonLine: line).kind {
+      case .outputCaptured(let test, let text): output[test.name, default: ""] += text
+      case .testStarted(let test): started.append(test.name)
+      default: break
+      }
+    }
+    XCTAssertEqual(started, (0..<300).map { "test \($0)" })
+    for number in 0..<300 {
+      XCTAssertEqual(output["test \(number)"], "\(number) out\n\(number) err\n\(number) tail", "test \(number)")
+    }
+  }
+
   /// The same suites give the same verdicts in a worker as in this process.
   func testWorkerAndInProcessRunsGiveTheSameVerdicts() throws {
     for isolation in ["worker", "none"] {

@@ -52,20 +52,32 @@ func measureWorkers(_ counts: Counts, _ report: Report, xctestPerTest: Double?) 
     (0..<counts.perTestRepeats).map { _ in run() }.sorted { $0.seconds < $1.seconds }[counts.perTestRepeats / 2]
   }
   func show(_ label: String, _ figure: Double, _ outcome: RunOutcome) {
-    print(String(format: "%-52@ %8.1f µs/test  (%d passed, %d failing issues)", label as NSString, figure,
-                 outcome.summary.passed, outcome.failures))
+    print(label.padding(toLength: 46, withPad: " ", startingAt: 0)
+            + String(format: " %8.1f µs/test  (%d passed, %d failing issues)", figure, outcome.summary.passed, outcome.failures))
+  }
+  /// Runs `run` and prints the CPU it took per test, in this process and in the workers.
+  func showingCPU(_ tests: Int, _ run: () -> RunOutcome) -> RunOutcome {
+    let (parent, workers) = (processCPUSeconds(), childrenCPUSeconds())
+    let outcome = run()
+    print(String(format: "  CPU per test: this process %.1f µs, workers %.1f µs", (processCPUSeconds() - parent) / Double(tests) * 1e6,
+                 (childrenCPUSeconds() - workers) / Double(tests) * 1e6))
+    return outcome
   }
 
-  let inProcess = median { runOurs(suites[0], executor: InProcessExecutor(), console: true) }
+  let inProcess = median { showingCPU(count) { runOurs(suites[0], executor: InProcessExecutor(), console: true) } }
   let inProcessFigure = perTest(inProcess, tests: count)
   show("in process (--isolation none)", inProcessFigure, inProcess)
-  let worker = median { runOurs(suites[0], executor: WorkerExecutor(executable: executable), console: true) }
+  let worker = median { showingCPU(count) { runOurs(suites[0], executor: WorkerExecutor(executable: executable), console: true) } }
   let workerFigure = perTest(worker, tests: count)
   show("in a worker (--isolation worker)", workerFigure, worker)
-  let fresh = runOurs(Suite("trivial", waiter: .expectation) { Array(suites[0].tests.prefix(counts.freshProcessTests)) },
-                      executor: WorkerExecutor(executable: executable, freshProcessPerTest: true), console: true)
-  let freshFigure = perTest(fresh, tests: counts.freshProcessTests)
-  show("a process each (--isolation test), \(counts.freshProcessTests) tests", freshFigure, fresh)
+  // A process starts with every suite built: the rows below use a suites executable of
+  // `freshProcessTests` tests.
+  let fewer = counts.freshProcessTests
+  setenv(WorkerSuites.countKey, "\(fewer)", 1)
+  let smaller = WorkerSuites.suites(count: fewer)
+  let fresh = runOurs(smaller[0], executor: WorkerExecutor(executable: executable, freshProcessPerTest: true), console: true)
+  let freshFigure = perTest(fresh, tests: fewer)
+  show("a process each (--isolation test), \(fewer) tests", freshFigure, fresh)
   print(String(format: "worker ÷ in process: %.2f× (target ≤ 1.5×)", workerFigure / inProcessFigure))
 
   report.add(Row(label: "per test · --isolation worker", ours: workerFigure,
@@ -76,11 +88,11 @@ func measureWorkers(_ counts: Counts, _ report: Report, xctestPerTest: Double?) 
                  anchorLabel: "--isolation none (same run)", anchor: inProcessFigure, unit: "µs"))
 
   let stamps = StampRecorder()
-  _ = runOurs(suites[1], executor: WorkerExecutor(executable: executable), reporters: [stamps])
+  _ = runOurs(smaller[1], executor: WorkerExecutor(executable: executable), reporters: [stamps])
   let gaps = stamps.crashGaps
   let crashFigure = gaps.isEmpty ? Double.nan : gaps.sorted()[gaps.count / 2]
-  print(String(format: "a crash → the next test starts in a fresh worker: %.2f ms median of %d (min %.2f, max %.2f)",
-               crashFigure, gaps.count, gaps.min() ?? .nan, gaps.max() ?? .nan))
+  print(String(format: "a crash → the next test starts in a fresh worker (%d tests): %.2f ms median of %d (min %.2f, max %.2f)",
+               fewer, crashFigure, gaps.count, gaps.min() ?? .nan, gaps.max() ?? .nan))
   report.add(Row(label: "crash → next test, fresh worker", ours: crashFigure,
                  anchorLabel: "target", anchor: 50, unit: "ms"))
   fflush(nil)

@@ -16,6 +16,9 @@ enum WorkerMain {
   static let flag = "--harness-worker"
   /// The descriptor the events go to.
   static let eventDescriptor: Int32 = 3
+  /// The environment variable holding the marker line the worker writes to its output as
+  /// each test starts.
+  static let markerVariable = "ASYNC_HARNESS_WORKER_MARKER"
 
   /// Serves requests until standard input ends, then exits the process. The end of standard
   /// input while a test runs means the parent is gone: the worker exits at once.
@@ -23,13 +26,20 @@ enum WorkerMain {
     let channel = ReportingChannel([
       JSONLinesReporter(descriptor: eventDescriptor, name: "the worker's event channel", closing: false),
     ])
+    // A partial line the test printed reaches the parent before the test's end does.
+    let events = EventSink { event in
+      if case .testEnded = event.kind { fflush(nil) }
+      channel.sink.send(event)
+    }
     // Output reaches the parent as it is written, so it lands on the test that wrote it and
     // survives a crash.
     StandardStreams.bufferStandardOutputByLine()
     let catalog = WorkerCatalog(suites, registry: registry)
     let requests = RequestReader()
     let executor = InProcessExecutor()
+    let marker = ProcessInfo.processInfo.environment[markerVariable].map { Array($0.utf8) + [0x0A] }
     while let line = requests.next() {
+      if line.elementsEqual(WorkerRequest.resumeLine.dropLast()) { continue }
       let request: WorkerRequest
       do {
         request = try WorkerRequest(line: line)
@@ -37,17 +47,22 @@ enum WorkerMain {
         FileHandleOutput.standardError.write("AsyncHarness worker: unreadable request (\(error)): \(String(decoding: line, as: UTF8.self))\n")
         exit(2)
       }
+      if let marker {
+        fflush(nil)  // a partial line a test printed lands before the marker
+        _ = marker.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+      }
+      let result: TestResult
       switch catalog.step(for: request) {
       case .success(let step):
-        _ = executor.run(step, events: channel.sink)
+        result = executor.run(step, events: events)
       case .failure(let error):
         let id = TestID(suite: request.suite, name: request.test, waiter: request.waiter,
                         repetition: request.repetition, attempt: request.attempt, schedule: request.schedule)
-        channel.sink(.testStarted(id))
-        channel.sink(.testEnded(id, TestResult(verdict: .errored, issues: [
-          Issue(kind: .apiMisused, message: "\(error)"),
-        ]), duration: 0))
+        result = TestResult(verdict: .errored, issues: [Issue(kind: .apiMisused, message: "\(error)")])
+        events(.testStarted(id))
+        events(.testEnded(id, result, duration: 0))
       }
+      if result.verdict.isFailure { requests.dropUntilResumeLine() }
       if (try? channel.checkReporters()) == nil {
         FileHandleOutput.standardError.write("AsyncHarness worker: the parent stopped reading events\n")
         exit(2)
@@ -74,6 +89,14 @@ private final class RequestReader {
       while poll(&input, 1, -1) < 0 && errno == EINTR {}
       if runningATest.load(ordering: .acquiring) { _exit(0) }
     }
+  }
+
+  /// Drops the lines up to the next ``WorkerRequest/resumeLine``: the requests the parent
+  /// sent ahead of a failing test.
+  func dropUntilResumeLine() {
+    let resume = WorkerRequest.resumeLine.dropLast()
+    while let line = next(), !line.elementsEqual(resume) {}
+    runningATest.store(false, ordering: .releasing)
   }
 
   /// The next request line, without its newline, waiting for it; `nil` when standard input

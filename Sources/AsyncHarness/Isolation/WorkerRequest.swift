@@ -5,9 +5,16 @@
 /// `repetition`, `attempt`, `defaultTimeout` and, when set, `timeLimit` in seconds and
 /// `schedule`, the step's replay token) on the worker's standard input; the worker answers
 /// with the step's events, as JSON Lines (``Event/jsonLine``), on file descriptor 3.
-/// Standard output and standard error of the worker are the running test's output. The end
-/// of standard input tells the worker to exit.
+/// Standard output and standard error of the worker are the running test's output; the
+/// worker writes a marker line there as each test starts (``WorkerMain/markerVariable``), so
+/// the parent can send requests ahead and still tell one test's output from the next's.
+/// After a failing test the worker drops the requests it reads until ``resumeLine`` (the
+/// parent may not want what it sent ahead: a retry comes first). The end of standard input
+/// tells the worker to exit.
 struct WorkerRequest: Sendable, Equatable {
+  /// The line that ends the requests a worker drops after a failing test.
+  static let resumeLine = Array(#"{"resume":true}"#.utf8) + [0x0A]
+
   var suite: String
   var test: String
   var waiter: String

@@ -73,7 +73,9 @@ public final class Runner: Sendable {
       var summary = Summary()
       repetitions: for repetition in 1...plan.repetitions {
         var failed = false
-        for step in plan.steps(of: entry, repetition: repetition) {
+        let steps = plan.steps(of: entry, repetition: repetition)
+        executor.prepare(steps.filter { $0.test.skipReason == nil })
+        for step in steps {
           guard stop?.signal == nil else { break repetitions }
           try channel.checkReporters()
           let verdict = run(step, events: events).verdict

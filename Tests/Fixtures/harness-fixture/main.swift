@@ -57,5 +57,18 @@ let suites = [
     Test("fails") { t in t.fail("an ordinary failure") }
     Test("passes last") { t in t.expect(true) }
   },
+  // 300 quick tests that each print their number to standard output (a whole line, then a
+  // partial one) and standard error; every seventh fails. A worker runs them back to back
+  // while its parent reads: each test's output must stay its own.
+  Suite("Pipeline") {
+    for number in 0..<300 {
+      Test("test \(number)") { t in
+        print("\(number) out")
+        FileHandle.standardError.write(Data("\(number) err\n".utf8))
+        print("\(number) tail", terminator: "")
+        if number % 7 == 3 { t.fail("fails on purpose") }
+      }
+    }
+  },
 ]
 HarnessMain.run(suites, junit: JUnitReporter.factory)
