@@ -110,6 +110,38 @@ final class WorkerIsolationTests: ReportTestCase {
     }
   }
 
+  /// A runner may hand over other steps than those it said come next (a retry after a
+  /// failure, a step left out): the executor runs exactly what it is given, each test with
+  /// its own output, and nothing it was not.
+  func testAStepOtherThanTheOnesPreparedRunsAloneAndInOrder() throws {
+    let names = (0..<6).map { "test \($0)" }
+    let suite = Suite("Pipeline") { names.map { Test($0) { _ in } } }
+    let plan = try Runner.Plan(suites: [suite], configuration: Configuration(), registry: .builtIn)
+    let steps = plan.steps(of: plan.entries[0], repetition: 1)
+    let executor = WorkerExecutor(executable: try harnessFixture().path)
+    let recorder = EventRecorder()
+    let events = EventSink { recorder.handle($0) }
+    executor.prepare(steps)
+    // 0, then 3 (a failure: the worker drops what was sent ahead), 3 again (a retry), 5
+    // (skipping 4, sent ahead), 1.
+    let order = [0, 3, 3, 5, 1]
+    let verdicts = order.map { executor.run(steps[$0], events: events).verdict }
+    executor.finish()
+    XCTAssertEqual(verdicts, [.passed, .failed, .failed, .passed, .passed])
+    let ended = recorder.results.map(\.test.name)
+    XCTAssertEqual(ended, order.map { names[$0] })
+    // Each run's output, in the order the runs ended.
+    var output: [String] = []
+    for event in recorder.events {
+      switch event.kind {
+      case .testStarted: output.append("")
+      case .outputCaptured(_, let text): output[output.count - 1] += text
+      default: break
+      }
+    }
+    XCTAssertEqual(output, order.map { "\($0) out\n\($0) err\n\($0) tail" })
+  }
+
   /// The same suites give the same verdicts in a worker as in this process.
   func testWorkerAndInProcessRunsGiveTheSameVerdicts() throws {
     for isolation in ["worker", "none"] {

@@ -88,8 +88,8 @@ public final class WorkerExecutor: TestExecutor {
         state.worker = nil
       }
       if state.worker?.inFlight.isEmpty ?? true {
-        if state.nextToSend < state.prepared.count, state.prepared[state.nextToSend].id == step.id {
-          state.nextToSend += 1
+        if let index = state.prepared[state.nextToSend...].firstIndex(where: { $0.id == step.id }) {
+          state.nextToSend = index + 1
         }
         if let worker = state.worker, !state.send(step) {
           _ = worker.process.waitForExit()
