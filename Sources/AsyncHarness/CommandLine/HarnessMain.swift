@@ -20,7 +20,7 @@ public typealias JUnitReporterFactory = @Sendable (_ path: String, _ profile: St
 /// Tests run in a worker process by default (`--isolation worker`): the executable starts
 /// itself again as a worker, so a test that crashes or hangs ends as an error and the run
 /// goes on. `--isolation test` starts a fresh worker for every test; `--isolation none`
-/// runs them in this process (for a debugger).
+/// runs them in this process (for a debugger). `--workers N` runs N workers at once.
 public enum HarnessMain {
   /// Where the tests of a suites executable run.
   public enum Isolation: String, Sendable, CaseIterable {
@@ -91,19 +91,29 @@ public enum HarnessMain {
       interrupts?.handleInterrupts()
       var reporters: [any Reporter] = [ConsoleReporter(style: console, write: output)]
       reporters += try options.fileReporters(junit: junit)
-      let executor: any TestExecutor = switch options.isolation ?? defaultIsolation {
-      case .worker: WorkerExecutor.relaunchingThisExecutable(stop: interrupts)
-      case .test: WorkerExecutor.relaunchingThisExecutable(freshProcessPerTest: true, stop: interrupts)
-      case .none: InProcessExecutor()
+      let isolation = options.isolation ?? defaultIsolation
+      if options.workers > 1 && isolation == .none {
+        throw UsageError("--workers \(options.workers) runs tests in worker processes; --isolation none runs them in this process, one at a time")
       }
-      let runner = Runner(suites: suites, configuration: configuration, registry: registry, executor: executor,
-                          stop: interrupts, reporters: reporters)
+      let runner = Runner(suites: suites, configuration: configuration, registry: registry, lanes: options.workers,
+                          makeExecutor: { isolation.makeExecutor(stop: interrupts) }, stop: interrupts, reporters: reporters)
       let succeeded = try runner.run().succeeded
       if let signal = interrupts?.signal { return 128 + signal }
       return succeeded ? 0 : 1
     } catch {
       errors("error: \(error)\n")
       return 2
+    }
+  }
+}
+
+extension HarnessMain.Isolation {
+  /// The executor of one lane of a run.
+  func makeExecutor(stop: StopRequest?) -> any TestExecutor {
+    switch self {
+    case .worker: WorkerExecutor.relaunchingThisExecutable(stop: stop)
+    case .test: WorkerExecutor.relaunchingThisExecutable(freshProcessPerTest: true, stop: stop)
+    case .none: InProcessExecutor()
     }
   }
 }
@@ -176,6 +186,9 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Where tests run: worker (a worker process, so a crash or hang ends only its test; the default), test (a fresh worker process for each test) or none (this process, for a debugger).", valueName: "mode"))
   var isolation: HarnessMain.Isolation?
 
+  @Option(help: ArgumentHelp("Run tests in N worker processes at once; each suite runs whole in one worker under each waiter (default 1).", valueName: "N"))
+  var workers = 1
+
   // Schedules: applied in Scheduling/HarnessOptions+Schedules.swift.
   @Option(help: ArgumentHelp("Run each test under N schedules of the scheduled waiter (seeds 1 to N) and report each test's pass rate.", valueName: "N"))
   var explore: Int?
@@ -185,6 +198,7 @@ struct HarnessOptions: ParsableCommand {
 
   func validate() throws {
     guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1, not \(repetitions)") }
+    guard workers >= 1 else { throw ValidationError("--workers must be at least 1, not \(workers)") }
     try validateSchedules()
     for (flag, value) in [("--timeout", timeout), ("--time-limit", timeLimit)] {
       if let value, !(value > 0 && value.isFinite) {

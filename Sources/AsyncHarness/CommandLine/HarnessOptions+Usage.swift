@@ -5,6 +5,6 @@ extension HarnessOptions {
   static var synopsis: String {
     "\(executableName) [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] "
       + "[--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] "
-      + "[--timeout <seconds>] [--time-limit <seconds>] [--isolation <mode>] [--explore <N>] [--schedule <token>]"
+      + "[--timeout <seconds>] [--time-limit <seconds>] [--isolation <mode>] [--workers <N>] [--explore <N>] [--schedule <token>]"
   }
 }

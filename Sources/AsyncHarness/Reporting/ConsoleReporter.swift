@@ -65,6 +65,8 @@ public final class ConsoleReporter: Reporter {
       if result.verdict.isFailure, let token = test.schedule { text += "    replay: --schedule \(token)\n" }
       explored.withLock { $0.count(test, result.verdict) }
       write(text)
+    case .suiteStarted(let suite):
+      table.withLock { $0.start(suite) }
     case .suiteEnded(let suite, let summary, _):
       table.withLock { $0.record(summary, of: suite) }
     case .runEnded(let summary, let duration):
@@ -75,7 +77,7 @@ public final class ConsoleReporter: Reporter {
       if !notes.isEmpty { text += "(\(notes.joined(separator: ", ")))\n" }
       text += "Result: \(summary.passed + summary.knownIssues) passed, \(summary.failed + summary.errored) failed, \(summary.skipped) skipped in \(Self.seconds(duration))\n"
       write(text)
-    case .suiteStarted, .outputCaptured:
+    case .outputCaptured:
       break
     }
   }
@@ -127,11 +129,14 @@ private struct SummaryTable {
   var waiters: [String] = []
   var rows: [(suite: String, cells: [String: Summary])] = []
 
+  /// Adds the suite's row when it starts: rows keep the order suites start in (the plan's),
+  /// whichever ends first.
+  mutating func start(_ run: SuiteRun) {
+    if !rows.contains(where: { $0.suite == run.suite }) { rows.append((run.suite, [:])) }
+  }
+
   mutating func record(_ summary: Summary, of run: SuiteRun) {
-    if let index = rows.firstIndex(where: { $0.suite == run.suite }) {
-      rows[index].cells[run.waiter] = summary
-    } else {
-      rows.append((run.suite, [run.waiter: summary]))
-    }
+    start(run)
+    if let index = rows.firstIndex(where: { $0.suite == run.suite }) { rows[index].cells[run.waiter] = summary }
   }
 }

@@ -5,10 +5,14 @@ import Synchronization
 /// happens.
 ///
 /// The runner builds a ``Plan`` from the configuration and walks it: each entry (a suite
-/// under one waiter) is announced, and each of its steps that runs code is handed to the
-/// ``TestExecutor``, which emits the test's events live. Call it on the main thread (a
+/// under one waiter) is announced, and each of its steps that runs code is handed to a
+/// ``TestExecutor``, which emits the test's events live. With one lane (the default), the
+/// entries run one after another on the calling thread: call it on the main thread (a
 /// suites executable's top-level code, or a synchronous XCTest method) so that the
-/// in-process executor's blocking waits can turn the main run loop.
+/// in-process executor's blocking waits can turn the main run loop. With more lanes,
+/// entries run side by side, each lane on a thread of its own with an executor of its own
+/// (worker processes, `--workers N`); each entry runs whole in one lane, and suites start
+/// in plan order.
 public final class Runner: Sendable {
   /// The suites to run.
   public let suites: [Suite]
@@ -16,20 +20,49 @@ public final class Runner: Sendable {
   public let configuration: Configuration
   /// The strategies `--waiter` can name.
   public let registry: WaiterRegistry
-  /// What runs each test.
-  public let executor: any TestExecutor
+  /// How many entries run at once.
+  public let lanes: Int
   /// When requested, no more tests start; the run then ends normally with what ran.
   public let stop: StopRequest?
+  /// Makes the executor of each lane.
+  private let makeExecutor: @Sendable () -> any TestExecutor
   private let reporters: [any Reporter]
 
-  /// Creates a runner; tests run in this process unless another `executor` is given.
+  /// Creates a runner whose tests run one at a time; they run in this process unless
+  /// another `executor` is given.
+  /// - Parameters:
+  ///   - suites: the suites.
+  ///   - configuration: how to run them.
+  ///   - registry: the strategies a configuration can name.
+  ///   - executor: what runs each test.
+  ///   - stop: a request to stop the run early.
+  ///   - reporters: where the events go.
+  public convenience init(suites: [Suite], configuration: Configuration = Configuration(),
+                          registry: WaiterRegistry = .builtIn, executor: any TestExecutor = InProcessExecutor(),
+                          stop: StopRequest? = nil, reporters: [any Reporter]) {
+    self.init(suites: suites, configuration: configuration, registry: registry, lanes: 1, makeExecutor: { executor },
+              stop: stop, reporters: reporters)
+  }
+
+  /// Creates a runner that runs `lanes` entries (suites under a waiter) at a time, each lane
+  /// with an executor `makeExecutor` makes; one lane runs on the calling thread.
+  /// - Parameters:
+  ///   - suites: the suites.
+  ///   - configuration: how to run them.
+  ///   - registry: the strategies a configuration can name.
+  ///   - lanes: how many entries run at once (at least 1).
+  ///   - makeExecutor: makes the executor of a lane (a ``WorkerExecutor``: tests of other
+  ///     lanes run at the same time, so they should not share a process).
+  ///   - stop: a request to stop the run early.
+  ///   - reporters: where the events go; they receive events from every lane, one at a time.
   public init(suites: [Suite], configuration: Configuration = Configuration(),
-              registry: WaiterRegistry = .builtIn, executor: any TestExecutor = InProcessExecutor(),
+              registry: WaiterRegistry = .builtIn, lanes: Int, makeExecutor: @escaping @Sendable () -> any TestExecutor,
               stop: StopRequest? = nil, reporters: [any Reporter]) {
     self.suites = suites
     self.configuration = configuration
     self.registry = registry
-    self.executor = executor
+    self.lanes = max(1, lanes)
+    self.makeExecutor = makeExecutor
     self.stop = stop
     self.reporters = reporters
   }
@@ -50,7 +83,6 @@ public final class Runner: Sendable {
     try configuration.checkSelection(in: suites)
     let channel = ReportingChannel(reporters)
     let summary: Summary
-    defer { executor.finish() }
     do {
       summary = try walk(plan, events: channel.sink, checking: channel)
     } catch {
@@ -65,35 +97,66 @@ public final class Runner: Sendable {
     let start = ContinuousClock().now
     events(.runStarted(RunInfo(seed: configuration.shuffleSeed, repetitions: plan.repetitions,
                                waiters: plan.waiterNames)))
+    let entries = EntryQueue(plan.entries)
     var total = Summary()
-    entries: for entry in plan.entries {
-      guard stop?.signal == nil else { break }
-      let suiteStart = ContinuousClock().now
-      events(.suiteStarted(entry.suiteRun))
-      var summary = Summary()
-      repetitions: for repetition in 1...plan.repetitions {
-        var failed = false
-        let steps = plan.steps(of: entry, repetition: repetition)
-        executor.prepare(steps.filter { $0.test.skipReason == nil })
-        for step in steps {
-          guard stop?.signal == nil else { break repetitions }
-          try channel.checkReporters()
-          let verdict = run(step, events: events).verdict
-          summary.count(verdict)
-          failed = failed || verdict.isFailure
+    if lanes == 1 {
+      total = try walk(entries, of: plan, events: events, checking: channel)
+    } else {
+      let results = Mutex<[Result<Summary, any Error>]>([])
+      let group = DispatchGroup()
+      for _ in 0..<min(lanes, plan.entries.count) {
+        group.enter()
+        Thread.detachNewThread { [self] in
+          let result = Result { try walk(entries, of: plan, events: events, checking: channel) }
+          results.withLock { $0.append(result) }
+          group.leave()
         }
-        if failed && configuration.untilFailure { break }
       }
-      events(.suiteEnded(entry.suiteRun, summary, duration: suiteStart.duration(to: .now).timeInterval))
-      total.add(summary)
+      group.wait()
+      for result in results.withLock({ $0 }) { total.add(try result.get()) }
     }
     events(.runEnded(total, duration: start.duration(to: .now).timeInterval))
     try channel.checkReporters()
     return total
   }
 
+  /// One lane: takes entries until none is left or the run stops, runs each whole with the
+  /// lane's executor, and returns their counts.
+  private func walk(_ entries: EntryQueue, of plan: Plan, events: EventSink, checking channel: ReportingChannel) throws -> Summary {
+    let executor = makeExecutor()
+    defer { executor.finish() }
+    var total = Summary()
+    while stop?.signal == nil, let entry = entries.next(announcing: events) {
+      total.add(try run(entry, of: plan, executor: executor, events: events, checking: channel))
+    }
+    return total
+  }
+
+  /// Runs one entry (already announced) with `executor`, repetition by repetition, and ends
+  /// it with `suiteEnded`.
+  private func run(_ entry: Plan.Entry, of plan: Plan, executor: any TestExecutor, events: EventSink,
+                   checking channel: ReportingChannel) throws -> Summary {
+    let suiteStart = ContinuousClock().now
+    var summary = Summary()
+    repetitions: for repetition in 1...plan.repetitions {
+      var failed = false
+      let steps = plan.steps(of: entry, repetition: repetition)
+      executor.prepare(steps.filter { $0.test.skipReason == nil })
+      for step in steps {
+        guard stop?.signal == nil else { break repetitions }
+        try channel.checkReporters()
+        let verdict = run(step, executor: executor, events: events).verdict
+        summary.count(verdict)
+        failed = failed || verdict.isFailure
+      }
+      if failed && configuration.untilFailure { break }
+    }
+    events(.suiteEnded(entry.suiteRun, summary, duration: suiteStart.duration(to: .now).timeInterval))
+    return summary
+  }
+
   /// Runs one step: a skipped test is reported here, without running any of its code.
-  private func run(_ step: Step, events: EventSink) -> TestResult {
+  private func run(_ step: Step, executor: any TestExecutor, events: EventSink) -> TestResult {
     guard let reason = step.test.skipReason else { return executor.run(step, events: events) }
     let result = TestResult(verdict: .skipped, reason: reason)
     events(.testStarted(step.id))
@@ -115,6 +178,25 @@ public final class Runner: Sendable {
     }
     if failing.contains(where: \.isError) { return TestResult(verdict: .errored, issues: issues) }
     return TestResult(verdict: failing.isEmpty ? .passed : .failed, issues: issues)
+  }
+}
+
+/// The entries of a plan, handed to lanes in plan order.
+private final class EntryQueue: Sendable {
+  private let entries: [Runner.Plan.Entry]
+  private let next = Mutex(0)
+
+  init(_ entries: [Runner.Plan.Entry]) { self.entries = entries }
+
+  /// The next entry, announced with `suiteStarted` as it is taken, so that suites start in
+  /// plan order whichever lane takes them; `nil` when none is left.
+  func next(announcing events: EventSink) -> Runner.Plan.Entry? {
+    next.withLock { next in
+      guard next < entries.count else { return nil }
+      defer { next += 1 }
+      events(.suiteStarted(entries[next].suiteRun))
+      return entries[next]
+    }
   }
 }
 

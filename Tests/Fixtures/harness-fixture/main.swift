@@ -57,6 +57,12 @@ let suites = [
     Test("fails") { t in t.fail("an ordinary failure") }
     Test("passes last") { t in t.expect(true) }
   },
+  // Tests that print their process's id.
+  Suite("Processes") {
+    for number in 1...3 {
+      Test("prints its process \(number)") { _ in print("process \(getpid())") }
+    }
+  },
   // 300 quick tests that each print their number to standard output (a whole line, then a
   // partial one) and standard error; every seventh fails. A worker runs them back to back
   // while its parent reads: each test's output must stay its own.
