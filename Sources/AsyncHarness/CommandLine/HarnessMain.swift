@@ -186,7 +186,7 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Where tests run: worker (a worker process, so a crash or hang ends only its test; the default), test (a fresh worker process for each test) or none (this process, for a debugger).", valueName: "mode"))
   var isolation: HarnessMain.Isolation?
 
-  @Option(help: ArgumentHelp("Run tests in N worker processes at once; each suite runs whole in one worker under each waiter (default 1).", valueName: "N"))
+  @Option(help: ArgumentHelp("Run tests in N worker processes at once; a suite runs whole in one of them.", valueName: "N"))
   var workers = 1
 
   // Schedules: applied in Scheduling/HarnessOptions+Schedules.swift.
