@@ -12,7 +12,10 @@ import Darwin
 ///
 /// One worker runs test after test; its events come back live over a pipe (JSON Lines,
 /// the schema of ``Event``) and its standard output and standard error become the running
-/// test's output. When the worker dies while a test runs (`fatalError`, a failed
+/// test's output. The steps the runner announces (``prepare(_:)``) are sent to the worker
+/// up to ``pipelineDepth`` ahead, so that its next test starts without waiting for this
+/// process; a marker line the worker writes as each test starts keeps their outputs apart,
+/// and after a failing test the worker drops what was sent ahead. When the worker dies while a test runs (`fatalError`, a failed
 /// precondition, SIGSEGV, `abort`, `exit`), that test ends as an error of kind
 /// ``Issue/Kind/crashed`` naming the signal or exit status, with the tail of its output, and
 /// the next test starts a fresh worker: every other result is kept. A test still running
@@ -66,7 +69,7 @@ public final class WorkerExecutor: TestExecutor {
   }
 
   /// How many requests a worker holds at most: the test it runs and the ones it runs next.
-  static let pipelineDepth = 8
+  public static let pipelineDepth = 8
 
   /// Remembers the steps the runner hands over next, so that a worker can be sent them
   /// before the test it runs ends (its next test then starts without waiting for a round
