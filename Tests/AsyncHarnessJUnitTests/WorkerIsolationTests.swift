@@ -218,20 +218,25 @@ final class WorkerIsolationTests: ReportTestCase {
     try assertAnInterruptFinishesEveryReport(workers: 1)
   }
 
+  /// The same in a process per test.
+  func testAnInterruptFinishesEveryReportInAProcessPerTest() throws {
+    try assertAnInterruptFinishesEveryReport(workers: 1, isolation: "test")
+  }
+
   /// With two workers, the other lane's tests are stopped too, and the reports hold exactly
   /// what ended (how far the other lane got is a race).
   func testAnInterruptStopsEveryWorker() throws {
     try assertAnInterruptFinishesEveryReport(workers: 2)
   }
 
-  private func assertAnInterruptFinishesEveryReport(workers: Int) throws {
+  private func assertAnInterruptFinishesEveryReport(workers: Int, isolation: String = "worker") throws {
     let fixture = try harnessFixture()
     for (signal, name) in [(SIGINT, "SIGINT (interrupt)"), (SIGTERM, "SIGTERM (terminated)")] {
       let events = path("events-\(signal).fifo")
       XCTAssertEqual(mkfifo(events, 0o600), 0)
       let process = Process()
       process.executableURL = fixture
-      process.arguments = ["--workers", "\(workers)", "--filter", "Fixture/", "--filter", "Crashes/passes last",
+      process.arguments = ["--isolation", isolation, "--workers", "\(workers)", "--filter", "Fixture/", "--filter", "Crashes/passes last",
                            "--junit", path("report.xml"), "--json", events]
       let output = Pipe()
       process.standardOutput = output
