@@ -116,20 +116,20 @@ public final class JUnitReporter: Reporter {
   /// Records one event; a suite is written to the temporary file when it ends.
   ///
   /// - Throws: ``JUnitError/unexpectedEvent(_:)`` for events out of order (a test outside a
-  ///   suite, a suite inside another, anything after ``finish()``), or a ``JUnitError``
+  ///   suite, a suite started twice, anything after ``finish()``), or a ``JUnitError``
   ///   when writing fails.
   public func handle(_ event: Event) throws {
     try report.withLock { try $0.handle(event) }
   }
 
-  /// Writes the report and renames it into place. A suite still open (the run was
-  /// interrupted) is written with the tests that ended. Calling it again does nothing.
+  /// Writes the report and renames it into place. Suites still open (the run was
+  /// interrupted) are written with the tests that ended. Calling it again does nothing.
   public func finish() throws {
     try report.withLock { try $0.finish() }
   }
 }
 
-/// The report being built: the open suite's tests, and the document finished suites are
+/// The report being built: the open suites' tests, and the document finished suites are
 /// streamed into.
 private final class JUnitReport {
   let profile: JUnitProfile
@@ -138,7 +138,9 @@ private final class JUnitReport {
   let declarations: [TestIdentity: SourceLocation]
   private var document: JUnitDocument?
   private var run: RunInfo?
-  private var suite: OpenSuite?
+  /// The suites started and not ended, in the order they started: with `--workers N`,
+  /// several run at once and their events interleave.
+  private var open: [(run: SuiteRun, suite: OpenSuite)] = []
   private var suiteNames = UniqueNames()
   private var suitesTime = 0.0
   private var runTime: Double?
@@ -156,25 +158,24 @@ private final class JUnitReport {
     case .runStarted(let run):
       self.run = run
     case .suiteStarted(let run):
-      if let suite {
-        throw JUnitError.unexpectedEvent("suite \(run.suite) started while \(suite.name.value.string) is open")
-      }
+      if suite(run) != nil { throw JUnitError.unexpectedEvent("suite \(run) started while it is open") }
       var name = suiteName(run)
       name.value = suiteNames.claim(name.value)
-      suite = OpenSuite(name: name, waiter: run.waiter, timestamp: event.timestamp)
+      open.append((run, OpenSuite(name: name, waiter: run.waiter, timestamp: event.timestamp)))
     case .testStarted(let test):
-      suite?.start(test)
+      suite(test.suiteRun)?.start(test)
     case .outputCaptured(let test, let output):
-      suite?.capture(output, of: test, limit: outputLimit)
+      suite(test.suiteRun)?.capture(output, of: test, limit: outputLimit)
     case .issueRecorded(let test, let issue):
-      suite?.recordLate(issue, of: test)
+      suite(test.suiteRun)?.recordLate(issue, of: test)
     case .testEnded(let test, let result, let duration):
-      guard let suite else { throw JUnitError.unexpectedEvent("test \(test) ended outside a suite") }
+      guard let suite = suite(test.suiteRun) else { throw JUnitError.unexpectedEvent("test \(test) ended outside a suite") }
       suite.end(test, name: testName(test), result: result, duration: duration)
     case .suiteEnded(let run, _, let duration):
-      guard let suite else { throw JUnitError.unexpectedEvent("suite \(run.suite) ended but none is open") }
-      try write(suite, duration: duration, to: document)
-      self.suite = nil
+      guard let index = open.firstIndex(where: { $0.run == run }) else {
+        throw JUnitError.unexpectedEvent("suite \(run.suite) ended but none is open")
+      }
+      try write(open.remove(at: index).suite, duration: duration, to: document)
     case .runEnded(_, let duration):
       runTime = duration
     case .testSlow:
@@ -182,12 +183,16 @@ private final class JUnitReport {
     }
   }
 
+  private func suite(_ run: SuiteRun) -> OpenSuite? {
+    open.first { $0.run == run }?.suite
+  }
+
   func finish() throws {
     guard let document else { return }
-    if let suite {
+    for (_, suite) in open {
       try write(suite, duration: Date().timeIntervalSince(suite.timestamp), to: document)
-      self.suite = nil
     }
+    open = []
     try document.commit(name: JUnitFormat.reportName(shard: run?.shard), time: runTime ?? suitesTime)
     self.document = nil
   }

@@ -260,9 +260,35 @@ final class JUnitReporterTests: ReportTestCase {
       XCTAssertEqual("\($0)", "JUnit reporter: test S/t [w] ended outside a suite")
     }
     try reporter.handle(Event(.suiteStarted(SuiteRun(suite: "S", waiter: "w"))))
-    XCTAssertThrowsError(try reporter.handle(Event(.suiteStarted(SuiteRun(suite: "T", waiter: "w"))))) {
-      XCTAssertEqual("\($0)", "JUnit reporter: suite T started while S [w] is open")
+    XCTAssertThrowsError(try reporter.handle(Event(.suiteStarted(SuiteRun(suite: "S", waiter: "w"))))) {
+      XCTAssertEqual("\($0)", "JUnit reporter: suite S [w] started while it is open")
     }
+    XCTAssertThrowsError(try reporter.handle(Event(.suiteEnded(SuiteRun(suite: "T", waiter: "w"), Summary(), duration: 0)))) {
+      XCTAssertEqual("\($0)", "JUnit reporter: suite T ended but none is open")
+    }
+  }
+
+  /// Suites run side by side (`--workers N`) send interleaved events: each test still lands
+  /// in its own suite, with its own output, and suites still open at the end are written.
+  func testInterleavedSuitesStayGrouped() throws {
+    let first = SuiteRun(suite: "S", waiter: "w")
+    let second = SuiteRun(suite: "T", waiter: "w")
+    func test(_ run: SuiteRun, _ name: String) -> TestID { TestID(suite: run.suite, name: name, waiter: run.waiter) }
+    let events: [Event.Kind] = [
+      .suiteStarted(first), .suiteStarted(second),
+      .testStarted(test(first, "a")), .testStarted(test(second, "b")),
+      .outputCaptured(test(second, "b"), "from b"), .outputCaptured(test(first, "a"), "from a"),
+      .testEnded(test(second, "b"), passed, duration: 0), .testEnded(test(first, "a"), passed, duration: 0),
+      .suiteEnded(second, Summary(), duration: 0),
+      .testStarted(test(first, "c")), .testEnded(test(first, "c"), passed, duration: 0),
+    ]
+    let report = try report(events.map { Event($0) })
+    let suites = report.elements(named: "testsuite")
+    XCTAssertEqual(suites.map { $0.attribute("name") }, ["T [w]", "S [w]"])
+    let cases = suites.map { $0.elements(named: "testcase") }
+    XCTAssertEqual(cases.map { $0.map { $0.attribute("name") } }, [["b"], ["a", "c"]])
+    XCTAssertEqual(cases.map { $0.first?.elements(named: "system-out").first?.text }, ["from b", "from a"])
+    XCTAssertEqual(suites.map { $0.attribute("tests") }, ["1", "2"])
   }
 
   func testAnInterruptedRunStillWritesTheEndedTests() throws {

@@ -25,8 +25,31 @@ final class WorkerIsolationTests: ReportTestCase {
   }
 
   func testEachCrashEndsOnlyItsOwnTestAndTheReportIsComplete() throws {
-    let run = try runFixture(["--filter", "Crashes/", "--time-limit", "1", "--junit", path("report.xml"),
-                              "--json", path("events.jsonl")])
+    try assertEachCrashEndsOnlyItsOwnTest([])
+  }
+
+  /// `--isolation test`: the same results, each test in a process of its own.
+  func testEachCrashEndsOnlyItsOwnTestInAProcessPerTest() throws {
+    try assertEachCrashEndsOnlyItsOwnTest(["--isolation", "test"])
+  }
+
+  /// `--isolation test` starts a process for every test; `worker` runs them in one.
+  func testAProcessPerTestIsolatesTests() throws {
+    for (isolation, processes) in [("test", 3), ("worker", 1)] {
+      let run = try runFixture(["--isolation", isolation, "--filter", "Processes/", "--json", path("events.jsonl")])
+      XCTAssertEqual(run.status, 0, run.output)
+      let text = try String(contentsOfFile: path("events.jsonl"), encoding: .utf8)
+      var pids: Set<String> = []
+      for line in text.split(separator: "\n") {
+        if case .outputCaptured(_, let output) = try Event(jsonLine: line).kind { pids.insert(output) }
+      }
+      XCTAssertEqual(pids.count, processes, "\(isolation): \(pids)")
+    }
+  }
+
+  private func assertEachCrashEndsOnlyItsOwnTest(_ isolation: [String]) throws {
+    let run = try runFixture(isolation + ["--filter", "Crashes/", "--time-limit", "1", "--junit", path("report.xml"),
+                                          "--json", path("events.jsonl")])
     XCTAssertEqual(run.status, 1, run.output)
     XCTAssertTrue(run.output.contains("Result: 3 passed, 10 failed, 0 skipped in "), run.output)
     let results = try results()
@@ -86,6 +109,95 @@ final class WorkerIsolationTests: ReportTestCase {
     XCTAssertEqual(notes, ["\n[AsyncHarness: 51380224 more bytes cut here; the report keeps at most 1048576 bytes per text]"])
   }
 
+  /// A worker is sent the next tests before the running one ends: 300 tests that print to
+  /// standard output and standard error (a partial line last) each keep exactly their own
+  /// output, and after each failing test (every seventh) the tests sent ahead still run,
+  /// each once, in order.
+  func testTestsSentAheadKeepTheirOwnOutputAndRunOnce() throws {
+    let run = try runFixture(["--filter", "Pipeline/", "--json", path("events.jsonl")])
+    XCTAssertEqual(run.status, 1, run.output)
+    XCTAssertTrue(run.output.contains("Result: 257 passed, 43 failed, 0 skipped in "), run.output)
+    let text = try String(contentsOfFile: path("events.jsonl"), encoding: .utf8)
+    var output: [String: String] = [:]
+    var started: [String] = []
+    for line in text.split(separator: "\n") {
+      switch try Event(jsonLine: line).kind {
+      case .outputCaptured(let test, let text): output[test.name, default: ""] += text
+      case .testStarted(let test): started.append(test.name)
+      default: break
+      }
+    }
+    XCTAssertEqual(started, (0..<300).map { "test \($0)" })
+    for number in 0..<300 {
+      XCTAssertEqual(output["test \(number)"], "\(number) out\n\(number) err\n\(number) tail", "test \(number)")
+    }
+  }
+
+  /// `--workers 2`: suites run in two workers at once and give the same results as one
+  /// worker; each test keeps its own output, and the JUnit report groups them by suite with
+  /// exact totals.
+  func testTwoWorkersGiveTheSameResultsAsOne() throws {
+    var verdicts: [[String: Verdict]] = []
+    for workers in ["1", "2"] {
+      let run = try runFixture(["--workers", workers, "--filter", "Crashes/", "--filter", "Pipeline/", "--filter", "Processes/",
+                                "--time-limit", "1", "--junit", path("report.xml"), "--json", path("events.jsonl")])
+      XCTAssertEqual(run.status, 1, run.output)
+      XCTAssertTrue(run.output.contains("Result: 263 passed, 53 failed, 0 skipped in "), run.output)
+      XCTAssertTrue(run.output.contains("\nSuite      expectation\n---------  ------------\nCrashes    3/13 FAIL\n"
+        + "Processes  3/3\nPipeline   257/300 FAIL\n"), run.output)
+      let text = try String(contentsOfFile: path("events.jsonl"), encoding: .utf8)
+      var results: [String: Verdict] = [:]
+      var output: [String: String] = [:]
+      for line in text.split(separator: "\n") {
+        switch try Event(jsonLine: line).kind {
+        case .testEnded(let test, let result, _): results[test.path] = result.verdict
+        case .outputCaptured(let test, let text) where test.suite == "Pipeline": output[test.name, default: ""] += text
+        default: break
+        }
+      }
+      verdicts.append(results)
+      for number in 0..<300 {
+        XCTAssertEqual(output["test \(number)"], "\(number) out\n\(number) err\n\(number) tail", "test \(number)")
+      }
+      try assertCheckerPasses(path("report.xml"), ["--expect-tests", "316", "--expect-failures", "44",
+                                                   "--expect-errors", "9", "--expect-skipped", "0"])
+    }
+    XCTAssertEqual(verdicts[0].count, 316)
+    XCTAssertEqual(verdicts[0], verdicts[1])
+  }
+
+  /// A runner may hand over other steps than those it said come next (a retry after a
+  /// failure, a step left out): the executor runs exactly what it is given, each test with
+  /// its own output, and nothing it was not.
+  func testAStepOtherThanTheOnesPreparedRunsAloneAndInOrder() throws {
+    let names = (0..<6).map { "test \($0)" }
+    let suite = Suite("Pipeline") { names.map { Test($0) { _ in } } }
+    let plan = try Runner.Plan(suites: [suite], configuration: Configuration(), registry: .builtIn)
+    let steps = plan.steps(of: plan.entries[0], repetition: 1)
+    let executor = WorkerExecutor(executable: try harnessFixture().path)
+    let recorder = EventRecorder()
+    let events = EventSink { recorder.handle($0) }
+    executor.prepare(steps)
+    // 0, then 3 (a failure: the worker drops what was sent ahead), 3 again (a retry), 5
+    // (skipping 4, sent ahead), 1.
+    let order = [0, 3, 3, 5, 1]
+    let verdicts = order.map { executor.run(steps[$0], events: events).verdict }
+    executor.finish()
+    XCTAssertEqual(verdicts, [.passed, .failed, .failed, .passed, .passed])
+    let ended = recorder.results.map(\.test.name)
+    XCTAssertEqual(ended, order.map { names[$0] })
+    // Each run's output, in the order the runs ended.
+    var output: [String] = []
+    for event in recorder.events {
+      switch event.kind {
+      case .testStarted: output.append("")
+      case .outputCaptured(_, let text): output[output.count - 1] += text
+      default: break
+      }
+    }
+    XCTAssertEqual(output, order.map { "\($0) out\n\($0) err\n\($0) tail" })
+  }
+
   /// The same suites give the same verdicts in a worker as in this process.
   func testWorkerAndInProcessRunsGiveTheSameVerdicts() throws {
     for isolation in ["worker", "none"] {
@@ -103,14 +215,29 @@ final class WorkerIsolationTests: ReportTestCase {
   /// run exits with 128 + the signal. The event stream, read through a FIFO as it is
   /// written, tells when the hung test started.
   func testAnInterruptFinishesEveryReportWithWhatRan() throws {
+    try assertAnInterruptFinishesEveryReport(workers: 1)
+  }
+
+  /// The same in a process per test.
+  func testAnInterruptFinishesEveryReportInAProcessPerTest() throws {
+    try assertAnInterruptFinishesEveryReport(workers: 1, isolation: "test")
+  }
+
+  /// With two workers, the other lane's tests are stopped too, and the reports hold exactly
+  /// what ended (how far the other lane got is a race).
+  func testAnInterruptStopsEveryWorker() throws {
+    try assertAnInterruptFinishesEveryReport(workers: 2)
+  }
+
+  private func assertAnInterruptFinishesEveryReport(workers: Int, isolation: String = "worker") throws {
     let fixture = try harnessFixture()
     for (signal, name) in [(SIGINT, "SIGINT (interrupt)"), (SIGTERM, "SIGTERM (terminated)")] {
       let events = path("events-\(signal).fifo")
       XCTAssertEqual(mkfifo(events, 0o600), 0)
       let process = Process()
       process.executableURL = fixture
-      process.arguments = ["--filter", "Fixture/", "--filter", "Crashes/passes last", "--junit", path("report.xml"),
-                           "--json", events]
+      process.arguments = ["--isolation", isolation, "--workers", "\(workers)", "--filter", "Fixture/", "--filter", "Crashes/passes last",
+                           "--junit", path("report.xml"), "--json", events]
       let output = Pipe()
       process.standardOutput = output
       process.standardError = FileHandle.nullDevice
@@ -138,6 +265,22 @@ final class WorkerIsolationTests: ReportTestCase {
       XCTAssertEqual(process.terminationReason, .exit)
       XCTAssertEqual(process.terminationStatus, 128 + signal, console)
       let kinds = try lines.map { try Event(jsonLine: $0).kind }
+      let ended = kinds.compactMap { kind -> (TestID, TestResult)? in
+        if case .testEnded(let test, let result, _) = kind { (test, result) } else { nil }
+      }
+      guard workers == 1 else {
+        // `blocks` is interrupted; a test of the other lane running at that moment is too.
+        let blocks = try XCTUnwrap(ended.first { $0.0.name == "blocks" }?.1)
+        XCTAssertEqual(blocks.issues.map(\.kind), [.interrupted])
+        let errored = ended.filter { $0.1.verdict == .errored }
+        XCTAssertEqual(errored.flatMap { $0.1.issues.map(\.kind) }, errored.map { _ in .interrupted })
+        XCTAssertEqual(kinds.last?.name, "runEnded")
+        let passed = ended.count - errored.count
+        XCTAssertTrue(console.contains("\nResult: \(passed) passed, \(errored.count) failed, 0 skipped in "), console)
+        try assertCheckerPasses(path("report.xml"), ["--expect-tests", "\(ended.count)", "--expect-failures", "0",
+                                                     "--expect-errors", "\(errored.count)", "--expect-skipped", "0"])
+        continue
+      }
       XCTAssertEqual(kinds.map(\.name), ["runStarted", "suiteStarted", "testStarted", "testEnded", "testStarted", "outputCaptured",
                                          "issueRecorded", "testEnded", "suiteEnded", "runEnded"])
       guard case .testEnded(let test, let result, _) = kinds[7] else { return XCTFail("\(kinds[7])") }

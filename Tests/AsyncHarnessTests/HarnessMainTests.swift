@@ -52,6 +52,13 @@ final class HarnessMainTests: XCTestCase {
     let limit = run(["--time-limit", "0"])
     XCTAssertEqual(limit.status, 2)
     XCTAssertTrue(limit.errors.hasPrefix("error: --time-limit must be a positive number of seconds, not 0.0"), limit.errors)
+    let noWorkers = run(["--workers", "0"])
+    XCTAssertEqual(noWorkers.status, 2)
+    XCTAssertTrue(noWorkers.errors.hasPrefix("error: --workers must be at least 1, not 0"), noWorkers.errors)
+    let inProcess = run(["--workers", "2", "--isolation", "none"])
+    XCTAssertEqual(inProcess.status, 2)
+    XCTAssertEqual(inProcess.errors, "error: --workers 2 runs tests in worker processes; --isolation none runs them in this process, one at a time\n")
+    XCTAssertEqual(inProcess.output, "")
   }
 
   func testAFilterThatSelectsNothingExitsTwoNamingIt() {

@@ -107,9 +107,8 @@ final class JitterTests: XCTestCase {
     configuration.jitter = Jitter(seed: .max)
     let plan = try Runner.Plan(suites: [suite], configuration: configuration, registry: .builtIn)
     let step = try XCTUnwrap(plan.steps(of: plan.entries[0], repetition: 1).first)
-    let line = try JSONEncoder().encode(WorkerRequest(step))
-    let request = try JSONDecoder().decode(WorkerRequest.self, from: line)
-    let received = try request.step(in: [suite], registry: .builtIn).get()
+    let request = try WorkerRequest(line: WorkerRequest(step).line)
+    let received = try WorkerCatalog([suite], registry: .builtIn).step(for: request).get()
     XCTAssertEqual(received.jitter, Jitter(seed: .max))
   }
 

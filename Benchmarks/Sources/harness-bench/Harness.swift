@@ -54,18 +54,39 @@ func makeTest(_ name: String, _ place: Place,
 /// thread as `place` asks, as a user's suites executable would.
 func runOurs(_ tests: [Test], waiter: any Waiter, place: Place, console: Bool = false) -> RunOutcome {
   let suite = Suite("bench", waiter: waiter) { tests }
-  let run: @Sendable () -> RunOutcome = {
-    let sampler = FailureSampler()
-    var reporters: [any Reporter] = [sampler]
-    if console {
-      // A console reporter formatting every line, written to /dev/null like the anchors'.
-      let sink = FileHandle(forWritingAtPath: "/dev/null")
-      reporters.append(ConsoleReporter(style: .plain) { sink?.write(Data($0.utf8)) })
-    }
-    let start = monotonicNanos()
-    let summary = (try? Runner(suites: [suite], reporters: reporters).run()) ?? Summary()
-    return RunOutcome(summary: summary, seconds: Double(monotonicNanos() - start) / 1e9,
-                      failures: sampler.failures, firstFailure: sampler.first)
-  }
+  let run: @Sendable () -> RunOutcome = { runOurs(suite, console: console) }
   return place == .offMain ? onBackgroundThread(run) : run()
+}
+
+/// Runs `suite` with our runner on this thread, its tests run by `executor`; `console` adds
+/// a console reporter formatting every line into `/dev/null`.
+func runOurs(_ suite: Suite, executor: any TestExecutor = InProcessExecutor(), console: Bool = false,
+             reporters extra: [any Reporter] = []) -> RunOutcome {
+  let sampler = FailureSampler()
+  var reporters: [any Reporter] = [sampler] + extra
+  if console {
+    // A console reporter formatting every line, written to /dev/null like the anchors'.
+    let sink = FileHandle(forWritingAtPath: "/dev/null")
+    reporters.append(ConsoleReporter(style: .plain) { sink?.write(Data($0.utf8)) })
+  }
+  let start = monotonicNanos()
+  let summary = (try? Runner(suites: [suite], executor: executor, reporters: reporters).run()) ?? Summary()
+  return RunOutcome(summary: summary, seconds: Double(monotonicNanos() - start) / 1e9,
+                    failures: sampler.failures, firstFailure: sampler.first)
+}
+
+/// `count` trivially-async tests: a callback on the test's background queue fulfills, the
+/// test waits, blocking or suspending as `place` asks.
+func trivialTests(count: Int, _ place: Place) -> [Test] {
+  (0..<count).map { index in
+    makeTest("test \(index)", place, blocking: { t in
+      let done = t.expectation("done")
+      t.background.async { done.fulfill() }
+      try t.wait(for: done)
+    }, suspending: { t in
+      let done = t.expectation("done")
+      t.background.async { done.fulfill() }
+      try await t.wait(for: done)
+    })
+  }
 }

@@ -10,8 +10,17 @@ func monotonicNanos() -> UInt64 {
 
 /// User plus system CPU time of the whole process, in seconds.
 func processCPUSeconds() -> Double {
+  cpuSeconds(RUSAGE_SELF)
+}
+
+/// User plus system CPU time of the child processes that ended and were waited for, in seconds.
+func childrenCPUSeconds() -> Double {
+  cpuSeconds(RUSAGE_CHILDREN)
+}
+
+private func cpuSeconds(_ who: __rusage_who) -> Double {
   var usage = rusage()
-  getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+  getrusage(__rusage_who_t(who.rawValue), &usage)
   func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
   return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }

@@ -18,6 +18,8 @@ struct Counts {
   /// Trivially-async tests per run, and how many runs of ours give the median.
   var tests: Int
   var perTestRepeats: Int
+  /// Tests run in a fresh worker process each (`--isolation test`).
+  var freshProcessTests: Int
   /// Tests whose callback fails.
   var failingTests: Int
   /// How many of them XCTest runs, to extrapolate from.
@@ -29,11 +31,11 @@ struct Counts {
 
   static let full = Counts(waits: 100_000, probeWaits: 2_000, pollerWaits: 1_000,
                            idleSeconds: 1, idleRepeats: 3, lingeringWaits: 20_000,
-                           tests: 10_000, perTestRepeats: 3, failingTests: 1_000, failingSample: 5,
+                           tests: 10_000, perTestRepeats: 3, freshProcessTests: 1_000, failingTests: 1_000, failingSample: 5,
                            schedules: 10_000, timedWait: 10)
   static let quick = Counts(waits: 2_000, probeWaits: 200, pollerWaits: 50,
                             idleSeconds: 0.1, idleRepeats: 3, lingeringWaits: 2_000,
-                            tests: 500, perTestRepeats: 3, failingTests: 100, failingSample: 1,
+                            tests: 500, perTestRepeats: 3, freshProcessTests: 50, failingTests: 100, failingSample: 1,
                             schedules: 500, timedWait: 0.25)
 }
 
@@ -237,8 +239,9 @@ private final class CPUBox: Sendable {
 
 // MARK: 3. Per-test overhead
 
+/// Returns XCTest's per-test cost, the anchor of part 6.
 @MainActor
-func measurePerTest(_ counts: Counts, _ report: Report) {
+func measurePerTest(_ counts: Counts, _ report: Report) -> Double? {
   let count = counts.tests
   report.section("3. Per-test overhead: \(count) trivially-async tests (µs per test, wall)")
   func perTest(_ seconds: Double) -> Double { seconds / Double(count) * 1e6 }
@@ -254,17 +257,7 @@ func measurePerTest(_ counts: Counts, _ report: Report) {
 
   for place in [Place.main, .async] {
     for waiter in builtInWaiters {
-      let tests = (0..<count).map { index in
-        makeTest("test \(index)", place, blocking: { t in
-          let done = t.expectation("done")
-          t.background.async { done.fulfill() }
-          try t.wait(for: done)
-        }, suspending: { t in
-          let done = t.expectation("done")
-          t.background.async { done.fulfill() }
-          try await t.wait(for: done)
-        })
-      }
+      let tests = trivialTests(count: count, place)
       let outcome = (0..<counts.perTestRepeats)
         .map { _ in runOurs(tests, waiter: waiter, place: place, console: true) }
         .sorted { $0.seconds < $1.seconds }[counts.perTestRepeats / 2]
@@ -283,6 +276,7 @@ func measurePerTest(_ counts: Counts, _ report: Report) {
   report.add(Row(label: "per test · anchor", ours: nil, anchorLabel: "Swift Testing confirmation, parallel",
                  anchor: parallel.map { perTest($0.seconds) }, unit: "µs"))
   fflush(nil)
+  return xctestFigure
 }
 
 /// Describes what a child process reported; `countNames` names its counts in order.

@@ -1,14 +1,19 @@
+import AsyncHarness
 import Foundation
 
 // harness-bench: wake latency, idle CPU, per-test overhead and failing suites of
 // AsyncHarness beside XCTest, Swift Testing and Nimble. Figures are printed, never asserted.
 //
-//   swift run -c release harness-bench [--quick]
+//   swift run -c release harness-bench [--quick] [--part N ...]
 //
 // `--child xctest pass|fail N` and `--child swift-testing serial|parallel` are the modes
-// the benchmark starts itself in to run XCTest and Swift Testing as test runners.
+// the benchmark starts itself in to run XCTest and Swift Testing as test runners;
+// `--harness-worker` makes it a worker process of part 6.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--harness-worker" {
+  HarnessMain.run(WorkerSuites.fromEnvironment)
+}
 if arguments.first == "--child" {
   switch (arguments.dropFirst().first, arguments.dropFirst(2).first) {
   case ("xctest", let mode?):
@@ -22,15 +27,19 @@ if arguments.first == "--child" {
 }
 
 let quick = arguments.contains("--quick")
+/// The parts `--part N` selects (repeatable); every part without it.
+let parts = Set(zip(arguments, arguments.dropFirst()).filter { $0.0 == "--part" }.compactMap { Int($0.1) })
+func runs(_ part: Int) -> Bool { parts.isEmpty || parts.contains(part) }
 let counts = quick ? Counts.quick : Counts.full
 let report = Report()
 let start = monotonicNanos()
 print("harness-bench (\(quick ? "quick" : "full") mode): \(ProcessInfo.processInfo.activeProcessorCount) cores")
-measureWakeLatency(counts, report)
-measureIdleCPU(counts, report)
-measurePerTest(counts, report)
-measureFailingSuites(counts, report)
-measureScheduling(counts, report)
+if runs(1) { measureWakeLatency(counts, report) }
+if runs(2) { measureIdleCPU(counts, report) }
+let xctestPerTest = runs(3) ? measurePerTest(counts, report) : nil
+if runs(4) { measureFailingSuites(counts, report) }
+if runs(5) { measureScheduling(counts, report) }
+if runs(6) { measureWorkers(counts, report, xctestPerTest: xctestPerTest) }
 report.add(Row(label: "JUnit: 100,000 / 1,000,000 testcases", ours: nil,
                anchorLabel: "see junit-bench", anchor: nil, unit: ""))
 report.printTable()

@@ -6,7 +6,11 @@ import XCTest
 final class ExamplesCommandLineTests: XCTestCase {
   private var examples: URL { builtExecutable("examples", for: Self.self) }
 
+<<<<<<< HEAD
   private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>] [--isolation <mode>] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]]"
+=======
+  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>] [--isolation <mode>] [--workers <N>] [--explore <N>] [--schedule <token>]"
+>>>>>>> workers
 
   func testHelpNamesTheExecutableAndShowsTheSeedAsOptional() throws {
     let result = try runToEnd(examples, ["--help"])
@@ -43,8 +47,11 @@ final class ExamplesCommandLineTests: XCTestCase {
         --time-limit <seconds>  The longest a test may run, in seconds (default: no
                                 limit).
         --isolation <mode>      Where tests run: worker (a worker process, so a crash
-                                or hang ends only its test; the default) or none
-                                (this process, for a debugger). (values: worker, none)
+                                or hang ends only its test; the default), test (a
+                                fresh worker process for each test) or none (this
+                                process, for a debugger). (values: worker, test, none)
+        --workers <N>           Run tests in N worker processes at once; a suite runs
+                                whole in one of them. (default: 1)
         --explore <N>           Run each test under N schedules of the scheduled
                                 waiter (seeds 1 to N) and report each test's pass
                                 rate.

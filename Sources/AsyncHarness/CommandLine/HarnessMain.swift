@@ -19,12 +19,17 @@ public typealias JUnitReporterFactory = @Sendable (_ path: String, _ profile: St
 ///
 /// Tests run in a worker process by default (`--isolation worker`): the executable starts
 /// itself again as a worker, so a test that crashes or hangs ends as an error and the run
-/// goes on. `--isolation none` runs them in this process (for a debugger).
+/// goes on. `--isolation test` starts a fresh worker for every test; `--isolation none`
+/// runs them in this process (for a debugger). `--workers N` runs N workers at once.
 public enum HarnessMain {
   /// Where the tests of a suites executable run.
   public enum Isolation: String, Sendable, CaseIterable {
-    /// In a worker process: this executable started again (``WorkerExecutor``).
+    /// In a worker process: this executable started again (``WorkerExecutor``), running
+    /// test after test until one crashes.
     case worker
+    /// In a fresh worker process for every test: slower, but no test sees what another
+    /// left in its process.
+    case test
     /// In this process (``InProcessExecutor``).
     case none
   }
@@ -106,13 +111,15 @@ public enum HarnessMain {
       interrupts?.handleInterrupts()
       var reporters: [any Reporter] = [ConsoleReporter(style: console, write: output)]
       reporters += try options.fileReporters(junit: junit?.reporter, suites: suites)
-      let executor: any TestExecutor = switch options.isolation ?? (options.noCapture ? .none : defaultIsolation) {
-      case .worker: WorkerExecutor.relaunchingThisExecutable(stop: interrupts)
-      case .none: InProcessExecutor(capturesOutput: !options.noCapture)
+      let isolation = options.isolation ?? (options.noCapture ? .none : defaultIsolation)
+      if options.workers > 1 && isolation == .none {
+        throw UsageError("--workers \(options.workers) runs tests in worker processes; --isolation none runs them in this process, one at a time")
       }
       // A command line never hangs silently: in-process, a test hung past its limit ends the run.
       configuration.hungTestGracePeriod = .seconds(1)
-      let runner = Runner(suites: suites, configuration: configuration, registry: registry, executor: executor,
+      let capturesOutput = !options.noCapture
+      let runner = Runner(suites: suites, configuration: configuration, registry: registry, lanes: options.workers,
+                          makeExecutor: { isolation.makeExecutor(stop: interrupts, capturesOutput: capturesOutput) },
                           stop: interrupts, reporters: reporters)
       let summary = try runner.run()
       if let signal = interrupts?.signal { return 128 + signal }
@@ -124,6 +131,18 @@ public enum HarnessMain {
     } catch {
       errors("error: \(error)\n")
       return 2
+    }
+  }
+}
+
+extension HarnessMain.Isolation {
+  /// The executor of one lane of a run; in-process, it captures what tests print unless
+  /// `capturesOutput` is off (`--no-capture`).
+  func makeExecutor(stop: StopRequest?, capturesOutput: Bool) -> any TestExecutor {
+    switch self {
+    case .worker: WorkerExecutor.relaunchingThisExecutable(stop: stop)
+    case .test: WorkerExecutor.relaunchingThisExecutable(freshProcessPerTest: true, stop: stop)
+    case .none: InProcessExecutor(capturesOutput: capturesOutput)
     }
   }
 }
@@ -208,8 +227,11 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Announce a test still running after this many seconds (and each multiple) as SLOW.", valueName: "seconds"))
   var slow: Double?
 
-  @Option(help: ArgumentHelp("Where tests run: worker (a worker process, so a crash or hang ends only its test; the default) or none (this process, for a debugger).", valueName: "mode"))
+  @Option(help: ArgumentHelp("Where tests run: worker (a worker process, so a crash or hang ends only its test; the default), test (a fresh worker process for each test) or none (this process, for a debugger).", valueName: "mode"))
   var isolation: HarnessMain.Isolation?
+
+  @Option(help: ArgumentHelp("Run tests in N worker processes at once; a suite runs whole in one of them.", valueName: "N"))
+  var workers = 1
 
   @Flag(help: "Run the tests in this process (as --isolation none) and let what they print through to the terminal instead of capturing it as their output.")
   var noCapture = false
@@ -250,9 +272,10 @@ struct HarnessOptions: ParsableCommand {
   func validate() throws {
     guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1, not \(repetitions)") }
     guard retries >= 0 else { throw ValidationError("--retries must be 0 or more, not \(retries)") }
+    guard workers >= 1 else { throw ValidationError("--workers must be at least 1, not \(workers)") }
     try validateSchedules()
-    if noCapture && isolation == .worker {
-      throw ValidationError("--no-capture runs the tests in this process, so it cannot be combined with --isolation worker")
+    if noCapture, let isolation, isolation != .none {
+      throw ValidationError("--no-capture runs the tests in this process, so it cannot be combined with --isolation \(isolation.rawValue)")
     }
     try validateJitter()
     try validateSharding()

@@ -59,30 +59,127 @@ extension Event {
   }
 
   /// Reads one line of a JSON Lines stream (schema version 1 or 2) back into an event.
+  /// - Parameter line: the line, with or without its newline.
   /// - Throws: ``EventDecodingError`` when the line is not an event this build knows
   ///   (an unknown kind, a newer schema version, a missing field, not JSON).
   public init(jsonLine line: some StringProtocol) throws {
-    let decoder = JSONDecoder()
-    do {
-      self = try decoder.decode(Event.self, from: Data(line.utf8))
-    } catch let error as EventDecodingError {
-      throw error
-    } catch {
-      throw EventDecodingError(reason: Self.describe(error))
-    }
+    try self.init(jsonLineBytes: String(line).utf8)
   }
 
-  private static func describe(_ error: any Error) -> String {
-    switch error as? DecodingError {
-    case .keyNotFound(let key, let context)?:
-      "missing field \((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))"
-    case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?:
-      "field \(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type"
-    case .dataCorrupted(let context)?:
-      context.codingPath.isEmpty ? "not JSON" : "field \(context.codingPath.map(\.stringValue).joined(separator: ".")) is invalid"
-    default:
-      "\(error)"
+  /// Reads one line of UTF-8 bytes (a worker's events arrive so).
+  init(jsonLineBytes bytes: some Collection<UInt8>) throws {
+    guard let value = JSONValue.parse(bytes) else { throw EventDecodingError(reason: "not JSON") }
+    try self.init(json: value)
+  }
+
+  /// Reads an event from its JSON object.
+  private init(json value: JSONValue) throws {
+    let json = try JSONFields(value)
+    let version: Int = try json.number("version")
+    guard (1...Self.schemaVersion).contains(version) else {
+      throw EventDecodingError(reason: "schema version \(version); this build reads versions 1 to \(Self.schemaVersion)")
     }
+    let stamp = try json.string("timestamp")
+    guard let timestamp = ISO8601Timestamp.date(from: stamp) else {
+      throw EventDecodingError(reason: "timestamp \"\(stamp)\" is not ISO 8601")
+    }
+    func suiteRun() throws -> SuiteRun { SuiteRun(suite: try json.string("suite"), waiter: try json.string("waiter")) }
+    func test() throws -> TestID { try TestID(json: json.object("test")) }
+    func duration() throws -> Double { try json.number("duration") }
+    func summary() throws -> Summary { try Summary(json: json.object("summary")) }
+    let kind: Kind
+    switch try json.string("kind") {
+    case "runStarted": kind = .runStarted(try RunInfo(json: json.object("run")))
+    case "suiteStarted": kind = .suiteStarted(try suiteRun())
+    case "testStarted": kind = .testStarted(try test())
+    case "issueRecorded": kind = .issueRecorded(try test(), try Issue(json: json.object("issue")))
+    case "outputCaptured": kind = .outputCaptured(try test(), try json.string("output"))
+    case "testEnded": kind = .testEnded(try test(), try TestResult(json: json.object("result")), duration: try duration())
+    case "suiteEnded": kind = .suiteEnded(try suiteRun(), try summary(), duration: try duration())
+    case "runEnded": kind = .runEnded(try summary(), duration: try duration())
+    case let other: throw EventDecodingError(reason: "unknown kind \"\(other)\"")
+    }
+    self.init(kind, timestamp: timestamp)
+  }
+}
+
+extension Event: Decodable {
+  /// Reads an event from any decoder (`JSONDecoder`), as ``init(jsonLine:)`` reads a line.
+  /// - Throws: ``EventDecodingError`` as ``init(jsonLine:)`` does.
+  public init(from decoder: any Decoder) throws {
+    try self.init(json: JSONValue(from: decoder))
+  }
+}
+
+extension JSONValue: Decodable {
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if container.decodeNil() {
+      self = .null
+    } else if let bool = try? container.decode(Bool.self) {
+      self = .bool(bool)
+    } else if let text = try? container.decode(String.self) {
+      self = .string(text)
+    } else if let number = try? container.decode(UInt64.self) {
+      self = .number(String(number))
+    } else if let number = try? container.decode(Int64.self) {
+      self = .number(String(number))
+    } else if let number = try? container.decode(Double.self) {
+      self = .number("\(number)")
+    } else if let fields = try? container.decode([String: JSONValue].self) {
+      self = .object(fields)
+    } else {
+      self = .array(try container.decode([JSONValue].self))
+    }
+  }
+}
+
+// MARK: The payloads, read from their JSON objects.
+
+extension TestID {
+  /// Reads an identifier; `attempt` is 1 when absent (schema version 1).
+  init(json: JSONFields) throws {
+    self.init(suite: try json.string("suite"), name: try json.string("name"), waiter: try json.string("waiter"),
+              repetition: try json.number("repetition"), attempt: try json.optionalNumber("attempt") ?? 1,
+              schedule: try json.optionalString("schedule"))
+  }
+}
+
+extension Issue {
+  init(json: JSONFields) throws {
+    let location = try json.optional("sourceLocation").map { _ in try json.object("sourceLocation") }
+    self.init(kind: try json.raw("kind"), message: try json.string("message"), sourceLocation: try location.map { location in
+      SourceLocation(fileID: try location.string("fileID"), filePath: try location.string("filePath"),
+                     line: try location.number("line"), column: try location.number("column"))
+    })
+  }
+}
+
+extension TestResult {
+  init(json: JSONFields) throws {
+    self.init(verdict: try json.raw("verdict"), reason: try json.optionalString("reason"),
+              issues: try json.array("issues") { try Issue(json: JSONFields($0, path: $1)) })
+  }
+}
+
+extension RunInfo {
+  init(json: JSONFields) throws {
+    self.init(harnessVersion: try json.string("harnessVersion"), seed: try json.optionalNumber("seed"),
+              repetitions: try json.number("repetitions"), waiters: try json.array("waiters") { value, path in
+                guard case .string(let name) = value else { throw EventDecodingError(reason: "field \(path) has the wrong type") }
+                return name
+              })
+  }
+}
+
+extension Summary {
+  init(json: JSONFields) throws {
+    self.init()
+    passed = try json.number("passed")
+    failed = try json.number("failed")
+    errored = try json.number("errored")
+    skipped = try json.number("skipped")
+    knownIssues = try json.number("knownIssues")
   }
 }
 
@@ -96,48 +193,6 @@ public struct EventDecodingError: Error, Equatable, CustomStringConvertible {
 
   /// The message a user reads.
   public var description: String { "not an AsyncHarness event: \(reason)" }
-}
-
-extension Event: Decodable {
-  private enum Field: String, CodingKey {
-    case version, kind, timestamp, run, suite, waiter, test, issue, output, result, summary, duration, elapsed
-  }
-
-  /// Reads an event from a JSON line's fields.
-  /// - Parameter decoder: The decoder of one line.
-  /// - Throws: ``EventDecodingError`` when a field is missing or wrong.
-  public init(from decoder: any Decoder) throws {
-    let json = try decoder.container(keyedBy: Field.self)
-    let version = try json.decode(Int.self, forKey: .version)
-    guard (1...Self.schemaVersion).contains(version) else {
-      throw EventDecodingError(reason: "schema version \(version); this build reads versions 1 to \(Self.schemaVersion)")
-    }
-    let stamp = try json.decode(String.self, forKey: .timestamp)
-    guard let timestamp = ISO8601Timestamp.date(from: stamp) else {
-      throw EventDecodingError(reason: "timestamp \"\(stamp)\" is not ISO 8601")
-    }
-    func suiteRun() throws -> SuiteRun {
-      SuiteRun(suite: try json.decode(String.self, forKey: .suite), waiter: try json.decode(String.self, forKey: .waiter))
-    }
-    func test() throws -> TestID { try json.decode(TestID.self, forKey: .test) }
-    func duration() throws -> Double { try json.decode(Double.self, forKey: .duration) }
-    let kind: Kind
-    switch try json.decode(String.self, forKey: .kind) {
-    case "runStarted": kind = .runStarted(try json.decode(RunInfo.self, forKey: .run))
-    case "suiteStarted": kind = .suiteStarted(try suiteRun())
-    case "testStarted": kind = .testStarted(try test())
-    case "issueRecorded": kind = .issueRecorded(try test(), try json.decode(Issue.self, forKey: .issue))
-    case "outputCaptured": kind = .outputCaptured(try test(), try json.decode(String.self, forKey: .output))
-    case "testSlow": kind = .testSlow(try test(), elapsed: try json.decode(Double.self, forKey: .elapsed))
-    case "testEnded":
-      kind = .testEnded(try test(), try json.decode(TestResult.self, forKey: .result), duration: try duration())
-    case "suiteEnded":
-      kind = .suiteEnded(try suiteRun(), try json.decode(Summary.self, forKey: .summary), duration: try duration())
-    case "runEnded": kind = .runEnded(try json.decode(Summary.self, forKey: .summary), duration: try duration())
-    case let other: throw EventDecodingError(reason: "unknown kind \"\(other)\"")
-    }
-    self.init(kind, timestamp: timestamp)
-  }
 }
 
 // MARK: The payloads, written in the field order of their Codable form, keys sorted.

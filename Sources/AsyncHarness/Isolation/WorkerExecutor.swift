@@ -12,7 +12,10 @@ import Darwin
 ///
 /// One worker runs test after test; its events come back live over a pipe (JSON Lines,
 /// the schema of ``Event``) and its standard output and standard error become the running
-/// test's output. When the worker dies while a test runs (`fatalError`, a failed
+/// test's output. The steps the runner announces (``prepare(_:)``) are sent to the worker
+/// up to ``pipelineDepth`` ahead, so that its next test starts without waiting for this
+/// process; a marker line the worker writes as each test starts keeps their outputs apart,
+/// and after a failing test the worker drops what was sent ahead. When the worker dies while a test runs (`fatalError`, a failed
 /// precondition, SIGSEGV, `abort`, `exit`), that test ends as an error of kind
 /// ``Issue/Kind/crashed`` naming the signal or exit status, with the tail of its output, and
 /// the next test starts a fresh worker: every other result is kept. A test still running
@@ -29,21 +32,53 @@ public final class WorkerExecutor: TestExecutor {
   /// When requested, the worker running a test is stopped like one past its time limit,
   /// and the test ends as an ``Issue/Kind/interrupted`` error.
   public let stop: StopRequest?
-  private let worker = Mutex<WorkerProcess?>(nil)
+  /// Whether each test runs in a fresh worker process (`--isolation test`: nothing a test
+  /// leaves behind in its process reaches the next one) instead of one worker running test
+  /// after test until it dies.
+  public let freshProcessPerTest: Bool
+  private let state = Mutex(Pipeline())
+  /// The line a worker writes to its output as each test starts (``WorkerMain/markerVariable``),
+  /// unique to this executor so that no test prints it by chance.
+  private let marker = "\u{1}AsyncHarness test starts \(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
 
   /// Creates an executor that starts `executable` (a suites executable calling
   /// ``HarnessMain/run(_:registry:defaultWaiters:junit:)``) as its workers.
-  public init(executable: String, gracePeriod: Duration = .seconds(1), timeLimitMargin: Duration = .milliseconds(500),
-              stop: StopRequest? = nil) {
+  /// - Parameters:
+  ///   - executable: the path of the suites executable.
+  ///   - freshProcessPerTest: `true` to start a worker for every test.
+  ///   - gracePeriod: how long a stopped worker has between SIGTERM and SIGKILL.
+  ///   - timeLimitMargin: how long past its time limit a test runs before its worker is stopped.
+  ///   - stop: a request to stop the run, made by SIGINT or SIGTERM.
+  public init(executable: String, freshProcessPerTest: Bool = false, gracePeriod: Duration = .seconds(1),
+              timeLimitMargin: Duration = .milliseconds(500), stop: StopRequest? = nil) {
     self.executable = executable
+    self.freshProcessPerTest = freshProcessPerTest
     self.gracePeriod = gracePeriod
     self.timeLimitMargin = timeLimitMargin
     self.stop = stop
   }
 
   /// An executor that starts this process's own executable.
-  public static func relaunchingThisExecutable(stop: StopRequest? = nil) -> WorkerExecutor {
-    WorkerExecutor(executable: Bundle.main.executablePath ?? CommandLine.arguments[0], stop: stop)
+  /// - Parameters:
+  ///   - freshProcessPerTest: `true` to start a worker for every test.
+  ///   - stop: a request to stop the run, made by SIGINT or SIGTERM.
+  /// - Returns: the executor.
+  public static func relaunchingThisExecutable(freshProcessPerTest: Bool = false, stop: StopRequest? = nil) -> WorkerExecutor {
+    WorkerExecutor(executable: Bundle.main.executablePath ?? CommandLine.arguments[0],
+                   freshProcessPerTest: freshProcessPerTest, stop: stop)
+  }
+
+  /// How many requests a worker holds at most: the test it runs and the ones it runs next.
+  public static let pipelineDepth = 8
+
+  /// Remembers the steps the runner hands over next, so that a worker can be sent them
+  /// before the test it runs ends (its next test then starts without waiting for a round
+  /// trip through this process).
+  public func prepare(_ steps: [Runner.Step]) {
+    state.withLock { state in
+      state.prepared = freshProcessPerTest ? [] : steps
+      state.nextToSend = 0
+    }
   }
 
   /// Runs one step (a test under one waiter), sending its events to `events` as they happen.
@@ -52,22 +87,52 @@ public final class WorkerExecutor: TestExecutor {
   ///   - events: Where its events go.
   /// - Returns: How the test ended.
   public func run(_ step: Runner.Step, events: EventSink) -> TestResult {
-    worker.withLock { worker in
-      let request = String(decoding: try! JSONEncoder().encode(WorkerRequest(step)), as: UTF8.self) + "\n"
-      if worker.map({ $0.send(request) }) != true {
-        if let stale = worker { _ = stale.waitForExit() }
-        do {
-          worker = try WorkerProcess(executable: executable, arguments: [WorkerMain.flag])
-        } catch {
-          worker = nil
-          return Self.unstarted(step, error: error, events: events)
-        }
-        _ = worker!.send(request)
+    state.withLock { state in
+      if let worker = state.worker, let next = worker.inFlight.first, next.id != step.id {
+        // The runner asked for a step other than the one the worker runs next: that worker
+        // cannot be told to forget what it was sent.
+        state.rewind()
+        Self.kill(worker.process)
+        state.worker = nil
       }
-      var session = WorkerSession(step: step, worker: worker!, events: events, gracePeriod: gracePeriod,
+      if state.worker?.inFlight.isEmpty ?? true {
+        if let index = state.prepared[state.nextToSend...].firstIndex(where: { $0.id == step.id }) {
+          state.nextToSend = index + 1
+        }
+        if let worker = state.worker, !state.send(step) {
+          _ = worker.process.waitForExit()
+          state.worker = nil
+        }
+        if state.worker == nil {
+          do {
+            state.worker = try WorkerConnection(executable: executable, marker: marker)
+          } catch {
+            return Self.unstarted(step, error: error, events: events)
+          }
+          // A worker that dies before reading it is reported by the session.
+          _ = state.send(step)
+        }
+      }
+      state.topUp()
+      var session = WorkerSession(step: step, events: events, gracePeriod: gracePeriod,
                                   deadline: step.timeLimit.map { ContinuousClock().now + $0 + timeLimitMargin }, stop: stop)
-      let (result, alive) = session.run()
-      if !alive { worker = nil }
+      let (result, alive) = session.run(&state.worker!)
+      if !alive {
+        state.worker!.inFlight.removeFirst()
+        state.rewind()
+        state.worker = nil
+      } else if freshProcessPerTest {
+        retire(state.worker!.process)
+        state.worker = nil
+      } else {
+        state.worker!.inFlight.removeFirst()
+        if result.verdict.isFailure {
+          // The worker drops what it was sent after a failing test until it reads this: the
+          // runner may run another step next (a retry).
+          _ = state.worker!.process.send(WorkerRequest.resumeLine)
+          state.rewind()
+        }
+      }
       return result
     }
   }
@@ -76,19 +141,32 @@ public final class WorkerExecutor: TestExecutor {
   public var stopsHungTests: Bool { true }
 
   /// Closes the worker's input and waits for it to exit; one that does not exit within the
-  /// grace period is killed.
+  /// grace period is killed. A worker still holding steps the runner never asked for (the
+  /// run stopped) is killed at once.
   public func finish() {
-    worker.withLock { worker in
-      guard let process = worker else { return }
-      process.closeRequests()
-      var descriptor = pollfd(fd: process.events, events: Int16(POLLIN), revents: 0)
-      let milliseconds = Int32(gracePeriod.timeInterval * 1000)
-      var buffer = [UInt8](repeating: 0, count: 4096)
-      while poll(&descriptor, 1, milliseconds) > 0, read(process.events, &buffer, buffer.count) > 0 {}
-      process.signal(SIGKILL)
-      _ = process.waitForExit()
-      worker = nil
+    state.withLock { state in
+      if let worker = state.worker {
+        if worker.inFlight.isEmpty { retire(worker.process) } else { Self.kill(worker.process) }
+      }
+      state.worker = nil
+      state.prepared = []
     }
+  }
+
+  /// Closes `process`'s input, lets it exit within the grace period, and kills what is left
+  /// of its process group.
+  private func retire(_ process: WorkerProcess) {
+    process.closeRequests()
+    var descriptor = pollfd(fd: process.events, events: Int16(POLLIN), revents: 0)
+    let milliseconds = Int32(gracePeriod.timeInterval * 1000)
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while poll(&descriptor, 1, milliseconds) > 0, read(process.events, &buffer, buffer.count) > 0 {}
+    Self.kill(process)
+  }
+
+  private static func kill(_ process: WorkerProcess) {
+    process.signal(SIGKILL)
+    _ = process.waitForExit()
   }
 
   private static func unstarted(_ step: Runner.Step, error: any Error, events: EventSink) -> TestResult {
@@ -101,11 +179,58 @@ public final class WorkerExecutor: TestExecutor {
   }
 }
 
+/// The executor's worker and the steps it was sent.
+private struct Pipeline {
+  var worker: WorkerConnection?
+  /// The steps the runner said it hands over next, and the first not sent yet.
+  var prepared: [Runner.Step] = []
+  var nextToSend = 0
+
+  /// Sends `step` to the worker; `false` when it no longer reads (it died).
+  mutating func send(_ step: Runner.Step, planIndex: Int? = nil) -> Bool {
+    guard worker!.process.send(WorkerRequest(step).line) else { return false }
+    worker!.inFlight.append((step.id, planIndex))
+    return true
+  }
+
+  /// Sends prepared steps until the worker holds ``WorkerExecutor/pipelineDepth`` of them.
+  /// A worker that died stops taking them; its session reports the death.
+  mutating func topUp() {
+    while let worker, worker.inFlight.count < WorkerExecutor.pipelineDepth, nextToSend < prepared.count,
+          send(prepared[nextToSend], planIndex: nextToSend) {
+      nextToSend += 1
+    }
+  }
+
+  /// Forgets the steps the worker was sent and has not run (it died, drops them after a
+  /// failure, or holds steps the runner did not ask for): they are sent again when the
+  /// runner asks for them.
+  mutating func rewind() {
+    guard let waiting = worker?.inFlight else { return }
+    if let first = waiting.lazy.compactMap(\.planIndex).first { nextToSend = first }
+    worker!.inFlight = []
+  }
+}
+
+/// A worker process with what was read from it and not yet relayed.
+private struct WorkerConnection {
+  let process: WorkerProcess
+  /// The steps sent, in the order the worker runs them; the first is running or next.
+  var inFlight: [(id: TestID, planIndex: Int?)] = []
+  var lines = LineBuffer()
+  var output: OutputSplitter
+
+  init(executable: String, marker: String) throws {
+    process = try WorkerProcess(executable: executable, arguments: [WorkerMain.flag],
+                                environment: [WorkerMain.markerVariable: marker])
+    output = OutputSplitter(marker: Array((marker + "\n").utf8))
+  }
+}
+
 /// One step run by a worker: relays its events and output until its `testEnded`, the
 /// worker's death, or its time limit.
 private struct WorkerSession {
   let step: Runner.Step
-  let worker: WorkerProcess
   let events: EventSink
   let gracePeriod: Duration
   let deadline: ContinuousClock.Instant?
@@ -113,17 +238,14 @@ private struct WorkerSession {
   private let start = ContinuousClock().now
   private var started = false
   private var issues: [Issue] = []
-  private var lines = LineBuffer()
   private var output = OutputBuffer()
   /// The last signal sent to stop the worker, when, and whether for an interrupt.
   private var stopped: (signal: Int32, at: ContinuousClock.Instant, interrupt: Int32?)?
   /// What each read of a pipe fills.
   private var buffer = [UInt8](repeating: 0, count: 65536)
 
-  init(step: Runner.Step, worker: WorkerProcess, events: EventSink, gracePeriod: Duration,
-       deadline: ContinuousClock.Instant?, stop: StopRequest?) {
+  init(step: Runner.Step, events: EventSink, gracePeriod: Duration, deadline: ContinuousClock.Instant?, stop: StopRequest?) {
     self.step = step
-    self.worker = worker
     self.events = events
     self.gracePeriod = gracePeriod
     self.deadline = deadline
@@ -131,7 +253,13 @@ private struct WorkerSession {
   }
 
   /// Runs until the step ends; returns its result and whether the worker can run more.
-  mutating func run() -> (TestResult, alive: Bool) {
+  mutating func run(_ connection: inout WorkerConnection) -> (TestResult, alive: Bool) {
+    let worker = connection.process
+    relayOutput(connection.output.startNextTest())
+    // Events read with the previous step's come first.
+    while let line = connection.lines.next() {
+      if let result = relay(line, &connection) { return (result, true) }
+    }
     var descriptors = [
       pollfd(fd: worker.events, events: Int16(POLLIN), revents: 0),
       pollfd(fd: worker.output, events: Int16(POLLIN), revents: 0),
@@ -140,25 +268,26 @@ private struct WorkerSession {
     while true {
       let ready = poll(&descriptors, nfds_t(descriptors.count), timeout())
       if ready < 0 && errno != EINTR { return (end(exit: worker.waitForExit()), false) }
-      if ready == 0 { stopWorker(); continue }
+      if ready == 0 { stopWorker(worker); continue }
       if descriptors[2].revents != 0, let signal = stop?.signal {
         descriptors[2].fd = -1
-        stopWorker(interrupt: signal)
+        stopWorker(worker, interrupt: signal)
       }
       // Events first: a test's `testStarted` precedes the output it then writes.
       if descriptors[0].revents != 0 {
         let count = read(worker.events, &buffer, buffer.count)
         guard count > 0 else {
-          drainOutput(until: .endOfFile)
+          drainOutput(&connection, until: .endOfFile)
           return (end(exit: worker.waitForExit()), false)
         }
-        for line in lines.append(buffer[..<count]) {
-          if let result = relay(line) { return (result, true) }
+        connection.lines.append(buffer[..<count])
+        while let line = connection.lines.next() {
+          if let result = relay(line, &connection) { return (result, true) }
         }
       }
       if descriptors[1].revents != 0 {
         let count = read(worker.output, &buffer, buffer.count)
-        if count > 0 { relayOutput(buffer[..<count]) } else { descriptors[1].fd = -1 }
+        if count > 0 { relayOutput(connection.output.append(buffer[..<count])) } else { descriptors[1].fd = -1 }
       }
     }
   }
@@ -172,7 +301,7 @@ private struct WorkerSession {
   }
 
   /// Sends SIGTERM to the worker, or SIGKILL when its grace period after SIGTERM is over.
-  private mutating func stopWorker(interrupt: Int32? = nil) {
+  private mutating func stopWorker(_ worker: WorkerProcess, interrupt: Int32? = nil) {
     if let stopped, stopped.signal == SIGKILL { return }
     let signal = stopped == nil ? SIGTERM : SIGKILL
     worker.signal(signal)
@@ -180,9 +309,9 @@ private struct WorkerSession {
   }
 
   /// Relays one event line; returns the result when it is this step's `testEnded`.
-  private mutating func relay(_ line: String) -> TestResult? {
-    guard let event = try? Event(jsonLine: line) else {
-      relayOutput(ArraySlice(Array((line + "\n").utf8)))
+  private mutating func relay(_ line: ArraySlice<UInt8>, _ connection: inout WorkerConnection) -> TestResult? {
+    guard let event = try? Event(jsonLineBytes: line) else {
+      relayOutput(line + [0x0A])
       return nil
     }
     switch event.kind {
@@ -193,7 +322,7 @@ private struct WorkerSession {
     case .issueRecorded(step.id, let issue) where issue.kind != .lateSignal:
       issues.append(issue)
     case .testEnded(step.id, let result, _):
-      drainOutput(until: .nothingLeft)
+      drainOutput(&connection, until: .nothingLeft)
       events.send(event)
       return result
     default:
@@ -204,6 +333,7 @@ private struct WorkerSession {
   }
 
   private mutating func relayOutput(_ bytes: ArraySlice<UInt8>) {
+    guard !bytes.isEmpty else { return }
     if !started {
       started = true
       events(.testStarted(step.id))
@@ -213,13 +343,15 @@ private struct WorkerSession {
 
   private enum DrainEnd { case nothingLeft, endOfFile }
 
-  /// Reads the output the worker wrote before its last event (or until it closed).
-  private mutating func drainOutput(until end: DrainEnd) {
-    var descriptor = pollfd(fd: worker.output, events: Int16(POLLIN), revents: 0)
-    while poll(&descriptor, 1, end == .endOfFile ? -1 : 0) > 0 {
-      let count = read(worker.output, &buffer, buffer.count)
+  /// Reads the output the worker wrote before its last event (or until it closed), up to
+  /// the next test's marker.
+  private mutating func drainOutput(_ connection: inout WorkerConnection, until end: DrainEnd) {
+    let descriptor = connection.process.output
+    var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    while !connection.output.reachedNextTest, poll(&ready, 1, end == .endOfFile ? -1 : 0) > 0 {
+      let count = read(descriptor, &buffer, buffer.count)
       guard count > 0 else { break }
-      relayOutput(buffer[..<count])
+      relayOutput(connection.output.append(buffer[..<count]))
     }
     if let rest = output.flush() { events(.outputCaptured(step.id, rest)) }
   }
@@ -251,16 +383,102 @@ private struct WorkerSession {
   }
 }
 
-/// Splits a byte stream into lines.
+/// Splits a byte stream into lines, handed out one at a time: lines read past a step's end
+/// belong to the next step.
 private struct LineBuffer {
   private var pending: [UInt8] = []
+  /// Where the lines not handed out yet start.
+  private var consumed = 0
 
-  mutating func append(_ bytes: ArraySlice<UInt8>) -> [String] {
+  mutating func append(_ bytes: ArraySlice<UInt8>) {
+    if consumed == pending.count {
+      pending.removeAll(keepingCapacity: true)
+      consumed = 0
+    }
     pending += bytes
-    guard let last = pending.lastIndex(of: 0x0A) else { return [] }
-    let complete = pending[..<last]
-    pending.removeSubrange(...last)
-    return complete.split(separator: 0x0A, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// The next complete line, without its newline; empty lines are skipped.
+  mutating func next() -> ArraySlice<UInt8>? {
+    while let newline = pending[consumed...].firstIndex(of: 0x0A) {
+      let line = pending[consumed..<newline]
+      consumed = newline + 1
+      if !line.isEmpty { return line }
+    }
+    return nil
+  }
+}
+
+/// Splits a worker's output at the marker line the worker writes as each test starts:
+/// what comes before the next test's marker is the running test's output, whatever the
+/// reads cut it into.
+private struct OutputSplitter {
+  let marker: [UInt8]
+  /// Bytes read and not handed out: the start of a marker, or the next test's output.
+  private var held: [UInt8] = []
+  private var ownMarkerSeen = false
+
+  init(marker: [UInt8]) { self.marker = marker }
+
+  /// Whether the next test's marker was read: what follows is not the running test's.
+  var reachedNextTest: Bool { ownMarkerSeen && held.starts(with: marker) }
+
+  /// Starts the next test's output; returns what of it was already read.
+  mutating func startNextTest() -> ArraySlice<UInt8> {
+    ownMarkerSeen = false
+    return append([])
+  }
+
+  /// Adds bytes read; returns those that are the running test's output.
+  mutating func append(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+    // Most output holds no byte that starts a marker: it is the running test's as it is.
+    if held.isEmpty, ownMarkerSeen, Self.index(of: marker[0], in: bytes) == nil { return bytes }
+    held += bytes
+    var mine: [UInt8] = []
+    while true {
+      guard let at = firstMarker() else {
+        let keep = partialMarkerLength()
+        mine += held[..<(held.count - keep)]
+        held.removeFirst(held.count - keep)
+        return mine[...]
+      }
+      mine += held[..<at]
+      if ownMarkerSeen {
+        held.removeFirst(at)
+        return mine[...]
+      }
+      held.removeFirst(at + marker.count)
+      ownMarkerSeen = true
+    }
+  }
+
+  /// Where `byte` first occurs in `bytes` (`memchr`: output can be megabytes, and a generic
+  /// search is slow in a debug build).
+  private static func index(of byte: UInt8, in bytes: ArraySlice<UInt8>) -> Int? {
+    bytes.withUnsafeBytes { buffer in
+      guard let base = buffer.baseAddress, let found = memchr(base, Int32(byte), buffer.count) else { return nil }
+      return bytes.startIndex + (UnsafeRawPointer(found) - base)
+    }
+  }
+
+  private func firstMarker() -> Int? {
+    guard held.count >= marker.count else { return nil }
+    var index = held.startIndex
+    while let candidate = Self.index(of: marker[0], in: held[index...]), candidate + marker.count <= held.count {
+      if held[candidate..<(candidate + marker.count)].elementsEqual(marker) { return candidate }
+      index = candidate + 1
+    }
+    return nil
+  }
+
+  /// How many bytes at the end could be the start of a marker that the next read completes.
+  private func partialMarkerLength() -> Int {
+    var start = max(0, held.count - marker.count + 1)
+    while let candidate = Self.index(of: marker[0], in: held[start...]) {
+      if marker.starts(with: held[candidate...]) { return held.count - candidate }
+      start = candidate + 1
+    }
+    return 0
   }
 }
 

@@ -18,11 +18,12 @@ final class WorkerProcess {
   let events: Int32
   let output: Int32
 
-  /// Starts `executable` with `arguments`. The Swift runtime's crash backtracer is turned
-  /// off in the worker unless `SWIFT_BACKTRACE` is set: it takes seconds to symbolicate,
-  /// and the parent reports the crash itself.
-  init(executable: String, arguments: [String]) throws {
-    let input = try Self.makePipe()
+  /// Starts `executable` with `arguments`, this process's environment and `environment`.
+  /// The Swift runtime's crash backtracer is turned off in the worker unless
+  /// `SWIFT_BACKTRACE` is set: it takes seconds to symbolicate, and the parent reports the
+  /// crash itself.
+  init(executable: String, arguments: [String], environment extra: [String: String]) throws {
+    let input = try Self.makeRequestChannel()
     let events = try Self.makePipe()
     let output = try Self.makePipe()
     var actions = posix_spawn_file_actions_t()
@@ -40,6 +41,7 @@ final class WorkerProcess {
 
     var environment = ProcessInfo.processInfo.environment
     if environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
+    environment.merge(extra) { $1 }
     let argv = [executable] + arguments
     var pid: pid_t = 0
     let status = withCStrings(argv) { argv in
@@ -59,8 +61,40 @@ final class WorkerProcess {
   }
 
   /// Writes one request line; `false` when the worker no longer reads (it died).
-  func send(_ line: String) -> Bool {
-    (try? writeWhole(Array(line.utf8), to: requests, path: "the worker's requests")) != nil
+  func send(_ line: [UInt8]) -> Bool {
+    var bytes = line[...]
+    while !bytes.isEmpty {
+      let sent = bytes.withUnsafeBytes { Foundation.send(requests, $0.baseAddress, $0.count, Self.noSignal) }
+      if sent < 0, errno == EINTR { continue }
+      guard sent > 0 else { return false }
+      bytes = bytes.dropFirst(sent)
+    }
+    return true
+  }
+
+  #if canImport(Glibc)
+  /// A write to a worker that died fails with EPIPE instead of raising SIGPIPE.
+  private static let noSignal = Int32(MSG_NOSIGNAL)
+  #else
+  private static let noSignal: Int32 = 0
+  #endif
+
+  /// The channel requests go through: a socket pair rather than a pipe, so that a request
+  /// sent ahead to a worker that died fails instead of raising SIGPIPE in this process.
+  private static func makeRequestChannel() throws -> (read: Int32, write: Int32) {
+    var descriptors: [Int32] = [0, 0]
+    #if canImport(Glibc)
+    let made = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors)
+    #else
+    let made = socketpair(AF_UNIX, SOCK_STREAM, 0, &descriptors)
+    #endif
+    guard made == 0 else { throw WorkerError("cannot make a socket pair for a worker: \(String(cString: strerror(errno)))") }
+    for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+    #if !canImport(Glibc)
+    var on: Int32 = 1
+    setsockopt(descriptors[1], SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+    #endif
+    return (descriptors[0], descriptors[1])
   }
 
   /// Sends `signal` to the worker's process group.

@@ -77,6 +77,8 @@ public final class ConsoleReporter: Reporter {
       if !result.willRetry { explored.withLock { $0.count(test, result.verdict) } }
       if result.verdict == .flaky { flaky.withLock { $0.append(test) } }
       write(text)
+    case .suiteStarted(let suite):
+      table.withLock { $0.start(suite) }
     case .suiteEnded(let suite, let summary, _):
       table.withLock { $0.record(summary, of: suite) }
     case .runEnded(let summary, let duration):
@@ -93,7 +95,7 @@ public final class ConsoleReporter: Reporter {
       text += "Result: \(summary.passed + summary.knownIssues) passed, \(summary.flaky > 0 ? "\(summary.flaky) flaky, " : "")"
         + "\(summary.failed + summary.errored) failed, \(summary.skipped) skipped in \(Self.seconds(duration))\n"
       write(text)
-    case .suiteStarted, .outputCaptured:
+    case .outputCaptured:
       break
     }
   }
@@ -149,11 +151,14 @@ private struct SummaryTable {
   var waiters: [String] = []
   var rows: [(suite: String, cells: [String: Summary])] = []
 
+  /// Adds the suite's row when it starts: rows keep the order suites start in (the plan's),
+  /// whichever ends first.
+  mutating func start(_ run: SuiteRun) {
+    if !rows.contains(where: { $0.suite == run.suite }) { rows.append((run.suite, [:])) }
+  }
+
   mutating func record(_ summary: Summary, of run: SuiteRun) {
-    if let index = rows.firstIndex(where: { $0.suite == run.suite }) {
-      rows[index].cells[run.waiter] = summary
-    } else {
-      rows.append((run.suite, [run.waiter: summary]))
-    }
+    start(run)
+    if let index = rows.firstIndex(where: { $0.suite == run.suite }) { rows[index].cells[run.waiter] = summary }
   }
 }

@@ -22,8 +22,9 @@ public final class JSONLinesReporter: Reporter {
   public let outputLimit: Int
   private let write: @Sendable ([UInt8]) throws -> Void
   private let close: @Sendable () throws -> Void
-  /// The output kept so far of the test that produced output last.
-  private let output = Mutex<(test: TestID, text: CappedText)?>(nil)
+  /// The output kept so far of each test that produced output and has not ended (tests of
+  /// several worker processes run at once).
+  private let output = Mutex<[TestID: CappedText]>([:])
 
   /// Creates a reporter writing lines through `write`.
   public init(outputLimit: Int = ReportDefaults.outputLimit, write: @escaping @Sendable (String) -> Void) {
@@ -79,18 +80,14 @@ public final class JSONLinesReporter: Reporter {
       return [Event(.issueRecorded(test, issue), timestamp: event.timestamp)]
     case .outputCaptured(let test, let text):
       let kept = output.withLock { output in
-        if output?.test != test { output = (test, CappedText(limit: outputLimit)) }
-        return output!.text.append(text)
+        output[test, default: CappedText(limit: outputLimit)].append(text)
       }
       guard !kept.isEmpty || text.isEmpty else { return [] }
       return [Event(.outputCaptured(test, kept), timestamp: event.timestamp)]
     case .testEnded(let test, var result, let duration):
       result.issues = result.issues.map { var issue = $0; issue.message = capped(issue.message); return issue }
       let ended = Event(.testEnded(test, result, duration: duration), timestamp: event.timestamp)
-      let cut = output.withLock { output in
-        defer { if output?.test == test { output = nil } }
-        return output?.test == test ? output!.text.cutBytes : 0
-      }
+      let cut = output.withLock { output in output.removeValue(forKey: test)?.cutBytes ?? 0 }
       guard cut > 0 else { return [ended] }
       let note = Event(.outputCaptured(test, CappedText.cutNote(bytes: cut, limit: outputLimit)), timestamp: event.timestamp)
       return [note, ended]

@@ -5,10 +5,14 @@ import Synchronization
 /// happens.
 ///
 /// The runner builds a ``Plan`` from the configuration and walks it: each entry (a suite
-/// under one waiter) is announced, and each of its steps that runs code is handed to the
-/// ``TestExecutor``, which emits the test's events live. Call it on the main thread (a
+/// under one waiter) is announced, and each of its steps that runs code is handed to a
+/// ``TestExecutor``, which emits the test's events live. With one lane (the default), the
+/// entries run one after another on the calling thread: call it on the main thread (a
 /// suites executable's top-level code, or a synchronous XCTest method) so that the
-/// in-process executor's blocking waits can turn the main run loop.
+/// in-process executor's blocking waits can turn the main run loop. With more lanes,
+/// entries run side by side, each lane on a thread of its own with an executor of its own
+/// (worker processes, `--workers N`); each entry runs whole in one lane, and suites start
+/// in plan order.
 public final class Runner: Sendable {
   /// The suites to run.
   public let suites: [Suite]
@@ -16,20 +20,49 @@ public final class Runner: Sendable {
   public let configuration: Configuration
   /// The strategies `--waiter` can name.
   public let registry: WaiterRegistry
-  /// What runs each test.
-  public let executor: any TestExecutor
+  /// How many entries run at once.
+  public let lanes: Int
   /// When requested, no more tests start; the run then ends normally with what ran.
   public let stop: StopRequest?
+  /// Makes the executor of each lane.
+  private let makeExecutor: @Sendable () -> any TestExecutor
   private let reporters: [any Reporter]
 
-  /// Creates a runner; tests run in this process unless another `executor` is given.
+  /// Creates a runner whose tests run one at a time; they run in this process unless
+  /// another `executor` is given.
+  /// - Parameters:
+  ///   - suites: the suites.
+  ///   - configuration: how to run them.
+  ///   - registry: the strategies a configuration can name.
+  ///   - executor: what runs each test.
+  ///   - stop: a request to stop the run early.
+  ///   - reporters: where the events go.
+  public convenience init(suites: [Suite], configuration: Configuration = Configuration(),
+                          registry: WaiterRegistry = .builtIn, executor: any TestExecutor = InProcessExecutor(),
+                          stop: StopRequest? = nil, reporters: [any Reporter]) {
+    self.init(suites: suites, configuration: configuration, registry: registry, lanes: 1, makeExecutor: { executor },
+              stop: stop, reporters: reporters)
+  }
+
+  /// Creates a runner that runs `lanes` entries (suites under a waiter) at a time, each lane
+  /// with an executor `makeExecutor` makes; one lane runs on the calling thread.
+  /// - Parameters:
+  ///   - suites: the suites.
+  ///   - configuration: how to run them.
+  ///   - registry: the strategies a configuration can name.
+  ///   - lanes: how many entries run at once (at least 1).
+  ///   - makeExecutor: makes the executor of a lane (a ``WorkerExecutor``: tests of other
+  ///     lanes run at the same time, so they should not share a process).
+  ///   - stop: a request to stop the run early.
+  ///   - reporters: where the events go; they receive events from every lane, one at a time.
   public init(suites: [Suite], configuration: Configuration = Configuration(),
-              registry: WaiterRegistry = .builtIn, executor: any TestExecutor = InProcessExecutor(),
+              registry: WaiterRegistry = .builtIn, lanes: Int, makeExecutor: @escaping @Sendable () -> any TestExecutor,
               stop: StopRequest? = nil, reporters: [any Reporter]) {
     self.suites = suites
     self.configuration = configuration
     self.registry = registry
-    self.executor = executor
+    self.lanes = max(1, lanes)
+    self.makeExecutor = makeExecutor
     self.stop = stop
     self.reporters = reporters
   }
@@ -50,7 +83,6 @@ public final class Runner: Sendable {
     try configuration.checkSelection(in: suites)
     let channel = ReportingChannel(reporters)
     let summary: Summary
-    defer { executor.finish() }
     do {
       summary = try walk(plan, channel: channel)
     } catch {
@@ -67,23 +99,22 @@ public final class Runner: Sendable {
     events(.runStarted(RunInfo(seed: configuration.shuffleSeed, jitterSeed: configuration.jitter?.seed,
                                repetitions: plan.repetitions, waiters: plan.waiterNames,
                                shard: configuration.sharding?.shard)))
-    entries: for entry in plan.entries {
-      guard stop?.signal == nil else { break }
-      progress.start(entry.suiteRun)
-      events(.suiteStarted(entry.suiteRun))
-      repetitions: for repetition in 1...plan.repetitions {
-        var failed = false
-        for step in plan.steps(of: entry, repetition: repetition) {
-          guard stop?.signal == nil else { break repetitions }
-          try channel.checkReporters()
-          let result = run(step, events: events) { hung in self.endRun(after: hung, progress: progress, channel: channel) }
-          progress.count(result)
-          failed = failed || result.verdict.isFailure
+    let entries = EntryQueue(plan.entries)
+    let lane = Lane(plan: plan, entries: entries, progress: progress, channel: channel)
+    if lanes == 1 {
+      try walk(lane)
+    } else {
+      let errors = Mutex<[any Error]>([])
+      let group = DispatchGroup()
+      for _ in 0..<min(lanes, plan.entries.count) {
+        group.enter()
+        Thread.detachNewThread { [self] in
+          do { try walk(lane) } catch { errors.withLock { $0.append(error) } }
+          group.leave()
         }
-        if failed && configuration.untilFailure { break }
       }
-      let (summary, duration) = progress.endEntry()
-      events(.suiteEnded(entry.suiteRun, summary, duration: duration))
+      group.wait()
+      if let error = errors.withLock({ $0.first }) { throw error }
     }
     let (total, duration) = progress.total
     events(.runEnded(total, duration: duration))
@@ -91,9 +122,52 @@ public final class Runner: Sendable {
     return total
   }
 
+  /// What every lane of a run shares.
+  private struct Lane: Sendable {
+    let plan: Plan
+    let entries: EntryQueue
+    let progress: RunProgress
+    let channel: ReportingChannel
+  }
+
+  /// One lane: takes entries until none is left or the run stops, and runs each whole with
+  /// the lane's executor.
+  private func walk(_ lane: Lane) throws {
+    let executor = makeExecutor()
+    defer { executor.finish() }
+    while stop?.signal == nil, let entry = lane.entries.next(announcing: lane.channel.sink) {
+      try run(entry, in: lane, executor: executor)
+    }
+  }
+
+  /// Runs one entry (already announced) with `executor`, repetition by repetition, and ends
+  /// it with `suiteEnded`.
+  private func run(_ entry: Plan.Entry, in lane: Lane, executor: any TestExecutor) throws {
+    let events = lane.channel.sink
+    lane.progress.start(entry.suiteRun)
+    repetitions: for repetition in 1...lane.plan.repetitions {
+      var failed = false
+      let steps = lane.plan.steps(of: entry, repetition: repetition)
+      executor.prepare(steps.filter { $0.test.skipReason == nil })
+      for step in steps {
+        guard stop?.signal == nil else { break repetitions }
+        try lane.channel.checkReporters()
+        let result = run(step, executor: executor, events: events) { hung in
+          self.endRun(after: hung, in: entry.suiteRun, progress: lane.progress, channel: lane.channel)
+        }
+        lane.progress.count(result, in: entry.suiteRun)
+        failed = failed || result.verdict.isFailure
+      }
+      if failed && configuration.untilFailure { break }
+    }
+    let (summary, duration) = lane.progress.end(entry.suiteRun)
+    events(.suiteEnded(entry.suiteRun, summary, duration: duration))
+  }
+
   /// Runs one step and returns its result: a skipped test is reported here, without running
   /// any of its code; a failing attempt is run again while retries are left.
-  private func run(_ step: Step, events: EventSink, onHung: @escaping @Sendable (TestResult) -> Void) -> TestResult {
+  private func run(_ step: Step, executor: any TestExecutor, events: EventSink,
+                   onHung: @escaping @Sendable (TestResult) -> Void) -> TestResult {
     if let reason = step.test.skipReason {
       let result = TestResult(verdict: .skipped, reason: reason)
       events(.testStarted(step.id))
@@ -118,10 +192,11 @@ public final class Runner: Sendable {
   /// Ends the run from the watch of a test that hung past its time limit and grace period
   /// (``Configuration/hungTestGracePeriod``): every report is finished with what ran, the
   /// hung test counted as an error, and the process exits with status 1.
-  private func endRun(after hung: TestResult, progress: RunProgress, channel: ReportingChannel) -> Never {
+  private func endRun(after hung: TestResult, in suite: SuiteRun, progress: RunProgress,
+                      channel: ReportingChannel) -> Never {
     let events = channel.sink
-    progress.count(hung)
-    if let (suite, summary, duration) = progress.openEntry {
+    progress.count(hung, in: suite)
+    for (suite, summary, duration) in progress.endAll() {
       events(.suiteEnded(suite, summary, duration: duration))
     }
     let (total, duration) = progress.total
@@ -144,6 +219,25 @@ public final class Runner: Sendable {
     }
     if failing.contains(where: \.isError) { return TestResult(verdict: .errored, issues: issues) }
     return TestResult(verdict: failing.isEmpty ? .passed : .failed, issues: issues)
+  }
+}
+
+/// The entries of a plan, handed to lanes in plan order.
+private final class EntryQueue: Sendable {
+  private let entries: [Runner.Plan.Entry]
+  private let next = Mutex(0)
+
+  init(_ entries: [Runner.Plan.Entry]) { self.entries = entries }
+
+  /// The next entry, announced with `suiteStarted` as it is taken, so that suites start in
+  /// plan order whichever lane takes them; `nil` when none is left.
+  func next(announcing events: EventSink) -> Runner.Plan.Entry? {
+    next.withLock { next in
+      guard next < entries.count else { return nil }
+      defer { next += 1 }
+      events(.suiteStarted(entries[next].suiteRun))
+      return entries[next]
+    }
   }
 }
 
@@ -193,41 +287,43 @@ public struct SeededRandomGenerator: RandomNumberGenerator, Sendable {
   }
 }
 
-/// The counts of a run as it goes, readable from the watch of a hung test that ends the run
-/// from another thread.
+/// The counts of a run as it goes, by open entry, readable from every lane and from the
+/// watch of a hung test that ends the run from another thread.
 private final class RunProgress: Sendable {
   private struct State {
     let start = ContinuousClock().now
     var total = Summary()
-    var entry: (suite: SuiteRun, start: ContinuousClock.Instant, summary: Summary)?
+    /// The entries running now, in the order they started.
+    var open: [(suite: SuiteRun, start: ContinuousClock.Instant, summary: Summary)] = []
   }
 
   private let state = Mutex(State())
 
   func start(_ suite: SuiteRun) {
-    state.withLock { $0.entry = (suite, ContinuousClock().now, Summary()) }
+    state.withLock { $0.open.append((suite, ContinuousClock().now, Summary())) }
   }
 
-  func count(_ result: TestResult) {
+  func count(_ result: TestResult, in suite: SuiteRun) {
     state.withLock { state in
-      state.entry?.summary.count(result)
+      if let index = state.open.firstIndex(where: { $0.suite == suite }) { state.open[index].summary.count(result) }
       state.total.count(result)
     }
   }
 
-  /// The open entry's counts and duration, as it ends.
-  func endEntry() -> (Summary, duration: Double) {
+  /// Closes an entry: its counts and duration.
+  func end(_ suite: SuiteRun) -> (Summary, duration: Double) {
     state.withLock { state in
-      defer { state.entry = nil }
-      guard let entry = state.entry else { return (Summary(), 0) }
+      guard let index = state.open.firstIndex(where: { $0.suite == suite }) else { return (Summary(), 0) }
+      let entry = state.open.remove(at: index)
       return (entry.summary, entry.start.duration(to: .now).timeInterval)
     }
   }
 
-  /// The entry still open, its counts and how long it ran.
-  var openEntry: (SuiteRun, Summary, duration: Double)? {
+  /// Closes every open entry, in the order they started.
+  func endAll() -> [(SuiteRun, Summary, duration: Double)] {
     state.withLock { state in
-      state.entry.map { ($0.suite, $0.summary, $0.start.duration(to: .now).timeInterval) }
+      defer { state.open = [] }
+      return state.open.map { ($0.suite, $0.summary, $0.start.duration(to: .now).timeInterval) }
     }
   }
 

@@ -84,5 +84,24 @@ let suites = [
   Suite("Environment") {
     Test("prints the temporary directory") { _ in print(FileManager.default.temporaryDirectory.path) }
   },
+  // Tests that print their process's id.
+  Suite("Processes") {
+    for number in 1...3 {
+      Test("prints its process \(number)") { _ in print("process \(getpid())") }
+    }
+  },
+  // 300 quick tests that each print their number to standard output (a whole line, then a
+  // partial one) and standard error; every seventh fails. A worker runs them back to back
+  // while its parent reads: each test's output must stay its own.
+  Suite("Pipeline") {
+    for number in 0..<300 {
+      Test("test \(number)") { t in
+        print("\(number) out")
+        FileHandle.standardError.write(Data("\(number) err\n".utf8))
+        print("\(number) tail", terminator: "")
+        if number % 7 == 3 { t.fail("fails on purpose") }
+      }
+    }
+  },
 ]
 HarnessMain.run(suites, junit: JUnitReporter.factory)
