@@ -51,8 +51,10 @@ func makeTest(_ name: String, _ place: Place,
 }
 
 /// Runs one suite under `waiter` with our runner, on the main thread or on a background
-/// thread as `place` asks, as a user's suites executable would.
-func runOurs(_ tests: [Test], waiter: any Waiter, place: Place, console: Bool = false) -> RunOutcome {
+/// thread as `place` asks, as a user's suites executable would; `reporters` are made just
+/// before the run (report files are opened then) and run after the console's.
+func runOurs(_ tests: [Test], waiter: any Waiter, place: Place, console: Bool = false,
+             reporters makeReporters: @escaping @Sendable () -> [any Reporter] = { [] }) -> RunOutcome {
   let suite = Suite("bench", waiter: waiter) { tests }
   let run: @Sendable () -> RunOutcome = {
     let sampler = FailureSampler()
@@ -63,6 +65,7 @@ func runOurs(_ tests: [Test], waiter: any Waiter, place: Place, console: Bool = 
       reporters.append(ConsoleReporter(style: .plain) { sink?.write(Data($0.utf8)) })
     }
     let start = monotonicNanos()
+    reporters += makeReporters()
     let summary = (try? Runner(suites: [suite], reporters: reporters).run()) ?? Summary()
     return RunOutcome(summary: summary, seconds: Double(monotonicNanos() - start) / 1e9,
                       failures: sampler.failures, firstFailure: sampler.first)

@@ -8,49 +8,10 @@ extension Event {
     String(decoding: jsonLineBytes, as: UTF8.self)
   }
 
-  /// ``jsonLine`` as UTF-8 bytes, as the JSON Lines reporter writes them.
+  /// ``jsonLine`` as UTF-8 bytes.
   var jsonLineBytes: [UInt8] {
     var json = JSONText()
-    json.object { json in
-      switch kind {
-      case .runStarted(let run):
-        json.field("kind", kind.name)
-        json.field("run") { $0.runInfo(run) }
-      case .suiteStarted(let suite):
-        json.field("kind", kind.name)
-        json.field("suite", suite.suite)
-      case .testStarted(let test):
-        json.field("kind", kind.name)
-        json.field("test") { $0.testID(test) }
-      case .issueRecorded(let test, let issue):
-        json.field("issue") { $0.issue(issue) }
-        json.field("kind", kind.name)
-        json.field("test") { $0.testID(test) }
-      case .outputCaptured(let test, let output):
-        json.field("kind", kind.name)
-        json.field("output", output)
-        json.field("test") { $0.testID(test) }
-      case .testEnded(let test, let result, let duration):
-        json.field("duration", duration)
-        json.field("kind", kind.name)
-        json.field("result") { $0.testResult(result) }
-        json.field("test") { $0.testID(test) }
-      case .suiteEnded(let suite, let summary, let duration):
-        json.field("duration", duration)
-        json.field("kind", kind.name)
-        json.field("suite", suite.suite)
-        json.field("summary") { $0.summary(summary) }
-      case .runEnded(let summary, let duration):
-        json.field("duration", duration)
-        json.field("kind", kind.name)
-        json.field("summary") { $0.summary(summary) }
-      }
-      json.field("timestamp") { $0.timestamp(timestamp) }
-      json.field("version", Self.schemaVersion)
-      if case .suiteStarted(let suite) = kind { json.field("waiter", suite.waiter) }
-      if case .suiteEnded(let suite, _, _) = kind { json.field("waiter", suite.waiter) }
-    }
-    json.newline()
+    json.line(self)
     return json.bytes
   }
 
@@ -134,6 +95,50 @@ extension Event: Decodable {
 // MARK: The payloads, written in the field order of their Codable form, keys sorted.
 
 extension JSONText {
+  /// Writes `event` as one line of JSON, ending in a newline (see ``Event/jsonLine``).
+  mutating func line(_ event: Event) {
+    object { json in
+      switch event.kind {
+      case .runStarted(let run):
+        json.field("kind", event.kind.name)
+        json.field("run") { $0.runInfo(run) }
+      case .suiteStarted(let suite):
+        json.field("kind", event.kind.name)
+        json.field("suite", suite.suite)
+      case .testStarted(let test):
+        json.field("kind", event.kind.name)
+        json.field("test") { $0.testID(test) }
+      case .issueRecorded(let test, let issue):
+        json.field("issue") { $0.issue(issue) }
+        json.field("kind", event.kind.name)
+        json.field("test") { $0.testID(test) }
+      case .outputCaptured(let test, let output):
+        json.field("kind", event.kind.name)
+        json.field("output", output)
+        json.field("test") { $0.testID(test) }
+      case .testEnded(let test, let result, let duration):
+        json.field("duration", duration)
+        json.field("kind", event.kind.name)
+        json.field("result") { $0.testResult(result) }
+        json.field("test") { $0.testID(test) }
+      case .suiteEnded(let suite, let summary, let duration):
+        json.field("duration", duration)
+        json.field("kind", event.kind.name)
+        json.field("suite", suite.suite)
+        json.field("summary") { $0.summary(summary) }
+      case .runEnded(let summary, let duration):
+        json.field("duration", duration)
+        json.field("kind", event.kind.name)
+        json.field("summary") { $0.summary(summary) }
+      }
+      json.field("timestamp") { $0.timestamp(event.timestamp) }
+      json.field("version", Event.schemaVersion)
+      if case .suiteStarted(let suite) = event.kind { json.field("waiter", suite.waiter) }
+      if case .suiteEnded(let suite, _, _) = event.kind { json.field("waiter", suite.waiter) }
+    }
+    newline()
+  }
+
   fileprivate mutating func testID(_ test: TestID) {
     object { json in
       json.field("attempt", test.attempt)
@@ -174,7 +179,7 @@ extension JSONText {
     object { json in
       json.field("harnessVersion", run.harnessVersion)
       json.field("repetitions", run.repetitions)
-      if let seed = run.seed { json.field("seed") { $0.raw(String(seed)) } }
+      if let seed = run.seed { json.field("seed", seed) }
       json.field("waiters") { json in json.array(run.waiters) { $0.string($1) } }
     }
   }
@@ -187,9 +192,5 @@ extension JSONText {
       json.field("passed", summary.passed)
       json.field("skipped", summary.skipped)
     }
-  }
-
-  fileprivate mutating func timestamp(_ date: Date) {
-    raw(bytes: ISO8601Timestamp.quotedBytes(from: date))
   }
 }

@@ -3,12 +3,19 @@ import Foundation
 /// A JSON text written directly into a byte buffer: the writer behind ``Event/jsonLine``.
 /// Objects and arrays are written through closures, so commas are never forgotten; strings
 /// are escaped as RFC 8259 requires (quote, backslash and control characters), everything
-/// else is written as UTF-8.
+/// else is written as UTF-8, copied in runs between the bytes that need escaping. One text
+/// can write line after line: ``removeAll()`` keeps its storage.
 struct JSONText {
   private(set) var bytes: [UInt8] = []
   private var needsComma = false
 
   init() { bytes.reserveCapacity(256) }
+
+  /// Empties the text and keeps its storage, so the next line is written without allocating.
+  mutating func removeAll() {
+    bytes.removeAll(keepingCapacity: true)
+    needsComma = false
+  }
 
   mutating func newline() { bytes.append(0x0A) }
 
@@ -35,49 +42,100 @@ struct JSONText {
     separate()
     bytes.append(UInt8(ascii: "\""))
     key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    bytes.append(UInt8(ascii: "\""))
+    bytes.append(UInt8(ascii: ":"))
     needsComma = false
     value(&self)
     needsComma = true
   }
 
   mutating func field(_ key: StaticString, _ value: String) { field(key) { $0.string(value) } }
-  mutating func field(_ key: StaticString, _ value: Int) { field(key) { $0.raw(String(value)) } }
-  /// A number; one that is not finite (never a duration) is written as 0, which JSON can hold.
-  mutating func field(_ key: StaticString, _ value: Double) {
-    field(key) { $0.raw(value.isFinite ? "\(value)" : "0") }
-  }
+  mutating func field(_ key: StaticString, _ value: Int) { field(key) { $0.integer(value) } }
+  mutating func field(_ key: StaticString, _ value: UInt64) { field(key) { $0.integer(value) } }
+  mutating func field(_ key: StaticString, _ value: Double) { field(key) { $0.number(value) } }
 
-  /// Text written as it is: a number.
-  mutating func raw(_ text: String) {
-    raw(bytes: Array(text.utf8))
-  }
-
-  /// Bytes written as they are: a number, or a string already quoted.
-  mutating func raw(bytes text: [UInt8]) {
+  /// An integer, in decimal digits.
+  mutating func integer(_ value: Int) {
     separate()
-    bytes.append(contentsOf: text)
+    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    digits(of: UInt64(value.magnitude))
+    needsComma = true
+  }
+
+  /// An unsigned integer, in decimal digits.
+  mutating func integer(_ value: UInt64) {
+    separate()
+    digits(of: value)
+    needsComma = true
+  }
+
+  /// A number as Swift describes it (the shortest text that reads back as the same value); one
+  /// that is not finite (never a duration) is written as 0, which JSON can hold.
+  mutating func number(_ value: Double) {
+    separate()
+    if value.isFinite {
+      bytes.append(contentsOf: value.description.utf8)
+    } else {
+      bytes.append(UInt8(ascii: "0"))
+    }
     needsComma = true
   }
 
   mutating func string(_ value: String) {
     separate()
     bytes.append(UInt8(ascii: "\""))
-    for byte in value.utf8 {
-      switch byte {
-      case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-      case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-      case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-      case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-      case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-      case 0..<0x20:
-        let hex = Array("0123456789abcdef".utf8)
-        bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-      default: bytes.append(byte)
-      }
-    }
+    var value = value
+    value.withUTF8 { appendEscaped($0) }
     bytes.append(UInt8(ascii: "\""))
     needsComma = true
+  }
+
+  /// A date as ``ISO8601Timestamp`` writes it, in quotes.
+  mutating func timestamp(_ date: Date) {
+    separate()
+    ISO8601Timestamp.appendQuoted(date, to: &bytes)
+    needsComma = true
+  }
+
+  /// Appends UTF-8 text with the bytes RFC 8259 forbids in a string escaped: the runs between
+  /// them are copied whole.
+  private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+    var run = 0
+    for index in utf8.indices {
+      let byte = utf8[index]
+      guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
+      bytes.append(UInt8(ascii: "\\"))
+      switch byte {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+      case 0x0A: bytes.append(UInt8(ascii: "n"))
+      case 0x0D: bytes.append(UInt8(ascii: "r"))
+      case 0x09: bytes.append(UInt8(ascii: "t"))
+      default:
+        bytes.append(UInt8(ascii: "u"))
+        bytes.append(UInt8(ascii: "0"))
+        bytes.append(UInt8(ascii: "0"))
+        bytes.append(Self.hexDigit(byte >> 4))
+        bytes.append(Self.hexDigit(byte & 0xF))
+      }
+      run = index + 1
+    }
+    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
+  }
+
+  private static func hexDigit(_ value: UInt8) -> UInt8 {
+    value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+  }
+
+  /// The decimal digits of `value`, written backwards and turned around.
+  private mutating func digits(of value: UInt64) {
+    let start = bytes.count
+    var rest = value
+    repeat {
+      bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10))
+      rest /= 10
+    } while rest > 0
+    bytes[start...].reverse()
   }
 
   private mutating func separate() {
@@ -89,14 +147,12 @@ struct JSONText {
 /// formatter; reading also accepts whole seconds (schema version 1) and, through
 /// `ISO8601DateFormatter`, other ISO 8601 forms.
 enum ISO8601Timestamp {
-  /// The timestamp in quotes, as a JSON string, written digit by digit (years 0–9999).
-  static func quotedBytes(from date: Date) -> [UInt8] {
+  /// Appends the timestamp in quotes, as a JSON string, written digit by digit (years 0–9999).
+  static func appendQuoted(_ date: Date, to text: inout [UInt8]) {
     let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     let (days, dayMilliseconds) = floorDivision(milliseconds, 86_400_000)
     let (year, month, day) = civilDate(fromDays: days)
     let seconds = dayMilliseconds / 1000
-    var text: [UInt8] = [0x22]
-    text.reserveCapacity(26)
     func digits(_ value: Int64, _ count: Int) {
       var divisor: Int64 = 1
       for _ in 1..<count { divisor *= 10 }
@@ -105,12 +161,13 @@ enum ISO8601Timestamp {
         divisor /= 10
       }
     }
+    text.append(0x22)
     digits(year, 4); text.append(UInt8(ascii: "-")); digits(month, 2); text.append(UInt8(ascii: "-")); digits(day, 2)
     text.append(UInt8(ascii: "T")); digits(seconds / 3600, 2); text.append(UInt8(ascii: ":"))
     digits(seconds / 60 % 60, 2); text.append(UInt8(ascii: ":")); digits(seconds % 60, 2)
     text.append(UInt8(ascii: ".")); digits(dayMilliseconds % 1000, 3)
-    text += [UInt8(ascii: "Z"), 0x22]
-    return text
+    text.append(UInt8(ascii: "Z"))
+    text.append(0x22)
   }
 
   static func date(from text: String) -> Date? {

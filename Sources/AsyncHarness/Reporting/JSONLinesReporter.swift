@@ -22,8 +22,14 @@ public final class JSONLinesReporter: Reporter {
   public let outputLimit: Int
   private let write: @Sendable ([UInt8]) throws -> Void
   private let close: @Sendable () throws -> Void
-  /// The output kept so far of the test that produced output last.
-  private let output = Mutex<(test: TestID, text: CappedText)?>(nil)
+  private let state = Mutex(State())
+
+  private struct State {
+    /// The output kept so far of the test that produced output last.
+    var output: (test: TestID, text: CappedText)?
+    /// The line being written; its storage is kept from one event to the next.
+    var line = JSONText()
+  }
 
   /// Creates a reporter writing lines through `write`.
   public init(outputLimit: Int = ReportDefaults.outputLimit, write: @escaping @Sendable (String) -> Void) {
@@ -56,8 +62,36 @@ public final class JSONLinesReporter: Reporter {
   }
 
   public func handle(_ event: Event) throws {
-    for event in bounded(event) {
-      try write(event.jsonLineBytes)
+    try state.withLock { state in
+      // The event as it came, unless it holds text over the limit: then a copy, cut.
+      switch event.kind {
+      case .issueRecorded(let test, var issue) where issue.message.utf8.count > outputLimit:
+        issue.message = capped(issue.message)
+        try write(Event(.issueRecorded(test, issue), timestamp: event.timestamp), with: &state.line)
+      case .outputCaptured(let test, let text):
+        if state.output?.test != test { state.output = (test, CappedText(limit: outputLimit)) }
+        let kept = state.output!.text.append(text)
+        guard !kept.isEmpty || text.isEmpty else { return }
+        try write(kept.utf8.count == text.utf8.count ? event : Event(.outputCaptured(test, kept), timestamp: event.timestamp),
+                  with: &state.line)
+      case .testEnded(let test, var result, let duration):
+        if state.output?.test == test {
+          let cut = state.output!.text.cutBytes
+          state.output = nil
+          if cut > 0 {
+            let note = CappedText.cutNote(bytes: cut, limit: outputLimit)
+            try write(Event(.outputCaptured(test, note), timestamp: event.timestamp), with: &state.line)
+          }
+        }
+        if result.issues.contains(where: { $0.message.utf8.count > outputLimit }) {
+          result.issues = result.issues.map { var issue = $0; issue.message = capped(issue.message); return issue }
+          try write(Event(.testEnded(test, result, duration: duration), timestamp: event.timestamp), with: &state.line)
+        } else {
+          try write(event, with: &state.line)
+        }
+      default:
+        try write(event, with: &state.line)
+      }
     }
   }
 
@@ -65,33 +99,11 @@ public final class JSONLinesReporter: Reporter {
     try close()
   }
 
-  /// The events to write for `event`: its output cut to what the test may still keep (none
-  /// when nothing is left), the cut note before `testEnded`, issue messages capped.
-  private func bounded(_ event: Event) -> [Event] {
-    switch event.kind {
-    case .issueRecorded(let test, var issue):
-      issue.message = capped(issue.message)
-      return [Event(.issueRecorded(test, issue), timestamp: event.timestamp)]
-    case .outputCaptured(let test, let text):
-      let kept = output.withLock { output in
-        if output?.test != test { output = (test, CappedText(limit: outputLimit)) }
-        return output!.text.append(text)
-      }
-      guard !kept.isEmpty || text.isEmpty else { return [] }
-      return [Event(.outputCaptured(test, kept), timestamp: event.timestamp)]
-    case .testEnded(let test, var result, let duration):
-      result.issues = result.issues.map { var issue = $0; issue.message = capped(issue.message); return issue }
-      let ended = Event(.testEnded(test, result, duration: duration), timestamp: event.timestamp)
-      let cut = output.withLock { output in
-        defer { if output?.test == test { output = nil } }
-        return output?.test == test ? output!.text.cutBytes : 0
-      }
-      guard cut > 0 else { return [ended] }
-      let note = Event(.outputCaptured(test, CappedText.cutNote(bytes: cut, limit: outputLimit)), timestamp: event.timestamp)
-      return [note, ended]
-    default:
-      return [event]
-    }
+  /// Writes `event` as one line, encoded in `line`'s storage.
+  private func write(_ event: Event, with line: inout JSONText) throws {
+    line.removeAll()
+    line.line(event)
+    try write(line.bytes)
   }
 
   private func capped(_ text: String) -> String {
