@@ -269,16 +269,21 @@ private final class JUnitReport {
       }
       try writer.endElement()
     }
-    let fullNames = [("classname", fullClassname), ("name", testCase.name.full)].compactMap { label, full in
-      full.map { XMLText("[AsyncHarness: the \(label) in full]\n") + $0 + XMLText("\n") }
+    // Lists made only when there is something in them: most testcases have nothing to add.
+    var systemOut: [XMLText] = []
+    if fullClassname != nil || testCase.name.full != nil {
+      for (label, full) in [("classname", fullClassname), ("name", testCase.name.full)] where full != nil {
+        systemOut.append(XMLText("[AsyncHarness: the \(label) in full]\n") + full! + XMLText("\n"))
+      }
     }
-    let output = testCase.output.flatMap { $0.isEmpty ? nil : XMLText($0) }
-    if !fullNames.isEmpty || output != nil {
+    if let output = testCase.output, !output.isEmpty { systemOut.append(XMLText(output)) }
+    if !systemOut.isEmpty {
       try writer.startElement("system-out")
-      for text in fullNames + [output].compactMap(\.self) { try writer.text(text) }
+      for text in systemOut { try writer.text(text) }
       try writer.endElement()
     }
-    let notes = result.issues.filter { !$0.isFailure || result.verdict == .knownIssue } + testCase.lateIssues
+    let notes = result.issues.isEmpty && testCase.lateIssues.isEmpty ? []
+      : result.issues.filter { !$0.isFailure || result.verdict == .knownIssue } + testCase.lateIssues
     if !notes.isEmpty {
       try writer.startElement("system-err")
       try writer.text(lines(notes, labelled: true))

@@ -153,19 +153,17 @@ enum ISO8601Timestamp {
     let (days, dayMilliseconds) = floorDivision(milliseconds, 86_400_000)
     let (year, month, day) = civilDate(fromDays: days)
     let seconds = dayMilliseconds / 1000
-    func digits(_ value: Int64, _ count: Int) {
-      var divisor: Int64 = 1
-      for _ in 1..<count { divisor *= 10 }
-      while divisor > 0 {
-        text.append(0x30 + UInt8(value / divisor % 10))
-        divisor /= 10
-      }
+    // Divisions by constants only: they compile to multiplications.
+    func twoDigits(_ value: Int64) {
+      text.append(UInt8(ascii: "0") + UInt8(value / 10 % 10))
+      text.append(UInt8(ascii: "0") + UInt8(value % 10))
     }
     text.append(0x22)
-    digits(year, 4); text.append(UInt8(ascii: "-")); digits(month, 2); text.append(UInt8(ascii: "-")); digits(day, 2)
-    text.append(UInt8(ascii: "T")); digits(seconds / 3600, 2); text.append(UInt8(ascii: ":"))
-    digits(seconds / 60 % 60, 2); text.append(UInt8(ascii: ":")); digits(seconds % 60, 2)
-    text.append(UInt8(ascii: ".")); digits(dayMilliseconds % 1000, 3)
+    twoDigits(year / 100); twoDigits(year); text.append(UInt8(ascii: "-"))
+    twoDigits(month); text.append(UInt8(ascii: "-")); twoDigits(day); text.append(UInt8(ascii: "T"))
+    twoDigits(seconds / 3600); text.append(UInt8(ascii: ":")); twoDigits(seconds / 60 % 60); text.append(UInt8(ascii: ":"))
+    twoDigits(seconds % 60); text.append(UInt8(ascii: "."))
+    text.append(UInt8(ascii: "0") + UInt8(dayMilliseconds % 1000 / 100)); twoDigits(dayMilliseconds % 100)
     text.append(UInt8(ascii: "Z"))
     text.append(0x22)
   }
