@@ -8,6 +8,8 @@ import Foundation
 struct JSONText {
   private(set) var bytes: [UInt8] = []
   private var needsComma = false
+  /// The last timestamp's whole second and its text, kept by ``removeAll()``.
+  private var lastSecond: (second: Int64, text: [UInt8])?
 
   init() { bytes.reserveCapacity(256) }
 
@@ -90,10 +92,21 @@ struct JSONText {
     needsComma = true
   }
 
-  /// A date as ``ISO8601Timestamp`` writes it, in quotes.
+  /// A date as ``ISO8601Timestamp`` writes it, in quotes: `"2026-11-23T08:00:00.125Z"`. The
+  /// text up to the second is kept from the timestamp before, which is almost always in the
+  /// same second.
   mutating func timestamp(_ date: Date) {
     separate()
-    ISO8601Timestamp.appendQuoted(date, to: &bytes)
+    let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    let (second, millisecond) = ISO8601Timestamp.floorDivision(milliseconds, 1000)
+    if lastSecond?.second != second { lastSecond = (second, ISO8601Timestamp.quotedSecond(second)) }
+    bytes.append(contentsOf: lastSecond!.text)
+    bytes.append(UInt8(ascii: "."))
+    bytes.append(UInt8(ascii: "0") + UInt8(millisecond / 100))
+    bytes.append(UInt8(ascii: "0") + UInt8(millisecond / 10 % 10))
+    bytes.append(UInt8(ascii: "0") + UInt8(millisecond % 10))
+    bytes.append(UInt8(ascii: "Z"))
+    bytes.append(UInt8(ascii: "\""))
     needsComma = true
   }
 
@@ -129,6 +142,7 @@ struct JSONText {
 
   /// The decimal digits of `value`, written backwards and turned around.
   private mutating func digits(of value: UInt64) {
+    if value < 10 { return bytes.append(UInt8(ascii: "0") + UInt8(value)) }  // attempts, repetitions
     let start = bytes.count
     var rest = value
     repeat {
@@ -147,25 +161,22 @@ struct JSONText {
 /// formatter; reading also accepts whole seconds (schema version 1) and, through
 /// `ISO8601DateFormatter`, other ISO 8601 forms.
 enum ISO8601Timestamp {
-  /// Appends the timestamp in quotes, as a JSON string, written digit by digit (years 0–9999).
-  static func appendQuoted(_ date: Date, to text: inout [UInt8]) {
-    let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-    let (days, dayMilliseconds) = floorDivision(milliseconds, 86_400_000)
+  /// The opening quote and `YYYY-MM-DDTHH:MM:SS` of the whole second `second` since 1970,
+  /// written digit by digit (years 0–9999); ``JSONText`` adds the milliseconds.
+  static func quotedSecond(_ second: Int64) -> [UInt8] {
+    let (days, seconds) = floorDivision(second, 86_400)
     let (year, month, day) = civilDate(fromDays: days)
-    let seconds = dayMilliseconds / 1000
-    // Divisions by constants only: they compile to multiplications.
+    var text: [UInt8] = [0x22]
+    text.reserveCapacity(20)
     func twoDigits(_ value: Int64) {
       text.append(UInt8(ascii: "0") + UInt8(value / 10 % 10))
       text.append(UInt8(ascii: "0") + UInt8(value % 10))
     }
-    text.append(0x22)
     twoDigits(year / 100); twoDigits(year); text.append(UInt8(ascii: "-"))
     twoDigits(month); text.append(UInt8(ascii: "-")); twoDigits(day); text.append(UInt8(ascii: "T"))
     twoDigits(seconds / 3600); text.append(UInt8(ascii: ":")); twoDigits(seconds / 60 % 60); text.append(UInt8(ascii: ":"))
-    twoDigits(seconds % 60); text.append(UInt8(ascii: "."))
-    text.append(UInt8(ascii: "0") + UInt8(dayMilliseconds % 1000 / 100)); twoDigits(dayMilliseconds % 100)
-    text.append(UInt8(ascii: "Z"))
-    text.append(0x22)
+    twoDigits(seconds % 60)
+    return text
   }
 
   static func date(from text: String) -> Date? {
@@ -205,7 +216,7 @@ enum ISO8601Timestamp {
     return formatter.date(from: text)
   }
 
-  private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
+  static func floorDivision(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
     let quotient = value >= 0 ? value / divisor : (value - divisor + 1) / divisor
     return (quotient, value - quotient * divisor)
   }

@@ -4,10 +4,11 @@ import HarnessTestSupport
 import XCTest
 
 /// The JSON Lines encoder copies text in runs between the bytes it must escape and writes each
-/// line into storage the reporter reuses: these pin the escapes byte by byte, the runs at
-/// their edges, text far longer than the buffer starts with, and lines written one after
-/// another through the same buffer.
-final class JSONEscapingTests: XCTestCase {
+/// line into storage the reporter reuses, keeping the last timestamp's text up to the second:
+/// these pin the escapes byte by byte, the runs at their edges, text far longer than the
+/// buffer starts with, lines written one after another through the same buffer, numbers and
+/// timestamps.
+final class JSONLinesEncodingTests: XCTestCase {
   private let test = TestID(suite: "S", name: "t", waiter: "semaphore")
   private let instant = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -102,6 +103,28 @@ final class JSONEscapingTests: XCTestCase {
     for (duration, expected) in durations {
       let line = Event(.runEnded(Summary(), duration: duration), timestamp: instant).jsonLine
       XCTAssertTrue(line.hasPrefix(#"{"duration":\#(expected),"kind":"runEnded""#), line)
+    }
+  }
+
+  /// Timestamps one after another through one reporter: within a second, across seconds,
+  /// days and years, backwards, before 1970 and at the end of year 9999.
+  func testTimestampsThroughOneReporter() throws {
+    let stamps: [(TimeInterval, String)] = [
+      (1_800_000_000, "2027-01-15T08:00:00.000Z"), (1_800_000_000.999, "2027-01-15T08:00:00.999Z"),
+      (1_800_000_001, "2027-01-15T08:00:01.000Z"), (1_800_000_000.5, "2027-01-15T08:00:00.500Z"),
+      (1_800_000_000.5 + 86_400, "2027-01-16T08:00:00.500Z"), (951_782_400.042, "2000-02-29T00:00:00.042Z"),
+      (0, "1970-01-01T00:00:00.000Z"), (-0.5, "1969-12-31T23:59:59.500Z"),
+      (253_402_300_799.999, "9999-12-31T23:59:59.999Z"), (1_800_000_000, "2027-01-15T08:00:00.000Z"),
+    ]
+    let written = WrittenText()
+    let reporter = JSONLinesReporter(write: written.write)
+    for (seconds, _) in stamps {
+      try reporter.handle(Event(.testStarted(test), timestamp: Date(timeIntervalSince1970: seconds)))
+    }
+    XCTAssertEqual(written.lines.count, stamps.count)
+    for (line, (seconds, expected)) in zip(written.lines, stamps) {
+      XCTAssertTrue(line.contains(#""timestamp":"\#(expected)","#), line)
+      XCTAssertEqual(try Event(jsonLine: line).timestamp.timeIntervalSince1970, seconds, accuracy: 0.0005, line)
     }
   }
 }
