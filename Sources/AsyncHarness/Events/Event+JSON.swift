@@ -12,7 +12,7 @@ extension Event {
   var jsonLineBytes: [UInt8] {
     var json = JSONText()
     json.line(self)
-    return json.bytes
+    return json.array
   }
 
   /// Reads one line of a JSON Lines stream (schema version 1 or 2) back into an event.

@@ -5,18 +5,26 @@ import Foundation
 /// are escaped as RFC 8259 requires (quote, backslash and control characters), everything
 /// else is written as UTF-8, copied in runs between the bytes that need escaping. One text
 /// can write line after line: ``removeAll()`` keeps its storage.
-struct JSONText {
-  private(set) var bytes: [UInt8] = []
+struct JSONText: ~Copyable {
+  private var bytes = ByteBuffer(capacity: 256)
   private var needsComma = false
   /// The last timestamp's whole second and its text, kept by ``removeAll()``.
   private var lastSecond: (second: Int64, text: [UInt8])?
 
-  init() { bytes.reserveCapacity(256) }
+  init() {}
 
   /// Empties the text and keeps its storage, so the next line is written without allocating.
   mutating func removeAll() {
-    bytes.removeAll(keepingCapacity: true)
+    bytes.removeAll()
     needsComma = false
+  }
+
+  /// The text written so far.
+  var array: [UInt8] { bytes.withUnsafeBytes { Array($0) } }
+
+  /// Calls `body` with the text written so far.
+  func withUnsafeBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+    try bytes.withUnsafeBytes(body)
   }
 
   mutating func newline() { bytes.append(0x0A) }
@@ -76,7 +84,8 @@ struct JSONText {
   mutating func number(_ value: Double) {
     separate()
     if value.isFinite {
-      bytes.append(contentsOf: value.description.utf8)
+      var text = value.description
+      text.withUTF8 { bytes.append(contentsOf: $0) }
     } else {
       bytes.append(UInt8(ascii: "0"))
     }
@@ -100,7 +109,7 @@ struct JSONText {
     let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     let (second, millisecond) = ISO8601Timestamp.floorDivision(milliseconds, 1000)
     if lastSecond?.second != second { lastSecond = (second, ISO8601Timestamp.quotedSecond(second)) }
-    bytes.append(contentsOf: lastSecond!.text)
+    lastSecond!.text.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
     bytes.append(UInt8(ascii: "."))
     bytes.append(UInt8(ascii: "0") + UInt8(millisecond / 100))
     bytes.append(UInt8(ascii: "0") + UInt8(millisecond / 10 % 10))
@@ -149,11 +158,61 @@ struct JSONText {
       bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10))
       rest /= 10
     } while rest > 0
-    bytes[start...].reverse()
+    bytes.reverse(from: start)
   }
 
   private mutating func separate() {
     if needsComma { bytes.append(UInt8(ascii: ",")) }
+  }
+}
+
+/// Bytes in memory that grows by doubling and is kept when emptied: what ``JSONText`` writes
+/// into, without the uniqueness and capacity bookkeeping an array does on every append.
+struct ByteBuffer: ~Copyable {
+  private var base: UnsafeMutablePointer<UInt8>
+  private var capacity: Int
+  private(set) var count = 0
+
+  init(capacity: Int) {
+    self.capacity = max(1, capacity)
+    base = .allocate(capacity: self.capacity)
+  }
+
+  deinit { base.deallocate() }
+
+  mutating func append(_ byte: UInt8) {
+    if count == capacity { grow(toHold: count + 1) }
+    base[count] = byte
+    count += 1
+  }
+
+  mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+    guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+    if count + bytes.count > capacity { grow(toHold: count + bytes.count) }
+    (base + count).initialize(from: source, count: bytes.count)
+    count += bytes.count
+  }
+
+  /// Turns around the bytes from `start` to the end.
+  mutating func reverse(from start: Int) {
+    var tail = UnsafeMutableBufferPointer(start: base + start, count: count - start)
+    tail.reverse()
+  }
+
+  /// Empties the buffer and keeps its memory.
+  mutating func removeAll() { count = 0 }
+
+  func withUnsafeBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+    try body(UnsafeBufferPointer(start: base, count: count))
+  }
+
+  private mutating func grow(toHold minimum: Int) {
+    let grown = max(capacity * 2, minimum)
+    let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+    moved.initialize(from: base, count: count)
+    base.deallocate()
+    base = moved
+    capacity = grown
   }
 }
 

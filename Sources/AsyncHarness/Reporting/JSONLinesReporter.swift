@@ -20,11 +20,11 @@ import Darwin
 public final class JSONLinesReporter: Reporter {
   /// The most UTF-8 bytes kept of each test's output and of each issue message.
   public let outputLimit: Int
-  private let write: @Sendable ([UInt8]) throws -> Void
+  private let write: @Sendable (UnsafeBufferPointer<UInt8>) throws -> Void
   private let close: @Sendable () throws -> Void
   private let state = Mutex(State())
 
-  private struct State {
+  private struct State: ~Copyable {
     /// The output kept so far of the test that produced output last.
     var output: (test: TestID, text: CappedText)?
     /// The line being written; its storage is kept from one event to the next.
@@ -53,7 +53,7 @@ public final class JSONLinesReporter: Reporter {
   /// `name` in errors; `closing` closes it in ``finish()``.
   init(descriptor: Int32, name: String, outputLimit: Int = ReportDefaults.outputLimit, closing: Bool) {
     self.outputLimit = max(0, outputLimit)
-    self.write = { try writeWhole($0, to: descriptor, path: name) }
+    self.write = { try writeWhole(UnsafeRawBufferPointer($0), to: descriptor, path: name) }
     if closing {
       self.close = { try closeFile(descriptor, path: name) }
     } else {
@@ -103,7 +103,7 @@ public final class JSONLinesReporter: Reporter {
   private func write(_ event: Event, with line: inout JSONText) throws {
     line.removeAll()
     line.line(event)
-    try write(line.bytes)
+    try line.withUnsafeBytes(write)
   }
 
   private func capped(_ text: String) -> String {
@@ -116,12 +116,17 @@ public final class JSONLinesReporter: Reporter {
 
 /// Writes `line` with one `write` call (more only when the system writes part of it).
 func writeWhole(_ line: [UInt8], to descriptor: Int32, path: String) throws {
-  var bytes = line[...]
+  try line.withUnsafeBytes { try writeWhole($0, to: descriptor, path: path) }
+}
+
+/// Writes `line` with one `write` call (more only when the system writes part of it).
+func writeWhole(_ line: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws {
+  var bytes = line
   while !bytes.isEmpty {
-    let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    let written = write(descriptor, bytes.baseAddress, bytes.count)
     if written < 0, errno == EINTR { continue }
     guard written > 0 else { throw ReportFileError(path: path, reason: ReportDestination.systemError()) }
-    bytes = bytes.dropFirst(written)
+    bytes = UnsafeRawBufferPointer(rebasing: bytes[written...])
   }
 }
 
