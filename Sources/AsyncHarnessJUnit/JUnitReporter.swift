@@ -177,9 +177,9 @@ private final class JUnitReport {
   /// `raw` as an attribute, with ` [waiter]` or ` #N` after it, and in full when it was cut.
   private func name(_ raw: String, placeholder: String, suffix: XMLText?) -> CappedName {
     let (value, isCut) = XMLText.attribute(raw, limit: Self.nameLimit)
-    let suffix = suffix ?? XMLText("")
-    return CappedName(
-      value: value.nonBlank(or: placeholder) + suffix, full: isCut ? XMLText(raw, limit: outputLimit) + suffix : nil)
+    let full = isCut ? XMLText(raw, limit: outputLimit) : nil
+    guard let suffix else { return CappedName(value: value.nonBlank(or: placeholder), full: full) }
+    return CappedName(value: value.nonBlank(or: placeholder) + suffix, full: full.map { $0 + suffix })
   }
 
   private func suiteName(_ run: SuiteRun) -> CappedName {

@@ -161,6 +161,7 @@ struct JSONText: ~Copyable {
     bytes.reverse(from: start)
   }
 
+  @inline(__always)
   private mutating func separate() {
     if needsComma { bytes.append(UInt8(ascii: ",")) }
   }
@@ -180,6 +181,7 @@ struct ByteBuffer: ~Copyable {
 
   deinit { base.deallocate() }
 
+  @inline(__always)
   mutating func append(_ byte: UInt8) {
     if count == capacity { grow(toHold: count + 1) }
     base[count] = byte
@@ -206,6 +208,7 @@ struct ByteBuffer: ~Copyable {
     try body(UnsafeBufferPointer(start: base, count: count))
   }
 
+  @inline(never)
   private mutating func grow(toHold minimum: Int) {
     let grown = max(capacity * 2, minimum)
     let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
