@@ -6,12 +6,14 @@ import Foundation
 
 /// Runs the same suite of tests that pass at once with the console reporter only, then with a
 /// JUnit report beside it, then with a JUnit report and a JSON Lines stream (what `--junit
-/// PATH --json PATH` makes), interleaved so that the machine's load falls on each alike; the
-/// median of each is compared with the console-only run.
+/// PATH --json PATH` makes), interleaved so that the machine's load falls on each alike. Each
+/// set's median wall time and median process CPU time (the CPU time moves less on a shared
+/// machine) are compared with the console-only run's.
 @MainActor
 func measureReports(_ counts: Counts, _ report: Report) {
   let count = counts.reportTests
-  report.section("6. Report files: \(count) tests that pass at once, console only, + JUnit, + JUnit + JSON Lines (s, median of \(counts.reportRepeats))")
+  report.section("6. Report files: \(count) tests that pass at once, console only, + JUnit, + JUnit + JSON Lines "
+    + "(s, median of \(counts.reportRepeats))")
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent("harness-bench-reports-\(getpid())")
   try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
   defer { try? FileManager.default.removeItem(at: directory) }
@@ -24,22 +26,30 @@ func measureReports(_ counts: Counts, _ report: Report) {
     ("console + JUnit", { [try! JUnitReporter(path: junit)] }),
     ("console + JUnit + JSON Lines", { [try! JSONLinesReporter(path: json), try! JUnitReporter(path: junit)] }),
   ]
-  var seconds = Array(repeating: [Double](), count: sets.count)
+  var wall = Array(repeating: [Double](), count: sets.count)
+  var cpu = Array(repeating: [Double](), count: sets.count)
   for _ in 0..<counts.reportRepeats {
     for (index, set) in sets.enumerated() {
+      let cpuBefore = processCPUSeconds()
       let outcome = runOurs(tests, waiter: .expectation, place: .main, console: true, reporters: set.reporters)
+      cpu[index].append(processCPUSeconds() - cpuBefore)
       if outcome.summary.passed != count { report.note("\(set.label): \(outcome.summary.passed) of \(count) passed") }
-      seconds[index].append(outcome.seconds)
+      wall[index].append(outcome.seconds)
     }
   }
-  let medians = seconds.map { $0.sorted()[$0.count / 2] }
+  func median(_ figures: [Double]) -> Double { figures.sorted()[figures.count / 2] }
+  let wallMedians = wall.map(median)
+  let cpuMedians = cpu.map(median)
   for (index, set) in sets.enumerated() {
-    let range = String(format: "%.3f–%.3f", seconds[index].min()!, seconds[index].max()!)
-    let padded = set.label.padding(toLength: 30, withPad: " ", startingAt: 0)
-    print(String(format: "%@ %7.3f s  (%@; %.2f× console only)", padded, medians[index], range, medians[index] / medians[0]))
+    let label = set.label.padding(toLength: 30, withPad: " ", startingAt: 0)
+    print(String(format: "%@ wall %6.3f s (%.3f–%.3f) %5.2f×   CPU %6.3f s (%.3f–%.3f) %5.2f×", label,
+                 wallMedians[index], wall[index].min()!, wall[index].max()!, wallMedians[index] / wallMedians[0],
+                 cpuMedians[index], cpu[index].min()!, cpu[index].max()!, cpuMedians[index] / cpuMedians[0]))
     if index > 0 {
-      report.add(Row(label: "reports · \(count) tests · \(set.label)", ours: medians[index],
-                     anchorLabel: "console only (ours)", anchor: medians[0], unit: "s"))
+      report.add(Row(label: "reports · \(count) tests · \(set.label) · wall", ours: wallMedians[index],
+                     anchorLabel: "console only (ours)", anchor: wallMedians[0], unit: "s"))
+      report.add(Row(label: "reports · \(count) tests · \(set.label) · CPU", ours: cpuMedians[index],
+                     anchorLabel: "console only (ours)", anchor: cpuMedians[0], unit: "s"))
     }
   }
   fflush(nil)

@@ -13,7 +13,13 @@ import Darwin
 ///
 /// Each line is written whole, with one `write` call, as its event happens: a reader following
 /// the file never sees half a line, and a run that stops early (a crash, Ctrl-C, a reporter
-/// error) leaves every event up to then and no `runEnded`. Output is bounded like the JUnit
+/// error) leaves every event up to then and no `runEnded`. Lines are never gathered to be
+/// written together: in-process, a test that crashes would take the gathered lines with it,
+/// its `testStarted` (which names it) first; in worker isolation the parent could gather a
+/// test's lines until its `testEnded`, but the parent itself can be killed (a CI job's time
+/// limit), and the `testStarted` of the test that hung is then the line that matters. That
+/// `write` per line is most of what the stream costs (Benchmarks/README.md, part 6); each
+/// line is encoded into one buffer that the next reuses. Output is bounded like the JUnit
 /// report's: each test keeps at most `outputLimit` bytes of captured output, after which its
 /// `outputCaptured` events are dropped and one last `outputCaptured` event says how many
 /// bytes were cut; each issue message keeps at most `outputLimit` bytes too.
