@@ -78,8 +78,9 @@ public final class JSONLinesReporter: Reporter {
         if state.output?.test != test { state.output = (test, CappedText(limit: outputLimit)) }
         let kept = state.output!.text.append(text)
         guard !kept.isEmpty || text.isEmpty else { return }
-        try write(kept.utf8.count == text.utf8.count ? event : Event(.outputCaptured(test, kept), timestamp: event.timestamp),
-                  with: &state.line)
+        // What was kept is a prefix of the text: as long as it, it is all of it.
+        let whole = kept.utf8.count == text.utf8.count
+        try write(whole ? event : Event(.outputCaptured(test, kept), timestamp: event.timestamp), with: &state.line)
       case .testEnded(let test, var result, let duration):
         if state.output?.test == test {
           let cut = state.output!.text.cutBytes
