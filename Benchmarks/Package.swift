@@ -15,6 +15,7 @@ let package = Package(
       name: "harness-bench",
       dependencies: [
         .product(name: "AsyncHarness", package: "AsyncHarness"),
+        .product(name: "AsyncHarnessJUnit", package: "AsyncHarness"),
         .product(name: "Nimble", package: "Nimble"),
       ],
       swiftSettings: [

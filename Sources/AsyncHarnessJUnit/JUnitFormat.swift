@@ -9,9 +9,24 @@ enum JUnitFormat {
   static func time(_ seconds: Double) -> String {
     guard seconds.isFinite, seconds > 0 else { return "0.000" }
     let millis = UInt64(min((seconds * 1000).rounded(), 31_557_600_000_000))
-    let fraction = millis % 1000
-    let padding = fraction < 10 ? "00" : fraction < 100 ? "0" : ""
-    return "\(millis / 1000).\(padding)\(fraction)"
+    // Written digit by digit (at most 11 before the point): every testcase has a time.
+    return String(unsafeUninitializedCapacity: 16) { text in
+      var count = 0
+      var whole = millis / 1000
+      repeat {
+        text[count] = UInt8(ascii: "0") + UInt8(whole % 10)
+        whole /= 10
+        count += 1
+      } while whole > 0
+      var digits = UnsafeMutableBufferPointer(rebasing: text[..<count])
+      digits.reverse()
+      text[count] = UInt8(ascii: ".")
+      let fraction = millis % 1000
+      text[count + 1] = UInt8(ascii: "0") + UInt8(fraction / 100)
+      text[count + 2] = UInt8(ascii: "0") + UInt8(fraction / 10 % 10)
+      text[count + 3] = UInt8(ascii: "0") + UInt8(fraction % 10)
+      return count + 4
+    }
   }
 
   /// The name of a report's `<testsuites>`: `AsyncHarness`, or `AsyncHarness (shard I/N)`

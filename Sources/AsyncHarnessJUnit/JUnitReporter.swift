@@ -207,9 +207,9 @@ private final class JUnitReport {
   /// `raw` as an attribute, with ` [waiter]` or ` #N` after it, and in full when it was cut.
   private func name(_ raw: String, placeholder: String, suffix: XMLText?) -> CappedName {
     let (value, isCut) = XMLText.attribute(raw, limit: Self.nameLimit)
-    let suffix = suffix ?? XMLText("")
-    return CappedName(
-      value: value.nonBlank(or: placeholder) + suffix, full: isCut ? XMLText(raw, limit: outputLimit) + suffix : nil)
+    let full = isCut ? XMLText(raw, limit: outputLimit) : nil
+    guard let suffix else { return CappedName(value: value.nonBlank(or: placeholder), full: full) }
+    return CappedName(value: value.nonBlank(or: placeholder) + suffix, full: full.map { $0 + suffix })
   }
 
   /// `Suite [waiter]`, or the suite's name alone for tests that ran under no waiter strategy
@@ -297,16 +297,21 @@ private final class JUnitReport {
     for attempt in failedAttempts { try writeAttempt(attempt, element: prefix + "Failure", to: writer) }
     if result.verdict != .failed { try writeResult(of: testCase, primary: primary, to: writer) }
     for attempt in erroredAttempts { try writeAttempt(attempt, element: prefix + "Error", to: writer) }
-    let fullNames = [("classname", fullClassname), ("name", testCase.name.full)].compactMap { label, full in
-      full.map { XMLText("[AsyncHarness: the \(label) in full]\n") + $0 + XMLText("\n") }
+    // Lists made only when there is something in them: most testcases have nothing to add.
+    var systemOut: [XMLText] = []
+    if fullClassname != nil || testCase.name.full != nil {
+      for (label, full) in [("classname", fullClassname), ("name", testCase.name.full)] where full != nil {
+        systemOut.append(XMLText("[AsyncHarness: the \(label) in full]\n") + full! + XMLText("\n"))
+      }
     }
-    let output = testCase.output.flatMap { $0.isEmpty ? nil : XMLText($0) }
-    if !fullNames.isEmpty || output != nil {
+    if let output = testCase.output, !output.isEmpty { systemOut.append(XMLText(output)) }
+    if !systemOut.isEmpty {
       try writer.startElement("system-out")
-      for text in fullNames + [output].compactMap(\.self) { try writer.text(text) }
+      for text in systemOut { try writer.text(text) }
       try writer.endElement()
     }
-    let notes = result.issues.filter { !$0.isFailure || result.verdict == .knownIssue } + testCase.lateIssues
+    let notes = result.issues.isEmpty && testCase.lateIssues.isEmpty ? []
+      : result.issues.filter { !$0.isFailure || result.verdict == .knownIssue } + testCase.lateIssues
     if !notes.isEmpty {
       try writer.startElement("system-err")
       try writer.text(lines(notes, labelled: true))

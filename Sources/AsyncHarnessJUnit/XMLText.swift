@@ -95,7 +95,7 @@ struct XMLText: Hashable {
   /// most `maxBytes` UTF-8 bytes at a character boundary; `usedBytes` counts the bytes of
   /// `raw` that the kept text stands for.
   static func sanitized(_ raw: String, maxBytes: Int) -> (text: String, usedBytes: Int) {
-    let first = firstForbiddenOffset(in: raw.utf8) ?? Int.max
+    let first = firstForbiddenOffset(in: raw) ?? Int.max
     guard first < maxBytes else {
       let text = CappedText.prefix(of: raw, maxBytes: maxBytes)
       return (text, text.utf8.count)
@@ -143,26 +143,29 @@ struct XMLText: Hashable {
     return (String(decoding: out, as: UTF8.self), i)
   }
 
-  /// The offset of the first byte that needs sanitizing, if any: one pass, no copy.
-  private static func firstForbiddenOffset(in utf8: String.UTF8View) -> Int? {
-    var offset = 0
-    var previous: UInt8 = 0
-    var beforePrevious: UInt8 = 0
-    for byte in utf8 {
-      if byte < 0x20 {
-        if byte != 0x09, byte != 0x0A, byte != 0x0D { return offset }
-      } else if byte == 0x7F {
-        return offset
-      } else if previous == 0xC2, byte < 0xA0 {  // C1 control: C2 80 ... C2 9F
-        return offset - 1
-      } else if beforePrevious == 0xEF, previous == 0xBF, byte >= 0xBE {  // U+FFFE, U+FFFF
-        return offset - 2
+  /// The offset of the first byte that needs sanitizing, if any: one pass over the UTF-8
+  /// bytes in place (every name and text of a report goes through it).
+  private static func firstForbiddenOffset(in text: String) -> Int? {
+    var text = text
+    return text.withUTF8 { utf8 in
+      var previous: UInt8 = 0
+      var beforePrevious: UInt8 = 0
+      for offset in utf8.indices {
+        let byte = utf8[offset]
+        if byte < 0x20 {
+          if byte != 0x09, byte != 0x0A, byte != 0x0D { return offset }
+        } else if byte == 0x7F {
+          return offset
+        } else if previous == 0xC2, byte < 0xA0 {  // C1 control: C2 80 ... C2 9F
+          return offset - 1
+        } else if beforePrevious == 0xEF, previous == 0xBF, byte >= 0xBE {  // U+FFFE, U+FFFF
+          return offset - 2
+        }
+        beforePrevious = previous
+        previous = byte
       }
-      beforePrevious = previous
-      previous = byte
-      offset += 1
+      return nil
     }
-    return nil
   }
 
   /// The length of the encoding at `i` when it is a C1 control, U+FFFE or U+FFFF; else 0.

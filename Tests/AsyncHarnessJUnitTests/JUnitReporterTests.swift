@@ -140,8 +140,9 @@ final class JUnitReporterTests: ReportTestCase {
 
   func testTimesHaveThreeDecimalsAndNeverAnExponent() throws {
     XCTAssertEqual(
-      [0.00001, 0, -2, .nan, .infinity, 1.23456, 0.9999, 12_345.6, 1e30].map(JUnitFormat.time),
-      ["0.000", "0.000", "0.000", "0.000", "0.000", "1.235", "1.000", "12345.600", "31557600000.000"])
+      [0.00001, 0, -2, .nan, .infinity, 1.23456, 0.9999, 12_345.6, 1e30, 0.0006, 0.01, 0.1, 7, 10.05, 99.999].map(JUnitFormat.time),
+      ["0.000", "0.000", "0.000", "0.000", "0.000", "1.235", "1.000", "12345.600", "31557600000.000", "0.001", "0.010",
+       "0.100", "7.000", "10.050", "99.999"])
     var events = suiteEvents("S", duration: 0.00001, [("fast", passed, [])])
     guard case .testEnded(let test, let result, _) = events[2].kind else { return XCTFail("\(events[2])") }
     events[2].kind = .testEnded(test, result, duration: 0.00001)

@@ -51,25 +51,28 @@ func makeTest(_ name: String, _ place: Place,
 }
 
 /// Runs one suite under `waiter` with our runner, on the main thread or on a background
-/// thread as `place` asks, as a user's suites executable would.
-func runOurs(_ tests: [Test], waiter: any Waiter, place: Place, console: Bool = false) -> RunOutcome {
+/// thread as `place` asks, as a user's suites executable would; `reporters` are made just
+/// before the run (report files are opened then) and run after the console's.
+func runOurs(_ tests: [Test], waiter: any Waiter, place: Place, console: Bool = false,
+             reporters makeReporters: @escaping @Sendable () -> [any Reporter] = { [] }) -> RunOutcome {
   let suite = Suite("bench", waiter: waiter) { tests }
-  let run: @Sendable () -> RunOutcome = { runOurs(suite, console: console) }
+  let run: @Sendable () -> RunOutcome = { runOurs(suite, console: console, reporters: makeReporters) }
   return place == .offMain ? onBackgroundThread(run) : run()
 }
 
 /// Runs `suite` with our runner on this thread, its tests run by `executor`; `console` adds
 /// a console reporter formatting every line into `/dev/null`.
 func runOurs(_ suite: Suite, executor: any TestExecutor = InProcessExecutor(), console: Bool = false,
-             reporters extra: [any Reporter] = []) -> RunOutcome {
+             reporters makeReporters: () -> [any Reporter] = { [] }) -> RunOutcome {
   let sampler = FailureSampler()
-  var reporters: [any Reporter] = [sampler] + extra
+  var reporters: [any Reporter] = [sampler]
   if console {
     // A console reporter formatting every line, written to /dev/null like the anchors'.
     let sink = FileHandle(forWritingAtPath: "/dev/null")
     reporters.append(ConsoleReporter(style: .plain) { sink?.write(Data($0.utf8)) })
   }
   let start = monotonicNanos()
+  reporters += makeReporters()
   let summary = (try? Runner(suites: [suite], executor: executor, reporters: reporters).run()) ?? Summary()
   return RunOutcome(summary: summary, seconds: Double(monotonicNanos() - start) / 1e9,
                     failures: sampler.failures, firstFailure: sampler.first)

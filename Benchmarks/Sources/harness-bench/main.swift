@@ -40,6 +40,7 @@ let xctestPerTest = runs(3) ? measurePerTest(counts, report) : nil
 if runs(4) { measureFailingSuites(counts, report) }
 if runs(5) { measureScheduling(counts, report) }
 if runs(6) { measureWorkers(counts, report, xctestPerTest: xctestPerTest) }
+if runs(7) { measureReports(counts, report) }
 report.add(Row(label: "JUnit: 100,000 / 1,000,000 testcases", ours: nil,
                anchorLabel: "see junit-bench", anchor: nil, unit: ""))
 report.printTable()

@@ -8,54 +8,11 @@ extension Event {
     String(decoding: jsonLineBytes, as: UTF8.self)
   }
 
-  /// ``jsonLine`` as UTF-8 bytes, as the JSON Lines reporter writes them.
+  /// ``jsonLine`` as UTF-8 bytes.
   var jsonLineBytes: [UInt8] {
     var json = JSONText()
-    json.object { json in
-      switch kind {
-      case .runStarted(let run):
-        json.field("kind", kind.name)
-        json.field("run") { $0.runInfo(run) }
-      case .suiteStarted(let suite):
-        json.field("kind", kind.name)
-        json.field("suite", suite.suite)
-      case .testStarted(let test):
-        json.field("kind", kind.name)
-        json.field("test") { $0.testID(test) }
-      case .issueRecorded(let test, let issue):
-        json.field("issue") { $0.issue(issue) }
-        json.field("kind", kind.name)
-        json.field("test") { $0.testID(test) }
-      case .outputCaptured(let test, let output):
-        json.field("kind", kind.name)
-        json.field("output", output)
-        json.field("test") { $0.testID(test) }
-      case .testSlow(let test, let elapsed):
-        json.field("elapsed", elapsed)
-        json.field("kind", kind.name)
-        json.field("test") { $0.testID(test) }
-      case .testEnded(let test, let result, let duration):
-        json.field("duration", duration)
-        json.field("kind", kind.name)
-        json.field("result") { $0.testResult(result) }
-        json.field("test") { $0.testID(test) }
-      case .suiteEnded(let suite, let summary, let duration):
-        json.field("duration", duration)
-        json.field("kind", kind.name)
-        json.field("suite", suite.suite)
-        json.field("summary") { $0.summary(summary) }
-      case .runEnded(let summary, let duration):
-        json.field("duration", duration)
-        json.field("kind", kind.name)
-        json.field("summary") { $0.summary(summary) }
-      }
-      json.field("timestamp") { $0.timestamp(timestamp) }
-      json.field("version", Self.schemaVersion)
-      if case .suiteStarted(let suite) = kind { json.field("waiter", suite.waiter) }
-      if case .suiteEnded(let suite, _, _) = kind { json.field("waiter", suite.waiter) }
-    }
-    json.newline()
-    return json.bytes
+    json.line(self)
+    return json.array
   }
 
   /// Reads one line of a JSON Lines stream (schema version 1 or 2) back into an event.
@@ -94,6 +51,7 @@ extension Event {
     case "testStarted": kind = .testStarted(try test())
     case "issueRecorded": kind = .issueRecorded(try test(), try Issue(json: json.object("issue")))
     case "outputCaptured": kind = .outputCaptured(try test(), try json.string("output"))
+    case "testSlow": kind = .testSlow(try test(), elapsed: try json.number("elapsed"))
     case "testEnded": kind = .testEnded(try test(), try TestResult(json: json.object("result")), duration: try duration())
     case "suiteEnded": kind = .suiteEnded(try suiteRun(), try summary(), duration: try duration())
     case "runEnded": kind = .runEnded(try summary(), duration: try duration())
@@ -157,18 +115,25 @@ extension Issue {
 
 extension TestResult {
   init(json: JSONFields) throws {
+    guard json.optional("willRetry").map({ if case .bool = $0 { true } else { false } }) ?? true else {
+      throw json.wrongType("willRetry")
+    }
     self.init(verdict: try json.raw("verdict"), reason: try json.optionalString("reason"),
-              issues: try json.array("issues") { try Issue(json: JSONFields($0, path: $1)) })
+              issues: try json.array("issues") { try Issue(json: JSONFields($0, path: $1)) },
+              willRetry: json.optional("willRetry") == .bool(true))
   }
 }
 
 extension RunInfo {
   init(json: JSONFields) throws {
+    let shard = try json.optional("shard").map { _ in try json.object("shard") }
     self.init(harnessVersion: try json.string("harnessVersion"), seed: try json.optionalNumber("seed"),
+              jitterSeed: try json.optionalNumber("jitterSeed"),
               repetitions: try json.number("repetitions"), waiters: try json.array("waiters") { value, path in
                 guard case .string(let name) = value else { throw EventDecodingError(reason: "field \(path) has the wrong type") }
                 return name
-              })
+              },
+              shard: try shard.map { Shard(index: try $0.number("index"), count: try $0.number("count")) })
   }
 }
 
@@ -180,6 +145,7 @@ extension Summary {
     errored = try json.number("errored")
     skipped = try json.number("skipped")
     knownIssues = try json.number("knownIssues")
+    flaky = try json.optionalNumber("flaky") ?? 0
   }
 }
 
@@ -198,6 +164,54 @@ public struct EventDecodingError: Error, Equatable, CustomStringConvertible {
 // MARK: The payloads, written in the field order of their Codable form, keys sorted.
 
 extension JSONText {
+  /// Writes `event` as one line of JSON, ending in a newline (see ``Event/jsonLine``).
+  mutating func line(_ event: Event) {
+    object { json in
+      switch event.kind {
+      case .runStarted(let run):
+        json.field("kind", event.kind.name)
+        json.field("run") { $0.runInfo(run) }
+      case .suiteStarted(let suite):
+        json.field("kind", event.kind.name)
+        json.field("suite", suite.suite)
+      case .testStarted(let test):
+        json.field("kind", event.kind.name)
+        json.field("test") { $0.testID(test) }
+      case .issueRecorded(let test, let issue):
+        json.field("issue") { $0.issue(issue) }
+        json.field("kind", event.kind.name)
+        json.field("test") { $0.testID(test) }
+      case .outputCaptured(let test, let output):
+        json.field("kind", event.kind.name)
+        json.field("output", output)
+        json.field("test") { $0.testID(test) }
+      case .testSlow(let test, let elapsed):
+        json.field("elapsed", elapsed)
+        json.field("kind", event.kind.name)
+        json.field("test") { $0.testID(test) }
+      case .testEnded(let test, let result, let duration):
+        json.field("duration", duration)
+        json.field("kind", event.kind.name)
+        json.field("result") { $0.testResult(result) }
+        json.field("test") { $0.testID(test) }
+      case .suiteEnded(let suite, let summary, let duration):
+        json.field("duration", duration)
+        json.field("kind", event.kind.name)
+        json.field("suite", suite.suite)
+        json.field("summary") { $0.summary(summary) }
+      case .runEnded(let summary, let duration):
+        json.field("duration", duration)
+        json.field("kind", event.kind.name)
+        json.field("summary") { $0.summary(summary) }
+      }
+      json.field("timestamp") { $0.timestamp(event.timestamp) }
+      json.field("version", Event.schemaVersion)
+      if case .suiteStarted(let suite) = event.kind { json.field("waiter", suite.waiter) }
+      if case .suiteEnded(let suite, _, _) = event.kind { json.field("waiter", suite.waiter) }
+    }
+    newline()
+  }
+
   fileprivate mutating func testID(_ test: TestID) {
     object { json in
       json.field("attempt", test.attempt)
@@ -231,16 +245,16 @@ extension JSONText {
       json.field("issues") { json in json.array(result.issues) { $0.issue($1) } }
       if let reason = result.reason { json.field("reason", reason) }
       json.field("verdict", result.verdict.rawValue)
-      if result.willRetry { json.field("willRetry") { $0.raw("true") } }
+      if result.willRetry { json.field("willRetry") { $0.literal("true") } }
     }
   }
 
   fileprivate mutating func runInfo(_ run: RunInfo) {
     object { json in
       json.field("harnessVersion", run.harnessVersion)
-      if let jitterSeed = run.jitterSeed { json.field("jitterSeed") { $0.raw(String(jitterSeed)) } }
+      if let jitterSeed = run.jitterSeed { json.field("jitterSeed", jitterSeed) }
       json.field("repetitions", run.repetitions)
-      if let seed = run.seed { json.field("seed") { $0.raw(String(seed)) } }
+      if let seed = run.seed { json.field("seed", seed) }
       if let shard = run.shard {
         json.field("shard") { json in json.object { $0.field("count", shard.count); $0.field("index", shard.index) } }
       }
@@ -257,9 +271,5 @@ extension JSONText {
       json.field("passed", summary.passed)
       json.field("skipped", summary.skipped)
     }
-  }
-
-  fileprivate mutating func timestamp(_ date: Date) {
-    raw(bytes: ISO8601Timestamp.quotedBytes(from: date))
   }
 }

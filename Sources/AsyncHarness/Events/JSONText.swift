@@ -3,12 +3,29 @@ import Foundation
 /// A JSON text written directly into a byte buffer: the writer behind ``Event/jsonLine``.
 /// Objects and arrays are written through closures, so commas are never forgotten; strings
 /// are escaped as RFC 8259 requires (quote, backslash and control characters), everything
-/// else is written as UTF-8.
-struct JSONText {
-  private(set) var bytes: [UInt8] = []
+/// else is written as UTF-8, copied in runs between the bytes that need escaping. One text
+/// can write line after line: ``removeAll()`` keeps its storage.
+struct JSONText: ~Copyable {
+  private var bytes = ByteBuffer(capacity: 256)
   private var needsComma = false
+  /// The last timestamp's whole second and its text, kept by ``removeAll()``.
+  private var lastSecond: (second: Int64, text: [UInt8])?
 
-  init() { bytes.reserveCapacity(256) }
+  init() {}
+
+  /// Empties the text and keeps its storage, so the next line is written without allocating.
+  mutating func removeAll() {
+    bytes.removeAll()
+    needsComma = false
+  }
+
+  /// The text written so far.
+  var array: [UInt8] { bytes.withUnsafeBytes { Array($0) } }
+
+  /// Calls `body` with the text written so far.
+  func withUnsafeBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+    try bytes.withUnsafeBytes(body)
+  }
 
   mutating func newline() { bytes.append(0x0A) }
 
@@ -35,53 +52,175 @@ struct JSONText {
     separate()
     bytes.append(UInt8(ascii: "\""))
     key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    bytes.append(UInt8(ascii: "\""))
+    bytes.append(UInt8(ascii: ":"))
     needsComma = false
     value(&self)
     needsComma = true
   }
 
   mutating func field(_ key: StaticString, _ value: String) { field(key) { $0.string(value) } }
-  mutating func field(_ key: StaticString, _ value: Int) { field(key) { $0.raw(String(value)) } }
-  /// A number; one that is not finite (never a duration) is written as 0, which JSON can hold.
-  mutating func field(_ key: StaticString, _ value: Double) {
-    field(key) { $0.raw(value.isFinite ? "\(value)" : "0") }
-  }
+  mutating func field(_ key: StaticString, _ value: Int) { field(key) { $0.integer(value) } }
+  mutating func field(_ key: StaticString, _ value: UInt64) { field(key) { $0.integer(value) } }
+  mutating func field(_ key: StaticString, _ value: Double) { field(key) { $0.number(value) } }
 
-  /// Text written as it is: a number.
-  mutating func raw(_ text: String) {
-    raw(bytes: Array(text.utf8))
-  }
-
-  /// Bytes written as they are: a number, or a string already quoted.
-  mutating func raw(bytes text: [UInt8]) {
+  /// An integer, in decimal digits.
+  mutating func integer(_ value: Int) {
     separate()
-    bytes.append(contentsOf: text)
+    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    digits(of: UInt64(value.magnitude))
     needsComma = true
+  }
+
+  /// An unsigned integer, in decimal digits.
+  mutating func integer(_ value: UInt64) {
+    separate()
+    digits(of: value)
+    needsComma = true
+  }
+
+  /// A number as Swift describes it (the shortest text that reads back as the same value); one
+  /// that is not finite (never a duration) is written as 0, which JSON can hold.
+  mutating func number(_ value: Double) {
+    separate()
+    if value.isFinite {
+      var text = value.description
+      text.withUTF8 { bytes.append(contentsOf: $0) }
+    } else {
+      bytes.append(UInt8(ascii: "0"))
+    }
+    needsComma = true
+  }
+
+  /// Writes `text` as it is: a JSON literal such as `true`.
+  mutating func literal(_ text: StaticString) {
+    text.withUTF8Buffer { bytes.append(contentsOf: $0) }
   }
 
   mutating func string(_ value: String) {
     separate()
     bytes.append(UInt8(ascii: "\""))
-    for byte in value.utf8 {
-      switch byte {
-      case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-      case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-      case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-      case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-      case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-      case 0..<0x20:
-        let hex = Array("0123456789abcdef".utf8)
-        bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-      default: bytes.append(byte)
-      }
-    }
+    var value = value
+    value.withUTF8 { appendEscaped($0) }
     bytes.append(UInt8(ascii: "\""))
     needsComma = true
   }
 
+  /// A date as ``ISO8601Timestamp`` writes it, in quotes: `"2026-11-23T08:00:00.125Z"`. The
+  /// text up to the second is kept from the timestamp before, which is almost always in the
+  /// same second.
+  mutating func timestamp(_ date: Date) {
+    separate()
+    let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    let (second, millisecond) = ISO8601Timestamp.floorDivision(milliseconds, 1000)
+    if lastSecond?.second != second { lastSecond = (second, ISO8601Timestamp.quotedSecond(second)) }
+    lastSecond!.text.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
+    bytes.append(UInt8(ascii: "."))
+    bytes.append(UInt8(ascii: "0") + UInt8(millisecond / 100))
+    bytes.append(UInt8(ascii: "0") + UInt8(millisecond / 10 % 10))
+    bytes.append(UInt8(ascii: "0") + UInt8(millisecond % 10))
+    bytes.append(UInt8(ascii: "Z"))
+    bytes.append(UInt8(ascii: "\""))
+    needsComma = true
+  }
+
+  /// Appends UTF-8 text with the bytes RFC 8259 forbids in a string escaped: the runs between
+  /// them are copied whole.
+  private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+    var run = 0
+    for index in utf8.indices {
+      let byte = utf8[index]
+      guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
+      bytes.append(UInt8(ascii: "\\"))
+      switch byte {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+      case 0x0A: bytes.append(UInt8(ascii: "n"))
+      case 0x0D: bytes.append(UInt8(ascii: "r"))
+      case 0x09: bytes.append(UInt8(ascii: "t"))
+      default:
+        bytes.append(UInt8(ascii: "u"))
+        bytes.append(UInt8(ascii: "0"))
+        bytes.append(UInt8(ascii: "0"))
+        bytes.append(Self.hexDigit(byte >> 4))
+        bytes.append(Self.hexDigit(byte & 0xF))
+      }
+      run = index + 1
+    }
+    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
+  }
+
+  private static func hexDigit(_ value: UInt8) -> UInt8 {
+    value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+  }
+
+  /// The decimal digits of `value`, written backwards and turned around.
+  private mutating func digits(of value: UInt64) {
+    if value < 10 { return bytes.append(UInt8(ascii: "0") + UInt8(value)) }  // attempts, repetitions
+    let start = bytes.count
+    var rest = value
+    repeat {
+      bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10))
+      rest /= 10
+    } while rest > 0
+    bytes.reverse(from: start)
+  }
+
+  @inline(__always)
   private mutating func separate() {
     if needsComma { bytes.append(UInt8(ascii: ",")) }
+  }
+}
+
+/// Bytes in memory that grows by doubling and is kept when emptied: what ``JSONText`` writes
+/// into, without the uniqueness and capacity bookkeeping an array does on every append.
+struct ByteBuffer: ~Copyable {
+  private var base: UnsafeMutablePointer<UInt8>
+  private var capacity: Int
+  private(set) var count = 0
+
+  init(capacity: Int) {
+    self.capacity = max(1, capacity)
+    base = .allocate(capacity: self.capacity)
+  }
+
+  deinit { base.deallocate() }
+
+  @inline(__always)
+  mutating func append(_ byte: UInt8) {
+    if count == capacity { grow(toHold: count + 1) }
+    base[count] = byte
+    count += 1
+  }
+
+  mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+    guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+    if count + bytes.count > capacity { grow(toHold: count + bytes.count) }
+    (base + count).initialize(from: source, count: bytes.count)
+    count += bytes.count
+  }
+
+  /// Turns around the bytes from `start` to the end.
+  mutating func reverse(from start: Int) {
+    var tail = UnsafeMutableBufferPointer(start: base + start, count: count - start)
+    tail.reverse()
+  }
+
+  /// Empties the buffer and keeps its memory.
+  mutating func removeAll() { count = 0 }
+
+  func withUnsafeBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+    try body(UnsafeBufferPointer(start: base, count: count))
+  }
+
+  @inline(never)
+  private mutating func grow(toHold minimum: Int) {
+    let grown = max(capacity * 2, minimum)
+    let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+    moved.initialize(from: base, count: count)
+    base.deallocate()
+    base = moved
+    capacity = grown
   }
 }
 
@@ -89,27 +228,21 @@ struct JSONText {
 /// formatter; reading also accepts whole seconds (schema version 1) and, through
 /// `ISO8601DateFormatter`, other ISO 8601 forms.
 enum ISO8601Timestamp {
-  /// The timestamp in quotes, as a JSON string, written digit by digit (years 0–9999).
-  static func quotedBytes(from date: Date) -> [UInt8] {
-    let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-    let (days, dayMilliseconds) = floorDivision(milliseconds, 86_400_000)
+  /// The opening quote and `YYYY-MM-DDTHH:MM:SS` of the whole second `second` since 1970,
+  /// written digit by digit (years 0–9999); ``JSONText`` adds the milliseconds.
+  static func quotedSecond(_ second: Int64) -> [UInt8] {
+    let (days, seconds) = floorDivision(second, 86_400)
     let (year, month, day) = civilDate(fromDays: days)
-    let seconds = dayMilliseconds / 1000
     var text: [UInt8] = [0x22]
-    text.reserveCapacity(26)
-    func digits(_ value: Int64, _ count: Int) {
-      var divisor: Int64 = 1
-      for _ in 1..<count { divisor *= 10 }
-      while divisor > 0 {
-        text.append(0x30 + UInt8(value / divisor % 10))
-        divisor /= 10
-      }
+    text.reserveCapacity(20)
+    func twoDigits(_ value: Int64) {
+      text.append(UInt8(ascii: "0") + UInt8(value / 10 % 10))
+      text.append(UInt8(ascii: "0") + UInt8(value % 10))
     }
-    digits(year, 4); text.append(UInt8(ascii: "-")); digits(month, 2); text.append(UInt8(ascii: "-")); digits(day, 2)
-    text.append(UInt8(ascii: "T")); digits(seconds / 3600, 2); text.append(UInt8(ascii: ":"))
-    digits(seconds / 60 % 60, 2); text.append(UInt8(ascii: ":")); digits(seconds % 60, 2)
-    text.append(UInt8(ascii: ".")); digits(dayMilliseconds % 1000, 3)
-    text += [UInt8(ascii: "Z"), 0x22]
+    twoDigits(year / 100); twoDigits(year); text.append(UInt8(ascii: "-"))
+    twoDigits(month); text.append(UInt8(ascii: "-")); twoDigits(day); text.append(UInt8(ascii: "T"))
+    twoDigits(seconds / 3600); text.append(UInt8(ascii: ":")); twoDigits(seconds / 60 % 60); text.append(UInt8(ascii: ":"))
+    twoDigits(seconds % 60)
     return text
   }
 
@@ -150,7 +283,7 @@ enum ISO8601Timestamp {
     return formatter.date(from: text)
   }
 
-  private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
+  static func floorDivision(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
     let quotient = value >= 0 ? value / divisor : (value - divisor + 1) / divisor
     return (quotient, value - quotient * divisor)
   }

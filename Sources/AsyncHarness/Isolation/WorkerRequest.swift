@@ -63,7 +63,7 @@ struct WorkerRequest: Sendable, Equatable {
     json.object { json in
       json.field("attempt", attempt)
       json.field("defaultTimeout", defaultTimeout)
-      if let jitterSeed { json.field("jitterSeed") { $0.raw(String(jitterSeed)) } }
+      if let jitterSeed { json.field("jitterSeed", jitterSeed) }
       json.field("repetition", repetition)
       if let schedule { json.field("schedule", schedule) }
       json.field("suite", suite)
@@ -72,7 +72,7 @@ struct WorkerRequest: Sendable, Equatable {
       json.field("waiter", waiter)
     }
     json.newline()
-    return json.bytes
+    return json.array
   }
 }
 

@@ -13,18 +13,30 @@ import Darwin
 ///
 /// Each line is written whole, with one `write` call, as its event happens: a reader following
 /// the file never sees half a line, and a run that stops early (a crash, Ctrl-C, a reporter
-/// error) leaves every event up to then and no `runEnded`. Output is bounded like the JUnit
+/// error) leaves every event up to then and no `runEnded`. Lines are never gathered to be
+/// written together: in-process, a test that crashes would take the gathered lines with it,
+/// its `testStarted` (which names it) first; in worker isolation the parent could gather a
+/// test's lines until its `testEnded`, but the parent itself can be killed (a CI job's time
+/// limit), and the `testStarted` of the test that hung is then the line that matters. That
+/// `write` per line is most of what the stream costs (Benchmarks/README.md, part 6); each
+/// line is encoded into one buffer that the next reuses. Output is bounded like the JUnit
 /// report's: each test keeps at most `outputLimit` bytes of captured output, after which its
 /// `outputCaptured` events are dropped and one last `outputCaptured` event says how many
 /// bytes were cut; each issue message keeps at most `outputLimit` bytes too.
 public final class JSONLinesReporter: Reporter {
   /// The most UTF-8 bytes kept of each test's output and of each issue message.
   public let outputLimit: Int
-  private let write: @Sendable ([UInt8]) throws -> Void
+  private let write: @Sendable (UnsafeBufferPointer<UInt8>) throws -> Void
   private let close: @Sendable () throws -> Void
-  /// The output kept so far of each test that produced output and has not ended (tests of
-  /// several worker processes run at once).
-  private let output = Mutex<[TestID: CappedText]>([:])
+  private let state = Mutex(State())
+
+  private struct State: ~Copyable {
+    /// The output kept so far of each test that produced output and has not ended (tests of
+    /// several worker processes run at once).
+    var output: [TestID: CappedText] = [:]
+    /// The line being written; its storage is kept from one event to the next.
+    var line = JSONText()
+  }
 
   /// Creates a reporter writing lines through `write`.
   public init(outputLimit: Int = ReportDefaults.outputLimit, write: @escaping @Sendable (String) -> Void) {
@@ -48,7 +60,7 @@ public final class JSONLinesReporter: Reporter {
   /// `name` in errors; `closing` closes it in ``finish()``.
   init(descriptor: Int32, name: String, outputLimit: Int = ReportDefaults.outputLimit, closing: Bool) {
     self.outputLimit = max(0, outputLimit)
-    self.write = { try writeWhole($0, to: descriptor, path: name) }
+    self.write = { try writeWhole(UnsafeRawBufferPointer($0), to: descriptor, path: name) }
     if closing {
       self.close = { try closeFile(descriptor, path: name) }
     } else {
@@ -60,8 +72,34 @@ public final class JSONLinesReporter: Reporter {
   /// - Parameter event: The event.
   /// - Throws: ``ReportFileError`` when the line cannot be written.
   public func handle(_ event: Event) throws {
-    for event in bounded(event) {
-      try write(event.jsonLineBytes)
+    try state.withLock { state in
+      // The event as it came, unless it holds text over the limit: then a copy, cut.
+      switch event.kind {
+      case .issueRecorded(let test, var issue) where issue.message.utf8.count > outputLimit:
+        issue.message = capped(issue.message)
+        try write(Event(.issueRecorded(test, issue), timestamp: event.timestamp), with: &state.line)
+      case .outputCaptured(let test, let text):
+        let kept = state.output[test, default: CappedText(limit: outputLimit)].append(text)
+        guard !kept.isEmpty || text.isEmpty else { return }
+        // What was kept is a prefix of the text: as long as it, it is all of it.
+        let whole = kept.utf8.count == text.utf8.count
+        try write(whole ? event : Event(.outputCaptured(test, kept), timestamp: event.timestamp), with: &state.line)
+      case .testEnded(let test, var result, let duration):
+        if let cut = state.output.removeValue(forKey: test)?.cutBytes {
+          if cut > 0 {
+            let note = CappedText.cutNote(bytes: cut, limit: outputLimit)
+            try write(Event(.outputCaptured(test, note), timestamp: event.timestamp), with: &state.line)
+          }
+        }
+        if result.issues.contains(where: { $0.message.utf8.count > outputLimit }) {
+          result.issues = result.issues.map { var issue = $0; issue.message = capped(issue.message); return issue }
+          try write(Event(.testEnded(test, result, duration: duration), timestamp: event.timestamp), with: &state.line)
+        } else {
+          try write(event, with: &state.line)
+        }
+      default:
+        try write(event, with: &state.line)
+      }
     }
   }
 
@@ -71,29 +109,11 @@ public final class JSONLinesReporter: Reporter {
     try close()
   }
 
-  /// The events to write for `event`: its output cut to what the test may still keep (none
-  /// when nothing is left), the cut note before `testEnded`, issue messages capped.
-  private func bounded(_ event: Event) -> [Event] {
-    switch event.kind {
-    case .issueRecorded(let test, var issue):
-      issue.message = capped(issue.message)
-      return [Event(.issueRecorded(test, issue), timestamp: event.timestamp)]
-    case .outputCaptured(let test, let text):
-      let kept = output.withLock { output in
-        output[test, default: CappedText(limit: outputLimit)].append(text)
-      }
-      guard !kept.isEmpty || text.isEmpty else { return [] }
-      return [Event(.outputCaptured(test, kept), timestamp: event.timestamp)]
-    case .testEnded(let test, var result, let duration):
-      result.issues = result.issues.map { var issue = $0; issue.message = capped(issue.message); return issue }
-      let ended = Event(.testEnded(test, result, duration: duration), timestamp: event.timestamp)
-      let cut = output.withLock { output in output.removeValue(forKey: test)?.cutBytes ?? 0 }
-      guard cut > 0 else { return [ended] }
-      let note = Event(.outputCaptured(test, CappedText.cutNote(bytes: cut, limit: outputLimit)), timestamp: event.timestamp)
-      return [note, ended]
-    default:
-      return [event]
-    }
+  /// Writes `event` as one line, encoded in `line`'s storage.
+  private func write(_ event: Event, with line: inout JSONText) throws {
+    line.removeAll()
+    line.line(event)
+    try line.withUnsafeBytes(write)
   }
 
   private func capped(_ text: String) -> String {
@@ -106,12 +126,17 @@ public final class JSONLinesReporter: Reporter {
 
 /// Writes `line` with one `write` call (more only when the system writes part of it).
 func writeWhole(_ line: [UInt8], to descriptor: Int32, path: String) throws {
-  var bytes = line[...]
+  try line.withUnsafeBytes { try writeWhole($0, to: descriptor, path: path) }
+}
+
+/// Writes `line` with one `write` call (more only when the system writes part of it).
+func writeWhole(_ line: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws {
+  var bytes = line
   while !bytes.isEmpty {
-    let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    let written = write(descriptor, bytes.baseAddress, bytes.count)
     if written < 0, errno == EINTR { continue }
     guard written > 0 else { throw ReportFileError(path: path, reason: ReportDestination.systemError()) }
-    bytes = bytes.dropFirst(written)
+    bytes = UnsafeRawBufferPointer(rebasing: bytes[written...])
   }
 }
 

@@ -119,7 +119,7 @@ extension HarnessOptions {
           json.field("line", test.sourceLocation.line)
         }
         json.newline()
-        text += String(decoding: json.bytes, as: UTF8.self)
+        text += String(decoding: json.array, as: UTF8.self)
       }
     }
     return text
