@@ -6,11 +6,7 @@ import XCTest
 final class ExamplesCommandLineTests: XCTestCase {
   private var examples: URL { builtExecutable("examples", for: Self.self) }
 
-<<<<<<< HEAD
-  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>] [--isolation <mode>] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]]"
-=======
-  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>] [--isolation <mode>] [--workers <N>] [--explore <N>] [--schedule <token>]"
->>>>>>> workers
+  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>] [--slow <seconds>] [--isolation <mode>] [--workers <N>] [--no-capture] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
 
   func testHelpNamesTheExecutableAndShowsTheSeedAsOptional() throws {
     let result = try runToEnd(examples, ["--help"])
@@ -36,6 +32,10 @@ final class ExamplesCommandLineTests: XCTestCase {
         --repeat <N>            Run each test N times. (default: 1)
         --until-failure         With --repeat, stop after the first repetition that
                                 fails.
+        --retries <N>           Run a test that fails or errors again, up to N more
+                                times; one that then passes is flaky. (default: 0)
+        --fail-on-flaky         Fail the run (exit status 1) when a test was flaky:
+                                failed, then passed on a retry.
         --shuffle [<seed>]      Shuffle tests within each suite; without a seed, a
                                 random one is printed.
         --json <path>           Write the event stream as JSON Lines to this file.
@@ -46,12 +46,17 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 (default 1).
         --time-limit <seconds>  The longest a test may run, in seconds (default: no
                                 limit).
+        --slow <seconds>        Announce a test still running after this many seconds
+                                (and each multiple) as SLOW.
         --isolation <mode>      Where tests run: worker (a worker process, so a crash
                                 or hang ends only its test; the default), test (a
                                 fresh worker process for each test) or none (this
                                 process, for a debugger). (values: worker, test, none)
         --workers <N>           Run tests in N worker processes at once; a suite runs
                                 whole in one of them. (default: 1)
+        --no-capture            Run the tests in this process (as --isolation none)
+                                and let what they print through to the terminal
+                                instead of capturing it as their output.
         --explore <N>           Run each test under N schedules of the scheduled
                                 waiter (seeds 1 to N) and report each test's pass
                                 rate.
@@ -66,6 +71,19 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 2 ms, drawn from the seed (with --repeat, shakes out
                                 ordering bugs); without a seed, a random one is
                                 printed.
+        --format <text|json>    With --list: text (one test ID a line, the default)
+                                or json (one object a line: id, suite, name, tags,
+                                file, line). (values: text, json)
+        --only <id>             Run only the test with this ID, Suite/test as --list
+                                prints it (repeatable).
+        --only-from <path>      Run only the tests whose IDs this file lists, one a
+                                line.
+        --shard <index/count>   Run only shard INDEX of COUNT, counted from 1 (1/3,
+                                2/3, 3/3).
+        --shard-by <suite|test> With --shard: what goes to a shard whole, suite (the
+                                default) or test. (values: suite, test)
+        --shard-timings <path>  With --shard: balance shards by the test times of
+                                this JUnit report of an earlier run.
         -h, --help              Show help information.
 
 
