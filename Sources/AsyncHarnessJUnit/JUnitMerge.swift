@@ -1,6 +1,6 @@
 import AsyncHarness
 
-/// What ``mergeJUnitReports(_:into:duplicates:)`` does with a testcase (the same `classname`
+/// What ``mergeJUnitReports(_:into:duplicates:expectShards:)`` does with a testcase (the same `classname`
 /// and `name`) that appears more than once in its inputs. GitLab keeps only the first of
 /// such testcases, so a merged report never holds two.
 public enum JUnitDuplicates: String, Sendable, Hashable, CaseIterable {

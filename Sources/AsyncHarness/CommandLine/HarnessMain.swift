@@ -59,8 +59,9 @@ public enum HarnessMain {
   /// process's executable again: only a suites executable calling ``run(_:registry:defaultWaiters:junit:)``
   /// can serve as its own worker.
   ///
-  /// The Bazel test protocol's variables in `environment` (``BazelTestProtocol``) stand in for
-  /// flags that are not given: a run under `bazel test` needs none.
+  /// The Bazel test protocol's variables in `environment` (`TEST_TOTAL_SHARDS`,
+  /// `XML_OUTPUT_FILE` and the others) stand in for flags that are not given: a run under
+  /// `bazel test` needs none.
   public static func status(arguments: [String], suites: [Suite], registry: WaiterRegistry = .builtIn,
                             defaultWaiters: Configuration.WaiterSelection = .suiteDefault,
                             defaultIsolation: Isolation = .none,
