@@ -12,7 +12,7 @@ import Foundation
 @MainActor
 func measureReports(_ counts: Counts, _ report: Report) {
   let count = counts.reportTests
-  report.section("6. Report files: \(count) tests that pass at once, console only, + JUnit, + JUnit + JSON Lines "
+  report.section("7. Report files: \(count) tests that pass at once, console only, + JUnit, + JUnit + JSON Lines "
     + "(s, median of \(counts.reportRepeats))")
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent("harness-bench-reports-\(getpid())")
   try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
