@@ -90,7 +90,11 @@ public final class ConsoleReporter: Reporter {
       let flaky = self.flaky.withLock { $0 }
       if !flaky.isEmpty {
         text += "Flaky (failed, then passed on a retry):\n"
-        for test in flaky { text += "    \(test.path) [\(test.waiter)]\(test.repetition > 1 ? " #\(test.repetition)" : ""): passed on attempt \(test.attempt)\n" }
+        for test in flaky {
+          var firstAttempt = test
+          firstAttempt.attempt = 1
+          text += "    \(firstAttempt): passed on attempt \(test.attempt)\n"
+        }
       }
       text += "Result: \(summary.passed + summary.knownIssues) passed, \(summary.flaky > 0 ? "\(summary.flaky) flaky, " : "")"
         + "\(summary.failed + summary.errored) failed, \(summary.skipped) skipped in \(Self.seconds(duration))\n"
