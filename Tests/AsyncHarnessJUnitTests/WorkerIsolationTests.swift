@@ -91,6 +91,27 @@ final class WorkerIsolationTests: ReportTestCase {
                                                  "--expect-skipped", "0"])
   }
 
+  /// In this process (`--isolation none`) a crash ends the run, and the JSON Lines stream is
+  /// what is left: it holds every line up to the crash, the ended test's result and, last,
+  /// the `testStarted` that names the test that crashed (the lines between two tests are held
+  /// only until the next test starts).
+  func testAnInProcessCrashLeavesAStreamEndingWithTheCrashingTest() throws {
+    let run = try runFixture(["--isolation", "none", "--filter", "Crashes/passes first", "--filter", "Crashes/fatal error",
+                              "--json", path("events.jsonl")])
+    XCTAssertNotEqual(run.status, 0, run.output)
+    let text = try String(contentsOfFile: path("events.jsonl"), encoding: .utf8)
+    XCTAssertTrue(text.hasSuffix("\n"), "the stream ends with a whole line: \(text)")
+    let kinds = try text.split(separator: "\n").map { line -> String in
+      switch try Event(jsonLine: line).kind {
+      case .testStarted(let test): "testStarted \(test.name)"
+      case .testEnded(let test, let result, _): "testEnded \(test.name) \(result.verdict)"
+      case let kind: kind.name
+      }
+    }
+    XCTAssertEqual(kinds, ["runStarted", "suiteStarted", "testStarted passes first", "testEnded passes first passed",
+                           "testStarted fatal error"])
+  }
+
   /// Output goes to the test that wrote it, bounded: 50 MB of prints leave 1 MiB in the
   /// stream, then a note of what was cut.
   func testOutputIsCapturedPerTestAndBounded() throws {

@@ -164,7 +164,8 @@ public struct EventDecodingError: Error, Equatable, CustomStringConvertible {
 // MARK: The payloads, written in the field order of their Codable form, keys sorted.
 
 extension JSONText {
-  /// Writes `event` as one line of JSON, ending in a newline (see ``Event/jsonLine``).
+  /// Appends `event` as one line of JSON, ending in a newline (see ``Event/jsonLine``), after
+  /// the lines already written.
   mutating func line(_ event: Event) {
     object { json in
       switch event.kind {

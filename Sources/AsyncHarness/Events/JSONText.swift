@@ -19,6 +19,9 @@ struct JSONText: ~Copyable {
     needsComma = false
   }
 
+  /// How many bytes are written.
+  var count: Int { bytes.count }
+
   /// The text written so far.
   var array: [UInt8] { bytes.withUnsafeBytes { Array($0) } }
 
@@ -27,7 +30,11 @@ struct JSONText: ~Copyable {
     try bytes.withUnsafeBytes(body)
   }
 
-  mutating func newline() { bytes.append(0x0A) }
+  /// Ends a line: what is written next starts a new JSON text.
+  mutating func newline() {
+    bytes.append(0x0A)
+    needsComma = false
+  }
 
   mutating func object(_ body: (inout JSONText) -> Void) {
     separate()

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -11,41 +12,80 @@ import Darwin
 /// ``Event/jsonLine``), for tools and worker processes. Keys are sorted and timestamps are
 /// ISO 8601, so the stream is stable and diffable.
 ///
-/// Each line is written whole, with one `write` call, as its event happens: a reader following
-/// the file never sees half a line, and a run that stops early (a crash, Ctrl-C, a reporter
-/// error) leaves every event up to then and no `runEnded`. Lines are never gathered to be
-/// written together: in-process, a test that crashes would take the gathered lines with it,
-/// its `testStarted` (which names it) first; in worker isolation the parent could gather a
-/// test's lines until its `testEnded`, but the parent itself can be killed (a CI job's time
-/// limit), and the `testStarted` of the test that hung is then the line that matters. That
-/// `write` per line is most of what the stream costs (Benchmarks/README.md, part 6); each
-/// line is encoded into one buffer that the next reuses. Output is bounded like the JUnit
-/// report's: each test keeps at most `outputLimit` bytes of captured output, after which its
-/// `outputCaptured` events are dropped and one last `outputCaptured` event says how many
-/// bytes were cut; each issue message keeps at most `outputLimit` bytes too.
+/// Lines reach a file whole: a reader following the file never sees half a line, and a run
+/// that stops early (a crash, Ctrl-C, a reporter error) leaves every event up to then and no
+/// `runEnded`. A line that test code may follow is written at once, with one `write` call:
+/// `testStarted` (the test runs next: if it crashes the process, the stream names it),
+/// what a running test records (`issueRecorded`, `outputCaptured`, `testSlow`) and
+/// `runEnded`. The lines between one test and the next (`testEnded`, `suiteEnded`,
+/// `suiteStarted`, `runStarted`), made while only the harness runs, are held and written
+/// with the next line written at once, or by a timer 0.1 s after the first of them:
+/// one `write` a test instead of two, which is most of what the stream costs
+/// (Benchmarks/README.md, part 7). The one line this can lose is the `testEnded` of a test
+/// whose callback, on another thread, crashes the process after the test ended and before the
+/// next one starts. A stream written through a closure gets each line in a call of its own,
+/// as its event happens; so does a worker's back channel, read by the parent as it goes.
+///
+/// Output is bounded like the JUnit report's: each test keeps at most `outputLimit` bytes of
+/// captured output, after which its `outputCaptured` events are dropped and one last
+/// `outputCaptured` event says how many bytes were cut; each issue message keeps at most
+/// `outputLimit` bytes too.
 public final class JSONLinesReporter: Reporter {
   /// The most UTF-8 bytes kept of each test's output and of each issue message.
   public let outputLimit: Int
+  /// The longest a line between two tests waits in a file stream for the next line that is
+  /// written at once (a test in another worker process may run for long).
+  static let fileHoldLimit: Duration = .milliseconds(100)
+  /// Held lines are written once they reach this many bytes, whatever comes next.
+  private static let heldBytesLimit = 64 * 1024
+
   private let write: @Sendable (UnsafeBufferPointer<UInt8>) throws -> Void
   private let close: @Sendable () throws -> Void
   private let state = Mutex(State())
+  /// How long the lines between two tests may be held; nil: every line is written as its
+  /// event happens.
+  private let holdLimit: Duration?
+  /// Writes held lines that no line written at once has carried out within `holdLimit`.
+  private let holdTimer: SendableBox<any DispatchSourceTimer>?
 
   private struct State: ~Copyable {
     /// The output kept so far of each test that produced output and has not ended (tests of
     /// several worker processes run at once).
     var output: [TestID: CappedText] = [:]
-    /// The line being written; its storage is kept from one event to the next.
-    var line = JSONText()
+    /// The lines not written yet; the storage is kept from one write to the next.
+    var lines = JSONText()
+    /// Whether the hold timer will fire.
+    var timerArmed = false
+    /// Why the timer's last write failed, thrown by the next call.
+    var failure: (any Error)?
+    /// Whether ``finish()`` ran: the descriptor is closed, nothing more is written.
+    var finished = false
   }
 
-  /// Creates a reporter writing lines through `write`.
-  public init(outputLimit: Int = ReportDefaults.outputLimit, write: @escaping @Sendable (String) -> Void) {
+  /// Creates a reporter writing lines through `write`, one line a call, as each event happens.
+  public convenience init(outputLimit: Int = ReportDefaults.outputLimit, write: @escaping @Sendable (String) -> Void) {
+    self.init(outputLimit: outputLimit, holdLimit: nil, write: { write(String(decoding: $0, as: UTF8.self)) },
+              close: {})
+  }
+
+  /// Creates a reporter handing its bytes to `write`: one line a call, or, with a `holdLimit`,
+  /// the lines between two tests held (at most that long) and handed over with the next.
+  init(outputLimit: Int, holdLimit: Duration?, write: @escaping @Sendable (UnsafeBufferPointer<UInt8>) throws -> Void,
+       close: @escaping @Sendable () throws -> Void) {
     self.outputLimit = max(0, outputLimit)
-    self.write = { write(String(decoding: $0, as: UTF8.self)) }
-    self.close = {}
+    self.write = write
+    self.close = close
+    self.holdLimit = holdLimit
+    holdTimer = holdLimit == nil ? nil : SendableBox(DispatchSource.makeTimerSource(queue: .global()))
+    if let timer = holdTimer?.value {
+      timer.setEventHandler { [weak self] in self?.writeHeldLines() }
+      timer.activate()
+    }
   }
 
-  /// Creates a reporter writing to a new file at `path` (an existing file is replaced).
+  /// Creates a reporter writing to a new file at `path` (an existing file is replaced), each
+  /// line written whole, the lines between two tests held until the next test starts (at most
+  /// 0.1 s).
   /// - Throws: ``ReportFileError`` when the file cannot be written (the path names a
   ///   directory, the directory is missing or cannot hold a file, the name is too long),
   ///   before any test runs.
@@ -53,67 +93,117 @@ public final class JSONLinesReporter: Reporter {
     if let reason = ReportDestination.problem(with: path) { throw ReportFileError(path: path, reason: reason) }
     let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     guard descriptor >= 0 else { throw ReportFileError(path: path, reason: ReportDestination.systemError()) }
-    self.init(descriptor: descriptor, name: path, outputLimit: outputLimit, closing: true)
+    self.init(descriptor: descriptor, name: path, outputLimit: outputLimit, closing: true, holdsLines: true)
   }
 
-  /// Creates a reporter writing to an open file descriptor (a worker's back channel), named
-  /// `name` in errors; `closing` closes it in ``finish()``.
-  init(descriptor: Int32, name: String, outputLimit: Int = ReportDefaults.outputLimit, closing: Bool) {
-    self.outputLimit = max(0, outputLimit)
-    self.write = { try writeWhole(UnsafeRawBufferPointer($0), to: descriptor, path: name) }
-    if closing {
-      self.close = { try closeFile(descriptor, path: name) }
-    } else {
-      self.close = {}
-    }
+  /// Creates a reporter writing to an open file descriptor, named `name` in errors; `closing`
+  /// closes it in ``finish()``. `holdsLines` holds the lines between two tests (see the type's
+  /// documentation); a worker's back channel writes every line as it happens, since its parent
+  /// waits for each `testEnded`.
+  convenience init(descriptor: Int32, name: String, outputLimit: Int = ReportDefaults.outputLimit, closing: Bool,
+                   holdsLines: Bool = false) {
+    var close: @Sendable () throws -> Void = {}
+    if closing { close = { try closeFile(descriptor, path: name) } }
+    self.init(outputLimit: outputLimit, holdLimit: holdsLines ? Self.fileHoldLimit : nil,
+              write: { try writeWhole(UnsafeRawBufferPointer($0), to: descriptor, path: name) }, close: close)
   }
 
-  /// Writes one event as it happens, as one whole line.
+  deinit {
+    holdTimer?.value.cancel()
+  }
+
+  /// Writes one event as one whole line: at once, or held with the lines between two tests.
   /// - Parameter event: The event.
-  /// - Throws: ``ReportFileError`` when the line cannot be written.
+  /// - Throws: ``ReportFileError`` when lines cannot be written (this event's, or held ones
+  ///   the timer could not write).
   public func handle(_ event: Event) throws {
     try state.withLock { state in
+      if let failure = state.failure {
+        state.failure = nil
+        throw failure
+      }
       // The event as it came, unless it holds text over the limit: then a copy, cut.
       switch event.kind {
       case .issueRecorded(let test, var issue) where issue.message.utf8.count > outputLimit:
         issue.message = capped(issue.message)
-        try write(Event(.issueRecorded(test, issue), timestamp: event.timestamp), with: &state.line)
+        try add(Event(.issueRecorded(test, issue), timestamp: event.timestamp), to: &state)
       case .outputCaptured(let test, let text):
         let kept = state.output[test, default: CappedText(limit: outputLimit)].append(text)
         guard !kept.isEmpty || text.isEmpty else { return }
         // What was kept is a prefix of the text: as long as it, it is all of it.
         let whole = kept.utf8.count == text.utf8.count
-        try write(whole ? event : Event(.outputCaptured(test, kept), timestamp: event.timestamp), with: &state.line)
+        try add(whole ? event : Event(.outputCaptured(test, kept), timestamp: event.timestamp), to: &state)
       case .testEnded(let test, var result, let duration):
-        if let cut = state.output.removeValue(forKey: test)?.cutBytes {
-          if cut > 0 {
-            let note = CappedText.cutNote(bytes: cut, limit: outputLimit)
-            try write(Event(.outputCaptured(test, note), timestamp: event.timestamp), with: &state.line)
-          }
+        if !state.output.isEmpty, let cut = state.output.removeValue(forKey: test)?.cutBytes, cut > 0 {
+          let note = CappedText.cutNote(bytes: cut, limit: outputLimit)
+          try add(Event(.outputCaptured(test, note), timestamp: event.timestamp), to: &state)
         }
         if result.issues.contains(where: { $0.message.utf8.count > outputLimit }) {
           result.issues = result.issues.map { var issue = $0; issue.message = capped(issue.message); return issue }
-          try write(Event(.testEnded(test, result, duration: duration), timestamp: event.timestamp), with: &state.line)
+          try add(Event(.testEnded(test, result, duration: duration), timestamp: event.timestamp), to: &state)
         } else {
-          try write(event, with: &state.line)
+          try add(event, to: &state)
         }
       default:
-        try write(event, with: &state.line)
+        try add(event, to: &state)
+      }
+      guard let holdLimit, let timer = holdTimer?.value else { return }
+      if Self.writesAtOnce(event.kind) || state.lines.count >= Self.heldBytesLimit {
+        try writeLines(&state)
+      } else if !state.timerArmed {
+        state.timerArmed = true
+        timer.schedule(deadline: .now() + holdLimit.timeInterval)
       }
     }
   }
 
-  /// Closes the stream.
-  /// - Throws: ``ReportFileError`` when the file cannot be closed.
+  /// Adds `event`'s line to the lines not written yet; without a hold limit, writes it now, in
+  /// a call of its own.
+  private func add(_ event: Event, to state: inout State) throws {
+    state.lines.line(event)
+    if holdLimit == nil { try writeLines(&state) }
+  }
+
+  /// Writes the held lines and closes the stream.
+  /// - Throws: ``ReportFileError`` when the lines cannot be written or the file closed.
   public func finish() throws {
+    try state.withLock { state in
+      guard !state.finished else { return }
+      state.finished = true
+      holdTimer?.value.cancel()
+      if let failure = state.failure {
+        state.failure = nil
+        throw failure
+      }
+      try writeLines(&state)
+    }
     try close()
   }
 
-  /// Writes `event` as one line, encoded in `line`'s storage.
-  private func write(_ event: Event, with line: inout JSONText) throws {
-    line.removeAll()
-    line.line(event)
-    try line.withUnsafeBytes(write)
+  /// Whether an event's line is written at once: test code may run next (a test starts, or
+  /// one is running) or the run ends. The other lines come between two tests, from the
+  /// harness alone, and can wait for the next.
+  private static func writesAtOnce(_ kind: Event.Kind) -> Bool {
+    switch kind {
+    case .testStarted, .issueRecorded, .outputCaptured, .testSlow, .runEnded: true
+    case .runStarted, .suiteStarted, .testEnded, .suiteEnded: false
+    }
+  }
+
+  /// Writes the lines not written yet, with one `write` call.
+  private func writeLines(_ state: inout State) throws {
+    guard state.lines.count > 0 else { return }
+    defer { state.lines.removeAll() }
+    try state.lines.withUnsafeBytes(write)
+  }
+
+  /// The hold timer's work: writes what is still held, keeping a failure for the next call.
+  private func writeHeldLines() {
+    state.withLock { state in
+      state.timerArmed = false
+      guard !state.finished, state.failure == nil else { return }
+      do { try writeLines(&state) } catch { state.failure = error }
+    }
   }
 
   private func capped(_ text: String) -> String {
