@@ -282,8 +282,8 @@ private final class JUnitReport {
     try writer.attribute("classname", classname)
     let duration = testCase.earlierAttempts.reduce(testCase.duration) { $0 + $1.duration }
     try writer.attribute("time", XMLText(JUnitFormat.time(duration)))
-    let declaration = declarations[TestIdentity(suite: testCase.test.suite, name: testCase.test.name)]
-    if profile == .github, let location = (result.verdict.isFailure ? primary?.sourceLocation : nil) ?? declaration {
+    if profile == .github, let location = (result.verdict.isFailure ? primary?.sourceLocation : nil)
+      ?? declarations[TestIdentity(suite: testCase.test.suite, name: testCase.test.name)] {
       let file = XMLText(attribute: location.path)
       if !file.isBlank { try writer.attribute("file", file) }
       if location.line > 0 { try writer.attribute("line", XMLText(String(location.line))) }

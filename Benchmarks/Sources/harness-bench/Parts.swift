@@ -35,7 +35,7 @@ struct Counts {
   static let full = Counts(waits: 100_000, probeWaits: 2_000, pollerWaits: 1_000,
                            idleSeconds: 1, idleRepeats: 3, lingeringWaits: 20_000,
                            tests: 10_000, perTestRepeats: 3, freshProcessTests: 1_000, failingTests: 1_000, failingSample: 5,
-                           schedules: 10_000, timedWait: 10, reportTests: 100_000, reportRepeats: 5)
+                           schedules: 10_000, timedWait: 10, reportTests: 100_000, reportRepeats: 9)
   static let quick = Counts(waits: 2_000, probeWaits: 200, pollerWaits: 50,
                             idleSeconds: 0.1, idleRepeats: 3, lingeringWaits: 2_000,
                             tests: 500, perTestRepeats: 3, freshProcessTests: 50, failingTests: 100, failingSample: 1,
