@@ -116,6 +116,18 @@ final class JSONLinesWritesTests: XCTestCase {
     XCTAssertTrue(closed.withLock { $0 })
   }
 
+  /// After `finish()` the descriptor is closed (its number may name another file by then):
+  /// nothing more is written.
+  func testNothingIsWrittenAfterFinish() throws {
+    let writes = Writes()
+    let reporter = reporter(writes, holdLimit: nil)
+    for event in run.prefix(3) { try reporter.handle(event) }
+    try reporter.finish()
+    for event in run.dropFirst(3) { try reporter.handle(event) }
+    try reporter.finish()
+    XCTAssertEqual(writes.all, [["runStarted"], ["suiteStarted"], ["testStarted"]])
+  }
+
   /// The timer has no caller to throw to: its failure is thrown by the next call, once.
   func testAWriteTheTimerCouldNotMakeFailsTheNextEvent() throws {
     let tried = expectation(description: "the timer tries to write the held line")

@@ -113,11 +113,14 @@ public final class JSONLinesReporter: Reporter {
   }
 
   /// Writes one event as one whole line: at once, or held with the lines between two tests.
+  /// Events after ``finish()`` are dropped: the descriptor is closed, and its number may
+  /// already name another file.
   /// - Parameter event: The event.
   /// - Throws: ``ReportFileError`` when lines cannot be written (this event's, or held ones
   ///   the timer could not write).
   public func handle(_ event: Event) throws {
     try state.withLock { state in
+      guard !state.finished else { return }
       if let failure = state.failure {
         state.failure = nil
         throw failure
