@@ -63,20 +63,60 @@ final class JSONReadingTests: XCTestCase {
     let steps = plan.steps(of: plan.entries[0], repetition: 2)
     XCTAssertEqual(steps.count, 2)
     for step in steps {
-      let line = WorkerRequest(step).line
+      let line = WorkerRequest.run(WorkerStep(step)).line
       XCTAssertEqual(line.last, 0x0A)
       XCTAssertFalse(line.dropLast().contains(0x0A))
       let request = try WorkerRequest(line: line.dropLast())
-      XCTAssertEqual(request, WorkerRequest(step))
-      let found = try catalog.step(for: request).get()
+      XCTAssertEqual(request, .run(WorkerStep(step)))
+      guard case .run(let received) = request else { return XCTFail("not a run request") }
+      let found = try catalog.step(for: received).get()
       XCTAssertEqual(found.id, step.id)
+      XCTAssertEqual(found.position, step.position)
       XCTAssertEqual(found.schedule, step.schedule)
       XCTAssertEqual(found.timeLimit, .milliseconds(1500))
       XCTAssertEqual(found.defaultTimeout, .milliseconds(250))
     }
-    var unknown = WorkerRequest(steps[0])
-    unknown.test = "gone"
-    XCTAssertEqual("\(catalog.step(for: unknown).map(\.id))", #"failure(the worker has no test Quote " and \ suite/gone)"#)
+    for request in [WorkerRequest.resume, .stop] {
+      XCTAssertEqual(try WorkerRequest(line: request.line), request)
+    }
+  }
+
+  /// Tests are found by position: two with one name each run their own body.
+  func testAWorkerFindsTestsByPositionWhateverTheirNames() throws {
+    let suites = [Suite("Twice") { for number in 0..<3 { Test(number == 2 ? "other" : "same") { t in t.log("\(number)") } } }]
+    let plan = try Plan(suites: suites, configuration: Configuration(), registry: .builtIn)
+    let catalog = WorkerCatalog(suites, registry: .builtIn)
+    let positions = try plan.steps(of: plan.entries[0], repetition: 1).map { try catalog.step(for: WorkerStep($0)).get().position }
+    XCTAssertEqual(positions.map(\.test), [0, 1, 2])
+  }
+
+  func testAWorkerSaysWhyItCannotRunAStep() throws {
+    let suite = Suite("Suite") { Test("test") { _ in } }
+    let plan = try Plan(suites: [suite], configuration: Configuration(), registry: .builtIn)
+    var step = WorkerStep(plan.steps(of: plan.entries[0], repetition: 1)[0])
+    step.position.test = 4
+    XCTAssertEqual("\(WorkerCatalog([suite], registry: .builtIn).step(for: step).map(\.id))",
+                   "failure(the worker has no test 5 in suite 1 (Suite/test): its suites differ from its parent's)")
+    step.position.test = 0
+    step.id.name = "renamed"
+    XCTAssertEqual("\(WorkerCatalog([suite], registry: .builtIn).step(for: step).map(\.id))",
+                   "failure(the worker's suites differ from its parent's: test 1 of suite 1 is Suite/test in the worker, "
+                     + "Suite/renamed in the parent; suites must be built the same way in every process)")
+  }
+
+  func testWorkerRepliesReadBackAndOtherVersionsAreRefused() throws {
+    let id = TestID(suite: "S", name: "t", waiter: "semaphore", attempt: 2)
+    for reply in [WorkerReply.returned(id, duration: 0.25, paused: true), .returned(id, duration: 1, paused: false),
+                  .cannotRun(id, reason: "why")] {
+      guard case .reply(let read) = try WorkerMessage(line: reply.line) else { return XCTFail("not a reply") }
+      XCTAssertEqual(read, reply)
+    }
+    let event = Event(.outputCaptured(id, "text"))
+    guard case .event(let read) = try WorkerMessage(line: event.jsonLineBytes) else { return XCTFail("not an event") }
+    XCTAssertEqual(read.jsonLine, event.jsonLine)
+    XCTAssertThrowsError(try WorkerRequest(line: Array(#"{"protocol":2,"request":"stop"}"#.utf8))) {
+      XCTAssertEqual("\($0)", "not an AsyncHarness event: worker protocol version 2; this build speaks version 1")
+    }
   }
 }
 

@@ -107,7 +107,9 @@ final class JitterTests: XCTestCase {
     configuration.jitter = Jitter(seed: .max)
     let plan = try Runner.Plan(suites: [suite], configuration: configuration, registry: .builtIn)
     let step = try XCTUnwrap(plan.steps(of: plan.entries[0], repetition: 1).first)
-    let request = try WorkerRequest(line: WorkerRequest(step).line)
+    guard case .run(let request) = try WorkerRequest(line: WorkerRequest.run(WorkerStep(step)).line) else {
+      return XCTFail("not a run request")
+    }
     let received = try WorkerCatalog([suite], registry: .builtIn).step(for: request).get()
     XCTAssertEqual(received.jitter, Jitter(seed: .max))
   }

@@ -45,6 +45,8 @@ public enum HarnessMain {
                          defaultWaiters: Configuration.WaiterSelection = .suiteDefault,
                          junit: JUnitSupport? = nil) -> Never {
     let arguments = Array(CommandLine.arguments.dropFirst())
+    // A standard stream the run was started without is /dev/null, never a harness descriptor.
+    StandardStreams.openMissing()
     if arguments.first == WorkerMain.flag { WorkerMain.serve(suites, registry: registry) }
     BazelTestProtocol.adoptTemporaryDirectory()
     let status = self.status(arguments: arguments, suites: suites, registry: registry,

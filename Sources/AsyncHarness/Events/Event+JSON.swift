@@ -30,7 +30,7 @@ extension Event {
   }
 
   /// Reads an event from its JSON object.
-  private init(json value: JSONValue) throws {
+  init(json value: JSONValue) throws {
     let json = try JSONFields(value)
     let version: Int = try json.number("version")
     guard (1...Self.schemaVersion).contains(version) else {
@@ -213,7 +213,7 @@ extension JSONText {
     newline()
   }
 
-  fileprivate mutating func testID(_ test: TestID) {
+  mutating func testID(_ test: TestID) {
     object { json in
       json.field("attempt", test.attempt)
       json.field("name", test.name)

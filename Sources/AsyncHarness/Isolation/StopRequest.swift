@@ -50,7 +50,7 @@ public final class StopRequest: Sendable {
         source.setEventHandler { [self] in
           if self.signal != nil { exit(128 + number) }
           FileHandleOutput.standardError.write(
-            "\n\(WorkerExit.name(of: number)): stopping the run after reporting what ran; send it again to exit at once\n")
+            "\n\(ProcessEnding.name(of: number)): stopping the run after reporting what ran; send it again to exit at once\n")
           request(signal: number)
         }
         // The source is armed on the manager thread after `resume()` returns; until then

@@ -10,17 +10,24 @@ import Darwin
 /// Runs each test in a worker process: the same suites executable started again as a
 /// worker, so the parent never runs user code.
 ///
-/// One worker runs test after test; its events come back live over a pipe (JSON Lines,
-/// the schema of ``Event``) and its standard output and standard error become the running
-/// test's output. The steps the runner announces (``prepare(_:)``) are sent to the worker
-/// up to ``pipelineDepth`` ahead, so that its next test starts without waiting for this
-/// process; a marker line the worker writes as each test starts keeps their outputs apart,
-/// and after a failing test the worker drops what was sent ahead. When the worker dies while a test runs (`fatalError`, a failed
-/// precondition, SIGSEGV, `abort`, `exit`), that test ends as an error of kind
-/// ``Issue/Kind/crashed`` naming the signal or exit status, with the tail of its output, and
-/// the next test starts a fresh worker: every other result is kept. A test still running
+/// One worker runs test after test. Requests and the worker's events travel on a private
+/// channel (``WorkerProtocol``): steps named by their position, never by their names, and
+/// events streamed live as the test records them. The worker's standard output and standard
+/// error become the running test's output. The steps the runner announces (``prepare(_:)``)
+/// are sent to the worker up to ``pipelineDepth`` ahead, so that its next test starts
+/// without waiting for this process; a marker line the worker writes as each test starts
+/// keeps their outputs apart, and after a failing test the worker pauses, dropping what was
+/// sent ahead, until it is told to resume. One poll loop writes requests and reads events
+/// and output, and no write of this process ever blocks it, so neither side can wait on the
+/// other whatever either writes.
+///
+/// When the worker dies while a test runs (`fatalError`, a failed precondition, SIGSEGV,
+/// `abort`, `exit`), that attempt ends as ``AttemptEnd/processEnded(_:output:)`` and the next
+/// test starts a fresh worker: every other result is kept. A test still running
 /// `timeLimitMargin` past its time limit (hung outside any wait) gets SIGTERM, then SIGKILL
-/// after `gracePeriod`, and ends as a ``Issue/Kind/timeLimitExceeded`` error.
+/// after `gracePeriod` (``AttemptEnd/stoppedAtLimit(_:killed:gracePeriod:output:)``). A worker
+/// whose test exceeded its time limit in any way (an `async` body cancelled and left running
+/// holds a thread of its cooperative pool) is retired: the next test gets a fresh one.
 public final class WorkerExecutor: TestExecutor {
   /// The executable started as a worker.
   public let executable: String
@@ -81,12 +88,13 @@ public final class WorkerExecutor: TestExecutor {
     }
   }
 
-  /// Runs one step (a test under one waiter), sending its events to `events` as they happen.
+  /// Runs one attempt of a step (a test under one waiter) in a worker, streaming its issues
+  /// and output to `events` as they happen.
   /// - Parameters:
   ///   - step: The test to run and how.
-  ///   - events: Where its events go.
-  /// - Returns: How the test ended.
-  public func run(_ step: Runner.Step, events: EventSink) -> TestResult {
+  ///   - events: Where its issues and output go.
+  /// - Returns: How the attempt ended.
+  public func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
     state.withLock { state in
       if let worker = state.worker, let next = worker.inFlight.first, next.id != step.id {
         // The runner asked for a step other than the one the worker runs next: that worker
@@ -107,7 +115,7 @@ public final class WorkerExecutor: TestExecutor {
           do {
             state.worker = try WorkerConnection(executable: executable, marker: marker)
           } catch {
-            return Self.unstarted(step, error: error, events: events)
+            return .couldNotStart(reason: "\(error)")
           }
           // A worker that dies before reading it is reported by the session.
           _ = state.send(step)
@@ -116,31 +124,35 @@ public final class WorkerExecutor: TestExecutor {
       state.topUp()
       var session = WorkerSession(step: step, events: events, gracePeriod: gracePeriod,
                                   deadline: step.timeLimit.map { ContinuousClock().now + $0 + timeLimitMargin }, stop: stop)
-      let (result, alive) = session.run(&state.worker!)
-      if !alive {
+      let ending = session.run(&state.worker!)
+      switch ending {
+      case .workerEnded(let end):
         state.worker!.inFlight.removeFirst()
         state.rewind()
         state.worker = nil
-      } else if freshProcessPerTest {
-        retire(state.worker!.process)
-        state.worker = nil
-      } else {
+        return end
+      case .replied(let end, let paused):
         state.worker!.inFlight.removeFirst()
-        if result.verdict.isFailure {
-          // The worker drops what it was sent after a failing test until it reads this: the
-          // runner may run another step next (a retry).
-          _ = state.worker!.process.send(WorkerRequest.resumeLine)
+        if freshProcessPerTest || session.exceededTimeLimit {
+          // A test past its time limit may have left work running that holds the worker's threads.
           state.rewind()
+          retire(state.worker!.process)
+          state.worker = nil
+        } else if paused {
+          // The worker drops what it was sent until it reads this: the runner may run another
+          // step next (a retry).
+          state.rewind()
+          _ = state.worker!.process.send(.resume)
         }
+        return end
       }
-      return result
     }
   }
 
   /// True: a test past its time limit has its worker process stopped.
   public var stopsHungTests: Bool { true }
 
-  /// Closes the worker's input and waits for it to exit; one that does not exit within the
+  /// Tells the worker to stop and waits for it to exit; one that does not exit within the
   /// grace period is killed. A worker still holding steps the runner never asked for (the
   /// run stopped) is killed at once.
   public func finish() {
@@ -153,29 +165,21 @@ public final class WorkerExecutor: TestExecutor {
     }
   }
 
-  /// Closes `process`'s input, lets it exit within the grace period, and kills what is left
+  /// Tells `process` to stop, lets it exit within the grace period, and kills what is left
   /// of its process group.
   private func retire(_ process: WorkerProcess) {
+    _ = process.send(.stop)
     process.closeRequests()
-    var descriptor = pollfd(fd: process.events, events: Int16(POLLIN), revents: 0)
+    var descriptor = pollfd(fd: process.channel, events: Int16(POLLIN), revents: 0)
     let milliseconds = Int32(gracePeriod.timeInterval * 1000)
     var buffer = [UInt8](repeating: 0, count: 4096)
-    while poll(&descriptor, 1, milliseconds) > 0, read(process.events, &buffer, buffer.count) > 0 {}
+    while poll(&descriptor, 1, milliseconds) > 0, read(process.channel, &buffer, buffer.count) > 0 {}
     Self.kill(process)
   }
 
   private static func kill(_ process: WorkerProcess) {
     process.signal(SIGKILL)
     _ = process.waitForExit()
-  }
-
-  private static func unstarted(_ step: Runner.Step, error: any Error, events: EventSink) -> TestResult {
-    let result = TestResult(verdict: .errored, issues: [
-      Issue(kind: .crashed, message: "\(error)", sourceLocation: step.test.sourceLocation),
-    ])
-    events(.testStarted(step.id))
-    events(.testEnded(step.id, result, duration: 0))
-    return result
   }
 }
 
@@ -188,7 +192,7 @@ private struct Pipeline {
 
   /// Sends `step` to the worker; `false` when it no longer reads (it died).
   mutating func send(_ step: Runner.Step, planIndex: Int? = nil) -> Bool {
-    guard worker!.process.send(WorkerRequest(step).line) else { return false }
+    guard worker!.process.send(.run(WorkerStep(step))) else { return false }
     worker!.inFlight.append((step.id, planIndex))
     return true
   }
@@ -227,17 +231,24 @@ private struct WorkerConnection {
   }
 }
 
-/// One step run by a worker: relays its events and output until its `testEnded`, the
-/// worker's death, or its time limit.
+/// One attempt run by a worker: relays its issues and output until the worker's reply, the
+/// worker's death, or its time limit, while writing the requests the channel has not taken.
 private struct WorkerSession {
+  /// How a session ends.
+  enum Ending {
+    /// The worker replied: it can run more (after a resume, when `paused`).
+    case replied(AttemptEnd, paused: Bool)
+    /// The worker ended (crashed, or was stopped); the attempt ended so.
+    case workerEnded(AttemptEnd)
+  }
+
   let step: Runner.Step
   let events: EventSink
   let gracePeriod: Duration
   let deadline: ContinuousClock.Instant?
   let stop: StopRequest?
-  private let start = ContinuousClock().now
-  private var started = false
-  private var issues: [Issue] = []
+  /// Whether the attempt recorded that it exceeded its time limit: its worker is retired.
+  private(set) var exceededTimeLimit = false
   private var output = OutputBuffer()
   /// The last signal sent to stop the worker, when, and whether for an interrupt.
   private var stopped: (signal: Int32, at: ContinuousClock.Instant, interrupt: Int32?)?
@@ -252,37 +263,40 @@ private struct WorkerSession {
     self.stop = stop
   }
 
-  /// Runs until the step ends; returns its result and whether the worker can run more.
-  mutating func run(_ connection: inout WorkerConnection) -> (TestResult, alive: Bool) {
+  /// Runs until the attempt ends.
+  mutating func run(_ connection: inout WorkerConnection) -> Ending {
     let worker = connection.process
     relayOutput(connection.output.startNextTest())
-    // Events read with the previous step's come first.
+    // Lines read with the previous step's come first.
     while let line = connection.lines.next() {
-      if let result = relay(line, &connection) { return (result, true) }
+      if let ending = relay(line, &connection) { return ending }
     }
     var descriptors = [
-      pollfd(fd: worker.events, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: worker.channel, events: 0, revents: 0),
       pollfd(fd: worker.output, events: Int16(POLLIN), revents: 0),
       pollfd(fd: stop?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
     ]
     while true {
+      descriptors[0].events = Int16(POLLIN) | (worker.hasUnsentRequests ? Int16(POLLOUT) : 0)
       let ready = poll(&descriptors, nfds_t(descriptors.count), timeout())
-      if ready < 0 && errno != EINTR { return (end(exit: worker.waitForExit()), false) }
+      if ready < 0 && errno != EINTR { return .workerEnded(end(worker.waitForExit())) }
       if ready == 0 { stopWorker(worker); continue }
       if descriptors[2].revents != 0, let signal = stop?.signal {
         descriptors[2].fd = -1
         stopWorker(worker, interrupt: signal)
       }
-      // Events first: a test's `testStarted` precedes the output it then writes.
-      if descriptors[0].revents != 0 {
-        let count = read(worker.events, &buffer, buffer.count)
+      if descriptors[0].revents & Int16(POLLOUT) != 0 { worker.flush() }
+      // Events first: an issue precedes the output the test then writes.
+      if descriptors[0].revents & ~Int16(POLLOUT) != 0 {
+        let count = read(worker.channel, &buffer, buffer.count)
+        if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
         guard count > 0 else {
           drainOutput(&connection, until: .endOfFile)
-          return (end(exit: worker.waitForExit()), false)
+          return .workerEnded(end(worker.waitForExit()))
         }
         connection.lines.append(buffer[..<count])
         while let line = connection.lines.next() {
-          if let result = relay(line, &connection) { return (result, true) }
+          if let ending = relay(line, &connection) { return ending }
         }
       }
       if descriptors[1].revents != 0 {
@@ -308,42 +322,34 @@ private struct WorkerSession {
     stopped = (signal, ContinuousClock().now, interrupt ?? stopped?.interrupt)
   }
 
-  /// Relays one event line; returns the result when it is this step's `testEnded`.
-  private mutating func relay(_ line: ArraySlice<UInt8>, _ connection: inout WorkerConnection) -> TestResult? {
-    guard let event = try? Event(jsonLineBytes: line) else {
+  /// Relays one line of the worker's; returns how the attempt ended when it is the step's reply.
+  private mutating func relay(_ line: ArraySlice<UInt8>, _ connection: inout WorkerConnection) -> Ending? {
+    switch try? WorkerMessage(line: line) {
+    case .event(let event):
+      if case .issueRecorded(step.id, let issue) = event.kind, issue.kind == .timeLimitExceeded { exceededTimeLimit = true }
+      events.send(event)
+      return nil
+    case .reply(.returned(step.id, let duration, let paused)):
+      drainOutput(&connection, until: .nothingLeft)
+      return .replied(.returned(duration: duration), paused: paused)
+    case .reply(.cannotRun(step.id, let reason)):
+      drainOutput(&connection, until: .nothingLeft)
+      return .replied(.couldNotStart(reason: reason), paused: true)
+    case .reply, nil:
+      // Not the worker's (a test wrote to the channel?): shown as output rather than lost.
       relayOutput(line + [0x0A])
       return nil
     }
-    switch event.kind {
-    case .testStarted(step.id):
-      // Output that came first already announced the test.
-      if started { return nil }
-      started = true
-    case .issueRecorded(step.id, let issue) where issue.kind != .lateSignal:
-      issues.append(issue)
-    case .testEnded(step.id, let result, _):
-      drainOutput(&connection, until: .nothingLeft)
-      events.send(event)
-      return result
-    default:
-      break
-    }
-    events.send(event)
-    return nil
   }
 
   private mutating func relayOutput(_ bytes: ArraySlice<UInt8>) {
     guard !bytes.isEmpty else { return }
-    if !started {
-      started = true
-      events(.testStarted(step.id))
-    }
     if let text = output.append(bytes) { events(.outputCaptured(step.id, text)) }
   }
 
   private enum DrainEnd { case nothingLeft, endOfFile }
 
-  /// Reads the output the worker wrote before its last event (or until it closed), up to
+  /// Reads the output the worker wrote before its last message (or until it closed), up to
   /// the next test's marker.
   private mutating func drainOutput(_ connection: inout WorkerConnection, until end: DrainEnd) {
     let descriptor = connection.process.output
@@ -356,30 +362,17 @@ private struct WorkerSession {
     if let rest = output.flush() { events(.outputCaptured(step.id, rest)) }
   }
 
-  /// The result of a step whose worker ended before the step did.
-  private mutating func end(exit: WorkerExit) -> TestResult {
-    if !started { events(.testStarted(step.id)) }
+  /// How the attempt ended when its worker ended before replying.
+  private mutating func end(_ exit: ProcessEnding) -> AttemptEnd {
     let tail = output.tail
-    let said = tail.isEmpty ? "; it printed nothing" : "; its last output:\n\(tail)"
-    let issue: Issue
     if let stopped, let interrupt = stopped.interrupt {
-      issue = Issue(kind: .interrupted, message: "Interrupted: the run received \(WorkerExit.name(of: interrupt)) "
-        + "while the test ran, so its worker process was stopped" + said, sourceLocation: step.test.sourceLocation)
-    } else if let stopped {
-      let how = stopped.signal == SIGKILL
-        ? "SIGTERM, then SIGKILL after a grace period of \(gracePeriod.secondsDescription) seconds" : "SIGTERM"
-      let limit = (step.timeLimit ?? .zero).secondsDescription
-      issue = Issue(kind: .timeLimitExceeded, message: "Test exceeded its time limit of \(limit) seconds outside any wait "
-        + "the harness could end, so its worker process was stopped with \(how)" + said,
-        sourceLocation: step.test.sourceLocation)
-    } else {
-      issue = Issue(kind: .crashed, message: "Crashed: the worker process running the test ended with \(exit.description)"
-        + said, sourceLocation: step.test.sourceLocation)
+      return .interrupted(signal: interrupt, output: tail)
     }
-    events(.issueRecorded(step.id, issue))
-    let result = TestResult(verdict: .errored, reason: step.test.knownIssue, issues: issues + [issue])
-    events(.testEnded(step.id, result, duration: start.duration(to: .now).timeInterval))
-    return result
+    if stopped != nil {
+      return .stoppedAtLimit(step.timeLimit ?? .zero, killed: stopped?.signal == SIGKILL, gracePeriod: gracePeriod,
+                             output: tail)
+    }
+    return .processEnded(exit, output: tail)
   }
 }
 

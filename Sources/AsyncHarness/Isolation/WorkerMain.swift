@@ -8,117 +8,111 @@ import Darwin
 #endif
 
 /// The worker side of `--isolation worker`: a suites executable started with
-/// ``WorkerMain/flag`` runs the steps its parent asks for, one at a time, on its main
-/// thread (so blocking waits turn a real main run loop), and writes their events to file
-/// descriptor 3.
+/// ``WorkerMain/flag`` runs the steps its parent asks for on its private channel
+/// (``WorkerChannel``), one at a time, on its main thread (so blocking waits turn a real main
+/// run loop), and streams their issues back on the same channel.
+///
+/// Test code sees an ordinary process: standard input is the one the run was given,
+/// standard output and standard error go to its parent as the test's output, and the
+/// channel is out of reach (close-on-exec, above the descriptors a test opens). Before each
+/// test, descriptors 0, 1 and 2 are put back as the worker started with them, so a test that
+/// closes or redirects them changes nothing for the next one.
 enum WorkerMain {
   /// The first argument that makes a suites executable a worker.
   static let flag = "--harness-worker"
-  /// The descriptor the events go to.
-  static let eventDescriptor: Int32 = 3
   /// The environment variable holding the marker line the worker writes to its output as
   /// each test starts.
   static let markerVariable = "ASYNC_HARNESS_WORKER_MARKER"
 
-  /// Serves requests until standard input ends, then exits the process. The end of standard
-  /// input while a test runs means the parent is gone: the worker exits at once.
+  /// Serves requests until told to stop (or the channel ends), then exits the process.
   static func serve(_ suites: [Suite], registry: WaiterRegistry) -> Never {
-    let channel = ReportingChannel([
-      JSONLinesReporter(descriptor: eventDescriptor, name: "the worker's event channel", closing: false),
-    ])
-    // A partial line the test printed reaches the parent before the test's end does.
-    let events = EventSink { event in
-      if case .testEnded = event.kind { fflush(nil) }
-      channel.sink.send(event)
+    let channel: WorkerChannel
+    do {
+      channel = try WorkerChannel.adopt()
+    } catch {
+      FileHandleOutput.standardError.write("AsyncHarness worker: \(error)\n")
+      exit(2)
     }
+    let marker = ProcessInfo.processInfo.environment[markerVariable].map { Array($0.utf8) + [0x0A] }
+    unsetenv(markerVariable)
     // Output reaches the parent as it is written, so it lands on the test that wrote it and
     // survives a crash.
     StandardStreams.bufferStandardOutputByLine()
+    let streams = StandardStreams.Saved()
     let catalog = WorkerCatalog(suites, registry: registry)
-    let requests = RequestReader()
-    let executor = InProcessExecutor()
-    let marker = ProcessInfo.processInfo.environment[markerVariable].map { Array($0.utf8) + [0x0A] }
-    while let line = requests.next() {
-      if line.elementsEqual(WorkerRequest.resumeLine.dropLast()) { continue }
-      let request: WorkerRequest
-      do {
-        request = try WorkerRequest(line: line)
-      } catch {
-        FileHandleOutput.standardError.write("AsyncHarness worker: unreadable request (\(error)): \(String(decoding: line, as: UTF8.self))\n")
-        exit(2)
-      }
-      if let marker {
-        fflush(nil)  // a partial line a test printed lands before the marker
-        _ = marker.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-      }
-      let result: TestResult
-      switch catalog.step(for: request) {
-      case .success(let step):
-        result = executor.run(step, events: events)
-      case .failure(let error):
-        let id = TestID(suite: request.suite, name: request.test, waiter: request.waiter,
-                        repetition: request.repetition, attempt: request.attempt, schedule: request.schedule)
-        result = TestResult(verdict: .errored, issues: [Issue(kind: .apiMisused, message: "\(error)")])
-        events(.testStarted(id))
-        events(.testEnded(id, result, duration: 0))
-      }
-      if result.verdict.isFailure { requests.dropUntilResumeLine() }
-      if (try? channel.checkReporters()) == nil {
-        FileHandleOutput.standardError.write("AsyncHarness worker: the parent stopped reading events\n")
-        exit(2)
+    let executor = InProcessExecutor.inWorker
+    var requests = WorkerRequests(channel: channel)
+    var paused = false
+    while let request = requests.next() {
+      switch request {
+      case .stop:
+        exit(0)
+      case .resume:
+        paused = false
+      case .run(let request):
+        if paused { continue }
+        channel.testStarts()
+        streams.restore()
+        if let marker {
+          fflush(nil)  // a partial line a test printed lands before the marker
+          _ = marker.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        }
+        switch catalog.step(for: request) {
+        case .success(let step):
+          let failed = Atomic(false)
+          let events = EventSink { event in
+            if case .issueRecorded(step.id, let issue) = event.kind, issue.isFailure { failed.store(true, ordering: .relaxed) }
+            channel.send(event)
+          }
+          let end = executor.run(step, events: events)
+          // A partial line the test printed reaches the parent before the step's end does.
+          fflush(nil)
+          let duration = if case .returned(let duration) = end { duration } else { 0.0 }
+          paused = failed.load(ordering: .relaxed)
+          channel.send(.returned(step.id, duration: duration, paused: paused))
+        case .failure(let error):
+          paused = true
+          channel.send(.cannotRun(request.id, reason: error.description))
+        }
       }
     }
     exit(0)
   }
 }
 
-/// The request lines the parent writes on standard input, read on the main thread between
-/// tests (no hand-over from another thread). A watcher thread notices the end of the input
-/// while a test runs (the parent died or stopped this worker) and exits the process at once.
-private final class RequestReader {
-  /// Bytes read and not yet returned start at `consumed`.
-  private var pending: [UInt8] = []
-  private var consumed = 0
-  private var ended = false
-  private var buffer = [UInt8](repeating: 0, count: 65536)
+/// The steps a worker can run, found by their position among the suites it was given:
+/// the same suites, built by the same code, as its parent's.
+struct WorkerCatalog {
+  private let suites: [Suite]
+  private let registry: WaiterRegistry
 
-  init() {
-    Thread.detachNewThread {
-      // A pipe whose writer is gone reports POLLHUP, read or not.
-      var input = pollfd(fd: 0, events: 0, revents: 0)
-      while poll(&input, 1, -1) < 0 && errno == EINTR {}
-      if runningATest.load(ordering: .acquiring) { _exit(0) }
-    }
+  init(_ suites: [Suite], registry: WaiterRegistry) {
+    self.suites = suites
+    self.registry = registry
   }
 
-  /// Drops the lines up to the next ``WorkerRequest/resumeLine``: the requests the parent
-  /// sent ahead of a failing test.
-  func dropUntilResumeLine() {
-    let resume = WorkerRequest.resumeLine.dropLast()
-    while let line = next(), !line.elementsEqual(resume) {}
-    runningATest.store(false, ordering: .releasing)
-  }
-
-  /// The next request line, without its newline, waiting for it; `nil` when standard input
-  /// ended.
-  func next() -> ArraySlice<UInt8>? {
-    runningATest.store(false, ordering: .releasing)
-    while true {
-      if let newline = pending[consumed...].firstIndex(of: 0x0A) {
-        let line = pending[consumed..<newline]
-        consumed = newline + 1
-        runningATest.store(true, ordering: .releasing)
-        return line
-      }
-      if ended { return nil }
-      pending.removeFirst(consumed)
-      consumed = 0
-      let count = read(0, &buffer, buffer.count)
-      if count < 0 && errno == EINTR { continue }
-      if count <= 0 { ended = true } else { pending += buffer[..<count] }
+  /// The step `request` names, or why there is none.
+  func step(for request: WorkerStep) -> Result<Runner.Step, WorkerError> {
+    let position = request.position
+    let id = request.id
+    guard suites.indices.contains(position.suite), suites[position.suite].tests.indices.contains(position.test) else {
+      return .failure(WorkerError("the worker has no test \(position.test + 1) in suite \(position.suite + 1) "
+        + "(\(id.path)): its suites differ from its parent's"))
     }
+    let suite = suites[position.suite]
+    let test = suite.tests[position.test]
+    guard suite.name == id.suite, test.name == id.name else {
+      return .failure(WorkerError("the worker's suites differ from its parent's: test \(position.test + 1) of suite "
+        + "\(position.suite + 1) is \(suite.name)/\(test.name) in the worker, \(id.path) in the parent; suites must be "
+        + "built the same way in every process"))
+    }
+    guard let waiter = registry.waiter(named: id.waiter) else {
+      return .failure(WorkerError("the worker has no waiter strategy \(id.waiter)"))
+    }
+    return .success(Runner.Step(
+      suite: suite, test: test, waiter: waiter, id: id, position: position,
+      defaultTimeout: .seconds(request.defaultTimeout), timeLimit: request.timeLimit.map { .seconds($0) },
+      schedule: id.schedule.flatMap { ScheduleToken($0)?.schedule }, jitter: request.jitterSeed.map(Jitter.init(seed:)),
+      retries: 0)) // The parent's runner decides retries.
   }
 }
-
-/// Whether the worker is running a test (the end of its input then means its parent is gone).
-private let runningATest = Atomic<Bool>(false)

@@ -2,9 +2,11 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// The runner's side of one attempt of a test: it relays the executor's events for the
-/// attempt, judges its `testEnded` once (a failing attempt that runs again, a pass after
-/// failing attempts), and watches it on a timer of its own while it runs:
+/// The runner's side of one attempt of a test, and the only owner of its life: it announces
+/// the attempt (`testStarted`), relays what the executor streams while the attempt runs
+/// (keeping the attempt's issues), decides the result once from the ``AttemptEnd`` the
+/// executor returns (a failing attempt that runs again, a pass after failing attempts), and
+/// ends the attempt (`testEnded`). While the attempt runs it watches it on a timer of its own:
 ///
 /// - each time the attempt has run another `slow` interval, a `testSlow` event announces it;
 /// - when the executor cannot stop a hung test itself (in-process), the attempt is named on
@@ -15,8 +17,11 @@ import Synchronization
 /// `testSlow` never follows the attempt's `testEnded`, and an attempt is ended exactly once.
 final class AttemptRelay: Sendable {
   private struct State {
-    /// The issues the attempt recorded, for a result made here.
+    /// The issues the attempt recorded while it ran.
     var issues: [Issue] = []
+    /// Late signals of the attempt's own test that arrived before it ended: sent after its
+    /// `testEnded`, as late signals always are.
+    var heldLateIssues: [Event] = []
     /// The judged result, once the attempt ended.
     var result: TestResult?
     /// When the attempt's `testStarted` passed: the watch runs from then.
@@ -58,9 +63,18 @@ final class AttemptRelay: Sendable {
     timer = watched ? SendableBox(DispatchSource.makeTimerSource(queue: .global())) : nil
   }
 
-  /// Starts the watch when the attempt's `testStarted` has been sent, so no announcement
-  /// comes before it.
-  private func startWatching() {
+  /// Reports a step that does not run (it carries a skip trait): `testStarted`, then
+  /// `testEnded` as skipped, without running any of its code.
+  static func skip(_ step: Runner.Step, reason: String, events: EventSink) -> TestResult {
+    let result = TestResult(verdict: .skipped, reason: reason)
+    events(.testStarted(step.id))
+    events(.testEnded(step.id, result, duration: 0))
+    return result
+  }
+
+  /// Announces the attempt (`testStarted`) and starts the watch: the executor runs it next.
+  func begin() {
+    events(.testStarted(step.id))
     state.withLock { $0.start = ContinuousClock().now }
     guard let timer = timer?.value else { return }
     timer.setEventHandler { [weak self] in self?.check() }
@@ -69,43 +83,60 @@ final class AttemptRelay: Sendable {
   }
 
   /// Stops the watch.
-  func finish() {
+  private func stopWatching() {
     timer?.value.cancel()
   }
 
-  /// The sink the executor sends the attempt's events to.
+  /// The sink the executor streams the attempt's issues and output to.
   var sink: EventSink {
     EventSink { [self] event in relay(event) }
   }
 
-  /// The attempt's result: as judged when its `testEnded` passed, or as the executor returned
-  /// it (judged now) if none did.
-  func result(returned: TestResult) -> TestResult {
-    state.withLock { $0.result } ?? judge(returned)
-  }
-
   private func relay(_ event: Event) {
     switch event.kind {
-    case .testStarted(step.id):
-      events.send(event)
-      startWatching()
     case .issueRecorded(step.id, let issue):
-      state.withLock { state in
-        if state.result == nil { state.issues.append(issue) }
+      let held = state.withLock { state -> Bool in
+        guard state.result == nil else { return false }
+        if issue.kind == .lateSignal {
+          state.heldLateIssues.append(event)
+          return true
+        }
+        state.issues.append(issue)
+        return false
       }
-      events.send(event)
-    case .testEnded(step.id, let result, let duration):
-      let judged = state.withLock { state -> TestResult? in
-        guard state.result == nil else { return nil }
-        state.result = judge(result)
-        return state.result
-      }
-      finish()
-      // Nothing to send when the attempt was already ended here (it hung).
-      if let judged { events.send(Event(.testEnded(step.id, judged, duration: duration), timestamp: event.timestamp)) }
+      if !held { events.send(event) }
+    case .testStarted(step.id), .testEnded(step.id, _, _):
+      // The relay alone starts and ends the attempt.
+      break
     default:
       events.send(event)
     }
+  }
+
+  /// Ends the attempt as `ending` says (unless it was ended here already, as hung): decides
+  /// its result, sends `testEnded`, and returns the result.
+  func end(_ ending: AttemptEnd) -> TestResult {
+    stopWatching()
+    let (result, late) = state.withLock { state -> (TestResult, [Event]) in
+      if let result = state.result { return (result, []) }
+      let elapsed = (state.start ?? .now).duration(to: .now).timeInterval
+      let result: TestResult
+      let duration: Double
+      if let issue = ending.issue(at: step.test.sourceLocation) {
+        events(.issueRecorded(step.id, issue))
+        result = TestResult(verdict: .errored, reason: step.test.knownIssue, issues: state.issues + [issue])
+        duration = elapsed
+      } else {
+        result = Runner.result(issues: state.issues, knownIssue: step.test.knownIssue, at: step.test.sourceLocation)
+        if case .returned(let seconds) = ending { duration = seconds } else { duration = elapsed }
+      }
+      state.result = judge(result)
+      events(.testEnded(step.id, state.result!, duration: duration))
+      defer { state.heldLateIssues = [] }
+      return (state.result!, state.heldLateIssues)
+    }
+    for event in late { events.send(event) }
+    return result
   }
 
   /// A failing attempt runs again while a retry is left and no stop was requested; a pass
@@ -154,7 +185,7 @@ final class AttemptRelay: Sendable {
       if let limit = watch.hangLimit, let grace = watch.grace, elapsed >= limit + grace { hung = true }
     }
     if hung, let limit = watch.hangLimit, let grace = watch.grace {
-      finish()
+      stopWatching()
       let issue = Issue(kind: .timeLimitExceeded,
                         message: "Test exceeded its time limit of \(limit.secondsDescription) seconds outside any wait the "
                           + "harness could end, and had not returned \(grace.secondsDescription) seconds later, so the run "

@@ -9,6 +9,8 @@ import Synchronization
 /// bodies run in tasks while it turns the run loop.
 public struct InProcessExecutor: TestExecutor {
   private let capture: OutputCapture?
+  /// What becomes of the process after an `async` body was abandoned at its time limit.
+  private let afterAbandonedBody: String
 
   /// Creates the executor.
   /// - Parameter capturesOutput: Whether what each test writes to standard output and
@@ -18,17 +20,30 @@ public struct InProcessExecutor: TestExecutor {
   ///   default (the XCTest and Swift Testing bridges leave the streams alone); suites
   ///   executables turn it on unless `--no-capture` is given.
   public init(capturesOutput: Bool = false) {
-    capture = capturesOutput ? OutputCapture() : nil
+    self.init(capture: capturesOutput ? OutputCapture() : nil,
+              afterAbandonedBody: "this process now runs at risk: the body may hold a thread of the cooperative pool, "
+                + "so later async tests can starve (in a worker process, the default isolation, the worker is retired instead)")
   }
 
-  /// Runs one step (a test under one waiter), sending its events to `events` as they happen.
+  /// The executor of a worker process, which its parent retires after an abandoned body.
+  static var inWorker: InProcessExecutor {
+    InProcessExecutor(capture: nil, afterAbandonedBody: "so its worker process is retired: the next test runs in a fresh one")
+  }
+
+  private init(capture: OutputCapture?, afterAbandonedBody: String) {
+    self.capture = capture
+    self.afterAbandonedBody = afterAbandonedBody
+  }
+
+  /// Runs one step (a test under one waiter), streaming its issues and output to `events`
+  /// as they happen.
   /// - Parameters:
   ///   - step: The test to run and how.
-  ///   - events: Where its events go.
-  /// - Returns: How the test ended.
-  public func run(_ step: Runner.Step, events: EventSink) -> TestResult {
+  ///   - events: Where its issues and output go.
+  /// - Returns: ``AttemptEnd/returned(duration:)``: a test in this process always returns
+  ///   (one that never does ends the run from the runner's watch).
+  public func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
     let start = ContinuousClock().now
-    events(.testStarted(step.id))
     let record = TestRecord(id: step.id, events: events)
     let context = TestContext(record: record, waiter: step.waiter, defaultTimeout: step.defaultTimeout,
                               timeLimit: step.timeLimit, schedule: step.schedule, jitter: step.jitter)
@@ -37,11 +52,8 @@ public struct InProcessExecutor: TestExecutor {
       TestRecord.$body.withValue(record) { execute(step.test, in: step.suite, with: context) }
     }
     capture?.end { record.capture($0) }
-    return record.end { issues in
-      let result = Runner.result(issues: issues, knownIssue: step.test.knownIssue, at: step.test.sourceLocation)
-      events(.testEnded(step.id, result, duration: start.duration(to: .now).timeInterval))
-      return result
-    }
+    record.end()
+    return .returned(duration: start.duration(to: .now).timeInterval)
   }
 
   /// Stops capturing output.
@@ -94,7 +106,7 @@ public struct InProcessExecutor: TestExecutor {
     ExpectationWaiter().block(on: finished, until: context.timeLimit?.deadline ?? noLimit)
     guard outcome.withLock({ $0 != nil }) else {
       task.cancel()
-      context.recordTimeLimitExceeded("in its async body, which was cancelled and left running", at: location)
+      context.recordTimeLimitExceeded("in its async body, which was cancelled and left running; \(afterAbandonedBody)", at: location)
       throw TestStopped()
     }
     try outcome.withLock { $0! }.get()

@@ -2,6 +2,16 @@ extension Runner {
   /// One test to run: the suite and test, the waiter strategy, its identity (with the
   /// repetition and attempt) and the limits it runs under. Executors run steps.
   public struct Step: Sendable {
+    /// Where a test is: its suite's place among the suites the run was given, and its place
+    /// among that suite's tests, both counted from 0. A worker process builds the same suites
+    /// and finds the test there, whatever its name.
+    public struct Position: Sendable, Hashable {
+      /// The suite's place among the run's suites.
+      public var suite: Int
+      /// The test's place among its suite's tests.
+      public var test: Int
+    }
+
     /// The suite the test belongs to.
     public let suite: Suite
     /// The test.
@@ -10,6 +20,8 @@ extension Runner {
     public let waiter: any Waiter
     /// The test's identity in events and reports.
     public let id: TestID
+    /// Where the test is among the run's suites.
+    public let position: Position
     /// The timeout of waits that pass none.
     public let defaultTimeout: Duration
     /// The longest the test may run, or `nil` for no limit.
@@ -27,7 +39,7 @@ extension Runner {
       guard id.attempt <= retries else { return nil }
       var id = id
       id.attempt += 1
-      return Step(suite: suite, test: test, waiter: waiter, id: id, defaultTimeout: defaultTimeout,
+      return Step(suite: suite, test: test, waiter: waiter, id: id, position: position, defaultTimeout: defaultTimeout,
                   timeLimit: timeLimit, schedule: schedule, jitter: jitter, retries: retries)
     }
   }
@@ -45,6 +57,8 @@ extension Runner {
       public let waiter: any Waiter
       /// The selected tests, in the order they run.
       public let tests: [Test]
+      /// The suite's place among the run's suites.
+      let suiteIndex: Int
 
       /// The suite and waiter, as events name them.
       public var suiteRun: SuiteRun { SuiteRun(suite: suite.name, waiter: waiter.name) }
@@ -62,11 +76,11 @@ extension Runner {
     public init(suites: [Suite], configuration: Configuration, registry: WaiterRegistry) throws {
       self.configuration = configuration
       var entries: [Entry] = []
-      for (suite, selected) in configuration.selection(of: suites) {
+      for (suiteIndex, (suite, selected)) in configuration.selection(of: suites).enumerated() {
         let waiters = try Self.waiters(for: suite, configuration: configuration, registry: registry)
         let tests = Self.ordered(selected, seed: configuration.shuffleSeed)
         guard !tests.isEmpty else { continue }
-        entries += waiters.map { Entry(suite: suite, waiter: $0, tests: tests) }
+        entries += waiters.map { Entry(suite: suite, waiter: $0, tests: tests, suiteIndex: suiteIndex) }
       }
       self.entries = entries
     }
@@ -87,7 +101,8 @@ extension Runner {
       entry.tests.flatMap { test in
         let id = TestID(suite: entry.suite.name, name: test.name, waiter: entry.waiter.name, repetition: repetition)
         return configuration.scheduledSteps(id, under: entry.waiter).map { id, schedule in
-          Step(suite: entry.suite, test: test, waiter: entry.waiter, id: id, defaultTimeout: configuration.defaultTimeout,
+          Step(suite: entry.suite, test: test, waiter: entry.waiter, id: id,
+               position: Step.Position(suite: entry.suiteIndex, test: test.index), defaultTimeout: configuration.defaultTimeout,
                timeLimit: configuration.timeLimit, schedule: schedule, jitter: configuration.jitter,
                retries: schedule == nil ? test.retries ?? configuration.retries : 0)
         }

@@ -165,15 +165,11 @@ public final class Runner: Sendable {
   }
 
   /// Runs one step and returns its result: a skipped test is reported here, without running
-  /// any of its code; a failing attempt is run again while retries are left.
+  /// any of its code; each attempt is started, judged and ended by its relay (the executor
+  /// only runs it), and a failing attempt is run again while retries are left.
   private func run(_ step: Step, executor: any TestExecutor, events: EventSink,
                    onHung: @escaping @Sendable (TestResult) -> Void) -> TestResult {
-    if let reason = step.test.skipReason {
-      let result = TestResult(verdict: .skipped, reason: reason)
-      events(.testStarted(step.id))
-      events(.testEnded(step.id, result, duration: 0))
-      return result
-    }
+    if let reason = step.test.skipReason { return AttemptRelay.skip(step, reason: reason, events: events) }
     let watch = AttemptRelay.Watch(
       slow: configuration.slowThreshold,
       hangLimit: executor.stopsHungTests ? nil : step.timeLimit,
@@ -182,8 +178,8 @@ public final class Runner: Sendable {
     while true {
       let relay = AttemptRelay(step: attempt, events: events, retryable: attempt.retry != nil, stop: stop,
                                watch: watch, onHung: onHung)
-      let result = relay.result(returned: executor.run(attempt, events: relay.sink))
-      relay.finish()
+      relay.begin()
+      let result = relay.end(executor.run(attempt, events: relay.sink))
       guard result.willRetry, let retry = attempt.retry else { return result }
       attempt = retry
     }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Runs one test body outside a ``Runner``: the building block of bridges to other test
 /// frameworks (Swift Testing runs tests off the main thread, in tasks, so the `async` waits
 /// are the ones to use there).
@@ -16,8 +18,10 @@ public enum StandaloneTest {
                          sourceLocation: SourceLocation,
                          lateIssue: @escaping @Sendable (TestID, Issue) -> Void,
                          body: (TestContext) async throws -> Void) async -> TestResult {
+    let issues = Mutex<[Issue]>([])
     let record = TestRecord(id: id, events: EventSink { event in
-      if case .issueRecorded(let test, let issue) = event.kind, issue.kind == .lateSignal { lateIssue(test, issue) }
+      guard case .issueRecorded(let test, let issue) = event.kind else { return }
+      if issue.kind == .lateSignal { lateIssue(test, issue) } else { issues.withLock { $0.append(issue) } }
     })
     let context = TestContext(record: record, waiter: waiter, defaultTimeout: defaultTimeout)
     await TestRecord.$current.withValue(record) {
@@ -44,6 +48,7 @@ public enum StandaloneTest {
         if completed { context.recordUnwaitedExpectations() }
       }
     }
-    return record.end { Runner.result(issues: $0, knownIssue: nil, at: sourceLocation) }
+    record.end()
+    return Runner.result(issues: issues.withLock { $0 }, knownIssue: nil, at: sourceLocation)
   }
 }

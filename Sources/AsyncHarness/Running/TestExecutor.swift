@@ -1,13 +1,14 @@
-/// Runs one step of a plan and emits its events: `testStarted`, then the issues and output
-/// as they happen, then `testEnded` with the result it returns.
+/// Runs one attempt of a step of a plan and says how it ended; the runner owns the rest.
 ///
-/// The runner walks the plan and hands each step that runs code to its executor;
-/// ``InProcessExecutor`` runs the test in this process, ``WorkerExecutor`` in a worker
-/// process that may crash or hang without taking the run with it.
+/// The runner's attempt relay alone announces an attempt (`testStarted`), ends it
+/// (`testEnded`) and decides its verdict, with retries and flaky results. An executor runs
+/// the test's code and streams what the attempt records while it runs, its issues and
+/// output (`issueRecorded`, `outputCaptured`), to the sink it is given; then it returns an
+/// ``AttemptEnd``. ``InProcessExecutor`` runs the test in this process, ``WorkerExecutor`` in
+/// a worker process that may crash or hang without taking the run with it.
 public protocol TestExecutor: Sendable {
-  /// Runs `step`, sending its events to `events`, and returns its result (the one its
-  /// `testEnded` event carries).
-  func run(_ step: Runner.Step, events: EventSink) -> TestResult
+  /// Runs `step`, streaming its issues and output to `events`, and says how it ended.
+  func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd
   /// Tells the executor the steps the runner hands it next, in order, so that it may get
   /// them ready ahead (a worker is sent them before its running test ends). After a step
   /// that fails, or when the run stops, the runner may hand over other steps or none: an
@@ -30,4 +31,46 @@ extension TestExecutor {
 
   /// False: a test in this process cannot be stopped.
   public var stopsHungTests: Bool { false }
+}
+
+/// How an attempt of a test ended, as its executor saw it. The runner's relay turns it into
+/// the attempt's result: the issues the attempt streamed decide the verdict of one that
+/// ``returned(duration:)``; every other ending is an error with an issue that says why.
+public enum AttemptEnd: Sendable, Equatable {
+  /// The test's code ran to its end (its set-up, body, teardown), whether it passed or not,
+  /// in `duration` seconds.
+  case returned(duration: Double)
+  /// The process running the test ended before the test did: a crash, `exit`, a signal.
+  /// `output` is the tail of what the test printed.
+  case processEnded(ProcessEnding, output: String)
+  /// The test ran past its time limit outside any wait the harness could end, so its
+  /// process was stopped: with SIGTERM, or with SIGKILL too when `killed`.
+  case stoppedAtLimit(Duration, killed: Bool, gracePeriod: Duration, output: String)
+  /// The run was interrupted by `signal` while the test ran, so its process was stopped.
+  case interrupted(signal: Int32, output: String)
+  /// The test could not be started (its worker process could not be started, or does not
+  /// have the test); `reason` says why.
+  case couldNotStart(reason: String)
+
+  /// The issue that ends an attempt that did not return, naming why; `nil` for one that did.
+  func issue(at location: SourceLocation) -> Issue? {
+    func said(_ output: String) -> String { output.isEmpty ? "; it printed nothing" : "; its last output:\n\(output)" }
+    switch self {
+    case .returned:
+      return nil
+    case .processEnded(let ending, let output):
+      return Issue(kind: .crashed, message: "Crashed: the worker process running the test ended with \(ending)"
+        + said(output), sourceLocation: location)
+    case .stoppedAtLimit(let limit, let killed, let grace, let output):
+      let how = killed ? "SIGTERM, then SIGKILL after a grace period of \(grace.secondsDescription) seconds" : "SIGTERM"
+      return Issue(kind: .timeLimitExceeded, message: "Test exceeded its time limit of \(limit.secondsDescription) seconds "
+        + "outside any wait the harness could end, so its worker process was stopped with \(how)" + said(output),
+        sourceLocation: location)
+    case .interrupted(let signal, let output):
+      return Issue(kind: .interrupted, message: "Interrupted: the run received \(ProcessEnding.name(of: signal)) "
+        + "while the test ran, so its worker process was stopped" + said(output), sourceLocation: location)
+    case .couldNotStart(let reason):
+      return Issue(kind: .crashed, message: reason, sourceLocation: location)
+    }
+  }
 }

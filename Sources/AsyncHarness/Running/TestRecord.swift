@@ -1,7 +1,7 @@
 import Synchronization
 
-/// The shared state of one running test: its issues, whether it is still running, the wait
-/// in progress and the expectations it created. Expectations and queues hold it so that
+/// The shared state of one running test: whether it is still running, the wait in progress
+/// and the expectations it created. Expectations and queues hold it so that
 /// what they report lands on the test that created them, whichever thread they report from.
 ///
 /// Each issue and line of output is sent to the run's events the moment it is recorded,
@@ -13,7 +13,8 @@ final class TestRecord: Sendable {
 
   private struct State {
     var isRunning = true
-    var issues: [Issue] = []
+    /// The kinds of the issues recorded once at most (``recordOnce(_:)``) that were recorded.
+    var recordedOnce: Set<Issue.Kind> = []
     var activeWait: ActiveWait?
     var expectations: [Expectation] = []
     var cleanups: [@Sendable () -> Void] = []
@@ -89,9 +90,8 @@ final class TestRecord: Sendable {
   private func record(_ issue: Issue, unlessAlreadyRecorded once: Bool) {
     enum Outcome { case recorded(WaitCondition?), duplicate, late }
     let outcome = state.withLock { state -> Outcome in
-      if once && state.issues.contains(where: { $0.kind == issue.kind }) { return .duplicate }
+      if once && !state.recordedOnce.insert(issue.kind).inserted { return .duplicate }
       guard state.isRunning else { return .late }
-      state.issues.append(issue)
       events(.issueRecorded(id, issue))
       return .recorded(state.activeWait?.condition)
     }
@@ -176,20 +176,15 @@ final class TestRecord: Sendable {
     state.withLock { $0.cleanups.append(work) }
   }
 
-  /// Performs the clean-up, marks the test ended and returns what `conclude` makes of the
-  /// issues it recorded. Later reports become late issues; `conclude` runs under the
-  /// record's lock, so a late issue is sent only after whatever `conclude` sends (the
-  /// test's `testEnded`).
-  func end<Conclusion>(_ conclude: ([Issue]) -> Conclusion) -> Conclusion {
+  /// Performs the clean-up and marks the test ended: later reports become late issues.
+  func end() {
     for work in state.withLock({ state in defer { state.cleanups.removeAll() }; return state.cleanups }).reversed() {
       work()
     }
-    let recorded = state.withLock { state in
+    state.withLock { state in
       state.isRunning = false
       state.expectations.removeAll()
-      return conclude(state.issues)
     }
     Self.running.withLock { $0.removeAll { $0 === self } }
-    return recorded
   }
 }

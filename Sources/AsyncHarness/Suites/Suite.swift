@@ -36,7 +36,11 @@ public struct Suite: Sendable {
     self.defaultWaiter = waiter
     self.setUp = setUp
     self.tearDown = tearDown
-    self.tests = tests()
+    self.tests = tests().enumerated().map { index, test in
+      var test = test
+      test.index = index
+      return test
+    }
   }
 }
 

@@ -25,6 +25,8 @@ public struct Test: Sendable {
   public let body: Body
   /// Where the test was declared.
   public let sourceLocation: SourceLocation
+  /// The test's place among its suite's tests, counted from 0: set when the suite is built.
+  var index = 0
 
   /// Creates a blocking test.
   public init(_ name: String, _ traits: TestTrait..., fileID: String = #fileID,

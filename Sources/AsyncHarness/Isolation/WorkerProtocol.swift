@@ -1,0 +1,189 @@
+import Foundation
+
+/// The worker protocol: what a parent and its worker process say to each other on their
+/// private channel (``WorkerChannel``), one JSON object a line, every line carrying the
+/// protocol's ``version``.
+///
+/// The parent sends ``WorkerRequest``s: run a step, resume after a pause, stop. A step names
+/// its test by its position among the suites the executable declares (``Runner/Step/Position``),
+/// never by its names (two tests may share one), and carries its whole ``TestID``, which the
+/// worker checks against the test at that position. The worker answers each step with the
+/// step's issues and output as ``Event`` lines, then one ``WorkerReply``: the test returned,
+/// or it cannot run. Standard output and standard error of the worker are the running
+/// test's output; the worker writes a marker line there as each test starts
+/// (``WorkerMain/markerVariable``), so the parent can send steps ahead and still tell one
+/// test's output from the next's.
+enum WorkerProtocol {
+  /// The version both sides speak; a line of another version is refused.
+  static let version = 1
+
+  /// Reads one line's object and checks its version.
+  static func fields(of line: some Collection<UInt8>) throws -> JSONFields {
+    guard let value = JSONValue.parse(line) else { throw EventDecodingError(reason: "not JSON") }
+    return try fields(of: value)
+  }
+
+  /// Reads an object and checks its version.
+  static func fields(of value: JSONValue) throws -> JSONFields {
+    let json = try JSONFields(value)
+    let version: Int = try json.number("protocol")
+    guard version == Self.version else {
+      throw EventDecodingError(reason: "worker protocol version \(version); this build speaks version \(Self.version)")
+    }
+    return json
+  }
+}
+
+/// What a parent asks its worker.
+enum WorkerRequest: Sendable, Equatable {
+  /// Run this step next.
+  case run(WorkerStep)
+  /// Go on after a pause: the worker pauses after a step that recorded a failure, dropping
+  /// the steps it reads until this (the parent may run a retry first instead).
+  case resume
+  /// Exit: no request follows.
+  case stop
+
+  /// The request as one line, newline included.
+  var line: [UInt8] {
+    var json = JSONText()
+    json.object { json in
+      switch self {
+      case .run(let step):
+        json.field("protocol", WorkerProtocol.version)
+        json.field("request", "run")
+        json.field("step") { $0.workerStep(step) }
+      case .resume:
+        json.field("protocol", WorkerProtocol.version)
+        json.field("request", "resume")
+      case .stop:
+        json.field("protocol", WorkerProtocol.version)
+        json.field("request", "stop")
+      }
+    }
+    json.newline()
+    return json.array
+  }
+
+  /// Reads a request line.
+  /// - Throws: ``EventDecodingError`` when the line is not a request of this version.
+  init(line: some Collection<UInt8>) throws {
+    let json = try WorkerProtocol.fields(of: line)
+    switch try json.string("request") {
+    case "run": self = .run(try WorkerStep(json: json.object("step")))
+    case "resume": self = .resume
+    case "stop": self = .stop
+    case let other: throw EventDecodingError(reason: "unknown request \"\(other)\"")
+    }
+  }
+}
+
+/// One step of the plan as a worker runs it: where its test is, who it is, and its limits.
+struct WorkerStep: Sendable, Equatable {
+  /// Where the test is among the suites the executable declares.
+  var position: Runner.Step.Position
+  /// The step's identity, whole: the worker's events carry it.
+  var id: TestID
+  /// Seconds.
+  var defaultTimeout: Double
+  /// Seconds, when the test has a limit.
+  var timeLimit: Double?
+  /// The seed of the delays of the test's real queues (`--jitter`).
+  var jitterSeed: UInt64?
+
+  init(_ step: Runner.Step) {
+    position = step.position
+    id = step.id
+    defaultTimeout = step.defaultTimeout.timeInterval
+    timeLimit = step.timeLimit?.timeInterval
+    jitterSeed = step.jitter?.seed
+  }
+
+  init(json: JSONFields) throws {
+    position = Runner.Step.Position(suite: try json.number("suite"), test: try json.number("test"))
+    id = try TestID(json: json.object("id"))
+    defaultTimeout = try json.number("defaultTimeout")
+    timeLimit = try json.optionalNumber("timeLimit")
+    jitterSeed = try json.optionalNumber("jitterSeed")
+  }
+}
+
+/// How a worker ends its answer to a step.
+enum WorkerReply: Sendable, Equatable {
+  /// The test's code ran to its end in `duration` seconds; its issues came before. When
+  /// `paused`, the worker recorded a failure and drops the steps it reads until
+  /// ``WorkerRequest/resume``.
+  case returned(TestID, duration: Double, paused: Bool)
+  /// The worker cannot run the step (it has no test at that position, or another one); it
+  /// pauses as after a failure.
+  case cannotRun(TestID, reason: String)
+
+  /// The reply as one line, newline included.
+  var line: [UInt8] {
+    var json = JSONText()
+    json.object { json in
+      switch self {
+      case .returned(let id, let duration, let paused):
+        json.field("duration", duration)
+        json.field("paused") { $0.literal(paused ? "true" : "false") }
+        json.field("protocol", WorkerProtocol.version)
+        json.field("reply", "returned")
+        json.field("test") { $0.testID(id) }
+      case .cannotRun(let id, let reason):
+        json.field("protocol", WorkerProtocol.version)
+        json.field("reason", reason)
+        json.field("reply", "cannotRun")
+        json.field("test") { $0.testID(id) }
+      }
+    }
+    json.newline()
+    return json.array
+  }
+}
+
+/// A line a worker writes on its channel: an event of a test, or the reply that ends a step.
+enum WorkerMessage: Sendable {
+  case event(Event)
+  case reply(WorkerReply)
+
+  /// Reads a line.
+  /// - Throws: ``EventDecodingError`` when it is neither an event nor a reply of this version.
+  init(line: some Collection<UInt8>) throws {
+    guard let value = JSONValue.parse(line) else { throw EventDecodingError(reason: "not JSON") }
+    let json = try JSONFields(value)
+    guard json.optional("reply") != nil else {
+      self = .event(try Event(json: value))
+      return
+    }
+    let reply = try WorkerProtocol.fields(of: value)
+    let id = try TestID(json: reply.object("test"))
+    switch try reply.string("reply") {
+    case "returned":
+      guard case .bool(let paused) = try reply.required("paused") else { throw reply.wrongType("paused") }
+      self = .reply(.returned(id, duration: try reply.number("duration"), paused: paused))
+    case "cannotRun":
+      self = .reply(.cannotRun(id, reason: try reply.string("reason")))
+    case let other:
+      throw EventDecodingError(reason: "unknown reply \"\(other)\"")
+    }
+  }
+}
+
+extension JSONText {
+  fileprivate mutating func workerStep(_ step: WorkerStep) {
+    object { json in
+      json.field("defaultTimeout", step.defaultTimeout)
+      json.field("id") { $0.testID(step.id) }
+      if let jitterSeed = step.jitterSeed { json.field("jitterSeed", jitterSeed) }
+      json.field("suite", step.position.suite)
+      json.field("test", step.position.test)
+      if let timeLimit = step.timeLimit { json.field("timeLimit", timeLimit) }
+    }
+  }
+}
+
+/// A worker process that cannot be started or cannot do what it was asked.
+struct WorkerError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
