@@ -186,9 +186,9 @@ final class RunnerTests: XCTestCase {
     }]) { $0.timeLimit = .milliseconds(100) }
     XCTAssertEqual(recorder.results.map(\.result.verdict), [.errored, .passed])
     XCTAssertEqual(recorder.results.first?.result.issues.map(\.message),
-                   ["Test exceeded its time limit of 0.1 seconds in its async body, which was cancelled and left running; "
-                      + "this process now runs at risk: the body may hold a thread of the cooperative pool, so later async "
-                      + "tests can starve (in a worker process, the default isolation, the worker is retired instead)"])
+                   ["Test exceeded its time limit of 0.1 seconds in its async body, which was cancelled and left running: "
+                      + "this process now runs at risk, as the body may hold a thread of the cooperative pool and starve "
+                      + "later async tests (in a worker process, the default isolation, the worker is retired instead)"])
   }
 
   /// Issues and output reach the reporters when they are recorded, not when the test ends:

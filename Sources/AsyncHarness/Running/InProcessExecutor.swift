@@ -21,13 +21,13 @@ public struct InProcessExecutor: TestExecutor {
   ///   executables turn it on unless `--no-capture` is given.
   public init(capturesOutput: Bool = false) {
     self.init(capture: capturesOutput ? OutputCapture() : nil,
-              afterAbandonedBody: "this process now runs at risk: the body may hold a thread of the cooperative pool, "
-                + "so later async tests can starve (in a worker process, the default isolation, the worker is retired instead)")
+              afterAbandonedBody: ": this process now runs at risk, as the body may hold a thread of the cooperative pool "
+                + "and starve later async tests (in a worker process, the default isolation, the worker is retired instead)")
   }
 
   /// The executor of a worker process, which its parent retires after an abandoned body.
   static var inWorker: InProcessExecutor {
-    InProcessExecutor(capture: nil, afterAbandonedBody: "so its worker process is retired: the next test runs in a fresh one")
+    InProcessExecutor(capture: nil, afterAbandonedBody: ", so its worker process is retired: the next test runs in a fresh one")
   }
 
   private init(capture: OutputCapture?, afterAbandonedBody: String) {
@@ -106,7 +106,7 @@ public struct InProcessExecutor: TestExecutor {
     ExpectationWaiter().block(on: finished, until: context.timeLimit?.deadline ?? noLimit)
     guard outcome.withLock({ $0 != nil }) else {
       task.cancel()
-      context.recordTimeLimitExceeded("in its async body, which was cancelled and left running; \(afterAbandonedBody)", at: location)
+      context.recordTimeLimitExceeded("in its async body, which was cancelled and left running\(afterAbandonedBody)", at: location)
       throw TestStopped()
     }
     try outcome.withLock { $0! }.get()
