@@ -64,6 +64,13 @@ func runOurs(_ tests: [Test], waiter: any Waiter, place: Place, console: Bool = 
 /// a console reporter formatting every line into `/dev/null`.
 func runOurs(_ suite: Suite, executor: any TestExecutor = InProcessExecutor(), console: Bool = false,
              reporters makeReporters: () -> [any Reporter] = { [] }) -> RunOutcome {
+  runOurs([suite], executor: executor, console: console, reporters: makeReporters)
+}
+
+/// Runs the tests `configuration` selects of `suites` (a worker finds each test by its place
+/// among them, so a worker's run is given every suite the worker builds).
+func runOurs(_ suites: [Suite], configuration: Configuration = Configuration(), executor: any TestExecutor,
+             console: Bool = false, reporters makeReporters: () -> [any Reporter] = { [] }) -> RunOutcome {
   let sampler = FailureSampler()
   var reporters: [any Reporter] = [sampler]
   if console {
@@ -73,7 +80,8 @@ func runOurs(_ suite: Suite, executor: any TestExecutor = InProcessExecutor(), c
   }
   let start = monotonicNanos()
   reporters += makeReporters()
-  let summary = (try? Runner(suites: [suite], executor: executor, reporters: reporters).run()) ?? Summary()
+  let summary = (try? Runner(suites: suites, configuration: configuration, executor: executor, reporters: reporters).run())
+    ?? Summary()
   return RunOutcome(summary: summary, seconds: Double(monotonicNanos() - start) / 1e9,
                     failures: sampler.failures, firstFailure: sampler.first)
 }

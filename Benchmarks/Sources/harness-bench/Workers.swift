@@ -90,7 +90,9 @@ func measureWorkers(_ counts: Counts, _ report: Report, xctestPerTest: Double?) 
   report.add(Row(label: "per test · --isolation test", ours: freshFigure, anchorLabel: "—", anchor: nil, unit: "µs"))
 
   let stamps = StampRecorder()
-  _ = runOurs(smaller[1], executor: WorkerExecutor(executable: executable), reporters: { [stamps] })
+  var onlyCrashes = Configuration()
+  onlyCrashes.filters = ["\(smaller[1].name)/"]
+  _ = runOurs(smaller, configuration: onlyCrashes, executor: WorkerExecutor(executable: executable), reporters: { [stamps] })
   let gaps = stamps.crashGaps
   let crashFigure = gaps.isEmpty ? Double.nan : gaps.sorted()[gaps.count / 2]
   print(String(format: "a crash → the next test starts in a fresh worker (%d tests): %.2f ms median of %d (min %.2f, max %.2f)",
