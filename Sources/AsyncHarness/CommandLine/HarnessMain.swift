@@ -47,7 +47,7 @@ public enum HarnessMain {
     let arguments = Array(CommandLine.arguments.dropFirst())
     // A standard stream the run was started without is /dev/null, never a harness descriptor.
     StandardStreams.openMissing()
-    if arguments.first == WorkerMain.flag { WorkerMain.serve(suites, registry: registry) }
+    if arguments.first == WorkerMain.flag { WorkerMain.serve(Suite.uniquelyNamed(suites), registry: registry) }
     BazelTestProtocol.adoptTemporaryDirectory()
     let status = self.status(arguments: arguments, suites: suites, registry: registry,
                              defaultWaiters: defaultWaiters, defaultIsolation: .worker, junit: junit,
@@ -88,6 +88,7 @@ public enum HarnessMain {
                              junit: JUnitSupport?, console: ConsoleReporter.Style,
                              output: @escaping @Sendable (String) -> Void, errors: @escaping @Sendable (String) -> Void,
                              interrupts: StopRequest?, bazel: BazelTestProtocol) -> Int32 {
+    let suites = Suite.uniquelyNamed(suites)
     var options: HarnessOptions
     do {
       options = try HarnessOptions.parse(HarnessOptions.expandingOptionalSeeds(arguments))
@@ -100,6 +101,7 @@ public enum HarnessMain {
         + "  See '\(HarnessOptions.executableName) --help' for more information.\n")
       return 2
     }
+    for warning in UniqueNames.warnings(for: suites) { errors("warning: \(warning)\n") }
     do {
       options.adopt(bazel, hasJUnit: junit != nil)
       var configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)

@@ -14,7 +14,7 @@ import Synchronization
 /// (worker processes, `--workers N`); each entry runs whole in one lane, and suites start
 /// in plan order.
 public final class Runner: Sendable {
-  /// The suites to run.
+  /// The suites to run, each named uniquely (a repeated suite name gets `#01`, `#02`, …).
   public let suites: [Suite]
   /// How to run them.
   public let configuration: Configuration
@@ -58,7 +58,7 @@ public final class Runner: Sendable {
   public init(suites: [Suite], configuration: Configuration = Configuration(),
               registry: WaiterRegistry = .builtIn, lanes: Int, makeExecutor: @escaping @Sendable () -> any TestExecutor,
               stop: StopRequest? = nil, reporters: [any Reporter]) {
-    self.suites = suites
+    self.suites = Suite.uniquelyNamed(suites)
     self.configuration = configuration
     self.registry = registry
     self.lanes = max(1, lanes)

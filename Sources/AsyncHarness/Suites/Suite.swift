@@ -10,8 +10,11 @@
 /// The same suite runs unchanged under any waiter: `--waiter NAME`, `--waiter all`, or
 /// this default.
 public struct Suite: Sendable {
-  /// The suite's name.
-  public let name: String
+  /// The suite's name: the declared one, with `#01`, `#02`, … after it when an earlier suite
+  /// of the run has it too (``UniqueNames``).
+  public internal(set) var name: String
+  /// The name the suite was declared with.
+  let declaredName: String
   /// The waiter strategy used unless the configuration chooses another.
   public let defaultWaiter: any Waiter
   /// The tests, in declaration order.
@@ -33,12 +36,15 @@ public struct Suite: Sendable {
               tearDown: (@Sendable (TestContext) throws -> Void)? = nil,
               @SuiteBuilder tests: () -> [Test]) {
     self.name = name
+    declaredName = name
     self.defaultWaiter = waiter
     self.setUp = setUp
     self.tearDown = tearDown
-    self.tests = tests().enumerated().map { index, test in
-      var test = test
+    let tests = tests()
+    self.tests = zip(tests.indices, UniqueNames.make(tests.map(\.name))).map { index, name in
+      var test = tests[index]
       test.index = index
+      test.name = name
       return test
     }
   }

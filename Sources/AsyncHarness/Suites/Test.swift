@@ -17,8 +17,11 @@ public struct Test: Sendable {
     case async(@Sendable (TestContext) async throws -> Void)
   }
 
-  /// The test's name, unique within its suite.
-  public let name: String
+  /// The test's name, unique within its suite: the declared one, with `#01`, `#02`, … after
+  /// it when an earlier test of the suite has it too (``UniqueNames``).
+  public internal(set) var name: String
+  /// The name the test was declared with.
+  let declaredName: String
   /// The test's traits: skip, known issue, tags.
   public let traits: [TestTrait]
   /// The body.
@@ -62,6 +65,7 @@ public struct Test: Sendable {
 
   init(_ name: String, traits: [TestTrait], body: Body, sourceLocation: SourceLocation) {
     self.name = name
+    declaredName = name
     self.traits = traits
     self.body = body
     self.sourceLocation = sourceLocation
