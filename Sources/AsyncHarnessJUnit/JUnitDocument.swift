@@ -22,7 +22,8 @@ final class JUnitDocument {
   ///   `/` or is a directory, its directory is missing, not a directory or cannot hold a new
   ///   file, or its name is too long for the temporary file beside it.
   init(destination: String) throws {
-    let url = URL(fileURLWithPath: destination)
+    // Absolute from the start: a test that changes directory cannot move the report.
+    let url = URL(fileURLWithPath: RunDirectory.absolute(destination))
     directory = url.deletingLastPathComponent().path
     fileName = url.lastPathComponent
     self.destination = destination
@@ -74,6 +75,6 @@ final class JUnitDocument {
     try report.appendContents(afterDeclarationOf: body)
     try report.endDocument()
     try report.closeFile()
-    try report.moveInto(place: destination)
+    try report.moveInto(place: directory + "/" + fileName)
   }
 }

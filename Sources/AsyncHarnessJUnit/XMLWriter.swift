@@ -42,6 +42,8 @@ final class XMLWriter {
         path: destination, reason: "cannot create a temporary file in \(directory): \(ReportDestination.systemError())")
     }
     TemporaryFiles.add(path)
+    // Never inherited by a process a test starts (in-process) or a worker.
+    _ = fcntl(fileDescriptor, F_SETFD, FD_CLOEXEC)
     fchmod(fileDescriptor, 0o644)
     guard let buffer = xmlOutputBufferCreateFd(fileDescriptor, nil) else {
       throw JUnitError.callFailed(call: "xmlOutputBufferCreateFd", path: path, reason: nil)
@@ -104,7 +106,7 @@ final class XMLWriter {
   /// this point.
   func appendContents(afterDeclarationOf other: XMLWriter) throws {
     let writer = try activeWriter()
-    let input = open(other.path, O_RDONLY)
+    let input = open(other.path, O_RDONLY | O_CLOEXEC)
     guard input >= 0 else {
       throw JUnitError.callFailed(call: "open", path: other.path, reason: ReportDestination.systemError())
     }

@@ -47,6 +47,7 @@ public enum HarnessMain {
     let arguments = Array(CommandLine.arguments.dropFirst())
     // A standard stream the run was started without is /dev/null, never a harness descriptor.
     StandardStreams.openMissing()
+    _ = RunDirectory.start
     if arguments.first == WorkerMain.flag { WorkerMain.serve(Suite.uniquelyNamed(suites), registry: registry) }
     BazelTestProtocol.adoptTemporaryDirectory()
     let status = self.status(arguments: arguments, suites: suites, registry: registry,
@@ -89,6 +90,7 @@ public enum HarnessMain {
                              output: @escaping @Sendable (String) -> Void, errors: @escaping @Sendable (String) -> Void,
                              interrupts: StopRequest?, bazel: BazelTestProtocol) -> Int32 {
     let suites = Suite.uniquelyNamed(suites)
+    _ = RunDirectory.start
     var options: HarnessOptions
     do {
       options = try HarnessOptions.parse(HarnessOptions.expandingOptionalSeeds(arguments))

@@ -91,7 +91,7 @@ public final class JSONLinesReporter: Reporter {
   ///   before any test runs.
   public convenience init(path: String, outputLimit: Int = ReportDefaults.outputLimit) throws {
     if let reason = ReportDestination.problem(with: path) { throw ReportFileError(path: path, reason: reason) }
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { throw ReportFileError(path: path, reason: ReportDestination.systemError()) }
     self.init(descriptor: descriptor, name: path, outputLimit: outputLimit, closing: true, holdsLines: true)
   }

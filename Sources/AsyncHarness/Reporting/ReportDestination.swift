@@ -33,7 +33,7 @@ package enum ReportDestination {
       return "the file name is too long: \(nameBytes) bytes, at most \(nameMax)\(staging) in \(directory)"
     }
     let probe = "\(directory)/.asyncharness-probe-\(UUID().uuidString)"
-    let descriptor = open(probe, O_CREAT | O_EXCL | O_WRONLY, 0o600)
+    let descriptor = open(probe, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else { return "cannot create a file in \(directory): \(systemError())" }
     close(descriptor)
     unlink(probe)

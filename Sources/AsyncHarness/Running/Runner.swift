@@ -79,6 +79,7 @@ public final class Runner: Sendable {
   ///   first, so a failing reporter loses no other report).
   @discardableResult
   public func run() throws -> Summary {
+    _ = RunDirectory.start
     let plan = try plan()
     try configuration.checkSelection(in: suites)
     let channel = ReportingChannel(reporters)

@@ -31,12 +31,12 @@ public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertib
     fileID.split(separator: "/").last.map(String.init) ?? fileID
   }
 
-  /// The file's path relative to the working directory when the file lies inside it
-  /// (`Sources/LoaderSuites/main.swift`), so a terminal or an editor can open it; else its
-  /// file ID (`LoaderSuites/main.swift`), which names the module and never a machine's
-  /// directories.
+  /// The file's path relative to the directory the run started in when the file lies inside
+  /// it (`Sources/LoaderSuites/main.swift`), so a terminal or an editor can open it, whatever
+  /// directory a test changed to since; else its file ID (`LoaderSuites/main.swift`), which
+  /// names the module and never a machine's directories.
   public var path: String {
-    path(relativeTo: FileManager.default.currentDirectoryPath)
+    path(relativeTo: RunDirectory.start)
   }
 
   /// The file's path relative to `directory` when the file lies inside it, else its file ID.
