@@ -67,6 +67,11 @@ let package = Package(
     // A suites executable that the JUnit tests interrupt with real signals.
     .executableTarget(
       name: "harness-fixture", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"], path: "Tests/Fixtures/harness-fixture"),
+    // Ordinary but rude test code (reads stdin, starts processes, closes descriptors, …) that
+    // worker isolation must keep invisible.
+    .executableTarget(
+      name: "harness-rude-fixture", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"],
+      path: "Tests/Fixtures/harness-rude-fixture"),
   ]
 )
 

@@ -94,20 +94,27 @@ func harnessFixture() throws -> URL {
 
 /// Runs `tool` to its end and returns its exit status and what it wrote to standard output
 /// and standard error (read side by side, so neither pipe can fill up and stall it); in
-/// `environment` when given, else in this process's, and in `directory` when given.
+/// `environment` when given, else in this process's, and in `directory` when given; with
+/// `input` as its standard input when given. A child still running after `limit` seconds is
+/// killed (its status is then 128 + SIGKILL), so a hang fails a test instead of stalling it.
 func runToEnd(
-  _ tool: URL, _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil
+  _ tool: URL, _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil,
+  input: FileHandle? = nil, limit: Double = 300
 ) throws -> (status: Int32, output: String, errors: String) {
   let process = Process()
   process.executableURL = tool
   process.arguments = arguments
   if let environment { process.environment = environment }
   if let directory { process.currentDirectoryURL = directory }
+  if let input { process.standardInput = input }
+  let watchdog = DispatchWorkItem { kill(process.processIdentifier, SIGKILL) }
+  defer { watchdog.cancel() }
   let output = Pipe()
   let errors = Pipe()
   process.standardOutput = output
   process.standardError = errors
   try process.run()
+  DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: watchdog)
   let errorText = Mutex("")
   let errorsRead = DispatchGroup()
   DispatchQueue.global().async(group: errorsRead) {
