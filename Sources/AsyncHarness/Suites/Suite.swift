@@ -11,7 +11,7 @@
 /// this default.
 public struct Suite: Sendable {
   /// The suite's name: the declared one, with `#01`, `#02`, … after it when an earlier suite
-  /// of the run has it too (``UniqueNames``).
+  /// of the run has it too (Go's convention for repeated subtest names).
   public internal(set) var name: String
   /// The name the suite was declared with.
   let declaredName: String

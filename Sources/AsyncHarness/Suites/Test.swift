@@ -18,7 +18,7 @@ public struct Test: Sendable {
   }
 
   /// The test's name, unique within its suite: the declared one, with `#01`, `#02`, … after
-  /// it when an earlier test of the suite has it too (``UniqueNames``).
+  /// it when an earlier test of the suite has it too (Go's convention for repeated subtest names).
   public internal(set) var name: String
   /// The name the test was declared with.
   let declaredName: String
