@@ -96,9 +96,7 @@ final class WorkerChannel: Sendable {
 /// The requests the parent writes, read on the main thread between tests.
 struct WorkerRequests {
   private let channel: WorkerChannel
-  /// Bytes read and not yet returned start at `consumed`.
-  private var pending: [UInt8] = []
-  private var consumed = 0
+  private var lines = LineSplitter()
   private var ended = false
   private var buffer = [UInt8](repeating: 0, count: 65536)
 
@@ -121,17 +119,11 @@ struct WorkerRequests {
   /// The next line, without its newline, waiting for it; `nil` when the channel ended.
   private mutating func nextLine() -> ArraySlice<UInt8>? {
     while true {
-      if let newline = pending[consumed...].firstIndex(of: 0x0A) {
-        let line = pending[consumed..<newline]
-        consumed = newline + 1
-        return line
-      }
+      if let line = lines.next() { return line }
       if ended { return nil }
-      pending.removeFirst(consumed)
-      consumed = 0
       let count = read(channel.descriptor, &buffer, buffer.count)
       if count < 0 && errno == EINTR { continue }
-      if count <= 0 { ended = true } else { pending += buffer[..<count] }
+      if count <= 0 { ended = true } else { lines.append(buffer[..<count]) }
     }
   }
 }

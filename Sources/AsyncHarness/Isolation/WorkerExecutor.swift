@@ -221,7 +221,8 @@ private struct WorkerConnection {
   let process: WorkerProcess
   /// The steps sent, in the order the worker runs them; the first is running or next.
   var inFlight: [(id: TestID, planIndex: Int?)] = []
-  var lines = LineBuffer()
+  /// Lines read past a step's end belong to the next step.
+  var lines = LineSplitter()
   var output: OutputSplitter
 
   init(executable: String, marker: String) throws {
@@ -324,6 +325,7 @@ private struct WorkerSession {
 
   /// Relays one line of the worker's; returns how the attempt ended when it is the step's reply.
   private mutating func relay(_ line: ArraySlice<UInt8>, _ connection: inout WorkerConnection) -> Ending? {
+    guard !line.isEmpty else { return nil }
     switch try? WorkerMessage(line: line) {
     case .event(let event):
       if case .issueRecorded(step.id, let issue) = event.kind, issue.kind == .timeLimitExceeded { exceededTimeLimit = true }
@@ -373,32 +375,6 @@ private struct WorkerSession {
                              output: tail)
     }
     return .processEnded(exit, output: tail)
-  }
-}
-
-/// Splits a byte stream into lines, handed out one at a time: lines read past a step's end
-/// belong to the next step.
-private struct LineBuffer {
-  private var pending: [UInt8] = []
-  /// Where the lines not handed out yet start.
-  private var consumed = 0
-
-  mutating func append(_ bytes: ArraySlice<UInt8>) {
-    if consumed == pending.count {
-      pending.removeAll(keepingCapacity: true)
-      consumed = 0
-    }
-    pending += bytes
-  }
-
-  /// The next complete line, without its newline; empty lines are skipped.
-  mutating func next() -> ArraySlice<UInt8>? {
-    while let newline = pending[consumed...].firstIndex(of: 0x0A) {
-      let line = pending[consumed..<newline]
-      consumed = newline + 1
-      if !line.isEmpty { return line }
-    }
-    return nil
   }
 }
 

@@ -1,0 +1,46 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Splits a byte stream into lines as it is read, in whatever pieces the reads cut it: the
+/// worker protocol's channel, in both directions.
+///
+/// Each byte is searched for a newline once, so a line of any length (a 2 MB test name)
+/// costs what its bytes cost, however many reads it took.
+struct LineSplitter {
+  private var pending: [UInt8] = []
+  /// Where the lines not handed out yet start.
+  private var consumed = 0
+  /// Where the search for the next newline resumes: the bytes from `consumed` to here hold none.
+  private var scanned = 0
+
+  /// Adds bytes read from the stream.
+  mutating func append(_ bytes: ArraySlice<UInt8>) {
+    if consumed > 0 && consumed * 2 >= pending.count {
+      pending.removeFirst(consumed)
+      scanned -= consumed
+      consumed = 0
+    }
+    pending += bytes
+  }
+
+  /// The next complete line, without its newline; `nil` until one is complete.
+  mutating func next() -> ArraySlice<UInt8>? {
+    let start = max(consumed, scanned)
+    let found = pending.withUnsafeBufferPointer { buffer -> Int? in
+      guard start < buffer.count, let base = buffer.baseAddress,
+            let hit = memchr(base + start, 0x0A, buffer.count - start) else { return nil }
+      return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+    }
+    guard let newline = found else {
+      scanned = pending.count
+      return nil
+    }
+    let line = pending[consumed..<newline]
+    consumed = newline + 1
+    scanned = consumed
+    return line
+  }
+}
