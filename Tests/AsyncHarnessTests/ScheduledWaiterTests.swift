@@ -136,9 +136,9 @@ final class ScheduledWaiterTests: XCTestCase {
   }
 
   func testAfterOutsideWorkWasSeenLaterWaitsWaitInRealTime() throws {
-    let result = try scheduled(Test("a task, then a slow real queue") { t in
+    let result = try scheduled(Test("a real queue, then a slow one") { t in
       let first = t.expectation("first")
-      Task { t.main.async { first.fulfill() } }
+      DispatchQueue.global().async { t.main.async { first.fulfill() } }
       try t.wait(for: first)
       let second = t.expectation("second")
       // Longer than the quiet period: only a wait that falls back to real time sees it.
@@ -205,7 +205,7 @@ final class ScheduledWaiterTests: XCTestCase {
       t.expectEqual(t.virtualNow, .seconds(10))
     })
     XCTAssertEqual(result.verdict, .passed, "\(result.issues)")
-    XCTAssertEqual(result.issues.map(\.kind), [.warning], "the task runs outside the schedule")
+    XCTAssertEqual(result.issues, [], "the task is a task of the schedule")
   }
 
   func testPendingWorkIsDroppedWhenTheTestEndsAndLaterWorkRunsAtOnce() throws {

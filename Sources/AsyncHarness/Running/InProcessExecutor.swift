@@ -49,7 +49,7 @@ public struct InProcessExecutor: TestExecutor {
                               timeLimit: step.timeLimit, schedule: step.schedule, jitter: step.jitter)
     capture?.begin()
     TestRecord.$current.withValue(record) {
-      TestRecord.$body.withValue(record) { execute(step.test, in: step.suite, with: context) }
+      TestRecord.$body.withValue(record) { executeCapturingConcurrency(step.test, in: step.suite, with: context) }
     }
     capture?.end { record.capture($0) }
     record.end()
@@ -61,16 +61,28 @@ public struct InProcessExecutor: TestExecutor {
     capture?.finish()
   }
 
+  /// Runs the test; with a schedule (the scheduled strategy) and on the main thread, where
+  /// main-actor jobs can run, its `async` code runs as a task of the schedule
+  /// (``ScheduleDriver``).
+  private func executeCapturingConcurrency(_ test: Test, in suite: Suite, with context: TestContext) {
+    guard let scheduler = (context.queues as? ScheduledQueues)?.scheduler, Thread.isMainThread else {
+      return execute(test, in: suite, with: context, driver: nil)
+    }
+    let quietPeriod = (context.waiter as? ScheduledWaiter)?.quietPeriod ?? ScheduledWaiter().quietPeriod
+    execute(test, in: suite, with: context, driver: ScheduleDriver(scheduler: scheduler, quietPeriod: quietPeriod))
+  }
+
   /// Runs the set-up, the body, the teardown blocks (last registered first) and the tear-down;
   /// then, when the body ran to its end, fails the test for expectations it never waited for.
-  private func execute(_ test: Test, in suite: Suite, with context: TestContext) {
+  /// With a `driver`, `async` code runs as a task of the test's schedule.
+  private func execute(_ test: Test, in suite: Suite, with context: TestContext, driver: ScheduleDriver?) {
     let completed = capture(at: test.sourceLocation, in: context) {
       try suite.setUp?(context)
       switch test.body {
       case .blocking(let body):
         try body(context)
       case .async(let body):
-        try runToCompletion(at: test.sourceLocation, in: context) { try await body(context) }
+        try runToCompletion(at: test.sourceLocation, in: context, driver: driver) { try await body(context) }
       }
     }
     for teardown in context.takeTeardowns() {
@@ -78,7 +90,7 @@ public struct InProcessExecutor: TestExecutor {
       case .blocking(let block, let location):
         capture(at: location, in: context, block)
       case .async(let block, let location):
-        capture(at: location, in: context) { try runToCompletion(at: location, in: context, block) }
+        capture(at: location, in: context) { try runToCompletion(at: location, in: context, driver: driver, block) }
       }
     }
     capture(at: test.sourceLocation, in: context) { try suite.tearDown?(context) }
@@ -86,30 +98,55 @@ public struct InProcessExecutor: TestExecutor {
   }
 
   /// Runs an `async` body in a task, turning the main run loop (or parking this thread)
-  /// until it finishes, and rethrows what it threw. At the test's time limit it records the
-  /// limit, cancels the task and throws ``TestStopped``.
-  private func runToCompletion(at location: SourceLocation, in context: TestContext,
+  /// until it finishes, or, with a `driver`, driving its schedule; rethrows what it threw.
+  /// At the test's time limit it records the limit, cancels the task and throws
+  /// ``TestStopped``; so it does when the driver finds the body stuck, recording that.
+  private func runToCompletion(at location: SourceLocation, in context: TestContext, driver: ScheduleDriver?,
                                _ body: @escaping @Sendable () async throws -> Void) throws {
-    let outcome = Mutex<Result<Void, any Error>?>(nil)
-    let finished = WaitCondition(summary: "the async test body", sourceLocation: location) {
-      outcome.withLock { $0 != nil }
-    }
+    let outcome = BodyOutcome()
+    let finished = WaitCondition(summary: "the async test body", sourceLocation: location) { outcome.isSet }
     let record = context.record
-    let task = Task {
-      record.markBodyTask()
-      let result: Result<Void, any Error>
-      do { try await body(); result = .success(()) } catch { result = .failure(error) }
-      outcome.withLock { $0 = result }
-      finished.wake()
+    let start: @Sendable () -> Task<Void, Never> = {
+      // The task copies the test's task-locals, which the driver's thread lacks.
+      TestRecord.$current.withValue(record) {
+        TestRecord.$body.withValue(record) {
+          Task {
+            record.markBodyTask()
+            let result: Result<Void, any Error>
+            do { try await body(); result = .success(()) } catch { result = .failure(error) }
+            outcome.set(result)
+            finished.wake()
+          }
+        }
+      }
     }
-    let noLimit = ContinuousClock().now.advanced(by: .seconds(365 * 24 * 3600))
-    ExpectationWaiter().block(on: finished, until: context.timeLimit?.deadline ?? noLimit)
-    guard outcome.withLock({ $0 != nil }) else {
-      task.cancel()
+    let deadline = context.timeLimit?.deadline ?? ContinuousClock().now.advanced(by: .seconds(365 * 24 * 3600))
+    let task: Task<Void, Never>?
+    if let driver, ConcurrencyCapture.begin(for: driver.scheduler) {
+      let started = Mutex<Task<Void, Never>?>(nil)
+      let drive = driver.run(until: deadline, isFinished: finished.isDone) { started.withLock { $0 = start() } }
+      driver.scheduler.returnLeftoverJobs()
+      task = started.withLock { $0 }
+      if case .stuck(let virtualTime) = drive {
+        task?.cancel()
+        context.record(Issue(kind: .deadlock, message: Self.stuckMessage(at: virtualTime, quietPeriod: driver.quietPeriod), sourceLocation: location))
+        throw TestStopped()
+      }
+    } else {
+      task = start()
+      ExpectationWaiter().block(on: finished, until: deadline)
+    }
+    guard let result = outcome.result else {
+      task?.cancel()
       context.recordTimeLimitExceeded("in its async body, which was cancelled and left running\(afterAbandonedBody)", at: location)
       throw TestStopped()
     }
-    try outcome.withLock { $0! }.get()
+    try result.get()
+  }
+
+  /// What a test says when its scheduled `async` code is suspended on what nothing can resume.
+  static func stuckMessage(at virtualTime: Duration, quietPeriod: Duration) -> String {
+    "The async code is suspended and nothing can resume it: no job of the schedule is runnable or due, no harness wait is pending, and no work arrived from outside the schedule in a quiet period of \(quietPeriod.secondsDescription) seconds; it awaits something nobody will do (a continuation never resumed, a stream never finished, a task that is never cancelled); stopped at \(virtualTime.secondsDescription) seconds of virtual time"
   }
 
   /// Runs `work`, recording what it throws; returns whether it ran to its end.
@@ -122,5 +159,17 @@ public struct InProcessExecutor: TestExecutor {
       context.recordThrown(error, at: location)
       return false
     }
+  }
+}
+
+/// What an `async` body's task ended with, once it has.
+private final class BodyOutcome: Sendable {
+  private let state = Mutex<Result<Void, any Error>?>(nil)
+
+  var result: Result<Void, any Error>? { state.withLock { $0 } }
+  var isSet: Bool { result != nil }
+
+  func set(_ result: Result<Void, any Error>) {
+    state.withLock { $0 = result }
   }
 }

@@ -21,6 +21,8 @@ struct ScheduledWait {
   /// The wait's timeout on the virtual clock.
   let virtualDeadline: Duration
   let quietPeriod: Duration
+  /// The wait's timeout.
+  let timeout: Duration
   /// Whether work from outside the schedule may be waited for (not for a sleep of the
   /// test's own code, which only moves virtual time).
   let waitsForOutsideWork: Bool
@@ -40,6 +42,7 @@ struct ScheduledWait {
     self.scheduler = scheduler
     self.deadline = deadline
     self.virtualDeadline = scheduler.now + timeout
+    self.timeout = timeout
     endsAtTimeLimit = deadline < ContinuousClock().now.advanced(by: timeout - .milliseconds(1))
     self.quietPeriod = quietPeriod
     self.waitsForOutsideWork = waitsForOutsideWork
@@ -91,27 +94,35 @@ struct ScheduledWait {
       sawOutsideWork = true
       scheduler.noteOutsideWork()
     case (.quiet, .expire(let nextDue)):
-      if !condition.isDone() { expire(nextDue: nextDue) }
+      if !condition.isDone() {
+        scheduler.advance(to: virtualDeadline)
+        Self.expire(condition, scheduler: scheduler, at: virtualDeadline, nextDue: nextDue)
+      }
     case (.quiet, .keepWaiting):
       break
     }
   }
 
-  private func expire(nextDue: Duration?) {
-    scheduler.advance(to: virtualDeadline)
+  /// Ends `condition` as timed out at `virtualDeadline`: no pending work could satisfy it.
+  static func expire(_ condition: WaitCondition, scheduler: Scheduler, at virtualDeadline: Duration, nextDue: Duration?) {
     let queues = "the test's queues (\(scheduler.queueNames))"
     let later = nextDue.map { " (the next delayed work was due \(($0 - virtualDeadline).secondsDescription) seconds after the timeout)" } ?? ""
     condition.expire(because: "no work left on \(queues) could satisfy the wait\(later), so the scheduled waiter ended it at once instead of sitting out its timeout")
   }
 
-  private func finish() {
-    scheduler.stopWaking()
+  /// Records on `condition`'s test that work from outside the schedule took part in it.
+  static func warnOfOutsideWork(_ condition: WaitCondition) {
+    condition.recordWarning(
+      "scheduled waiter: \(condition.summary) at \(condition.sourceLocation) depended on work from outside the test's queues (a real DispatchQueue, a Task, another thread), so it fell back to waiting in real time; the schedule neither orders nor replays that work")
+  }
+
+  private func finish(stopWaking arrivalKey: UInt64) {
+    scheduler.stopWaking(arrivalKey)
     // A wait that sat out its timeout in real time (a short one, or one waiting for outside
     // work) has passed it in virtual time too.
     if !isCutByTimeLimit, !condition.isDone(), ContinuousClock().now >= deadline { scheduler.advance(to: virtualDeadline) }
     guard sawOutsideWork, !isCutByTimeLimit else { return }
-    condition.recordWarning(
-      "scheduled waiter: \(condition.summary) at \(condition.sourceLocation) depended on work from outside the test's queues (a real DispatchQueue, a Task, another thread), so it fell back to waiting in real time; the schedule neither orders nor replays that work")
+    Self.warnOfOutsideWork(condition)
   }
 
   // MARK: The loop
@@ -182,8 +193,8 @@ struct ScheduledWait {
   mutating func block() {
     let spot = ParkingSpot(pollsOften: condition.isPolled)
     condition.onWake { spot.wake() }
-    scheduler.wakeOnArrival { spot.wake() }
-    defer { finish() }
+    let arrivalKey = scheduler.wakeOnArrival { spot.wake() }
+    defer { finish(stopWaking: arrivalKey) }
     while let pause = step() {
       switch pause {
       case .runOnMainThread(let item): DispatchQueue.main.sync { scheduler.run(item) }
@@ -197,8 +208,8 @@ struct ScheduledWait {
     let parking = AsyncParking()
     defer { parking.finish() }
     condition.onWake { parking.unpark() }
-    scheduler.wakeOnArrival { parking.unpark() }
-    defer { finish() }
+    let arrivalKey = scheduler.wakeOnArrival { parking.unpark() }
+    defer { finish(stopWaking: arrivalKey) }
     while let pause = step() {
       switch pause {
       case .runOnMainThread(let item):

@@ -9,6 +9,10 @@ import Synchronization
 /// their queue when virtual time reaches them. A wait takes one step at a time
 /// (``next(upTo:)``) and runs the item it gets (``run(_:)``).
 ///
+/// Swift concurrency's jobs join it too, while the test holds the capture
+/// (``ConcurrencyCapture``): each task's jobs form a queue of their own, numbered in the order
+/// the tasks were first seen, and any other job (an actor's turn) a queue of one.
+///
 /// Work that arrives from outside the schedule (a thread or task that is neither the test's
 /// own code nor an item this scheduler is running) is counted: the waiter then warns and
 /// falls back to real time, as the synchronous strategy does.
@@ -26,11 +30,16 @@ final class Scheduler: Sendable {
     /// Whether it was submitted from outside the schedule.
     let isFromOutside: Bool
     let work: @Sendable () -> Void
+    /// For a Swift concurrency job: hands it back to the platform's executors when the test
+    /// ends before it ran.
+    var returnToPlatform: (@Sendable () -> Void)? = nil
   }
 
   private struct Queue {
     let identity: QueueIdentity
     let isMain: Bool
+    /// Whether it holds Swift concurrency jobs (not one of the test's `Dispatching` queues).
+    var holdsJobs = false
     var ready: [Item] = []
   }
 
@@ -43,8 +52,9 @@ final class Scheduler: Sendable {
     var steps = 0
     var picker: SchedulePicker
     var ended = false
-    /// Wakes the wait in progress when work arrives.
-    var arrival: (@Sendable () -> Void)?
+    /// Wake the waits in progress (nested ones, and the driver's) when work arrives, by key.
+    var arrivals: [UInt64: @Sendable () -> Void] = [:]
+    var nextArrivalKey: UInt64 = 0
     /// The thread running an item now, whose submissions are the schedule's own.
     var runningThread: ObjectIdentifier?
     /// Items submitted from outside the schedule since the test began.
@@ -53,6 +63,17 @@ final class Scheduler: Sendable {
     var sleepers: [UInt64: @Sendable (_ cancelled: Bool) -> Void] = [:]
     /// The index of the queue of the clock's sleepers, made at the first sleep.
     var clockQueue: Int?
+    /// The indices of the queues with a runnable item, in ascending order.
+    var runnable: [Int] = []
+    /// The queue of each task whose jobs this scheduler took, by the runtime's task id.
+    var taskQueues: [UInt64: Int] = [:]
+    /// The item running now and when it began, on the real clock.
+    var runningItem: (identity: QueueIdentity, start: ContinuousClock.Instant)?
+    /// The thread that drives the schedule of an `async` body (``ScheduleDriver``), while it
+    /// is not parked: what it resumes is the schedule's own work.
+    var drivingThread: ObjectIdentifier?
+    /// The driver of the `async` code running as a task of the schedule, if any.
+    var driver: ScheduleDriver?
   }
 
   /// The schedule this run follows.
@@ -75,16 +96,23 @@ final class Scheduler: Sendable {
 
   /// Adds a serial queue and returns its index.
   func addQueue(_ identity: QueueIdentity) -> Int {
-    state.withLock { state in
-      state.queues.append(Queue(identity: identity, isMain: false))
-      state.picker.queueAdded()
-      return state.queues.count - 1
-    }
+    state.withLock { Self.addQueue(Queue(identity: identity, isMain: false), to: &$0) }
   }
 
-  /// The labels of the test's queues, in the order they were made: `main, background`.
+  private static func addQueue(_ queue: Queue, to state: inout State) -> Int {
+    state.queues.append(queue)
+    state.picker.queueAdded()
+    return state.queues.count - 1
+  }
+
+  /// The labels of the test's queues, in the order they were made: `main, background`, then
+  /// how many Swift concurrency tasks took part.
   var queueNames: String {
-    state.withLock { $0.queues.map(\.identity.label) }.joined(separator: ", ")
+    let (names, tasks) = state.withLock { state in
+      (state.queues.filter { !$0.holdsJobs }.map(\.identity.label), state.taskQueues.count)
+    }
+    return (names + (tasks == 0 ? [] : ["\(tasks) Swift concurrency task\(tasks == 1 ? "" : "s")"]))
+      .joined(separator: ", ")
   }
 
   // MARK: Submitting
@@ -93,23 +121,81 @@ final class Scheduler: Sendable {
   /// Returns `false` when the test has ended: the caller then runs the work itself.
   func submit(to index: Int, after delay: Duration = .zero, _ work: @escaping @Sendable () -> Void) -> Bool {
     let outside = !isScheduleOwnCaller
-    let arrival = state.withLock { state -> (@Sendable () -> Void)?? in
-      guard !state.ended else { return .none }
+    let arrivals = state.withLock { state -> [@Sendable () -> Void]? in
+      guard !state.ended else { return nil }
       state.sequence += 1
       let queue = state.queues[index]
       let item = Item(sequence: state.sequence, queue: index, due: state.now + max(.zero, delay),
                       identity: queue.identity, runsOnMainThread: queue.isMain, isFromOutside: outside, work: work)
-      if delay > .zero {
-        Self.insert(item, into: &state.delayed)
-      } else {
-        state.queues[index].ready.append(item)
-      }
+      Self.enqueue(item, delayed: delay > .zero, in: &state)
       if outside { state.outsideArrivals += 1 }
-      return .some(state.arrival)
+      return Array(state.arrivals.values)
     }
-    guard case .some(let wake) = arrival else { return false }
-    wake?()
+    guard let arrivals else { return false }
+    for wake in arrivals { wake() }
     return true
+  }
+
+  /// Takes a Swift concurrency job (``ConcurrencyCapture``): one the schedule's own code
+  /// enqueued, or a later job of a task it already took (then as work from outside).
+  /// Returns `false` for any other job, and once the test has ended: the caller passes it
+  /// to the platform's executors.
+  /// - Parameters:
+  ///   - task: The runtime's id of the job's task; `nil` for a job that is not a task's.
+  ///   - onMainThread: Whether it runs on the main actor.
+  ///   - delay: For a sleep, the virtual time until it is due.
+  ///   - work: Runs the job.
+  ///   - returnToPlatform: Hands the job to the platform, if the test ends before it ran.
+  func submitJob(task: UInt64?, onMainThread: Bool, delay: Duration?, work: @escaping @Sendable () -> Void,
+                 returnToPlatform: @escaping @Sendable () -> Void) -> Bool {
+    let own = isScheduleOwnCaller
+    let arrivals = state.withLock { state -> [@Sendable () -> Void]? in
+      guard !state.ended else { return nil }
+      let known = task.flatMap { state.taskQueues[$0] }
+      guard own || known != nil else { return nil }
+      let index = known ?? {
+        let label = task == nil ? "an actor's job" : "task #\(state.taskQueues.count + 1)"
+        let queue = Queue(identity: QueueIdentity(label: label), isMain: false, holdsJobs: true)
+        let index = Self.addQueue(queue, to: &state)
+        if let task { state.taskQueues[task] = index }
+        return index
+      }()
+      state.sequence += 1
+      let item = Item(sequence: state.sequence, queue: index, due: state.now + (delay ?? .zero),
+                      identity: state.queues[index].identity, runsOnMainThread: onMainThread, isFromOutside: !own,
+                      work: work, returnToPlatform: returnToPlatform)
+      Self.enqueue(item, delayed: (delay ?? .zero) > .zero, in: &state)
+      if !own { state.outsideArrivals += 1 }
+      return Array(state.arrivals.values)
+    }
+    guard let arrivals else { return false }
+    for wake in arrivals { wake() }
+    return true
+  }
+
+  /// Puts `item` among the delayed ones, or at the end of its queue.
+  private static func enqueue(_ item: Item, delayed: Bool, in state: inout State) {
+    if delayed {
+      insert(item, into: &state.delayed)
+    } else {
+      append(item, in: &state)
+    }
+  }
+
+  /// Appends a runnable item to its queue, which becomes runnable if it was empty.
+  private static func append(_ item: Item, in state: inout State) {
+    if state.queues[item.queue].ready.isEmpty {
+      let position = state.runnable.firstIndex { $0 > item.queue } ?? state.runnable.endIndex
+      state.runnable.insert(item.queue, at: position)
+    }
+    state.queues[item.queue].ready.append(item)
+  }
+
+  /// Takes the first item of a runnable queue, which stops being runnable if it empties.
+  private static func takeFirst(of queue: Int, in state: inout State) -> Item {
+    let item = state.queues[queue].ready.removeFirst()
+    if state.queues[queue].ready.isEmpty { state.runnable.removeAll { $0 == queue } }
+    return item
   }
 
   /// Registers a sleeper on the virtual clock until `deadline`: `resume(false)` runs when
@@ -117,13 +203,12 @@ final class Scheduler: Sendable {
   /// sleeper's key for ``cancelSleep(_:)``, or `nil` when the test has ended.
   func sleep(until deadline: Duration, resume: @escaping @Sendable (_ cancelled: Bool) -> Void) -> UInt64? {
     let outside = !isScheduleOwnCaller
-    let registered = state.withLock { state -> (key: UInt64, wake: (@Sendable () -> Void)?)? in
+    let registered = state.withLock { state -> (key: UInt64, wake: [@Sendable () -> Void])? in
       guard !state.ended else { return nil }
       let clockQueue = state.clockQueue ?? {
-        state.queues.append(Queue(identity: QueueIdentity(label: "clock"), isMain: false))
-        state.picker.queueAdded()
-        state.clockQueue = state.queues.count - 1
-        return state.queues.count - 1
+        let index = Self.addQueue(Queue(identity: QueueIdentity(label: "clock"), isMain: false), to: &state)
+        state.clockQueue = index
+        return index
       }()
       state.sequence += 1
       let key = state.sequence
@@ -136,9 +221,9 @@ final class Scheduler: Sendable {
       state.sleepers[key] = resume
       Self.insert(item, into: &state.delayed)
       if outside { state.outsideArrivals += 1 }
-      return (key, state.arrival)
+      return (key, Array(state.arrivals.values))
     }
-    registered?.wake?()
+    for wake in registered?.wake ?? [] { wake() }
     return registered?.key
   }
 
@@ -160,8 +245,48 @@ final class Scheduler: Sendable {
   /// real queue, a `Task`, another thread) is outside it.
   private var isScheduleOwnCaller: Bool {
     let thread = ObjectIdentifier(Thread.current)
-    if state.withLock({ $0.runningThread == thread }) { return true }
+    if state.withLock({ $0.runningThread == thread || $0.drivingThread == thread }) { return true }
     return record?.isCallerTheBody ?? false
+  }
+
+  /// Whether the calling thread is the one driving the schedule (``ScheduleDriver``).
+  var isCallerTheDriver: Bool {
+    let thread = ObjectIdentifier(Thread.current)
+    return state.withLock { $0.drivingThread == thread }
+  }
+
+  /// Whether the calling thread is running one of this scheduler's items now: the caller is
+  /// scheduled work (a job of the test's tasks, or a queue's item).
+  var isRunningItemOnThisThread: Bool {
+    let thread = ObjectIdentifier(Thread.current)
+    return state.withLock { $0.runningThread == thread }
+  }
+
+  /// Marks the calling thread as the driver of the schedule (``ScheduleDriver``), or, with
+  /// `nil`, no thread: while it drives, what it enqueues is the schedule's own work.
+  func drive(with driver: ScheduleDriver?) {
+    let thread = driver == nil ? nil : ObjectIdentifier(Thread.current)
+    state.withLock { state in
+      state.driver = driver
+      state.drivingThread = thread
+    }
+  }
+
+  /// The driver running the test's `async` code as a task of the schedule, if any: waits of
+  /// scheduled code register with it.
+  var driver: ScheduleDriver? { state.withLock { $0.driver } }
+
+  /// When the item running now began, on the real clock (for the delays of sleeps).
+  var itemStart: ContinuousClock.Instant? { state.withLock { $0.runningItem?.start } }
+
+  /// The item the driver's thread runs now, if it has run for `limit` or longer: its
+  /// queue's label (`task #2`, `io`) and how long it has run.
+  func itemBlockingTheDriver(longerThan limit: Duration) -> (label: String, duration: Duration)? {
+    state.withLock { state in
+      guard let running = state.runningItem, state.drivingThread != nil, state.runningThread == state.drivingThread else { return nil }
+      let duration = running.start.duration(to: .now)
+      return duration >= limit ? (running.identity.label, duration) : nil
+    }
   }
 
   // MARK: Stepping
@@ -183,11 +308,10 @@ final class Scheduler: Sendable {
     state.withLock { state in
       while true {
         Self.promoteDue(&state)
-        let candidates = state.queues.indices.filter { !state.queues[$0].ready.isEmpty }
-        if !candidates.isEmpty {
+        if !state.runnable.isEmpty {
           state.steps += 1
-          let chosen = state.picker.choose(among: candidates, step: state.steps)
-          return .run(state.queues[chosen].ready.removeFirst())
+          let chosen = state.picker.choose(among: state.runnable, step: state.steps)
+          return .run(Self.takeFirst(of: chosen, in: &state))
         }
         guard let next = state.delayed.first else { return .idle(nextDue: nil, submissions: state.sequence) }
         guard next.due <= deadline else { return .idle(nextDue: next.due, submissions: state.sequence) }
@@ -200,7 +324,7 @@ final class Scheduler: Sendable {
   var hasRunnableWork: Bool {
     state.withLock { state in
       Self.promoteDue(&state)
-      return state.queues.contains { !$0.ready.isEmpty }
+      return !state.runnable.isEmpty
     }
   }
 
@@ -208,7 +332,7 @@ final class Scheduler: Sendable {
   private static func promoteDue(_ state: inout State) {
     while let first = state.delayed.first, first.due <= state.now {
       state.delayed.removeFirst()
-      state.queues[first.queue].ready.append(first)
+      append(first, in: &state)
     }
   }
 
@@ -217,7 +341,10 @@ final class Scheduler: Sendable {
   func takeReady(from index: Int) -> [Item] {
     state.withLock { state in
       Self.promoteDue(&state)
-      defer { state.queues[index].ready.removeAll() }
+      defer {
+        state.queues[index].ready.removeAll()
+        state.runnable.removeAll { $0 == index }
+      }
       return state.queues[index].ready
     }
   }
@@ -227,10 +354,18 @@ final class Scheduler: Sendable {
   func run(_ item: Item, chain: [QueueIdentity]? = nil) {
     let thread = ObjectIdentifier(Thread.current)
     let previous = state.withLock { state in
-      defer { state.runningThread = thread }
-      return state.runningThread
+      defer {
+        state.runningThread = thread
+        state.runningItem = (item.identity, .now)
+      }
+      return (state.runningThread, state.runningItem)
     }
-    defer { state.withLock { $0.runningThread = previous } }
+    defer {
+      state.withLock { state in
+        state.runningThread = previous.0
+        state.runningItem = previous.1
+      }
+    }
     DispatchChain.$frames.withValue(chain ?? [item.identity], operation: item.work)
   }
 
@@ -263,25 +398,69 @@ final class Scheduler: Sendable {
     state.withLock { $0.outsideArrivals += 1 }
   }
 
-  /// Calls `wake` whenever work arrives, until ``stopWaking()``.
-  func wakeOnArrival(_ wake: @escaping @Sendable () -> Void) {
-    state.withLock { $0.arrival = wake }
+  /// Calls `wake` whenever work arrives, until ``stopWaking(_:)`` with the key it returns.
+  func wakeOnArrival(_ wake: @escaping @Sendable () -> Void) -> UInt64 {
+    state.withLock { state in
+      state.nextArrivalKey += 1
+      state.arrivals[state.nextArrivalKey] = wake
+      return state.nextArrivalKey
+    }
   }
 
-  func stopWaking() {
-    state.withLock { $0.arrival = nil }
+  func stopWaking(_ key: UInt64) {
+    _ = state.withLock { $0.arrivals.removeValue(forKey: key) }
   }
 
   /// Ends the test's schedule: pending work is dropped, sleepers are resumed as cancelled,
-  /// and later submissions run at once on their caller.
+  /// and later submissions run at once on their caller. Swift concurrency jobs still
+  /// pending go back to the platform's executors (``returnLeftoverJobs()``).
   func end() {
+    returnLeftoverJobs()
     let sleepers = state.withLock { state in
       state.ended = true
       state.delayed.removeAll()
       for index in state.queues.indices { state.queues[index].ready.removeAll() }
+      state.runnable.removeAll()
       defer { state.sleepers.removeAll() }
       return Array(state.sleepers.values)
     }
     for resume in sleepers { resume(true) }
+  }
+
+  // MARK: Giving Swift concurrency back
+
+  /// Gives the capture of Swift concurrency up when the test's `async` code has ended: jobs
+  /// still pending (of a task it started and did not await, a sleep not yet due) go back to
+  /// the platform's executors, and a warning counts them.
+  func returnLeftoverJobs() {
+    let count = returnJobs()
+    guard count > 0 else { return }
+    record?.record(Issue(kind: .warning, message: "scheduled waiter: \(count) Swift concurrency job\(count == 1 ? " was" : "s were") still pending when the test's async code ended (a task it started and did not await, or a sleep not yet due); they went back to Swift's own executors and run outside the schedule", sourceLocation: nil))
+  }
+
+  /// Gives the capture of Swift concurrency up while the test runs, because `job` has kept the
+  /// driver's thread for `duration` (it blocks it, waiting for something only another job
+  /// would do): pending jobs go back to the platform's executors, and the test's later waits
+  /// fall back to real time, with a warning naming the job.
+  func abandonCapture(blockedBy job: String, for duration: Duration) {
+    let count = returnJobs()
+    noteOutsideWork()
+    record?.record(Issue(kind: .warning, message: "scheduled waiter: \(job) kept the schedule's thread for \(duration.secondsDescription) seconds, longer than the quiet period (it blocks its thread: a semaphore, a lock, a synchronous wait for work of another task); the schedule gave Swift concurrency back to Swift's own executors (\(count) pending job\(count == 1 ? "" : "s")), so the rest of the test runs in real time, neither ordered nor replayed", sourceLocation: nil))
+  }
+
+  /// Releases the capture and hands the pending jobs to the platform; returns how many.
+  private func returnJobs() -> Int {
+    ConcurrencyCapture.release(self)
+    let jobs = state.withLock { state -> [@Sendable () -> Void] in
+      let jobs = (state.delayed + state.queues.flatMap(\.ready)).compactMap(\.returnToPlatform)
+      state.delayed.removeAll { $0.returnToPlatform != nil }
+      for index in state.queues.indices where state.queues[index].holdsJobs {
+        state.queues[index].ready.removeAll()
+      }
+      state.runnable.removeAll { state.queues[$0].ready.isEmpty }
+      return jobs
+    }
+    for job in jobs { job() }
+    return jobs.count
   }
 }

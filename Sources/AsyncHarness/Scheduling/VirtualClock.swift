@@ -41,7 +41,7 @@ public struct VirtualClock: Clock {
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
     guard deadline.offset > scheduler.now else { return }
-    if record?.isCallerTheBody ?? false {
+    if record?.isCallerTheBody ?? false, scheduler.driver == nil {
       await ScheduledWait.advance(scheduler, to: deadline.offset)
       return
     }

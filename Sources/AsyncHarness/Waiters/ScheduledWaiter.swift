@@ -66,6 +66,13 @@ public struct ScheduledWaiter: Waiter {
     wait.block()
   }
 
+  /// Whether a wait of the caller must run in real time: a driver runs the schedule
+  /// (``ScheduleDriver``) and the caller is not scheduled work, so stepping the schedule
+  /// here would run items beside the driver.
+  private static func isOutsideDrivenSchedule(_ scheduler: Scheduler) -> Bool {
+    scheduler.driver != nil && !scheduler.isRunningItemOnThisThread
+  }
+
   /// Suspends the calling task until `condition` is done or `deadline` passes.
   /// - Parameters:
   ///   - condition: What the wait waits for.
@@ -74,13 +81,18 @@ public struct ScheduledWaiter: Waiter {
     guard var wait = scheduledWait(condition, until: deadline) else {
       return await condition.suspendUntilDone(deadline: deadline)
     }
+    if let driver = wait.scheduler.driver {
+      // Scheduled code registers its wait with the driver, which runs the schedule.
+      return await driver.wait(on: condition, until: deadline, timeout: wait.timeout)
+    }
     await wait.suspend()
   }
 
   /// The scheduled wait on the test's pending work, or `nil` for a condition whose test has
   /// no scheduled queues (one made outside a test): that one waits in real time.
   private func scheduledWait(_ condition: WaitCondition, until deadline: ContinuousClock.Instant) -> ScheduledWait? {
-    guard let scheduler = (condition.queues as? ScheduledQueues)?.scheduler else { return nil }
+    guard let scheduler = (condition.queues as? ScheduledQueues)?.scheduler,
+          !Self.isOutsideDrivenSchedule(scheduler) else { return nil }
     return ScheduledWait(condition, scheduler: scheduler, deadline: deadline,
                          timeout: condition.timeout ?? ContinuousClock().now.duration(to: deadline),
                          quietPeriod: quietPeriod)

@@ -1,0 +1,179 @@
+import Foundation
+import Synchronization
+
+#if compiler(>=6.3)
+@_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
+#endif
+
+/// Brings a scheduled test's Swift concurrency jobs (its tasks, actor hops, `@MainActor`
+/// work, `Task.yield`, `Task.sleep`) into its ``Scheduler``, as pending items.
+///
+/// The harness installs its own main and default executors once per process, the first time
+/// a scheduled test runs (`_createExecutors(factory:)`, Swift's experimental custom executors,
+/// Swift 6.3 and later). They pass every job straight to the platform's executors, except
+/// while a test holds the capture (``begin(for:)``): then a job enqueued by the test's
+/// own code (its body, or a job the scheduler is running) becomes an item of that test's
+/// scheduler, and so does a later job of a task already seen there, even when work from
+/// outside resumes it (counted as outside work). Any other job goes to the platform.
+///
+/// Where the API is missing (an older compiler, an older macOS), ``isAvailable`` is false and
+/// Swift concurrency escapes the scheduler, as it did before.
+enum ConcurrencyCapture {
+  /// The scheduler holding the capture, if any: one test at a time per process.
+  private static let holder = Mutex<Scheduler?>(nil)
+
+  /// Whether this toolchain and platform let the harness install its executors.
+  static var isAvailable: Bool {
+    #if compiler(>=6.3)
+    if #available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *) { return true }
+    #endif
+    return false
+  }
+
+  /// The scheduler whose test holds the capture now.
+  static var holderScheduler: Scheduler? { holder.withLock { $0 } }
+
+  /// Makes `scheduler` hold the capture, and returns `true`, unless the API is missing or
+  /// another test of the process holds it (tests running side by side in one process). The
+  /// scheduler gives it up with ``release(_:)``.
+  static func begin(for scheduler: Scheduler) -> Bool {
+    guard isAvailable, installExecutors() else { return false }
+    return holder.withLock { holder in
+      guard holder == nil else { return false }
+      holder = scheduler
+      return true
+    }
+  }
+
+  /// Gives the capture up, if `scheduler` holds it: later jobs go to the platform.
+  static func release(_ scheduler: Scheduler) {
+    holder.withLock { if $0 === scheduler { $0 = nil } }
+  }
+
+  /// Installs the harness's executors, once; returns whether they are installed.
+  private static func installExecutors() -> Bool {
+    #if compiler(>=6.3)
+    if #available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *) {
+      return installed
+    }
+    #endif
+    return false
+  }
+
+  #if compiler(>=6.3)
+  @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
+  private static let installed: Bool = {
+    _createExecutors(factory: HarnessExecutorFactory.self)
+    return true
+  }()
+  #endif
+}
+
+#if compiler(>=6.3)
+/// The executors the harness installs: the platform's, with a detour into the scheduler of
+/// the test holding the capture.
+@available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
+private struct HarnessExecutorFactory: ExecutorFactory {
+  static let main = HarnessMainExecutor()
+  static let task = HarnessTaskExecutor()
+  static var mainExecutor: any MainExecutor { main }
+  static var defaultExecutor: any TaskExecutor { task }
+}
+
+/// A job taken into a scheduler: how it runs, and how it goes back to the platform.
+@available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
+private struct CapturedJob: Sendable {
+  let job: UnownedJob
+  /// The id of the job's task, or `nil` for a job that is not a task's (an actor's turn).
+  let taskID: UInt64?
+
+  init(_ job: consuming ExecutorJob) {
+    // "ExecutorJob(id: 7)" or "ExecutorJob(id: nil)": the runtime's task id, never reused.
+    let description = job.description
+    taskID = description.split(separator: " ").last.flatMap { UInt64($0.dropLast()) }
+    self.job = UnownedJob(job)
+  }
+
+  /// Offers the job to the scheduler holding the capture; returns `false` when it is not the
+  /// test's (or no test holds the capture), and the caller passes it on.
+  func offer(onMainThread: Bool, due delay: Duration? = nil,
+             returnToPlatform: @escaping @Sendable () -> Void) -> Bool {
+    guard let scheduler = ConcurrencyCapture.holderScheduler else { return false }
+    let job = job
+    let taskExecutor = HarnessExecutorFactory.task.asUnownedTaskExecutor()
+    let work: @Sendable () -> Void
+    if onMainThread {
+      let mainExecutor = HarnessExecutorFactory.main.asUnownedSerialExecutor()
+      work = { job.runSynchronously(isolatedTo: mainExecutor, taskExecutor: taskExecutor) }
+    } else {
+      work = { job.runSynchronously(on: taskExecutor) }
+    }
+    return scheduler.submitJob(task: taskID, onMainThread: onMainThread, delay: delay, work: work,
+                               returnToPlatform: returnToPlatform)
+  }
+
+  /// The delay until `instant` of `clock`, counted from the start of the item running now
+  /// (where the sleeping code read the clock), in whole milliseconds: the runtime hands over
+  /// an instant of a real clock, so finer digits would differ from run to run. `nil` for a
+  /// clock that is not the continuous or the suspending one.
+  static func delay<C: Clock>(until instant: C.Instant, of clock: C, since itemStart: ContinuousClock.Instant?) -> Duration? {
+    guard let remaining = clock.now.duration(to: instant) as? Duration,
+          C.self == ContinuousClock.self || C.self == SuspendingClock.self else { return nil }
+    let elapsed = itemStart.map { $0.duration(to: .now) } ?? .zero
+    let milliseconds = (remaining + elapsed).components
+    let whole = milliseconds.seconds * 1_000 + milliseconds.attoseconds / 1_000_000_000_000_000
+    return .milliseconds(max(0, whole))
+  }
+}
+
+/// The default executor: the platform's, unless a scheduled test takes the job.
+@available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
+private final class HarnessTaskExecutor: TaskExecutor, SchedulingExecutor {
+  private let platform = PlatformExecutorFactory.defaultExecutor
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let captured = CapturedJob(job)
+    let platform = platform
+    let taken = captured.offer(onMainThread: false) { platform.enqueue(ExecutorJob(captured.job)) }
+    if !taken { platform.enqueue(ExecutorJob(captured.job)) }
+  }
+
+  func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
+    let captured = CapturedJob(job)
+    let platform = platform
+    let sendBack: @Sendable () -> Void = {
+      if let scheduling = platform as? any SchedulingExecutor {
+        scheduling.enqueue(ExecutorJob(captured.job), at: instant, tolerance: tolerance, clock: clock)
+      } else {
+        platform.enqueue(ExecutorJob(captured.job))
+      }
+    }
+    let delay = CapturedJob.delay(until: instant, of: clock, since: ConcurrencyCapture.holderScheduler?.itemStart)
+    let taken = delay.map { captured.offer(onMainThread: false, due: $0, returnToPlatform: sendBack) } ?? false
+    if !taken { sendBack() }
+  }
+
+  func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
+    enqueue(job, at: clock.now.advanced(by: delay), tolerance: tolerance, clock: clock)
+  }
+}
+
+/// The main executor: the platform's, unless a scheduled test takes the job; the scheduler
+/// then runs it on the main thread.
+@available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
+private final class HarnessMainExecutor: MainExecutor {
+  private let platform = PlatformExecutorFactory.mainExecutor
+
+  func run() throws { try platform.run() }
+  func stop() { platform.stop() }
+  var isMainExecutor: Bool { true }
+  func checkIsolated() { platform.checkIsolated() }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let captured = CapturedJob(job)
+    let platform = platform
+    let taken = captured.offer(onMainThread: true) { platform.enqueue(ExecutorJob(captured.job)) }
+    if !taken { platform.enqueue(ExecutorJob(captured.job)) }
+  }
+}
+#endif

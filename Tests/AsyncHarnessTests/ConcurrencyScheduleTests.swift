@@ -1,0 +1,228 @@
+@testable import AsyncHarness
+import Foundation
+import Synchronization
+import XCTest
+
+/// Swift concurrency under the scheduled strategy: the `async` body runs as a task of the
+/// schedule, on the driver's thread; the tasks, actors, main-actor jobs, yields and sleeps
+/// it reaches join the schedule; sleeps run on virtual time.
+final class ConcurrencyScheduleTests: XCTestCase {
+  private let file = "Tests/AsyncHarnessTests/ConcurrencyScheduleTests.swift"
+
+  override func setUpWithError() throws {
+    try XCTSkipUnless(ConcurrencyCapture.isAvailable, "this toolchain cannot install the harness's executors")
+  }
+
+  func testATaskThatSleepsLongerThanTheQuietPeriodThenFulfilsPassesAtItsVirtualDeadline() throws {
+    let woke = Log()
+    let start = ContinuousClock().now
+    let result = try scheduled(Test("sleeps, then fulfils") { t async throws in
+      let done = t.expectation("done", expectedFulfillmentCount: 2)
+      Task {
+        try await Task.sleep(for: .seconds(1))
+        woke.append("\(t.virtualNow)")
+        done.fulfill()
+      }
+      Task {
+        try await ContinuousClock().sleep(for: .seconds(60))
+        woke.append("\(t.virtualNow)")
+        done.fulfill()
+      }
+      try await t.wait(for: done, timeout: .seconds(120))
+    })
+    XCTAssertEqual(result.verdict, .passed, "\(result.issues)")
+    XCTAssertEqual(result.issues, [])
+    XCTAssertEqual(woke.all, ["1.0 seconds", "60.0 seconds"], "each sleep ends at its virtual deadline")
+    // Not a speed target: real sleeps would take a minute.
+    XCTAssertLessThan(start.duration(to: ContinuousClock().now), .seconds(10))
+  }
+
+  func testEveryKindOfJobRunsInTheSchedule() throws {
+    let seen = Log()
+    let result = try scheduled(Test("every path") { t async throws in
+      @Sendable func note(_ path: String) {
+        seen.append("\(path): \(t.isOnTheDriver)")
+      }
+      note("body")
+      await Task { note("task") }.value
+      await Task.detached { note("detached") }.value
+      await withTaskGroup(of: Void.self) { group in group.addTask { note("child") } }
+      async let bound: Void = note("async let")
+      await bound
+      await Tally().add(note)
+      await Task.yield()
+      note("after a yield")
+      try await Task.sleep(for: .milliseconds(5))
+      note("after a sleep")
+      await withCheckedContinuation { continuation in
+        Task { note("resumer"); continuation.resume() }
+      }
+      note("after a continuation")
+      await MainActor.run {
+        seen.append("main actor: \(Thread.isMainThread)")
+      }
+    })
+    XCTAssertEqual(result.verdict, .passed, "\(result.issues)")
+    XCTAssertEqual(result.issues, [])
+    let paths = ["body", "task", "detached", "child", "async let", "actor", "after a yield", "after a sleep",
+                 "resumer", "after a continuation", "main actor"]
+    XCTAssertEqual(seen.all, paths.map { "\($0): true" },
+                   "each ran on the driver's thread (the main actor's jobs on the main thread)")
+  }
+
+  func testOutsideTheScheduledStrategyJobsRunOnSwiftsOwnExecutors() throws {
+    let onDriver = Log()
+    let result = try onlyResult(of: [Suite("Elsewhere") {
+      Test("a task") { t async throws in
+        await Task { onDriver.append("\(t.isOnTheDriver)") }.value
+      }
+    }]) { $0.waiters = .named("expectation") }
+    XCTAssertEqual(result.verdict, .passed, "\(result.issues)")
+    XCTAssertEqual(onDriver.all, ["false"])
+  }
+
+  func testTheSameScheduleGivesTheSameInterleavingAndSeedsGiveDifferentOnes() throws {
+    let orders = Log()
+    let recorder = try runSuites([Suite("Interleaving") {
+      Test("three tasks") { t async throws in
+        let key = t.id.schedule ?? ""
+        let tasks = (0..<3).map { number in
+          Task {
+            for step in 0..<3 {
+              orders.append("\(key) \(number).\(step)")
+              await Task.yield()
+            }
+          }
+        }
+        for task in tasks { await task.value }
+      }
+    }]) {
+      $0.waiters = .named("scheduled")
+      $0.explorations = 12
+      $0.repetitions = 3
+    }
+    XCTAssertEqual(recorder.results.count, 36)
+    XCTAssertEqual(recorder.results.filter { $0.result.verdict != .passed }.count, 0)
+    let byToken = Dictionary(grouping: orders.all, by: { String($0.split(separator: " ")[0]) })
+      .mapValues { $0.map { String($0.split(separator: " ")[1]) } }
+    XCTAssertEqual(byToken.count, 12)
+    for (token, order) in byToken {
+      XCTAssertEqual(order.count, 27, "three runs of nine steps under \(token)")
+      XCTAssertEqual(Array(order[0..<9]), Array(order[9..<18]), token)
+      XCTAssertEqual(Array(order[0..<9]), Array(order[18..<27]), token)
+    }
+    XCTAssertGreaterThan(Set(byToken.values.map { Array($0[0..<9]) }).count, 3, "seeds choose different orders")
+  }
+
+  func testABodySuspendedOnWhatNothingCanResumeFailsSayingSo() throws {
+    let line = #line + 2
+    let start = ContinuousClock().now
+    let result = try scheduled(Test("awaits a stream nobody finishes") { t async throws in
+      try await Task.sleep(for: .seconds(3_660))
+      let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+      for await _ in stream {}
+      continuation.finish()
+      t.fail("never reached")
+    })
+    XCTAssertEqual(result.verdict, .errored)
+    XCTAssertEqual(result.issues.map(\.description), [
+      "The async code is suspended and nothing can resume it: no job of the schedule is runnable or due, no harness wait is pending, and no work arrived from outside the schedule in a quiet period of 0.2 seconds; it awaits something nobody will do (a continuation never resumed, a stream never finished, a task that is never cancelled); stopped at 3660 seconds of virtual time (\(file):\(line))",
+    ])
+    XCTAssertEqual(result.issues.first?.kind, .deadlock)
+    XCTAssertLessThan(start.duration(to: ContinuousClock().now), .seconds(10))
+  }
+
+  func testJobsStillPendingWhenTheBodyEndsGoBackToSwiftsExecutorsWithAWarning() throws {
+    let ranLater = DispatchSemaphore(value: 0)
+    let result = try scheduled(Test("leaves a task behind") { _ async throws in
+      Task {
+        try await Task.sleep(for: .milliseconds(10))
+        ranLater.signal()
+      }
+    })
+    XCTAssertEqual(result.verdict, .passed, "\(result.issues)")
+    XCTAssertEqual(result.issues.map(\.description), [
+      "scheduled waiter: 1 Swift concurrency job was still pending when the test's async code ended (a task it started and did not await, or a sleep not yet due); they went back to Swift's own executors and run outside the schedule",
+    ])
+    XCTAssertEqual(ranLater.wait(timeout: .now() + 30), .success, "the task ran on after the test")
+  }
+
+  func testAJobThatBlocksTheDriverGivesSwiftConcurrencyBackAndTheTestRunsOn() throws {
+    let result = try scheduled(Test("waits on a semaphore for a task") { t async throws in
+      let signalled = DispatchSemaphore(value: 0)
+      let done = t.expectation("done")
+      Task {
+        signalled.signal()
+        done.fulfill()
+      }
+      signalled.wait()
+      try await t.wait(for: done)
+    })
+    XCTAssertEqual(result.verdict, .passed, "\(result.issues)")
+    XCTAssertEqual(result.issues.count, 1, "\(result.issues)")
+    let message = try XCTUnwrap(result.issues.first?.message)
+    XCTAssertTrue(message.hasPrefix("scheduled waiter: a job of Swift concurrency task #1 (numbered in the order the schedule first saw them; #1 is the test's async code) kept the schedule's thread for "), message)
+    XCTAssertTrue(message.hasSuffix(" seconds, longer than the quiet period (it blocks its thread: a semaphore, a lock, a synchronous wait for work of another task); the schedule gave Swift concurrency back to Swift's own executors (1 pending job), so the rest of the test runs in real time, neither ordered nor replayed"), message)
+  }
+
+  func testTheTimeLimitEndsABodyThatNeverStopsYielding() throws {
+    let result = try onlyResult(of: [Suite("Limits") {
+      Test("yields forever") { _ async throws in
+        while true { await Task.yield() }
+      }
+    }]) {
+      $0.waiters = .named("scheduled")
+      $0.timeLimit = .milliseconds(300)
+    }
+    XCTAssertEqual(result.verdict, .errored)
+    XCTAssertEqual(result.issues.map(\.kind), [.warning, .timeLimitExceeded])
+    XCTAssertEqual(result.issues.first?.message.hasPrefix("scheduled waiter: 1 Swift concurrency job was still pending"), true,
+                   "the yielding task's next job goes back to Swift's executors")
+  }
+
+  // MARK: Races
+
+  func testAResumeFromOutsideTheScheduleIsNeverLost() throws {
+    let recorder = try runSuites([Suite("Races") {
+      Test("resumed by a real queue") { t async throws in
+        let value = await withCheckedContinuation { continuation in
+          DispatchQueue.global().async { continuation.resume(returning: 7) }
+        }
+        t.expectEqual(value, 7)
+      }
+      Test("a task's job from a real queue") { t async throws in
+        let done = t.expectation("done")
+        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+        Task {
+          for await _ in stream { done.fulfill() }
+        }
+        DispatchQueue.global().async { continuation.yield(1) }
+        try await t.wait(for: done, timeout: .seconds(30))
+        continuation.finish()
+      }
+    }]) {
+      $0.waiters = .named("scheduled")
+      $0.repetitions = 300
+    }
+    XCTAssertEqual(recorder.results.count, 600)
+    XCTAssertEqual(recorder.results.filter { $0.result.verdict != .passed }.map { "\($0.test): \($0.result.issues)" }, [])
+    let slowest = recorder.results.map(\.duration).max() ?? 0
+    XCTAssertLessThan(slowest, 5, "a wake-up was lost and the drive sat out its quiet period or a timeout")
+  }
+
+  // MARK: Helpers
+
+  private func scheduled(_ test: Test, file: StaticString = #filePath, line: UInt = #line) throws -> TestResult {
+    try onlyResult(of: [Suite("Concurrency") { test }], file: file, line: line) { $0.waiters = .named("scheduled") }
+  }
+}
+
+/// An actor whose method notes that it ran.
+private actor Tally {
+  func add(_ note: @Sendable (String) -> Void) { note("actor") }
+}
+
+extension TestContext {
+  /// Whether the caller runs on the thread driving the test's schedule.
+  var isOnTheDriver: Bool { (queues as? ScheduledQueues)?.scheduler.isCallerTheDriver ?? false }
+}
