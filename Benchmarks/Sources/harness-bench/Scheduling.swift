@@ -30,6 +30,52 @@ func measureScheduling(_ counts: Counts, _ report: Report) {
     report.add(Row(label: "waits of \(format(total)) s · \(waiter.name)", ours: outcome.seconds,
                    anchorLabel: "the waits' own total", anchor: total, unit: "s"))
   }
+  measureSwiftConcurrency(counts, report)
+}
+
+/// Swift concurrency under the scheduled strategy: `--explore` of an `async` test whose tasks
+/// sleep 60 s in all (virtual time), and the cost of a job taken into the schedule against
+/// the same tasks on Swift's own executors (under `expectation`).
+@MainActor
+private func measureSwiftConcurrency(_ counts: Counts, _ report: Report) {
+  var configuration = Configuration()
+  configuration.waiters = .named(ScheduledWaiter().name)
+  configuration.explorations = 100
+  let sleeps = Suite("sleeps") {
+    Test("three tasks sleep 20 s each, then report") { t async throws in
+      let done = t.expectation("all reported", expectedFulfillmentCount: 3)
+      for _ in 0..<3 {
+        Task {
+          try await Task.sleep(for: .seconds(20))
+          done.fulfill()
+        }
+      }
+      try await t.wait(for: done, timeout: .seconds(120))
+    }
+  }
+  let explored = runOurs([sleeps], configuration: configuration, executor: InProcessExecutor())
+  print(padded("--explore 100 · three tasks sleep 20 s each")
+          + String(format: " %10.3f s (sleeps total 6000 s; %d failing issues)", explored.seconds, explored.failures))
+  report.add(Row(label: "--explore 100 of 60 s of Task.sleep · scheduled", ours: explored.seconds,
+                 anchorLabel: "the sleeps' own total", anchor: 6_000, unit: "s"))
+
+  let (tasks, yields) = (counts.schedules / 10, 10)
+  let jobs = Double(tasks * (yields + 1))
+  let hops = Test("\(tasks) tasks of \(yields) yields") { t async throws in
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<tasks {
+        group.addTask { for _ in 0..<yields { await Task.yield() } }
+      }
+    }
+  }
+  let scheduled = runOurs([hops], waiter: ScheduledWaiter(), place: .main)
+  let platform = runOurs([hops], waiter: ExpectationWaiter(), place: .main)
+  for (label, outcome) in [("scheduled", scheduled), ("Swift's executors (expectation)", platform)] {
+    print(padded("per job · \(tasks) tasks of \(yields) yields · \(label)")
+            + String(format: " %10.2f µs (%d failing issues)", outcome.seconds / jobs * 1e6, outcome.failures))
+  }
+  report.add(Row(label: "µs per Swift concurrency job · scheduled", ours: scheduled.seconds / jobs * 1e6,
+                 anchorLabel: "Swift's executors", anchor: platform.seconds / jobs * 1e6, unit: "µs"))
 }
 
 private func format(_ seconds: Double) -> String { String(format: "%g", seconds) }

@@ -2,16 +2,12 @@ import AsyncHarness
 import Foundation
 import Stories
 
-/// The ordering bug runs only when asked: `EXAMPLES_ORDERING_BUG=1`.
-private let runsOrderingBug = ProcessInfo.processInfo.environment["EXAMPLES_ORDERING_BUG"] != nil
-
 /// A profile screen shows a cached name, then the server's. The naive screen lets a late
 /// cached name overwrite the fresh one: green under every strategy on real queues in
 /// practically every run, found by the scheduled strategy's `--explore`:
 /// `EXAMPLES_ORDERING_BUG=1 swift run examples --filter Profile --explore 100`.
 let profileScreenSuite = Suite("Stories.ProfileScreen") {
-  Test("the naive screen ends on the server's name",
-       traits: runsOrderingBug ? [] : [.skip("an ordering bug found by --explore; EXAMPLES_ORDERING_BUG=1 runs it")]) { t in
+  Test("the naive screen ends on the server's name", traits: orderingBugTraits) { t in
     let answered = t.expectation("both sources answered", expectedFulfillmentCount: 2)
     let screen = NaiveProfileScreen(sources: sources(in: t), delivery: t.main) { answered.fulfill() }
     screen.load()
