@@ -56,6 +56,13 @@ public enum WaiterConformance {
     /// wait that no pending work can satisfy ends at once, whatever its timeout; delayed
     /// work runs on virtual time, so a long delay costs nothing.
     public static let scheduling = Checks(rawValue: 2)
+    /// The rules of a scheduling strategy that also takes Swift concurrency into its
+    /// schedule (the scheduled strategy, on Swift 6.3 and later): tasks, detached tasks, child
+    /// tasks, actor hops, the main actor, yields, sleeps and continuations resumed by
+    /// scheduled work all run in a seeded order, the same every time, without a warning of
+    /// outside work; sleeps end at their virtual deadlines, main-actor work runs on the main
+    /// thread. Fails, naming the path, on a toolchain where a path escapes the schedule.
+    public static let swiftConcurrency = Checks(rawValue: 4)
   }
 
   /// Runs the checks against `waiter` (the contract every strategy keeps, by default). Call
@@ -94,6 +101,10 @@ public enum WaiterConformance {
     if checks.contains(.scheduling) {
       checked.append(SchedulingDeterminism.name)
       failures += SchedulingDeterminism.check(waiter, registry: registry).map { "\(SchedulingDeterminism.name): \($0)" }
+    }
+    if checks.contains(.swiftConcurrency) {
+      checked.append(SwiftConcurrencyScheduling.name)
+      failures += SwiftConcurrencyScheduling.check(waiter, registry: registry).map { "\(SwiftConcurrencyScheduling.name): \($0)" }
     }
     return Report(waiter: waiter.name, checked: checked, failures: failures)
   }

@@ -10,7 +10,19 @@ final class ConformanceTests: XCTestCase {
   func testProbePollerWaiter() { assertConforms(.probePoller) }
   func testNotificationWaiter() { assertConforms(.notification) }
   func testSynchronousWaiter() { assertConforms(.synchronous) }
-  func testScheduledWaiter() { assertConforms(.scheduled, checks: [.contract, .scheduling]) }
+  func testScheduledWaiter() { assertConforms(.scheduled, checks: [.contract, .scheduling, .swiftConcurrency]) }
+
+  /// The Swift concurrency checks catch a strategy under which Swift concurrency escapes the
+  /// schedule: here the synchronous one, whose queues run work inline and leave tasks to
+  /// Swift's own executors.
+  func testTheSwiftConcurrencyChecksCatchEveryPathThatEscapes() {
+    let failures = WaiterConformance.run(SynchronousWaiter(), checks: .swiftConcurrency).failures
+    for path in ["Task {}", "Task.detached", "child task", "actor hop", "main actor", "Task.yield", "sleep", "continuation"] {
+      XCTAssertTrue(failures.contains { $0.contains(": \(path): ") }, "\(path) escapes and is named: \(failures)")
+    }
+    XCTAssertTrue(failures.contains { $0.contains("sleep: a run took ") && $0.hasSuffix(" s: its sleeps of 30 s did not run on virtual time") },
+                  "\(failures)")
+  }
 
   /// The determinism rule catches a strategy whose order changes from run to run: here
   /// the scheduled one with a new seed for every test.
