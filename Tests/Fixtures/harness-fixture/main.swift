@@ -15,6 +15,9 @@ import Darwin
 //
 // `Crashes`: tests that end their process in each way a test can, between tests that pass,
 // for the worker isolation tests (run with --filter Crashes/).
+//
+// `Concurrency`: two tasks race to update a count through an actor, printing each step, for
+// the replay tests of Swift concurrency under the scheduled strategy.
 let suites = [
   Suite("Fixture") {
     Test("passes") { t in t.expect(true) }
@@ -103,5 +106,28 @@ let suites = [
       }
     }
   },
+  Suite("Concurrency") {
+    Test("a lost update between two tasks") { t async throws in
+      let store = Store()
+      let tasks = (0..<2).map { number in
+        Task {
+          let value = await store.load()
+          print("task \(number) loaded \(value)")
+          await store.save(value + 1)
+          print("task \(number) saved \(value + 1)")
+        }
+      }
+      for task in tasks { await task.value }
+      t.expectEqual(await store.load(), 2)
+    }
+  },
 ]
+
+/// A count kept by an actor: each call is safe, a load and a save are two.
+actor Store {
+  private var value = 0
+  func load() -> Int { value }
+  func save(_ value: Int) { self.value = value }
+}
+
 HarnessMain.run(suites, junit: JUnitReporter.factory)
