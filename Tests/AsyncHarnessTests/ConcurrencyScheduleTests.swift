@@ -179,6 +179,30 @@ final class ConcurrencyScheduleTests: XCTestCase {
                    "the yielding task's next job goes back to Swift's executors")
   }
 
+  func testWorkFromOutsideTheScheduleIsNamedWithTheStepItArrivedBefore() throws {
+    let line = #line + 1
+    let result = try scheduled(resumedFromOutside(afterYields: 0))
+    XCTAssertEqual(result.verdict, .passed, "\(result.issues)")
+    XCTAssertEqual(result.issues.map(\.description), [
+      "scheduled waiter: the async test body at \(file):\(line) depended on work from outside the test's queues (a real DispatchQueue, a thread, a continuation resumed from them), so it fell back to waiting in real time; the schedule neither orders nor replays that work; it first arrived before step 2 of the schedule, so a replay follows this run exactly only up to there (\(file):\(line))",
+    ], "step 1 runs the body up to its suspension")
+    let later = try scheduled(resumedFromOutside(afterYields: 2))
+    let step = later.issues.first.flatMap { $0.message.components(separatedBy: "before step ").last?.prefix { $0.isNumber } }
+    XCTAssertGreaterThan(Int(step ?? "") ?? 0, 2, "two yields are steps of their own: \(later.issues)")
+  }
+
+  /// A test whose body yields, then awaits a continuation a real queue resumes 20 ms later
+  /// (after the body suspended, so the resume enqueues its next job from outside).
+  private func resumedFromOutside(afterYields yields: Int, line: Int = #line) -> Test {
+    Test("resumed by a real queue after \(yields) yields", line: line, column: 1) { t async throws in
+      for _ in 0..<yields { await Task.yield() }
+      let value = await withCheckedContinuation { continuation in
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { continuation.resume(returning: 7) }
+      }
+      t.expectEqual(value, 7)
+    }
+  }
+
   // MARK: Races
 
   func testAResumeFromOutsideTheScheduleIsNeverLost() throws {

@@ -131,7 +131,7 @@ final class ScheduledWaiterTests: XCTestCase {
     })
     XCTAssertEqual(result.verdict, .passed, "\(result.issues)")
     XCTAssertEqual(result.issues.map(\.description), [
-      "scheduled waiter: the wait for \"done\" at \(file):\(line) depended on work from outside the test's queues (a real DispatchQueue, a Task, another thread), so it fell back to waiting in real time; the schedule neither orders nor replays that work (\(file):\(line))",
+      "scheduled waiter: the wait for \"done\" at \(file):\(line) depended on work from outside the test's queues (a real DispatchQueue, a thread, a continuation resumed from them), so it fell back to waiting in real time; the schedule neither orders nor replays that work; it first arrived before step 1 of the schedule, so a replay follows this run exactly only up to there (\(file):\(line))",
     ])
   }
 

@@ -104,7 +104,8 @@ public struct InProcessExecutor: TestExecutor {
   private func runToCompletion(at location: SourceLocation, in context: TestContext, driver: ScheduleDriver?,
                                _ body: @escaping @Sendable () async throws -> Void) throws {
     let outcome = BodyOutcome()
-    let finished = WaitCondition(summary: "the async test body", sourceLocation: location) { outcome.isSet }
+    let finished = WaitCondition(summary: "the async test body", sourceLocation: location,
+                                 recordWarning: { [record = context.record] in record.record($0) }) { outcome.isSet }
     let record = context.record
     let start: @Sendable () -> Task<Void, Never> = {
       // The task copies the test's task-locals, which the driver's thread lacks.
@@ -124,7 +125,7 @@ public struct InProcessExecutor: TestExecutor {
     let task: Task<Void, Never>?
     if let driver, ConcurrencyCapture.begin(for: driver.scheduler) {
       let started = Mutex<Task<Void, Never>?>(nil)
-      let drive = driver.run(until: deadline, isFinished: finished.isDone) { started.withLock { $0 = start() } }
+      let drive = driver.run(until: deadline, finished: finished) { started.withLock { $0 = start() } }
       driver.scheduler.returnLeftoverJobs()
       task = started.withLock { $0 }
       if case .stuck(let virtualTime) = drive {

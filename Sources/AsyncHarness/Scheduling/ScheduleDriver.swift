@@ -46,6 +46,8 @@ final class ScheduleDriver: Sendable {
   private struct State {
     var waits: [Wait] = []
     var wake: (@Sendable () -> Void)?
+    /// Whether a wait already warned that work from outside the schedule took part.
+    var warnedOfOutsideWork = false
   }
 
   let scheduler: Scheduler
@@ -61,11 +63,19 @@ final class ScheduleDriver: Sendable {
   }
 
   /// Starts the code (`start` makes its task on the driver's thread, so its first job joins
-  /// the schedule) and drives the schedule there until `isFinished` or `deadline`, while the
-  /// calling thread, the main one, turns its run loop (main-actor jobs and main-queue work run
-  /// there) and watches for a job that blocks the driver.
-  func run(until deadline: ContinuousClock.Instant, isFinished: @escaping @Sendable () -> Bool,
+  /// the schedule) and drives the schedule there until `finished` is done or `deadline`,
+  /// while the calling thread, the main one, turns its run loop (main-actor jobs and
+  /// main-queue work run there) and watches for a job that blocks the driver. When work from
+  /// outside the schedule took part and no wait said so, `finished` records the warning.
+  func run(until deadline: ContinuousClock.Instant, finished: WaitCondition,
            start: @escaping @Sendable () -> Void) -> Outcome {
+    let outsideAtStart = scheduler.outsideArrivals
+    defer {
+      if scheduler.outsideArrivals > outsideAtStart, !state.withLock({ $0.warnedOfOutsideWork }) {
+        ScheduledWait.warnOfOutsideWork(finished, scheduler: scheduler)
+      }
+    }
+    let isFinished = finished.isDone
     let outcome = Mutex<Outcome?>(nil)
     let ended = WaitCondition(summary: "the schedule's drive") { outcome.withLock { $0 != nil } }
     let thread = Thread { [self] in
@@ -78,6 +88,7 @@ final class ScheduleDriver: Sendable {
       ended.blockParked(deadline: min(deadline, now.advanced(by: quietPeriod)))
       if !ended.isDone(), let blocked = scheduler.itemBlockingTheDriver(longerThan: quietPeriod) {
         scheduler.abandonCapture(blockedBy: Self.describe(blocked.label), for: blocked.duration)
+        state.withLock { $0.warnedOfOutsideWork = true }
         state.withLock { $0.wake }?()
       }
     }
@@ -155,7 +166,10 @@ final class ScheduleDriver: Sendable {
     }
     for wait in settled {
       if !wait.condition.isDone() { scheduler.advance(to: wait.virtualDeadline) }
-      if scheduler.outsideArrivals > wait.outsideArrivals { ScheduledWait.warnOfOutsideWork(wait.condition) }
+      if scheduler.outsideArrivals > wait.outsideArrivals {
+        state.withLock { $0.warnedOfOutsideWork = true }
+        ScheduledWait.warnOfOutsideWork(wait.condition, scheduler: scheduler)
+      }
       wait.resume()
     }
     return !settled.isEmpty

@@ -110,10 +110,12 @@ struct ScheduledWait {
     condition.expire(because: "no work left on \(queues) could satisfy the wait\(later), so the scheduled waiter ended it at once instead of sitting out its timeout")
   }
 
-  /// Records on `condition`'s test that work from outside the schedule took part in it.
-  static func warnOfOutsideWork(_ condition: WaitCondition) {
+  /// Records on `condition`'s test that work from outside the schedule took part in it,
+  /// and after which step it first arrived: a replay follows the schedule up to there.
+  static func warnOfOutsideWork(_ condition: WaitCondition, scheduler: Scheduler) {
+    let step = scheduler.firstOutsideStep.map { "; it first arrived before step \($0 + 1) of the schedule, so a replay follows this run exactly only up to there" } ?? ""
     condition.recordWarning(
-      "scheduled waiter: \(condition.summary) at \(condition.sourceLocation) depended on work from outside the test's queues (a real DispatchQueue, a Task, another thread), so it fell back to waiting in real time; the schedule neither orders nor replays that work")
+      "scheduled waiter: \(condition.summary) at \(condition.sourceLocation) depended on work from outside the test's queues (a real DispatchQueue, a thread, a continuation resumed from them), so it fell back to waiting in real time; the schedule neither orders nor replays that work\(step)")
   }
 
   private func finish(stopWaking arrivalKey: UInt64) {
@@ -122,7 +124,7 @@ struct ScheduledWait {
     // work) has passed it in virtual time too.
     if !isCutByTimeLimit, !condition.isDone(), ContinuousClock().now >= deadline { scheduler.advance(to: virtualDeadline) }
     guard sawOutsideWork, !isCutByTimeLimit else { return }
-    Self.warnOfOutsideWork(condition)
+    Self.warnOfOutsideWork(condition, scheduler: scheduler)
   }
 
   // MARK: The loop

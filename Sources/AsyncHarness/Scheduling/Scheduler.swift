@@ -59,6 +59,7 @@ final class Scheduler: Sendable {
     var runningThread: ObjectIdentifier?
     /// Items submitted from outside the schedule since the test began.
     var outsideArrivals = 0
+    var firstOutsideStep: Int?
     /// Sleepers on the virtual clock, by sequence, resumed when the test ends.
     var sleepers: [UInt64: @Sendable (_ cancelled: Bool) -> Void] = [:]
     /// The index of the queue of the clock's sleepers, made at the first sleep.
@@ -128,7 +129,7 @@ final class Scheduler: Sendable {
       let item = Item(sequence: state.sequence, queue: index, due: state.now + max(.zero, delay),
                       identity: queue.identity, runsOnMainThread: queue.isMain, isFromOutside: outside, work: work)
       Self.enqueue(item, delayed: delay > .zero, in: &state)
-      if outside { state.outsideArrivals += 1 }
+      if outside { Self.countOutsideArrival(in: &state) }
       return Array(state.arrivals.values)
     }
     guard let arrivals else { return false }
@@ -165,7 +166,7 @@ final class Scheduler: Sendable {
                       identity: state.queues[index].identity, runsOnMainThread: onMainThread, isFromOutside: !own,
                       work: work, returnToPlatform: returnToPlatform)
       Self.enqueue(item, delayed: (delay ?? .zero) > .zero, in: &state)
-      if !own { state.outsideArrivals += 1 }
+      if !own { Self.countOutsideArrival(in: &state) }
       return Array(state.arrivals.values)
     }
     guard let arrivals else { return false }
@@ -220,7 +221,7 @@ final class Scheduler: Sendable {
                       })
       state.sleepers[key] = resume
       Self.insert(item, into: &state.delayed)
-      if outside { state.outsideArrivals += 1 }
+      if outside { Self.countOutsideArrival(in: &state) }
       return (key, Array(state.arrivals.values))
     }
     for wake in registered?.wake ?? [] { wake() }
@@ -395,8 +396,17 @@ final class Scheduler: Sendable {
   /// Records that work from outside the schedule took part in a wait (it satisfied the
   /// wait, or woke it while nothing was runnable).
   func noteOutsideWork() {
-    state.withLock { $0.outsideArrivals += 1 }
+    state.withLock { Self.countOutsideArrival(in: &$0) }
   }
+
+  private static func countOutsideArrival(in state: inout State) {
+    state.outsideArrivals += 1
+    state.firstOutsideStep = state.firstOutsideStep ?? state.steps
+  }
+
+  /// How many steps the schedule had taken when work from outside it first arrived, if it did:
+  /// a replay follows the recorded run exactly up to there.
+  var firstOutsideStep: Int? { state.withLock { $0.firstOutsideStep } }
 
   /// Calls `wake` whenever work arrives, until ``stopWaking(_:)`` with the key it returns.
   func wakeOnArrival(_ wake: @escaping @Sendable () -> Void) -> UInt64 {

@@ -10,19 +10,20 @@
 /// ends at once (after a quiet period of 200 ms in which work from outside may still arrive),
 /// as a timeout whose failure says no pending work could satisfy it and names the queues.
 ///
-/// Work that escapes the test's queues is not scheduled: Swift concurrency's jobs (the
-/// test's `async` body between its waits, child tasks, nonisolated `async` functions,
-/// actors, `Task {}`, `Task.detached`, the main actor), a real `DispatchQueue` or
-/// `DispatchQueue.main`, URLSession's delegate queue, `Task.sleep`. When such work wakes a
-/// wait or sends work to the test's queues, the wait records a warning naming it and falls
-/// back to real time, and so do the test's later waits, as under ``SynchronousWaiter``.
+/// Swift concurrency joins the schedule while the test's `async` code runs (Swift 6.3 and
+/// later): the body runs as a task of the schedule, and the jobs of the tasks, child tasks,
+/// actors and main-actor work it reaches become pending items (a task's jobs form one queue,
+/// in first-seen order); `Task.sleep` and sleeps on `ContinuousClock` wait on virtual time.
+/// The body's waits register with the schedule's driver instead of stepping themselves. A
+/// body suspended on something nothing can resume, with no wait pending, fails at once
+/// saying so; a job that blocks its thread longer than the quiet period makes the schedule
+/// give Swift concurrency back to Swift's own executors, with a warning naming it.
 ///
-/// Of these, the `async` body, its child tasks, nonisolated `async` functions and actors
-/// without an executor of their own follow a task executor preference
-/// (`withTaskExecutorPreference`), so they could be scheduled by an executor feeding the
-/// pending set; that needs the body itself run as a scheduled item, its waits nested in
-/// it, and is not built. `Task {}`, `Task.detached` and the main actor ignore a
-/// preference and stay out of reach.
+/// Work that escapes the schedule (a real `DispatchQueue` or `DispatchQueue.main`, threads,
+/// URLSession's delegate queue, actors with a custom executor, a blocking body's `Task {}`)
+/// is not ordered: when it wakes a wait or sends work to the schedule, the wait records a
+/// warning naming it and falls back to real time, and so do the test's later waits, as
+/// under ``SynchronousWaiter``.
 ///
 /// The same schedule gives the same order on every machine; a failing test carries a
 /// replay token (`replay: --schedule 7:pct3:9f2c1a`), `--schedule TOKEN` reruns that
@@ -67,8 +68,8 @@ public struct ScheduledWaiter: Waiter {
   }
 
   /// Whether a wait of the caller must run in real time: a driver runs the schedule
-  /// (``ScheduleDriver``) and the caller is not scheduled work, so stepping the schedule
-  /// here would run items beside the driver.
+  /// and the caller is not scheduled work, so stepping the schedule here would run items
+  /// beside the driver.
   private static func isOutsideDrivenSchedule(_ scheduler: Scheduler) -> Bool {
     scheduler.driver != nil && !scheduler.isRunningItemOnThisThread
   }

@@ -15,9 +15,6 @@ import Darwin
 //
 // `Crashes`: tests that end their process in each way a test can, between tests that pass,
 // for the worker isolation tests (run with --filter Crashes/).
-//
-// `Concurrency`: two tasks race to update a count through an actor, printing each step, for
-// the replay tests of Swift concurrency under the scheduled strategy.
 let suites = [
   Suite("Fixture") {
     Test("passes") { t in t.expect(true) }
@@ -106,6 +103,8 @@ let suites = [
       }
     }
   },
+  // Two tasks race to update a count through an actor, printing each step, for the replay
+  // tests of Swift concurrency under the scheduled strategy.
   Suite("Concurrency") {
     Test("a lost update between two tasks") { t async throws in
       let store = Store()
