@@ -340,7 +340,7 @@ private final class JUnitReport {
       try writer.attribute("type", XMLText(primary?.kind.rawValue ?? result.verdict.rawValue))
       try writer.text(failing.isEmpty ? XMLText(message, limit: outputLimit) : lines(failing, labelled: false))
       // Issue 13: the flag that replays the schedule the test failed under.
-      if let token = testCase.test.schedule { try writer.text(XMLText("\nreplay: --schedule \(token)")) }
+      if let token = testCase.result.replayToken(of: testCase.test) { try writer.text(XMLText("\nreplay: --schedule \(token)")) }
     case .knownIssue:
       let message = result.reason.map { XMLText("known issue: ") + XMLText(attribute: $0, limit: XMLText.attributeLimit - 13) }
         ?? XMLText("known issue")

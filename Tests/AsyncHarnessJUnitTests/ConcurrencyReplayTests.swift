@@ -26,6 +26,8 @@ final class ConcurrencyReplayTests: ReportTestCase {
       let replay = try runToEnd(fixture, ["--schedule", token, "--json", events], limit: 120)
       XCTAssertEqual(replay.status, 1, replay.output + replay.errors)
       XCTAssertTrue(replay.output.contains("Expected 2, got 1"), replay.output)
+      XCTAssertFalse(replay.output.contains("diverged"), "the replay took the token's steps: \(replay.output)")
+      XCTAssertTrue(replay.output.contains("    replay: --schedule \(token)\n"), replay.output)
       let lines = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
       var output = ""
       streams.append(try lines.compactMap { line in

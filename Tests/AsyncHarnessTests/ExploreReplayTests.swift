@@ -31,7 +31,10 @@ final class ExploreReplayTests: XCTestCase {
     let result = run(["--explore", "20"])
     XCTAssertEqual(result.status, 1, result.errors)
     let token = try XCTUnwrap(firstFailingToken(result.output), result.output)
-    XCTAssertTrue(token.hasSuffix(":random:\(fingerprint("Race/last writer wins"))"), token)
+    let parsed = try XCTUnwrap(ScheduleToken(token), token)
+    XCTAssertEqual(parsed.schedule.policy, .randomWalk, token)
+    XCTAssertEqual(parsed.test, ScheduleToken.fingerprint(ofTestAt: "Race/last writer wins"), token)
+    XCTAssertEqual(parsed.trace?.steps, 2, "the token carries the steps its run took: \(token)")
     let report = try XCTUnwrap(result.output.components(separatedBy: "\nExplored schedules:\n").last)
     XCTAssertTrue(report.hasPrefix(
       "  Race/last writer wins [scheduled]: 11 of 20 passed; first failure replay: --schedule \(token)\n"
@@ -78,15 +81,33 @@ final class ExploreReplayTests: XCTestCase {
       })
     }
     XCTAssertEqual(streams[0].count, 7, "run, suite, test started; issue; test, suite, run ended: \(streams[0])")
-    XCTAssertTrue(streams[0].contains { $0.contains("\"schedule\":\"\(token)\"") }, "\(streams[0])")
+    var parsed = try XCTUnwrap(ScheduleToken(token))
+    let trace = try XCTUnwrap(parsed.trace)
+    parsed.trace = nil
+    XCTAssertTrue(streams[0].contains { $0.contains("\"schedule\":\"\(parsed)\"") }, "\(streams[0])")
+    XCTAssertTrue(streams[0].contains { $0.contains("\"scheduleTrace\":\"\(trace)\"") }, "the result carries the steps: \(streams[0])")
     XCTAssertEqual(streams[1], streams[0])
     XCTAssertEqual(streams[2], streams[0])
+  }
+
+  func testAReplayThatTakesOtherStepsSaysSoAndWhy() throws {
+    let explored = run(["--explore", "20"])
+    let token = try XCTUnwrap(ScheduleToken(try XCTUnwrap(firstFailingToken(explored.output))))
+    var wrong = token
+    wrong.trace = ScheduleTrace(steps: 3, fingerprint: 0)
+    let replay = run(["--schedule", wrong.description])
+    XCTAssertEqual(replay.status, 1, replay.errors)
+    XCTAssertTrue(replay.output.contains(
+      "scheduled waiter: this replay diverged from the run its token was printed for: that run took 3 steps (3-000000), this one 2 (\(token.trace!)); no work came from outside the schedule, so the test's own code took another path (it reads the real clock, random numbers, the environment, or state an earlier test left)"),
+      replay.output)
+    let faithful = run(["--schedule", token.description])
+    XCTAssertFalse(faithful.output.contains("diverged"), "a replay that takes the same steps says nothing: \(faithful.output)")
   }
 
   func testUsageErrors() {
     let cases: [([String], String)] = [
       (["--explore", "0"], "error: --explore must be at least 1, not 0"),
-      (["--schedule", "7:pct3"], "error: --schedule \"7:pct3\" is not a replay token: expected SEED:POLICY:TEST, e.g. 7:pct3:9f2c1a"),
+      (["--schedule", "7:pct3"], "error: --schedule \"7:pct3\" is not a replay token: expected SEED:POLICY:TEST or SEED:POLICY:TEST:STEPS-FINGERPRINT, e.g. 7:pct3:9f2c1a:41-0be311"),
       (["--explore", "3", "--schedule", "7:pct3:9f2c1a"], "error: --explore and --schedule cannot be combined"),
       (["--explore", "3", "--waiter", "semaphore"], "error: --explore runs under the scheduled waiter, not semaphore: use --waiter scheduled (or all)"),
       (["--schedule", "7:pct3:000000"], "error: no selected test matches --schedule 7:pct3:000000: a replay token reruns the test it was printed for"),
@@ -103,7 +124,7 @@ final class ExploreReplayTests: XCTestCase {
     let result = run(["--explore", "20", "--explore-policy", "pct2"])
     XCTAssertEqual(result.status, 1, result.errors)
     let tokens = result.output.split(separator: "\n").filter { $0.hasPrefix("    replay: --schedule ") }
-      .map { $0.dropFirst("    replay: --schedule ".count).split(separator: ":").dropLast().joined(separator: ":") }
+      .map { $0.dropFirst("    replay: --schedule ".count).split(separator: ":").prefix(2).joined(separator: ":") }
     XCTAssertFalse(tokens.isEmpty, result.output)
     XCTAssertTrue(tokens.allSatisfy { $0.hasSuffix(":pct2") }, "\(tokens)")
     var configuration = Configuration()

@@ -35,6 +35,8 @@ final class JSONReadingTests: XCTestCase {
        "field result.verdict is invalid"),
       (#"{"kind":"testEnded","duration":1,"result":{"issues":[{"kind":"warning"}],"verdict":"passed"},"test":{"suite":"S","name":"t","waiter":"w","repetition":1},\#(stamp)}"#,
        "missing field result.issues.0.message"),
+      (#"{"kind":"testEnded","duration":1,"result":{"issues":[],"scheduleTrace":"41","verdict":"failed"},"test":{"suite":"S","name":"t","waiter":"w","repetition":1},\#(stamp)}"#,
+       "field result.scheduleTrace has the wrong type"),
       ("[1]", "not a JSON object"),
     ]
     for (line, reason) in cases {
@@ -49,6 +51,17 @@ final class JSONReadingTests: XCTestCase {
     let event = Event(.runStarted(RunInfo(seed: UInt64.max, repetitions: 2, waiters: ["a"])),
                       timestamp: Date(timeIntervalSince1970: 1_800_000_000))
     XCTAssertEqual(try JSONDecoder().decode(Event.self, from: Data(event.jsonLine.utf8)), event)
+  }
+
+  /// A scheduled test's result carries its steps (`scheduleTrace`), read back by both readers.
+  func testAScheduleTraceRoundTrips() throws {
+    let id = TestID(suite: "S", name: "t", waiter: "scheduled", schedule: "7:pct3:335509")
+    let result = TestResult(verdict: .failed, scheduleTrace: ScheduleTrace(steps: 41, fingerprint: 0x0be311))
+    let event = Event(.testEnded(id, result, duration: 0.5), timestamp: Date(timeIntervalSince1970: 1_800_000_000))
+    XCTAssertTrue(event.jsonLine.contains(#""scheduleTrace":"41-0be311","verdict":"failed""#), event.jsonLine)
+    XCTAssertEqual(try Event(jsonLine: event.jsonLine), event)
+    XCTAssertEqual(try JSONDecoder().decode(Event.self, from: Data(event.jsonLine.utf8)), event)
+    XCTAssertEqual(result.replayToken(of: id), "7:pct3:335509:41-0be311")
   }
 
   func testWorkerRequestsReadBackWhatWasWritten() throws {
@@ -106,10 +119,15 @@ final class JSONReadingTests: XCTestCase {
 
   func testWorkerRepliesReadBackAndOtherVersionsAreRefused() throws {
     let id = TestID(suite: "S", name: "t", waiter: "semaphore", attempt: 2)
-    for reply in [WorkerReply.returned(id, duration: 0.25, paused: true), .returned(id, duration: 1, paused: false),
-                  .cannotRun(id, reason: "why")] {
+    let trace = ScheduleTrace(steps: 41, fingerprint: 0x0be311, firstOutsideStep: 12)
+    for reply in [WorkerReply.returned(id, duration: 0.25, trace: nil, paused: true),
+                  .returned(id, duration: 1, trace: trace, paused: false), .cannotRun(id, reason: "why")] {
       guard case .reply(let read) = try WorkerMessage(line: reply.line) else { return XCTFail("not a reply") }
       XCTAssertEqual(read, reply)
+      if case .returned(_, _, let readTrace?, _) = read {
+        XCTAssertEqual(readTrace.description, "41-0be311")
+        XCTAssertEqual(readTrace.firstOutsideStep, 12, "the step outside work first arrived before travels too")
+      }
     }
     let event = Event(.outputCaptured(id, "text"))
     guard case .event(let read) = try WorkerMessage(line: event.jsonLineBytes) else { return XCTFail("not an event") }

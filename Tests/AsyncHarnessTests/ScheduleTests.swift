@@ -65,10 +65,38 @@ final class ScheduleTests: XCTestCase {
     XCTAssertTrue(token.matches(testAt: "Suite/test"))
     XCTAssertFalse(token.matches(testAt: "Suite/test2"))
     XCTAssertEqual(ScheduleToken("0:random:00000a")?.description, "0:random:00000a")
+    let traced = try XCTUnwrap(ScheduleToken("7:pct3:335509:41-0be311"))
+    XCTAssertEqual(traced.trace, ScheduleTrace(steps: 41, fingerprint: 0x0be311))
+    XCTAssertEqual(traced.description, "7:pct3:335509:41-0be311")
+    XCTAssertEqual(ScheduleToken("7:pct3:335509:0-00000a")?.trace?.description, "0-00000a")
     for bad in ["", "7", "7:pct3", "x:pct3:335509", "7:pct:335509", "7:pct0:335509", "7:walk:335509",
-                "7:pct3:33550", "7:pct3:33550g", "-1:pct3:335509", "7:pct3:335509:1", "٧:pct3:335509"] {
+                "7:pct3:33550", "7:pct3:33550g", "-1:pct3:335509", "7:pct3:335509:1", "٧:pct3:335509",
+                "7:pct3:335509:41", "7:pct3:335509:41-0be31", "7:pct3:335509:-1-0be311", "7:pct3:335509:41-0be311:2",
+                "7:pct3:335509:٤١-0be311", "7:pct3:335509:"] {
       XCTAssertNil(ScheduleToken(bad), bad)
     }
+  }
+
+  func testATraceFingerprintsTheQueuesEachStepPicked() throws {
+    func trace(_ picks: [Int]) -> ScheduleTrace {
+      let hash = picks.reduce(StableHash.offsetBasis) { StableHash.fnv1a64(continuing: $0, withUnsafeBytes(of: UInt32($1).littleEndian, Array.init)) }
+      return ScheduleTrace(steps: picks.count, hash: hash, firstOutsideStep: nil)
+    }
+    XCTAssertEqual(trace([0, 1, 2]), trace([0, 1, 2]))
+    XCTAssertNotEqual(trace([0, 1, 2]), trace([0, 2, 1]), "the order of the picks counts")
+    XCTAssertNotEqual(trace([0, 1]), trace([0, 1, 0]))
+    XCTAssertEqual(ScheduleTrace(steps: 3, fingerprint: 1, firstOutsideStep: 2), ScheduleTrace(steps: 3, fingerprint: 1),
+                   "where outside work arrived is a diagnosis, not part of the trace")
+    let encoded = try JSONEncoder().encode(ScheduleTrace(steps: 41, fingerprint: 0x0be311))
+    XCTAssertEqual(String(decoding: encoded, as: UTF8.self), "\"41-0be311\"")
+    XCTAssertEqual(try JSONDecoder().decode(ScheduleTrace.self, from: encoded), ScheduleTrace(steps: 41, fingerprint: 0x0be311))
+  }
+
+  func testADivergenceNamesTheStepOutsideWorkArrivedBefore() {
+    let recorded = ScheduleTrace(steps: 9, fingerprint: 0xabcdef)
+    XCTAssertNil(ScheduleTrace(steps: 9, fingerprint: 0xabcdef, firstOutsideStep: 4).divergence(from: recorded))
+    XCTAssertEqual(ScheduleTrace(steps: 7, fingerprint: 0x123456, firstOutsideStep: 4).divergence(from: recorded),
+                   "scheduled waiter: this replay diverged from the run its token was printed for: that run took 9 steps (9-abcdef), this one 7 (7-123456); work from outside the schedule (a real queue, a thread) first arrived before step 4, and the schedule cannot replay what it does not order")
   }
 
   // MARK: Helpers

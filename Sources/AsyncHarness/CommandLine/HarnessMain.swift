@@ -250,7 +250,7 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("With --explore: how the schedules pick the next work item, random (a random walk) or pctD (PCT for bugs of depth D, 1 to 9); default: the scheduled waiter's own.", valueName: "policy"))
   var explorePolicy: String?
 
-  @Option(help: ArgumentHelp("Rerun exactly the schedule of a replay token a failing test printed (SEED:POLICY:TEST), for that test only.", valueName: "token"))
+  @Option(help: ArgumentHelp("Rerun exactly the schedule of a replay token a failing test printed (SEED:POLICY:TEST, then the steps it took, :STEPS-FINGERPRINT), for that test only; a replay that takes other steps says where and why.", valueName: "token"))
   var schedule: String?
 
   // Jitter: applied in Dispatching/HarnessOptions+Jitter.swift.

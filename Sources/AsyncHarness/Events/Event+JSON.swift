@@ -118,9 +118,13 @@ extension TestResult {
     guard json.optional("willRetry").map({ if case .bool = $0 { true } else { false } }) ?? true else {
       throw json.wrongType("willRetry")
     }
+    let trace = try json.optionalString("scheduleTrace").map { text in
+      guard let trace = ScheduleTrace(text) else { throw json.wrongType("scheduleTrace") }
+      return trace
+    }
     self.init(verdict: try json.raw("verdict"), reason: try json.optionalString("reason"),
               issues: try json.array("issues") { try Issue(json: JSONFields($0, path: $1)) },
-              willRetry: json.optional("willRetry") == .bool(true))
+              willRetry: json.optional("willRetry") == .bool(true), scheduleTrace: trace)
   }
 }
 
@@ -245,6 +249,7 @@ extension JSONText {
     object { json in
       json.field("issues") { json in json.array(result.issues) { $0.issue($1) } }
       if let reason = result.reason { json.field("reason", reason) }
+      if let trace = result.scheduleTrace { json.field("scheduleTrace", trace.description) }
       json.field("verdict", result.verdict.rawValue)
       if result.willRetry { json.field("willRetry") { $0.literal("true") } }
     }

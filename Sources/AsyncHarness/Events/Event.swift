@@ -106,13 +106,18 @@ public struct TestResult: Sendable, Hashable, Codable {
   /// Whether this attempt failed and the test runs again (`--retries`): the runner counts
   /// only a test's last attempt, and reporters show the attempts before it as retried.
   public var willRetry: Bool
+  /// Under a schedule, the steps the test took: a replay token printed for it carries them
+  /// (``replayToken(of:)``).
+  public var scheduleTrace: ScheduleTrace?
 
   /// Creates a result.
-  public init(verdict: Verdict, reason: String? = nil, issues: [Issue] = [], willRetry: Bool = false) {
+  public init(verdict: Verdict, reason: String? = nil, issues: [Issue] = [], willRetry: Bool = false,
+              scheduleTrace: ScheduleTrace? = nil) {
     self.verdict = verdict
     self.reason = reason
     self.issues = issues
     self.willRetry = willRetry
+    self.scheduleTrace = scheduleTrace
   }
 
   /// Reads a result; `willRetry` is false when absent.
@@ -122,6 +127,13 @@ public struct TestResult: Sendable, Hashable, Codable {
     reason = try container.decodeIfPresent(String.self, forKey: .reason)
     issues = try container.decode([Issue].self, forKey: .issues)
     willRetry = try container.decodeIfPresent(Bool.self, forKey: .willRetry) ?? false
+    scheduleTrace = try container.decodeIfPresent(ScheduleTrace.self, forKey: .scheduleTrace)
+  }
+
+  /// The token that replays `test` as it ran (`--schedule`): its schedule's token and, when
+  /// known, the steps it took; `nil` for a test that ran under no schedule.
+  public func replayToken(of test: TestID) -> String? {
+    test.schedule.map { token in scheduleTrace.map { "\(token):\($0)" } ?? token }
   }
 }
 

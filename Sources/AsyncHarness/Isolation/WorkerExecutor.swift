@@ -331,9 +331,9 @@ private struct WorkerSession {
       if case .issueRecorded(step.id, let issue) = event.kind, issue.kind == .timeLimitExceeded { exceededTimeLimit = true }
       events.send(event)
       return nil
-    case .reply(.returned(step.id, let duration, let paused)):
+    case .reply(.returned(step.id, let duration, let trace, let paused)):
       drainOutput(&connection, until: .nothingLeft)
-      return .replied(.returned(duration: duration), paused: paused)
+      return .replied(.returned(duration: duration, trace: trace), paused: paused)
     case .reply(.cannotRun(step.id, let reason)):
       drainOutput(&connection, until: .nothingLeft)
       return .replied(.couldNotStart(reason: reason), paused: true)

@@ -67,9 +67,9 @@ enum WorkerMain {
           let end = executor.run(step, events: events)
           // A partial line the test printed reaches the parent before the step's end does.
           fflush(nil)
-          let duration = if case .returned(let duration) = end { duration } else { 0.0 }
+          let (duration, trace) = if case .returned(let duration, let trace) = end { (duration, trace) } else { (0.0, nil) }
           paused = failed.load(ordering: .relaxed)
-          channel.send(.returned(step.id, duration: duration, paused: paused))
+          channel.send(.returned(step.id, duration: duration, trace: trace, paused: paused))
         case .failure(let error):
           paused = true
           channel.send(.cannotRun(request.id, reason: error.description))

@@ -113,7 +113,7 @@ enum WorkerReply: Sendable, Equatable {
   /// The test's code ran to its end in `duration` seconds; its issues came before. When
   /// `paused`, the worker recorded a failure and drops the steps it reads until
   /// ``WorkerRequest/resume``.
-  case returned(TestID, duration: Double, paused: Bool)
+  case returned(TestID, duration: Double, trace: ScheduleTrace?, paused: Bool)
   /// The worker cannot run the step (it has no test at that position, or another one); it
   /// pauses as after a failure.
   case cannotRun(TestID, reason: String)
@@ -123,11 +123,13 @@ enum WorkerReply: Sendable, Equatable {
     var json = JSONText()
     json.object { json in
       switch self {
-      case .returned(let id, let duration, let paused):
+      case .returned(let id, let duration, let trace, let paused):
         json.field("duration", duration)
+        if let outside = trace?.firstOutsideStep { json.field("firstOutsideStep", outside) }
         json.field("paused") { $0.literal(paused ? "true" : "false") }
         json.field("protocol", WorkerProtocol.version)
         json.field("reply", "returned")
+        if let trace { json.field("scheduleTrace", trace.description) }
         json.field("test") { $0.testID(id) }
       case .cannotRun(let id, let reason):
         json.field("protocol", WorkerProtocol.version)
@@ -160,7 +162,12 @@ enum WorkerMessage: Sendable {
     switch try reply.string("reply") {
     case "returned":
       guard case .bool(let paused) = try reply.required("paused") else { throw reply.wrongType("paused") }
-      self = .reply(.returned(id, duration: try reply.number("duration"), paused: paused))
+      var trace = try reply.optionalString("scheduleTrace").map { text in
+        guard let trace = ScheduleTrace(text) else { throw reply.wrongType("scheduleTrace") }
+        return trace
+      }
+      trace?.firstOutsideStep = try reply.optionalNumber("firstOutsideStep")
+      self = .reply(.returned(id, duration: try reply.number("duration"), trace: trace, paused: paused))
     case "cannotRun":
       self = .reply(.cannotRun(id, reason: try reply.string("reason")))
     case let other:

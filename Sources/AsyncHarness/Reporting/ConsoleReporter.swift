@@ -73,8 +73,8 @@ public final class ConsoleReporter: Reporter {
         text += "    \(issue.sourceLocation.map { "\($0): " } ?? "")\(issue.kind == .warning ? "warning: " : "")\(issue.message)\n"
       }
       // A failing test under a schedule ends with the flag that replays it.
-      if result.verdict.isFailure, let token = test.schedule { text += "    replay: --schedule \(token)\n" }
-      if !result.willRetry { explored.withLock { $0.count(test, result.verdict) } }
+      if result.verdict.isFailure, let token = result.replayToken(of: test) { text += "    replay: --schedule \(token)\n" }
+      if !result.willRetry { explored.withLock { $0.count(test, result) } }
       if result.verdict == .flaky { flaky.withLock { $0.append(test) } }
       write(text)
     case .suiteStarted(let suite):

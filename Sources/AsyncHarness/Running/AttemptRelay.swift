@@ -49,10 +49,14 @@ final class AttemptRelay: Sendable {
   private let state: Mutex<State>
   private let timer: SendableBox<any DispatchSourceTimer>?
   private let onHung: @Sendable (TestResult) -> Void
+  private let replaying: ScheduleTrace?
 
+  /// - Parameter replaying: The steps of the run a replay token (`--schedule`) was printed
+  ///   for: an attempt that takes others gets a warning saying where and why.
   init(step: Runner.Step, events: EventSink, retryable: Bool, stop: StopRequest?, watch: Watch,
-       onHung: @escaping @Sendable (TestResult) -> Void) {
+       replaying: ScheduleTrace? = nil, onHung: @escaping @Sendable (TestResult) -> Void) {
     self.step = step
+    self.replaying = replaying
     self.events = events
     self.retryable = retryable
     self.stop = stop
@@ -127,8 +131,22 @@ final class AttemptRelay: Sendable {
         result = TestResult(verdict: .errored, reason: step.test.knownIssue, issues: state.issues + [issue])
         duration = elapsed
       } else {
-        result = Runner.result(issues: state.issues, knownIssue: step.test.knownIssue, at: step.test.sourceLocation)
-        if case .returned(let seconds) = ending { duration = seconds } else { duration = elapsed }
+        var issues = state.issues
+        var trace: ScheduleTrace?
+        if case .returned(let seconds, let steps) = ending {
+          duration = seconds
+          trace = steps
+        } else {
+          duration = elapsed
+        }
+        if let recorded = replaying, let message = trace?.divergence(from: recorded) {
+          let issue = Issue(kind: .warning, message: message, sourceLocation: step.test.sourceLocation)
+          events(.issueRecorded(step.id, issue))
+          issues.append(issue)
+        }
+        var judged = Runner.result(issues: issues, knownIssue: step.test.knownIssue, at: step.test.sourceLocation)
+        judged.scheduleTrace = trace
+        result = judged
       }
       state.result = judge(result)
       events(.testEnded(step.id, state.result!, duration: duration))

@@ -40,8 +40,8 @@ public struct InProcessExecutor: TestExecutor {
   /// - Parameters:
   ///   - step: The test to run and how.
   ///   - events: Where its issues and output go.
-  /// - Returns: ``AttemptEnd/returned(duration:)``: a test in this process always returns
-  ///   (one that never does ends the run from the runner's watch).
+  /// - Returns: ``AttemptEnd/returned(duration:trace:)``: a test in this process always
+  ///   returns (one that never does ends the run from the runner's watch).
   public func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
     let start = ContinuousClock().now
     let record = TestRecord(id: step.id, events: events)
@@ -53,7 +53,8 @@ public struct InProcessExecutor: TestExecutor {
     }
     capture?.end { record.capture($0) }
     record.end()
-    return .returned(duration: start.duration(to: .now).timeInterval)
+    return .returned(duration: start.duration(to: .now).timeInterval,
+                     trace: (context.queues as? ScheduledQueues)?.scheduler.trace)
   }
 
   /// Stops capturing output.

@@ -178,7 +178,7 @@ public final class Runner: Sendable {
     var attempt = step
     while true {
       let relay = AttemptRelay(step: attempt, events: events, retryable: attempt.retry != nil, stop: stop,
-                               watch: watch, onHung: onHung)
+                               watch: watch, replaying: configuration.replay?.trace, onHung: onHung)
       relay.begin()
       let result = relay.end(executor.run(attempt, events: relay.sink))
       guard result.willRetry, let retry = attempt.retry else { return result }

@@ -38,8 +38,8 @@ extension TestExecutor {
 /// ``returned(duration:)``; every other ending is an error with an issue that says why.
 public enum AttemptEnd: Sendable, Equatable {
   /// The test's code ran to its end (its set-up, body, teardown), whether it passed or not,
-  /// in `duration` seconds.
-  case returned(duration: Double)
+  /// in `duration` seconds; under a schedule, `trace` is the steps it took.
+  case returned(duration: Double, trace: ScheduleTrace? = nil)
   /// The process running the test ended before the test did: a crash, `exit`, a signal.
   /// `output` is the tail of what the test printed.
   case processEnded(ProcessEnding, output: String)

@@ -12,15 +12,15 @@ struct ExplorationTally: Sendable {
   private var rows: [Row] = []
 
   /// Counts one ended test.
-  mutating func count(_ test: TestID, _ verdict: Verdict) {
-    guard let token = test.schedule else { return }
+  mutating func count(_ test: TestID, _ result: TestResult) {
+    guard let token = result.replayToken(of: test) else { return }
     let key = "\(test.path) [\(test.waiter)]"
     let index = rows.firstIndex { $0.key == key } ?? {
       rows.append(Row(key: key))
       return rows.count - 1
     }()
     rows[index].total += 1
-    if verdict.isFailure {
+    if result.verdict.isFailure {
       if rows[index].firstFailure == nil { rows[index].firstFailure = token }
     } else {
       rows[index].passed += 1

@@ -12,7 +12,7 @@ extension HarnessOptions {
     }
     if explore != nil, schedule != nil { throw ValidationError("--explore and --schedule cannot be combined") }
     if let schedule, ScheduleToken(schedule) == nil {
-      throw ValidationError("--schedule \"\(schedule)\" is not a replay token: expected SEED:POLICY:TEST, e.g. 7:pct3:9f2c1a")
+      throw ValidationError("--schedule \"\(schedule)\" is not a replay token: expected SEED:POLICY:TEST or SEED:POLICY:TEST:STEPS-FINGERPRINT, e.g. 7:pct3:9f2c1a:41-0be311")
     }
   }
 

@@ -57,35 +57,45 @@ public enum SchedulePolicy: Sendable, Hashable, Codable, CustomStringConvertible
 }
 
 /// A replay token: the schedule a failing test ran under and a fingerprint of the test, as
-/// `SEED:POLICY:TEST`, e.g. `7:pct3:9f2c1a`. `--schedule TOKEN` reruns that test (and any
-/// other whose path has the same fingerprint) under exactly that schedule.
+/// `SEED:POLICY:TEST`, e.g. `7:pct3:9f2c1a`, and, printed after a run, the steps that run
+/// took (``ScheduleTrace``): `7:pct3:9f2c1a:41-0be311`. `--schedule TOKEN` reruns that test
+/// (and any other whose path has the same fingerprint) under exactly that schedule; with
+/// the steps, a replay that takes others says where and why.
 public struct ScheduleToken: Sendable, Hashable, Codable, CustomStringConvertible, LosslessStringConvertible {
   /// The schedule.
   public var schedule: Schedule
   /// The fingerprint of the test's `Suite/test` path (``fingerprint(ofTestAt:)``).
   public var test: UInt32
+  /// The steps the run the token was printed for took, if known.
+  public var trace: ScheduleTrace?
 
   /// Creates a token.
-  public init(schedule: Schedule, test: UInt32) {
+  public init(schedule: Schedule, test: UInt32, trace: ScheduleTrace? = nil) {
     self.schedule = schedule
     self.test = test & 0xFF_FFFF
+    self.trace = trace
   }
 
-  /// Reads `SEED:POLICY:TEST`: a decimal seed, `random` or `pctD`, six hexadecimal digits.
+  /// Reads `SEED:POLICY:TEST` or `SEED:POLICY:TEST:STEPS-FINGERPRINT`: a decimal seed,
+  /// `random` or `pctD`, six hexadecimal digits, then optionally a ``ScheduleTrace``.
   public init?(_ description: String) {
     let parts = description.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-    guard parts.count == 3, let seed = UInt64(parts[0]), parts[0].allSatisfy(\.isASCII),
+    guard parts.count == 3 || parts.count == 4, let seed = UInt64(parts[0]), parts[0].allSatisfy(\.isASCII),
           let policy = SchedulePolicy(parts[1]),
           parts[2].count == 6, parts[2].allSatisfy(\.isHexDigit), let test = UInt32(parts[2], radix: 16) else {
       return nil
     }
-    self.init(schedule: Schedule(seed: seed, policy: policy), test: test)
+    let trace = parts.count == 4 ? ScheduleTrace(parts[3]) : nil
+    guard parts.count == 3 || trace != nil else { return nil }
+    self.init(schedule: Schedule(seed: seed, policy: policy), test: test, trace: trace)
   }
 
-  /// The token as `--schedule` takes it: `SEED:POLICY:TEST`.
+  /// The token as `--schedule` takes it: `SEED:POLICY:TEST`, then `:STEPS-FINGERPRINT` when
+  /// the trace is known.
   public var description: String {
     let hex = String(test, radix: 16)
-    return "\(schedule):\(String(repeating: "0", count: max(0, 6 - hex.count)))\(hex)"
+    let token = "\(schedule):\(String(repeating: "0", count: max(0, 6 - hex.count)))\(hex)"
+    return trace.map { "\(token):\($0)" } ?? token
   }
 
   /// Whether this token was made for the test at `path` (`Suite/test`).

@@ -60,6 +60,8 @@ final class Scheduler: Sendable {
     /// Items submitted from outside the schedule since the test began.
     var outsideArrivals = 0
     var firstOutsideStep: Int?
+    /// The hash of the queues the steps picked, in order (``ScheduleTrace``).
+    var stepHash = StableHash.offsetBasis
     /// Sleepers on the virtual clock, by sequence, resumed when the test ends.
     var sleepers: [UInt64: @Sendable (_ cancelled: Bool) -> Void] = [:]
     /// The index of the queue of the clock's sleepers, made at the first sleep.
@@ -312,6 +314,7 @@ final class Scheduler: Sendable {
         if !state.runnable.isEmpty {
           state.steps += 1
           let chosen = state.picker.choose(among: state.runnable, step: state.steps)
+          state.stepHash = StableHash.fnv1a64(continuing: state.stepHash, withUnsafeBytes(of: UInt32(chosen).littleEndian, Array.init))
           return .run(Self.takeFirst(of: chosen, in: &state))
         }
         guard let next = state.delayed.first else { return .idle(nextDue: nil, submissions: state.sequence) }
@@ -407,6 +410,11 @@ final class Scheduler: Sendable {
   /// How many steps the schedule had taken when work from outside it first arrived, if it did:
   /// a replay follows the recorded run exactly up to there.
   var firstOutsideStep: Int? { state.withLock { $0.firstOutsideStep } }
+
+  /// The steps the schedule took so far.
+  var trace: ScheduleTrace {
+    state.withLock { ScheduleTrace(steps: $0.steps, hash: $0.stepHash, firstOutsideStep: $0.firstOutsideStep.map { $0 + 1 }) }
+  }
 
   /// Calls `wake` whenever work arrives, until ``stopWaking(_:)`` with the key it returns.
   func wakeOnArrival(_ wake: @escaping @Sendable () -> Void) -> UInt64 {

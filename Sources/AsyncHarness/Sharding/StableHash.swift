@@ -10,8 +10,16 @@ public enum StableHash {
   /// - Parameter text: the text to hash.
   /// - Returns: the hash.
   public static func fnv1a64(_ text: String) -> UInt64 {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in text.utf8 {
+    fnv1a64(continuing: offsetBasis, text.utf8)
+  }
+
+  /// FNV-1a 64's starting value, the hash of no bytes.
+  static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+
+  /// Continues the FNV-1a 64 hash `hash` over `bytes`.
+  static func fnv1a64(continuing hash: UInt64, _ bytes: some Sequence<UInt8>) -> UInt64 {
+    var hash = hash
+    for byte in bytes {
       hash ^= UInt64(byte)
       hash &*= 0x0000_0100_0000_01b3
     }
