@@ -34,7 +34,7 @@ let package = Package(
       ]
     ),
     // What the test targets share.
-    .target(name: "HarnessTestSupport", path: "Tests/HarnessTestSupport"),
+    .target(name: "HarnessTestSupport", dependencies: ["AsyncHarness"], path: "Tests/HarnessTestSupport"),
     .plugin(
       name: "HarnessPlugin",
       capability: .command(

@@ -60,34 +60,61 @@ enum SchedulingDeterminism {
         try t.wait(for: done)
       }
     }
-    var configuration = Configuration()
-    configuration.waiters = .named(waiter.name)
-    configuration.repetitions = 5
-    configuration.explorations = 4
-    let recorder = EventRecorder()
-    do {
-      try Runner(suites: [suite], configuration: configuration, registry: registry, reporters: [recorder]).run()
-    } catch {
-      return ["the run could not start: \(error)"]
+    let results: [RecordedRun]
+    switch run(suite, under: waiter, registry: registry, configure: { configuration in
+      configuration.repetitions = 5
+      configuration.explorations = 4
+    }) {
+    case .success(let recorded): results = recorded
+    case .failure(let problem): return [problem.description]
     }
     var problems: [String] = []
-    let results = recorder.results
     if results.isEmpty { problems.append("did not run") }
     for (test, result, _) in results where result.verdict != .passed {
       problems.append("\(test) ended \(result.verdict.rawValue): \(result.issues.map(\.message))")
     }
-    // Runs with the same schedule (the same token, or none) must agree.
-    let orders = log.withLock { $0 }
-    let bySchedule = Dictionary(grouping: results, by: { $0.test.schedule ?? "" })
-    for (schedule, runs) in bySchedule.sorted(by: { $0.key < $1.key }) {
-      let distinct = Set(runs.map { orders[$0.test] ?? [] })
-      if distinct.count > 1 {
-        problems.append("\(runs.count) runs under schedule \(schedule.isEmpty ? "(none)" : schedule) gave \(distinct.count) orders: \(distinct.map { $0.joined(separator: " ") }.sorted())")
-      }
-      if Set(runs.map(\.result)).count > 1 {
-        problems.append("runs under schedule \(schedule.isEmpty ? "(none)" : schedule) gave different results: \(Set(runs.map(\.result)))")
+    problems += disagreements(among: results, orders: log.withLock { $0 })
+    // Verdicts and issues; the steps (the trace) are the orders compared above.
+    for (schedule, runs) in Dictionary(grouping: results, by: { $0.test.schedule ?? "" }).sorted(by: { $0.key < $1.key }) {
+      let outcomes = Set(runs.map { TestResult(verdict: $0.result.verdict, reason: $0.result.reason, issues: $0.result.issues) })
+      if outcomes.count > 1 {
+        problems.append("runs under schedule \(schedule.isEmpty ? "(none)" : schedule) gave different results: \(outcomes)")
       }
     }
     return problems
   }
+
+  /// Runs `suite` under `waiter` with the settings `configure` makes; its results, or why the
+  /// run could not start.
+  static func run(_ suite: Suite, under waiter: any Waiter, registry: WaiterRegistry,
+                  configure: (inout Configuration) -> Void) -> Result<[RecordedRun], RunProblem> {
+    var configuration = Configuration()
+    configuration.waiters = .named(waiter.name)
+    configure(&configuration)
+    let recorder = EventRecorder()
+    do {
+      try Runner(suites: [suite], configuration: configuration, registry: registry, reporters: [recorder]).run()
+    } catch {
+      return .failure(RunProblem(description: "the run could not start: \(error)"))
+    }
+    return .success(recorder.results)
+  }
+
+  /// The runs under one schedule (the same token, or none) that noted different orders of
+  /// steps, one problem a schedule.
+  static func disagreements(among runs: [RecordedRun], orders: [TestID: [String]]) -> [String] {
+    Dictionary(grouping: runs, by: { $0.test.schedule ?? "" }).sorted(by: { $0.key < $1.key }).compactMap { schedule, runs in
+      let distinct = Set(runs.map { orders[$0.test] ?? [] })
+      guard distinct.count > 1 else { return nil }
+      return "\(runs.count) runs under schedule \(schedule.isEmpty ? "(none)" : schedule) gave \(distinct.count) orders: \(distinct.map { $0.joined(separator: " ") }.sorted())"
+    }
+  }
+}
+
+/// One test's run, as an ``EventRecorder`` saw it end.
+typealias RecordedRun = (test: TestID, result: TestResult, duration: Double)
+
+/// Why a conformance run could not start.
+struct RunProblem: Error, CustomStringConvertible {
+  let description: String
 }

@@ -86,22 +86,20 @@ enum SwiftConcurrencyScheduling {
         }
       }
     }
-    var configuration = Configuration()
-    configuration.waiters = .named(waiter.name)
-    configuration.repetitions = 2
-    configuration.explorations = 16
-    // Where sleeps escape, they run in real time: the limit ends them.
-    configuration.timeLimit = .seconds(2)
-    let recorder = EventRecorder()
-    do {
-      try Runner(suites: [suite], configuration: configuration, registry: registry, reporters: [recorder]).run()
-    } catch {
-      return ["the run could not start: \(error)"]
+    let results: [RecordedRun]
+    switch SchedulingDeterminism.run(suite, under: waiter, registry: registry, configure: { configuration in
+      configuration.repetitions = 2
+      configuration.explorations = 16
+      // Where sleeps escape, they run in real time: the limit ends them.
+      configuration.timeLimit = .seconds(2)
+    }) {
+    case .success(let recorded): results = recorded
+    case .failure(let problem): return [problem.description]
     }
     var problems: [String] = []
     let orders = log.withLock { $0 }
     for path in paths {
-      let runs = recorder.results.filter { $0.test.name == "\(name): \(path.name)" }
+      let runs = results.filter { $0.test.name == "\(name): \(path.name)" }
       guard !runs.isEmpty else {
         problems.append("\(path.name): did not run")
         continue
@@ -113,16 +111,11 @@ enum SwiftConcurrencyScheduling {
       if !issues.isEmpty {
         problems.append("\(path.name): recorded \(issues.sorted()) (a warning of outside work: the path escapes the schedule)")
       }
-      let bySchedule = Dictionary(grouping: runs, by: { $0.test.schedule ?? "" })
-      for (schedule, repeated) in bySchedule.sorted(by: { $0.key < $1.key }) {
-        let distinct = Set(repeated.map { orders[$0.test] ?? [] })
-        if distinct.count > 1 {
-          problems.append("\(path.name): \(repeated.count) runs under schedule \(schedule) gave \(distinct.count) orders: \(distinct.map { $0.joined(separator: " ") }.sorted())")
-        }
-      }
+      problems += SchedulingDeterminism.disagreements(among: runs, orders: orders).map { "\(path.name): \($0)" }
       let seeded = Set(runs.map { orders[$0.test] ?? [] })
       if seeded.count < 2 {
-        problems.append("\(path.name): \(bySchedule.count) seeds all gave one order (\(seeded.first?.joined(separator: " ") ?? "")): the schedule does not order this path")
+        let seeds = Set(runs.map { $0.test.schedule ?? "" }).count
+        problems.append("\(path.name): \(seeds) seeds all gave one order (\(seeded.first?.joined(separator: " ") ?? "")): the schedule does not order this path")
       }
       let wrongSteps = seeded.flatMap { $0 }.filter { $0.contains("not on the main thread") || ($0.contains(" at ") && !$0.hasSuffix(" at 30.0 seconds")) }
       if !wrongSteps.isEmpty {

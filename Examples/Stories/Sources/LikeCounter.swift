@@ -16,10 +16,18 @@ public actor LikeStore {
   public func increment() { likes += 1 }
 }
 
+/// What a test asks of a like counter.
+public protocol Liking: Sendable {
+  /// Where the likes are kept.
+  var store: LikeStore { get }
+  /// Adds a like.
+  func like() async
+}
+
 /// Counts likes with a lost update: ``like()`` loads the count and saves it plus one, in two
 /// calls. Two likes at once can both load the same count, and one of them is lost. Each
 /// call is safe on its own; the pair is not.
-public struct NaiveLikeCounter: Sendable {
+public struct NaiveLikeCounter: Liking {
   /// Where the likes are kept.
   public let store: LikeStore
 
@@ -34,7 +42,7 @@ public struct NaiveLikeCounter: Sendable {
 }
 
 /// The fixed counter asks the store to add the like, in one call.
-public struct LikeCounter: Sendable {
+public struct LikeCounter: Liking {
   /// Where the likes are kept.
   public let store: LikeStore
 

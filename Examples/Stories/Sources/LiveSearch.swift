@@ -13,12 +13,23 @@ public actor Catalog {
   }
 }
 
+/// What a test asks of a search box.
+public protocol SearchBox: Sendable {
+  /// The results the screen reads.
+  var results: AsyncStream<[String]> { get }
+  /// Searches for `query`; the task ends when its search is done.
+  @discardableResult
+  func type(_ query: String) -> Task<Void, Never>
+  /// Ends the stream.
+  func close()
+}
+
 /// A search box whose results arrive on a stream the screen reads, with a stale-results
 /// bug: each query is searched in a task of its own, and whichever search finishes last is
 /// what the screen ends on. Type "night", then "starry": if the search for "night" finishes
 /// second, the screen shows its results under "starry". On real executors the first search
 /// almost always finishes first.
-public final class NaiveLiveSearch: Sendable {
+public final class NaiveLiveSearch: SearchBox {
   /// The results of each search, in the order the searches finish.
   public let results: AsyncStream<[String]>
   private let continuation: AsyncStream<[String]>.Continuation
@@ -44,7 +55,7 @@ public final class NaiveLiveSearch: Sendable {
 
 /// The fixed search box numbers the queries and lets only the latest query's results reach
 /// the stream: a search that finishes after a later query was typed is dropped.
-public final class LiveSearch: Sendable {
+public final class LiveSearch: SearchBox {
   /// The results of the latest query, when its search finishes.
   public let results: AsyncStream<[String]>
   private let continuation: AsyncStream<[String]>.Continuation

@@ -13,11 +13,19 @@ public actor PaymentService {
   }
 }
 
+/// What a test asks of a ticket office.
+public protocol BoxOffice: Actor {
+  /// The seats not sold yet.
+  var seatsLeft: Int { get }
+  /// Books a seat for `customer`; returns whether one was left.
+  func book(for customer: String) async -> Bool
+}
+
 /// Sells the seats of a show, and gets actor reentrancy wrong: ``book(for:)`` checks that a
 /// seat is left, awaits the payment, then takes the seat. While it awaits, the actor runs
 /// other bookings, which pass the same check: two customers for the last seat both get it.
 /// On real executors the second booking rarely arrives in that gap.
-public actor NaiveTicketOffice {
+public actor NaiveTicketOffice: BoxOffice {
   /// The seats not sold yet; below zero when the show is overbooked.
   public private(set) var seatsLeft: Int
   private let payments: PaymentService
@@ -39,7 +47,7 @@ public actor NaiveTicketOffice {
 
 /// The fixed office takes the seat before it awaits the payment, so the check and the
 /// update are one turn of the actor, which no other booking can split.
-public actor TicketOffice {
+public actor TicketOffice: BoxOffice {
   /// The seats not sold yet.
   public private(set) var seatsLeft: Int
   private let payments: PaymentService

@@ -26,8 +26,9 @@
 /// under ``SynchronousWaiter``.
 ///
 /// The same schedule gives the same order on every machine; a failing test carries a
-/// replay token (`replay: --schedule 7:pct3:9f2c1a`), `--schedule TOKEN` reruns that
-/// schedule, and `--explore N` runs each test under N seeds.
+/// replay token (`replay: --schedule 7:pct3:9f2c1a:41-0be311`: the schedule, the test, the
+/// steps its run took), `--schedule TOKEN` reruns that schedule and warns if the steps
+/// differ, and `--explore N` runs each test under N seeds.
 public struct ScheduledWaiter: Waiter {
   /// `scheduled`.
   public let name = "scheduled"
