@@ -114,6 +114,67 @@ final class ConcurrencyScheduleTests: XCTestCase {
     XCTAssertGreaterThan(Set(byToken.values.map { Array($0[0..<9]) }).count, 3, "seeds choose different orders")
   }
 
+  func testACancelledSleepEndsAtOnceInVirtualTime() throws {
+    let ended = Log()
+    let result = try scheduled(Test("cancels a sleeping task") { t async throws in
+      let sleeper = Task {
+        do {
+          try await Task.sleep(for: .seconds(60))
+          ended.append("woke at \(t.virtualNow)")
+        } catch {
+          ended.append("\(type(of: error)) at \(t.virtualNow)")
+        }
+      }
+      await Task.yield()
+      sleeper.cancel()
+      await sleeper.value
+    })
+    XCTAssertEqual(result.verdict, .passed, "\(result.issues)")
+    XCTAssertEqual(ended.all, ["CancellationError at 0.0 seconds"])
+    XCTAssertEqual(result.issues, [], "nothing is left pending")
+  }
+
+  func testATimeoutRacedAgainstWorkEndsAtTheFirstAndLeavesNothingBehindInEverySchedule() throws {
+    struct TimedOut: Error {}
+    /// Runs `work`, or throws at `timeout`: the race most code writes with a task group.
+    @Sendable func withTimeout(_ timeout: Duration, _ work: @escaping @Sendable () async throws -> String) async throws -> String {
+      try await withThrowingTaskGroup(of: String.self) { group in
+        group.addTask { try await work() }
+        group.addTask {
+          try await Task.sleep(for: timeout)
+          throw TimedOut()
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+      }
+    }
+    let outcomes = Log()
+    let recorder = try runSuites([Suite("Timeouts") {
+      Test("work within, then work past the timeout") { t async throws in
+        let quick = try await withTimeout(.seconds(5)) {
+          try await Task.sleep(for: .seconds(1))
+          return "done"
+        }
+        outcomes.append("\(quick) at \(t.virtualNow)")
+        do {
+          _ = try await withTimeout(.seconds(5)) {
+            try await Task.sleep(for: .seconds(30))
+            return "too late"
+          }
+        } catch {
+          outcomes.append("\(type(of: error)) at \(t.virtualNow)")
+        }
+      }
+    }]) {
+      $0.waiters = .named("scheduled")
+      $0.explorations = 20
+    }
+    XCTAssertEqual(recorder.results.count, 20)
+    XCTAssertEqual(recorder.results.filter { !$0.result.issues.isEmpty }.map { "\($0.test): \($0.result.issues)" }, [],
+                   "no cancelled sleep is left pending")
+    XCTAssertEqual(Set(outcomes.all), ["done at 1.0 seconds", "TimedOut at 6.0 seconds"])
+  }
+
   func testABodySuspendedOnWhatNothingCanResumeFailsSayingSo() throws {
     let line = #line + 2
     let start = ContinuousClock().now

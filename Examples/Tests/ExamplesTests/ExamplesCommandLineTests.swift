@@ -65,8 +65,10 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 item, random (a random walk) or pctD (PCT for bugs of
                                 depth D, 1 to 9); default: the scheduled waiter's own.
         --schedule <token>      Rerun exactly the schedule of a replay token a
-                                failing test printed (SEED:POLICY:TEST), for that
-                                test only.
+                                failing test printed (SEED:POLICY:TEST, then the
+                                steps it took, :STEPS-FINGERPRINT), for that test
+                                only; a replay that takes other steps says where and
+                                why.
         --jitter [<seed>]       Delay each item sent to a test's real queues by 0 to
                                 2 ms, drawn from the seed (with --repeat, shakes out
                                 ordering bugs); without a seed, a random one is

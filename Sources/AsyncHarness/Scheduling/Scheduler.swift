@@ -33,6 +33,12 @@ final class Scheduler: Sendable {
     /// For a Swift concurrency job: hands it back to the platform's executors when the test
     /// ends before it ran.
     var returnToPlatform: (@Sendable () -> Void)? = nil
+    /// For the timer of a `Task.sleep`: the queue of the task that sleeps. When that task
+    /// runs again before the timer is due, the sleep was cancelled, and the timer's job (which
+    /// then only cleans up) is due at once.
+    var sleeper: Int? = nil
+    /// Whether it is the timer of a cancelled sleep: left pending, it is no task's work.
+    var isCancelledTimer = false
   }
 
   private struct Queue {
@@ -71,7 +77,7 @@ final class Scheduler: Sendable {
     /// The queue of each task whose jobs this scheduler took, by the runtime's task id.
     var taskQueues: [UInt64: Int] = [:]
     /// The item running now and when it began, on the real clock.
-    var runningItem: (identity: QueueIdentity, start: ContinuousClock.Instant)?
+    var runningItem: (queue: Int, identity: QueueIdentity, start: ContinuousClock.Instant)?
     /// The thread that drives the schedule of an `async` body (``ScheduleDriver``), while it
     /// is not parked: what it resumes is the schedule's own work.
     var drivingThread: ObjectIdentifier?
@@ -164,16 +170,31 @@ final class Scheduler: Sendable {
         return index
       }()
       state.sequence += 1
+      let delayed = (delay ?? .zero) > .zero
+      // A sleep's timer is enqueued by the sleeping task's own job, the one running now.
+      let sleeper = delayed && own ? state.runningItem.map(\.queue) : nil
       let item = Item(sequence: state.sequence, queue: index, due: state.now + (delay ?? .zero),
                       identity: state.queues[index].identity, runsOnMainThread: onMainThread, isFromOutside: !own,
-                      work: work, returnToPlatform: returnToPlatform)
-      Self.enqueue(item, delayed: (delay ?? .zero) > .zero, in: &state)
+                      work: work, returnToPlatform: returnToPlatform, sleeper: sleeper)
+      if !delayed { Self.releaseCancelledSleeps(of: index, in: &state) }
+      Self.enqueue(item, delayed: delayed, in: &state)
       if !own { Self.countOutsideArrival(in: &state) }
       return Array(state.arrivals.values)
     }
     guard let arrivals else { return false }
     for wake in arrivals { wake() }
     return true
+  }
+
+  /// Makes the timers of the sleeps of the task whose queue is `index` due at once: the task
+  /// runs again, so its sleep was cancelled, and the timer's job only cleans up.
+  private static func releaseCancelledSleeps(of index: Int, in state: inout State) {
+    guard state.delayed.contains(where: { $0.sleeper == index }) else { return }
+    for var timer in state.delayed.filter({ $0.sleeper == index }) {
+      timer.isCancelledTimer = true
+      append(timer, in: &state)
+    }
+    state.delayed.removeAll { $0.sleeper == index }
   }
 
   /// Puts `item` among the delayed ones, or at the end of its queue.
@@ -360,7 +381,7 @@ final class Scheduler: Sendable {
     let previous = state.withLock { state in
       defer {
         state.runningThread = thread
-        state.runningItem = (item.identity, .now)
+        state.runningItem = (item.queue, item.identity, .now)
       }
       return (state.runningThread, state.runningItem)
     }
@@ -449,7 +470,8 @@ final class Scheduler: Sendable {
 
   /// Gives the capture of Swift concurrency up when the test's `async` code has ended: jobs
   /// still pending (of a task it started and did not await, a sleep not yet due) go back to
-  /// the platform's executors, and a warning counts them.
+  /// the platform's executors, and a warning counts them (not the timers of cancelled
+  /// sleeps, which only clean up).
   func returnLeftoverJobs() {
     let count = returnJobs()
     guard count > 0 else { return }
@@ -466,19 +488,20 @@ final class Scheduler: Sendable {
     record?.record(Issue(kind: .warning, message: "scheduled waiter: \(job) kept the schedule's thread for \(duration.secondsDescription) seconds, longer than the quiet period (it blocks its thread: a semaphore, a lock, a synchronous wait for work of another task); the schedule gave Swift concurrency back to Swift's own executors (\(count) pending job\(count == 1 ? "" : "s")), so the rest of the test runs in real time, neither ordered nor replayed", sourceLocation: nil))
   }
 
-  /// Releases the capture and hands the pending jobs to the platform; returns how many.
+  /// Releases the capture and hands the pending jobs to the platform; returns how many,
+  /// cancelled sleeps' timers aside.
   private func returnJobs() -> Int {
     ConcurrencyCapture.release(self)
-    let jobs = state.withLock { state -> [@Sendable () -> Void] in
-      let jobs = (state.delayed + state.queues.flatMap(\.ready)).compactMap(\.returnToPlatform)
+    let (jobs, count) = state.withLock { state -> ([@Sendable () -> Void], Int) in
+      let pending = (state.delayed + state.queues.flatMap(\.ready)).filter { $0.returnToPlatform != nil }
       state.delayed.removeAll { $0.returnToPlatform != nil }
       for index in state.queues.indices where state.queues[index].holdsJobs {
         state.queues[index].ready.removeAll()
       }
       state.runnable.removeAll { state.queues[$0].ready.isEmpty }
-      return jobs
+      return (pending.compactMap(\.returnToPlatform), pending.filter { !$0.isCancelledTimer }.count)
     }
     for job in jobs { job() }
-    return jobs.count
+    return count
   }
 }
