@@ -35,7 +35,7 @@ extension TestExecutor {
 
 /// How an attempt of a test ended, as its executor saw it. The runner's relay turns it into
 /// the attempt's result: the issues the attempt streamed decide the verdict of one that
-/// ``returned(duration:)``; every other ending is an error with an issue that says why.
+/// ``returned(duration:trace:)``; every other ending is an error with an issue that says why.
 public enum AttemptEnd: Sendable, Equatable {
   /// The test's code ran to its end (its set-up, body, teardown), whether it passed or not,
   /// in `duration` seconds; under a schedule, `trace` is the steps it took.
