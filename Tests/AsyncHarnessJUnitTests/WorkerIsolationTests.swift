@@ -47,6 +47,39 @@ final class WorkerIsolationTests: ReportTestCase {
     }
   }
 
+  /// `--isolation test` starts the next test's worker while a test runs: the second test's
+  /// process started before the first test ended (it sleeps 300 ms), and no worker is left
+  /// running after the run (the unused spare is stopped).
+  func testAProcessPerTestStartsTheNextWorkerWhileATestRuns() throws {
+    #if os(Linux)
+    for _ in 0..<3 {
+      let run = try runFixture(["--isolation", "test", "--filter", "Spare/", "--json", path("events.jsonl")])
+      XCTAssertEqual(run.status, 0, run.output)
+      var output: [String: String] = [:]
+      for line in try String(contentsOfFile: path("events.jsonl"), encoding: .utf8).split(separator: "\n") {
+        if case .outputCaptured(let test, let text) = try Event(jsonLine: line).kind { output[test.name, default: ""] += text }
+      }
+      let ended = try XCTUnwrap(Int(output["sleeps, then prints the time"]?.dropFirst("ended at ".count).dropLast() ?? ""), "\(output)")
+      let started = try XCTUnwrap(Int(output["prints when its process started"]?.dropFirst("started at ".count).dropLast() ?? ""), "\(output)")
+      XCTAssertLessThan(started, ended, "the second test's worker started while the first ran")
+      XCTAssertEqual(try workers(of: try harnessFixture()), [], "no worker outlives the run")
+    }
+    #else
+    throw XCTSkip("reads process start times from /proc")
+    #endif
+  }
+
+  /// The processes running `executable` as a worker, from `/proc` (Linux).
+  private func workers(of executable: URL) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: "/proc").filter { $0.allSatisfy(\.isNumber) }.filter { pid in
+      guard let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+      let arguments = command.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+      return arguments.contains("--harness-worker") && arguments.first.map {
+        URL(fileURLWithPath: $0).resolvingSymlinksInPath().path == executable.resolvingSymlinksInPath().path
+      } == true
+    }
+  }
+
   private func assertEachCrashEndsOnlyItsOwnTest(_ isolation: [String]) throws {
     let run = try runFixture(isolation + ["--filter", "Crashes/", "--time-limit", "1", "--junit", path("report.xml"),
                                           "--json", path("events.jsonl")])

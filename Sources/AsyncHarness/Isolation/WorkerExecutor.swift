@@ -41,7 +41,8 @@ public final class WorkerExecutor: TestExecutor {
   public let stop: StopRequest?
   /// Whether each test runs in a fresh worker process (`--isolation test`: nothing a test
   /// leaves behind in its process reaches the next one) instead of one worker running test
-  /// after test until it dies.
+  /// after test until it dies. A spare worker then starts while each test runs, so only the
+  /// first test waits for a process to start; the spare left at the end is stopped unused.
   public let freshProcessPerTest: Bool
   private let state = Mutex(Pipeline())
   /// The line a worker writes to its output as each test starts (``WorkerMain/markerVariable``),
@@ -113,13 +114,18 @@ public final class WorkerExecutor: TestExecutor {
         }
         if state.worker == nil {
           do {
-            state.worker = try WorkerConnection(executable: executable, marker: marker)
+            state.worker = try state.takeSpare() ?? WorkerConnection(executable: executable, marker: marker)
           } catch {
             return .couldNotStart(reason: "\(error)")
           }
           // A worker that dies before reading it is reported by the session.
           _ = state.send(step)
         }
+      }
+      if freshProcessPerTest && state.spare == nil {
+        // The next test's worker starts while this one runs; one that cannot start now is
+        // started (or reported) when the next test needs it.
+        state.spare = try? WorkerConnection(executable: executable, marker: marker)
       }
       state.topUp()
       var session = WorkerSession(step: step, events: events, gracePeriod: gracePeriod,
@@ -152,14 +158,15 @@ public final class WorkerExecutor: TestExecutor {
   /// True: a test past its time limit has its worker process stopped.
   public var stopsHungTests: Bool { true }
 
-  /// Tells the worker to stop and waits for it to exit; one that does not exit within the
-  /// grace period is killed. A worker still holding steps the runner never asked for (the
-  /// run stopped) is killed at once.
+  /// Tells the worker (and the spare, under `--isolation test`) to stop and waits for it to
+  /// exit; one that does not exit within the grace period is killed. A worker still holding
+  /// steps the runner never asked for (the run stopped) is killed at once.
   public func finish() {
     state.withLock { state in
       if let worker = state.worker {
         if worker.inFlight.isEmpty { retire(worker.process) } else { Self.kill(worker.process) }
       }
+      if let spare = state.takeSpare() { retire(spare.process) }
       state.worker = nil
       state.prepared = []
     }
@@ -186,9 +193,17 @@ public final class WorkerExecutor: TestExecutor {
 /// The executor's worker and the steps it was sent.
 private struct Pipeline {
   var worker: WorkerConnection?
+  /// Under `--isolation test`, the worker started for the next test while this one runs.
+  var spare: WorkerConnection?
   /// The steps the runner said it hands over next, and the first not sent yet.
   var prepared: [Runner.Step] = []
   var nextToSend = 0
+
+  /// The spare worker, which becomes the caller's.
+  mutating func takeSpare() -> WorkerConnection? {
+    defer { spare = nil }
+    return spare
+  }
 
   /// Sends `step` to the worker; `false` when it no longer reads (it died).
   mutating func send(_ step: Runner.Step, planIndex: Int? = nil) -> Bool {

@@ -103,6 +103,15 @@ let suites = [
       }
     }
   },
+  // For the spare worker of --isolation test: the first test prints the clock (ticks since
+  // boot) as it ends, 300 ms after it began; the second prints when its process started.
+  Suite("Spare") {
+    Test("sleeps, then prints the time") { _ in
+      usleep(300_000)
+      print("ended at \(bootTicks())")
+    }
+    Test("prints when its process started") { _ in print("started at \(processStartTicks())") }
+  },
   // Two tasks race to update a count through an actor, printing each step, for the replay
   // tests of Swift concurrency under the scheduled strategy.
   Suite("Concurrency") {
@@ -121,6 +130,27 @@ let suites = [
     }
   },
 ]
+
+/// Clock ticks since boot, the unit of a process's start time in `/proc/self/stat`.
+func bootTicks() -> Int {
+  #if os(Linux)
+  var now = timespec()
+  clock_gettime(CLOCK_BOOTTIME, &now)
+  let hertz = sysconf(Int32(_SC_CLK_TCK))
+  return now.tv_sec * hertz + now.tv_nsec / (1_000_000_000 / hertz)
+  #else
+  return 0
+  #endif
+}
+
+/// When this process started, in clock ticks since boot (Linux), or 0.
+func processStartTicks() -> Int {
+  guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+        let afterName = stat.range(of: ") ", options: .backwards) else { return 0 }
+  // Fields from the third on; the start time is the 22nd field.
+  let fields = stat[afterName.upperBound...].split(separator: " ")
+  return fields.count > 19 ? Int(fields[19]) ?? 0 : 0
+}
 
 /// A count kept by an actor: each call is safe, a load and a save are two.
 actor Store {
