@@ -264,6 +264,25 @@ final class ConcurrencyScheduleTests: XCTestCase {
     }
   }
 
+  func testThousandsOfTasksAllRunAsStepsOfTheSchedule() throws {
+    let counted = Log()
+    let result = try scheduled(Test("2,000 tasks") { t async throws in
+      let total = await withTaskGroup(of: Int.self) { group in
+        for number in 1...2_000 {
+          group.addTask {
+            await Task.yield()
+            return number
+          }
+        }
+        return await group.reduce(0, +)
+      }
+      counted.append("\(total)")
+    })
+    XCTAssertEqual(result.verdict, .passed, "\(result.issues)")
+    XCTAssertEqual(counted.all, ["2001000"])
+    XCTAssertGreaterThanOrEqual(result.scheduleTrace?.steps ?? 0, 4_000, "each task's start and its yield are steps")
+  }
+
   // MARK: Races
 
   func testAResumeFromOutsideTheScheduleIsNeverLost() throws {

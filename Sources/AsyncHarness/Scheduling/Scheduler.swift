@@ -209,8 +209,7 @@ final class Scheduler: Sendable {
   /// Appends a runnable item to its queue, which becomes runnable if it was empty.
   private static func append(_ item: Item, in state: inout State) {
     if state.queues[item.queue].ready.isEmpty {
-      let position = state.runnable.firstIndex { $0 > item.queue } ?? state.runnable.endIndex
-      state.runnable.insert(item.queue, at: position)
+      state.runnable.insert(item.queue, at: runnablePosition(of: item.queue, in: state.runnable))
     }
     state.queues[item.queue].ready.append(item)
   }
@@ -218,8 +217,25 @@ final class Scheduler: Sendable {
   /// Takes the first item of a runnable queue, which stops being runnable if it empties.
   private static func takeFirst(of queue: Int, in state: inout State) -> Item {
     let item = state.queues[queue].ready.removeFirst()
-    if state.queues[queue].ready.isEmpty { state.runnable.removeAll { $0 == queue } }
+    if state.queues[queue].ready.isEmpty { stopRunning(queue, in: &state) }
     return item
+  }
+
+  /// Removes `queue` from the runnable ones.
+  private static func stopRunning(_ queue: Int, in state: inout State) {
+    let position = runnablePosition(of: queue, in: state.runnable)
+    if position < state.runnable.count && state.runnable[position] == queue { state.runnable.remove(at: position) }
+  }
+
+  /// Where `queue` is, or would go, in the ascending list of runnable queues (a binary
+  /// search: a test may have thousands of tasks runnable at once).
+  private static func runnablePosition(of queue: Int, in runnable: [Int]) -> Int {
+    var (low, high) = (0, runnable.count)
+    while low < high {
+      let middle = (low + high) / 2
+      if runnable[middle] < queue { low = middle + 1 } else { high = middle }
+    }
+    return low
   }
 
   /// Registers a sleeper on the virtual clock until `deadline`: `resume(false)` runs when
@@ -368,7 +384,7 @@ final class Scheduler: Sendable {
       Self.promoteDue(&state)
       defer {
         state.queues[index].ready.removeAll()
-        state.runnable.removeAll { $0 == index }
+        Self.stopRunning(index, in: &state)
       }
       return state.queues[index].ready
     }
