@@ -94,11 +94,10 @@ private struct CapturedJob: Sendable {
     self.job = UnownedJob(job)
   }
 
-  /// Offers the job to the scheduler holding the capture; returns `false` when it is not the
-  /// test's (or no test holds the capture), and the caller passes it on.
-  func offer(onMainThread: Bool, due delay: Duration? = nil,
+  /// Offers the job to `scheduler`, which holds the capture; returns `false` when it is not
+  /// the test's, and the caller passes it on.
+  func offer(to scheduler: Scheduler, onMainThread: Bool, due delay: Duration? = nil,
              returnToPlatform: @escaping @Sendable () -> Void) -> Bool {
-    guard let scheduler = ConcurrencyCapture.holderScheduler else { return false }
     let job = job
     let taskExecutor = HarnessExecutorFactory.task.asUnownedTaskExecutor()
     let work: @Sendable () -> Void
@@ -132,13 +131,16 @@ private final class HarnessTaskExecutor: TaskExecutor, SchedulingExecutor {
   private let platform = PlatformExecutorFactory.defaultExecutor
 
   func enqueue(_ job: consuming ExecutorJob) {
+    // With no test holding the capture (almost always), the job goes straight through.
+    guard let scheduler = ConcurrencyCapture.holderScheduler else { return platform.enqueue(job) }
     let captured = CapturedJob(job)
     let platform = platform
-    let taken = captured.offer(onMainThread: false) { platform.enqueue(ExecutorJob(captured.job)) }
+    let taken = captured.offer(to: scheduler, onMainThread: false) { platform.enqueue(ExecutorJob(captured.job)) }
     if !taken { platform.enqueue(ExecutorJob(captured.job)) }
   }
 
   func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
+    let scheduler = ConcurrencyCapture.holderScheduler
     let captured = CapturedJob(job)
     let platform = platform
     let sendBack: @Sendable () -> Void = {
@@ -148,9 +150,10 @@ private final class HarnessTaskExecutor: TaskExecutor, SchedulingExecutor {
         platform.enqueue(ExecutorJob(captured.job))
       }
     }
-    let delay = CapturedJob.delay(until: instant, of: clock, since: ConcurrencyCapture.holderScheduler?.itemStart)
-    let taken = delay.map { captured.offer(onMainThread: false, due: $0, returnToPlatform: sendBack) } ?? false
-    if !taken { sendBack() }
+    guard let scheduler, let delay = CapturedJob.delay(until: instant, of: clock, since: scheduler.itemStart),
+          captured.offer(to: scheduler, onMainThread: false, due: delay, returnToPlatform: sendBack) else {
+      return sendBack()
+    }
   }
 
   func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
@@ -170,9 +173,10 @@ private final class HarnessMainExecutor: MainExecutor {
   func checkIsolated() { platform.checkIsolated() }
 
   func enqueue(_ job: consuming ExecutorJob) {
+    guard let scheduler = ConcurrencyCapture.holderScheduler else { return platform.enqueue(job) }
     let captured = CapturedJob(job)
     let platform = platform
-    let taken = captured.offer(onMainThread: true) { platform.enqueue(ExecutorJob(captured.job)) }
+    let taken = captured.offer(to: scheduler, onMainThread: true) { platform.enqueue(ExecutorJob(captured.job)) }
     if !taken { platform.enqueue(ExecutorJob(captured.job)) }
   }
 }
