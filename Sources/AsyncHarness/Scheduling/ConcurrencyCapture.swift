@@ -111,6 +111,16 @@ private struct CapturedJob: Sendable {
                                returnToPlatform: returnToPlatform)
   }
 
+  /// Hands `job` to the scheduler holding the capture when it is the test's, else to
+  /// `platform` at once. With no test holding the capture (almost always), the job goes
+  /// straight through.
+  static func route(_ job: consuming ExecutorJob, onMainThread: Bool, platform: any Executor) {
+    guard let scheduler = ConcurrencyCapture.holderScheduler else { return platform.enqueue(job) }
+    let captured = CapturedJob(job)
+    let sendBack: @Sendable () -> Void = { platform.enqueue(ExecutorJob(captured.job)) }
+    if !captured.offer(to: scheduler, onMainThread: onMainThread, returnToPlatform: sendBack) { sendBack() }
+  }
+
   /// The delay until `instant` of `clock`, counted from the start of the item running now
   /// (where the sleeping code read the clock), in whole milliseconds: the runtime hands over
   /// an instant of a real clock, so finer digits would differ from run to run. `nil` for a
@@ -131,12 +141,7 @@ private final class HarnessTaskExecutor: TaskExecutor, SchedulingExecutor {
   private let platform = PlatformExecutorFactory.defaultExecutor
 
   func enqueue(_ job: consuming ExecutorJob) {
-    // With no test holding the capture (almost always), the job goes straight through.
-    guard let scheduler = ConcurrencyCapture.holderScheduler else { return platform.enqueue(job) }
-    let captured = CapturedJob(job)
-    let platform = platform
-    let taken = captured.offer(to: scheduler, onMainThread: false) { platform.enqueue(ExecutorJob(captured.job)) }
-    if !taken { platform.enqueue(ExecutorJob(captured.job)) }
+    CapturedJob.route(job, onMainThread: false, platform: platform)
   }
 
   func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
@@ -173,11 +178,7 @@ private final class HarnessMainExecutor: MainExecutor {
   func checkIsolated() { platform.checkIsolated() }
 
   func enqueue(_ job: consuming ExecutorJob) {
-    guard let scheduler = ConcurrencyCapture.holderScheduler else { return platform.enqueue(job) }
-    let captured = CapturedJob(job)
-    let platform = platform
-    let taken = captured.offer(to: scheduler, onMainThread: true) { platform.enqueue(ExecutorJob(captured.job)) }
-    if !taken { platform.enqueue(ExecutorJob(captured.job)) }
+    CapturedJob.route(job, onMainThread: true, platform: platform)
   }
 }
 #endif
