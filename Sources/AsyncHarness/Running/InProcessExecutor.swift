@@ -49,7 +49,7 @@ public struct InProcessExecutor: TestExecutor {
                               timeLimit: step.timeLimit, schedule: step.schedule, jitter: step.jitter)
     capture?.begin()
     TestRecord.$current.withValue(record) {
-      TestRecord.$body.withValue(record) { executeCapturingConcurrency(step.test, in: step.suite, with: context) }
+      TestRecord.$body.withValue(record) { executeUnderItsSchedule(step.test, in: step.suite, with: context) }
     }
     capture?.end { record.capture($0) }
     record.end()
@@ -65,7 +65,7 @@ public struct InProcessExecutor: TestExecutor {
   /// Runs the test; with a schedule (the scheduled strategy) and on the main thread, where
   /// main-actor jobs can run, its `async` code runs as a task of the schedule
   /// (``ScheduleDriver``).
-  private func executeCapturingConcurrency(_ test: Test, in suite: Suite, with context: TestContext) {
+  private func executeUnderItsSchedule(_ test: Test, in suite: Suite, with context: TestContext) {
     guard let scheduler = (context.queues as? ScheduledQueues)?.scheduler, Thread.isMainThread else {
       return execute(test, in: suite, with: context, driver: nil)
     }

@@ -84,7 +84,9 @@ final class ScheduleDriver: Sendable {
       ended.wake()
     }
     thread.start()
-    while let now = Optional(ContinuousClock().now), now < deadline, !ended.isDone() {
+    while !ended.isDone() {
+      let now = ContinuousClock().now
+      guard now < deadline else { break }
       ended.blockParked(deadline: min(deadline, now.advanced(by: quietPeriod)))
       if !ended.isDone(), let blocked = scheduler.itemBlockingTheDriver(longerThan: quietPeriod) {
         scheduler.abandonCapture(blockedBy: Self.describe(blocked.label), for: blocked.duration)
