@@ -107,7 +107,7 @@ let suites = [
   // boot) as it ends, 300 ms after it began; the second prints when its process started.
   Suite("Spare") {
     Test("sleeps, then prints the time") { _ in
-      usleep(300_000)
+      usleep(300_000)  // deliberate: outlasts a worker's start, which the spare must overlap
       print("ended at \(bootTicks())")
     }
     Test("prints when its process started") { _ in print("started at \(processStartTicks())") }
