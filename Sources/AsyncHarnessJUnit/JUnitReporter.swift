@@ -392,9 +392,11 @@ private final class JUnitReport {
 /// The suite × waiter being run: its ended tests wait here until the suite ends, so that
 /// the `<testsuite>` counts are known before it is written and late issues can still join.
 ///
-/// Tests run one at a time, as the runner sends them: output goes to the running test, and
-/// output or issues for a test that already ended are matched by searching the ended tests
-/// from the newest, where a late signal's test almost always is.
+/// Several of its tests may run at once (a suite whose tests run in parallel): output goes
+/// to the running test it names, and output or issues for a test that already ended are
+/// matched by searching the ended tests from the newest, where a late signal's test almost
+/// always is. Testcases are written in the order their tests first started, which the
+/// runner keeps in plan order.
 private final class OpenSuite {
   let name: CappedName
   let waiter: String
@@ -402,7 +404,9 @@ private final class OpenSuite {
   private var cases: [TestCase] = []
   /// Failed attempts that run again, until the test's last attempt ends.
   private var retried: [TestCase] = []
-  private var running: (test: TestID, output: CappedText?)?
+  /// The attempts running now: each test's place in the suite's order, and its output.
+  private var running: [TestID: (order: Int, output: CappedText?)] = [:]
+  private var nextOrder = 0
 
   init(name: CappedName, waiter: String, timestamp: Date) {
     self.name = name
@@ -411,13 +415,20 @@ private final class OpenSuite {
   }
 
   func start(_ test: TestID) {
-    running = (test, nil)
+    running[test] = (order(of: test), nil)
+  }
+
+  /// The place of a test in the suite's order: that of its earlier attempts, or the next.
+  private func order(of test: TestID) -> Int {
+    if let earlier = retried.last(where: { Self.sameTest($0.test, test) }) { return earlier.order }
+    defer { nextOrder += 1 }
+    return nextOrder
   }
 
   func capture(_ output: String, of test: TestID, limit: Int) {
-    if running?.test == test {
-      running!.output = running!.output ?? XMLText.captured(limit: limit)
-      running!.output!.append(output)
+    if running[test] != nil {
+      running[test]!.output = running[test]!.output ?? XMLText.captured(limit: limit)
+      running[test]!.output!.append(output)
     } else if let index = endedIndex(test) {
       cases[index].output = cases[index].output ?? XMLText.captured(limit: limit)
       cases[index].output!.append(output)
@@ -427,15 +438,15 @@ private final class OpenSuite {
   /// Keeps an issue that arrived after its test ended; issues that arrive while the test runs
   /// are also in its result.
   func recordLate(_ issue: Issue, of test: TestID) {
-    if running?.test != test, let index = endedIndex(test) { cases[index].lateIssues.append(issue) }
+    if running[test] == nil, let index = endedIndex(test) { cases[index].lateIssues.append(issue) }
   }
 
   /// Ends a test's attempt: an attempt that runs again waits for the test's last attempt,
   /// which becomes the testcase and carries the attempts before it.
   func end(_ test: TestID, name: CappedName, result: TestResult, duration: Double) {
-    let output = running?.test == test ? running?.output : nil
-    running = nil
-    let ended = TestCase(test: test, name: name, duration: duration, result: result, output: output)
+    let run = running.removeValue(forKey: test)
+    let ended = TestCase(test: test, order: run?.order ?? order(of: test), name: name, duration: duration,
+                         result: result, output: run?.output)
     if result.willRetry {
       retried.append(ended)
     } else {
@@ -457,7 +468,8 @@ private final class OpenSuite {
       pending.removeAll { Self.sameTest($0.test, last.test) }
       cases.append(testCase)
     }
-    return cases
+    // Tests that ran at once may have ended out of order.
+    return cases.sorted { $0.order < $1.order }
   }
 
   /// Whether two attempts are of the same test run.
@@ -475,6 +487,8 @@ private final class OpenSuite {
 /// One ended test, waiting for its suite to end.
 private struct TestCase {
   var test: TestID
+  /// The test's place in its suite's order: when its first attempt started.
+  var order: Int
   var name: CappedName
   var duration: Double
   var result: TestResult

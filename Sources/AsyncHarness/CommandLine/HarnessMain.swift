@@ -237,8 +237,11 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Where tests run: worker (a worker process, so a crash or hang ends only its test; the default), test (a fresh worker process for each test) or none (this process, for a debugger).", valueName: "mode"))
   var isolation: HarnessMain.Isolation?
 
-  @Option(help: ArgumentHelp("Run tests in N worker processes at once; a suite runs whole in one of them.", valueName: "N"))
+  @Option(help: ArgumentHelp("Run tests in N worker processes at once; a suite runs whole in one of them, unless its tests run in parallel.", valueName: "N"))
   var workers = 1
+
+  @Flag(help: "With --workers: spread the tests of every suite not marked .serialized over the workers, as if marked .parallel.")
+  var parallel = false
 
   @Flag(help: "Run the tests in this process (as --isolation none) and let what they print through to the terminal instead of capturing it as their output.")
   var noCapture = false
@@ -308,6 +311,7 @@ struct HarnessOptions: ParsableCommand {
     configuration.allowsEmptySelection = allowEmpty
     configuration.repetitions = repetitions
     configuration.untilFailure = untilFailure
+    configuration.parallelTests = parallel
     configuration.retries = retries
     configuration.shuffleSeed = shuffle
     if let timeout { configuration.defaultTimeout = .milliseconds(Int64((timeout * 1000).rounded())) }

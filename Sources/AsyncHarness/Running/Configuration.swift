@@ -24,6 +24,10 @@ public struct Configuration: Sendable {
   /// is ``Verdict/flaky``. Tests under a schedule (``ScheduledWaiter``) are never retried:
   /// the same schedule gives the same result.
   public var retries = 0
+  /// Whether the tests of every suite not marked ``SuiteTrait/serialized`` may run in
+  /// parallel, as if it were marked ``SuiteTrait/parallel`` (`--parallel`): with several
+  /// lanes (`--workers N`), its tests spread over them.
+  public var parallelTests = false
   /// When set, tests within each suite run in an order shuffled with this seed.
   public var shuffleSeed: UInt64?
   /// The timeout of waits that pass none.

@@ -100,14 +100,14 @@ public final class Runner: Sendable {
     events(.runStarted(RunInfo(seed: configuration.shuffleSeed, jitterSeed: configuration.jitter?.seed,
                                repetitions: plan.repetitions, waiters: plan.waiterNames,
                                shard: configuration.sharding?.shard)))
-    let entries = EntryQueue(plan.entries)
-    let lane = Lane(plan: plan, entries: entries, progress: progress, channel: channel)
+    let work = WorkQueue(plan: plan, splitsParallelEntries: lanes > 1, progress: progress, events: events, stop: stop)
+    let lane = Lane(plan: plan, work: work, progress: progress, channel: channel)
     if lanes == 1 {
       try walk(lane)
     } else {
       let errors = Mutex<[any Error]>([])
       let group = DispatchGroup()
-      for _ in 0..<min(lanes, plan.entries.count) {
+      for _ in 0..<min(lanes, work.mostAtOnce) {
         group.enter()
         Thread.detachNewThread { [self] in
           do { try walk(lane) } catch { errors.withLock { $0.append(error) } }
@@ -117,6 +117,7 @@ public final class Runner: Sendable {
       group.wait()
       if let error = errors.withLock({ $0.first }) { throw error }
     }
+    work.endStoppedEntries()
     let (total, duration) = progress.total
     events(.runEnded(total, duration: duration))
     try channel.checkReporters()
@@ -126,26 +127,38 @@ public final class Runner: Sendable {
   /// What every lane of a run shares.
   private struct Lane: Sendable {
     let plan: Plan
-    let entries: EntryQueue
+    let work: WorkQueue
     let progress: RunProgress
     let channel: ReportingChannel
   }
 
-  /// One lane: takes entries until none is left or the run stops, and runs each whole with
-  /// the lane's executor.
+  /// One lane: takes work until none is left or the run stops, and runs it with the lane's
+  /// executor: an entry whole, or one test of an entry whose tests run in parallel.
   private func walk(_ lane: Lane) throws {
     let executor = makeExecutor()
     defer { executor.finish() }
-    while stop?.signal == nil, let entry = lane.entries.next(announcing: lane.channel.sink) {
-      try run(entry, in: lane, executor: executor)
+    let events = lane.channel.sink
+    let onHung = { @Sendable (hung: TestResult, suite: SuiteRun) -> Never in
+      self.endRun(after: hung, in: suite, progress: lane.progress, channel: lane.channel)
+    }
+    while let work = lane.work.next(starting: { start($0, executor: executor, events: events, onHung: onHung) }) {
+      try lane.channel.checkReporters()
+      switch work {
+      case .entry(let entry):
+        try run(entry, in: lane, executor: executor, onHung: onHung)
+      case .step(let step, let started):
+        executor.prepare(started.relay == nil ? [] : [step])
+        let result = finish(step, started: started, executor: executor, events: events, onHung: onHung)
+        lane.work.finished(step, with: result)
+      }
     }
   }
 
   /// Runs one entry (already announced) with `executor`, repetition by repetition, and ends
   /// it with `suiteEnded`.
-  private func run(_ entry: Plan.Entry, in lane: Lane, executor: any TestExecutor) throws {
+  private func run(_ entry: Plan.Entry, in lane: Lane, executor: any TestExecutor,
+                   onHung: @escaping @Sendable (TestResult, SuiteRun) -> Never) throws {
     let events = lane.channel.sink
-    lane.progress.start(entry.suiteRun)
     repetitions: for repetition in 1...lane.plan.repetitions {
       var failed = false
       let steps = lane.plan.steps(of: entry, repetition: repetition)
@@ -153,9 +166,8 @@ public final class Runner: Sendable {
       for step in steps {
         guard stop?.signal == nil else { break repetitions }
         try lane.channel.checkReporters()
-        let result = run(step, executor: executor, events: events) { hung in
-          self.endRun(after: hung, in: entry.suiteRun, progress: lane.progress, channel: lane.channel)
-        }
+        let started = start(step, executor: executor, events: events, onHung: onHung)
+        let result = finish(step, started: started, executor: executor, events: events, onHung: onHung)
         lane.progress.count(result, in: entry.suiteRun)
         failed = failed || result.verdict.isFailure
       }
@@ -165,25 +177,51 @@ public final class Runner: Sendable {
     events(.suiteEnded(entry.suiteRun, summary, duration: duration))
   }
 
-  /// Runs one step and returns its result: a skipped test is reported here, without running
-  /// any of its code; each attempt is started, judged and ended by its relay (the executor
-  /// only runs it), and a failing attempt is run again while retries are left.
-  private func run(_ step: Step, executor: any TestExecutor, events: EventSink,
-                   onHung: @escaping @Sendable (TestResult) -> Void) -> TestResult {
-    if let reason = step.test.skipReason { return AttemptRelay.skip(step, reason: reason, events: events) }
-    let watch = AttemptRelay.Watch(
-      slow: configuration.slowThreshold,
-      hangLimit: executor.stopsHungTests ? nil : step.timeLimit,
-      grace: configuration.hungTestGracePeriod)
+  /// A step as it starts: skipped (reported whole, none of its code runs), or its first
+  /// attempt announced by its relay.
+  struct StartedStep: Sendable {
+    let skipped: TestResult?
+    let relay: AttemptRelay?
+  }
+
+  /// Starts a step: a skipped test is reported here, without running any of its code;
+  /// otherwise its first attempt is announced (`testStarted`) by the relay that owns it.
+  private func start(_ step: Step, executor: any TestExecutor, events: EventSink,
+                     onHung: @escaping @Sendable (TestResult, SuiteRun) -> Never) -> StartedStep {
+    if let reason = step.test.skipReason {
+      return StartedStep(skipped: AttemptRelay.skip(step, reason: reason, events: events), relay: nil)
+    }
+    let relay = relay(of: step, executor: executor, events: events, onHung: onHung)
+    relay.begin()
+    return StartedStep(skipped: nil, relay: relay)
+  }
+
+  /// Runs a started step and returns its result: each attempt is started, judged and ended
+  /// by its relay (the executor only runs it), and a failing attempt is run again while
+  /// retries are left.
+  private func finish(_ step: Step, started: StartedStep, executor: any TestExecutor, events: EventSink,
+                      onHung: @escaping @Sendable (TestResult, SuiteRun) -> Never) -> TestResult {
+    guard var relay = started.relay else { return started.skipped! }
     var attempt = step
     while true {
-      let relay = AttemptRelay(step: attempt, events: events, retryable: attempt.retry != nil, stop: stop,
-                               watch: watch, replaying: configuration.replay?.trace, onHung: onHung)
-      relay.begin()
       let result = relay.end(executor.run(attempt, events: relay.sink))
       guard result.willRetry, let retry = attempt.retry else { return result }
       attempt = retry
+      relay = self.relay(of: attempt, executor: executor, events: events, onHung: onHung)
+      relay.begin()
     }
+  }
+
+  /// The relay that owns one attempt.
+  private func relay(of attempt: Step, executor: any TestExecutor, events: EventSink,
+                     onHung: @escaping @Sendable (TestResult, SuiteRun) -> Never) -> AttemptRelay {
+    let watch = AttemptRelay.Watch(
+      slow: configuration.slowThreshold,
+      hangLimit: executor.stopsHungTests ? nil : attempt.timeLimit,
+      grace: configuration.hungTestGracePeriod)
+    let suite = attempt.id.suiteRun
+    return AttemptRelay(step: attempt, events: events, retryable: attempt.retry != nil, stop: stop, watch: watch,
+                        replaying: configuration.replay?.trace, onHung: { onHung($0, suite) })
   }
 
   /// Ends the run from the watch of a test that hung past its time limit and grace period
@@ -216,25 +254,6 @@ public final class Runner: Sendable {
     }
     if failing.contains(where: \.isError) { return TestResult(verdict: .errored, issues: issues) }
     return TestResult(verdict: failing.isEmpty ? .passed : .failed, issues: issues)
-  }
-}
-
-/// The entries of a plan, handed to lanes in plan order.
-private final class EntryQueue: Sendable {
-  private let entries: [Runner.Plan.Entry]
-  private let next = Mutex(0)
-
-  init(_ entries: [Runner.Plan.Entry]) { self.entries = entries }
-
-  /// The next entry, announced with `suiteStarted` as it is taken, so that suites start in
-  /// plan order whichever lane takes them; `nil` when none is left.
-  func next(announcing events: EventSink) -> Runner.Plan.Entry? {
-    next.withLock { next in
-      guard next < entries.count else { return nil }
-      defer { next += 1 }
-      events(.suiteStarted(entries[next].suiteRun))
-      return entries[next]
-    }
   }
 }
 
@@ -286,7 +305,7 @@ public struct SeededRandomGenerator: RandomNumberGenerator, Sendable {
 
 /// The counts of a run as it goes, by open entry, readable from every lane and from the
 /// watch of a hung test that ends the run from another thread.
-private final class RunProgress: Sendable {
+final class RunProgress: Sendable {
   private struct State {
     let start = ContinuousClock().now
     var total = Summary()

@@ -23,15 +23,33 @@ public struct Suite: Sendable {
   public let setUp: (@Sendable (TestContext) throws -> Void)?
   /// Runs after each test (also after a failing one), with that test's context.
   public let tearDown: (@Sendable (TestContext) throws -> Void)?
+  /// How the suite's tests may be run: ``SuiteTrait/parallel``, ``SuiteTrait/serialized``.
+  public let traits: [SuiteTrait]
 
   /// Creates a suite.
   /// - Parameters:
   ///   - name: the suite's name, shown in reports.
+  ///   - traits: how its tests may run: ``SuiteTrait/parallel`` when they are independent.
   ///   - waiter: the default waiter strategy.
   ///   - setUp: runs before each test.
   ///   - tearDown: runs after each test.
   ///   - tests: the tests.
-  public init(_ name: String, waiter: some Waiter = .expectation,
+  public init(_ name: String, _ traits: SuiteTrait..., waiter: some Waiter = .expectation,
+              setUp: (@Sendable (TestContext) throws -> Void)? = nil,
+              tearDown: (@Sendable (TestContext) throws -> Void)? = nil,
+              @SuiteBuilder tests: () -> [Test]) {
+    self.init(name, traits: traits, waiter: waiter, setUp: setUp, tearDown: tearDown, tests: tests)
+  }
+
+  /// Creates a suite from a list of traits, for traits decided at run time.
+  /// - Parameters:
+  ///   - name: the suite's name, shown in reports.
+  ///   - traits: how its tests may run: ``SuiteTrait/parallel`` when they are independent.
+  ///   - waiter: the default waiter strategy.
+  ///   - setUp: runs before each test.
+  ///   - tearDown: runs after each test.
+  ///   - tests: the tests.
+  public init(_ name: String, traits: [SuiteTrait], waiter: some Waiter = .expectation,
               setUp: (@Sendable (TestContext) throws -> Void)? = nil,
               tearDown: (@Sendable (TestContext) throws -> Void)? = nil,
               @SuiteBuilder tests: () -> [Test]) {
@@ -40,6 +58,7 @@ public struct Suite: Sendable {
     self.defaultWaiter = waiter
     self.setUp = setUp
     self.tearDown = tearDown
+    self.traits = traits
     let tests = tests()
     self.tests = zip(tests.indices, UniqueNames.make(tests.map(\.name))).map { index, name in
       var test = tests[index]
@@ -47,6 +66,29 @@ public struct Suite: Sendable {
       test.name = name
       return test
     }
+  }
+}
+
+/// How a suite's tests may be run.
+///
+/// By default a suite runs whole, in order, in one worker: a test may rely on what the test
+/// before it left behind. A suite whose tests are independent says so with ``parallel``, and
+/// with `--workers N` its tests then spread over the N workers, several at once; `--parallel`
+/// does the same for every suite that does not say ``serialized``.
+public enum SuiteTrait: Sendable, Hashable {
+  /// The suite's tests are independent: with `--workers N` they run in parallel, each in
+  /// whichever worker is free (reports keep the declared order).
+  case parallel
+  /// The suite's tests run in order in one worker, even with `--parallel`.
+  case serialized
+}
+
+extension Suite {
+  /// Whether the suite's tests spread over the workers: it is ``SuiteTrait/parallel``, or
+  /// `runDefault` (`--parallel`) is on and it is not ``SuiteTrait/serialized``.
+  func runsTestsInParallel(byDefault runDefault: Bool) -> Bool {
+    if traits.contains(.serialized) { return false }
+    return runDefault || traits.contains(.parallel)
   }
 }
 

@@ -129,6 +129,36 @@ let suites = [
       t.expectEqual(await store.load(), 2)
     }
   },
+  // Independent tests, for the parallel runs: each waits for a callback 50 ms away and
+  // prints its process; among them a crash, a hang (run with --time-limit), a test that
+  // passes on its retry, a failure, a skip and two tests of the same name.
+  Suite("Parallel", .parallel) {
+    for number in 0..<12 {
+      Test("waits \(number)") { t in
+        let called = t.expectation("the callback")
+        t.queue("callbacks").asyncAfter(.milliseconds(50)) { called.fulfill() }
+        try t.wait(for: called)
+        print("process \(getpid())")
+      }
+    }
+    Test("crashes") { _ in fatalError("a parallel test crashes") }
+    Test("hangs outside a wait") { _ in
+      while ProcessInfo.processInfo.environment["FIXTURE_NEVER_SET"] == nil {}
+    }
+    Test("passes on attempt 2", .retries(1)) { t in t.expect(t.id.attempt >= 2, "attempt \(t.id.attempt) fails") }
+    Test("fails") { t in t.fail("fails on purpose") }
+    Test("skipped", .skip("not here")) { _ in }
+    Test("same name") { t in t.expect(true) }
+    Test("same name") { t in t.fail("the second of the name fails") }
+  },
+  // Tests that rely on running in order in one process: the second reads what the first
+  // left behind. It says .serialized, so --parallel keeps it in order in one worker.
+  Suite("Ordered", .serialized) {
+    Test("leaves a value") { _ in setenv("FIXTURE_LEFT_BEHIND", "\(getpid())", 1) }
+    Test("reads the value") { t in
+      t.expectEqual(ProcessInfo.processInfo.environment["FIXTURE_LEFT_BEHIND"], "\(getpid())")
+    }
+  },
 ]
 
 /// Clock ticks since boot, the unit of a process's start time in `/proc/self/stat`.

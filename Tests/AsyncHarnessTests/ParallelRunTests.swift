@@ -1,0 +1,192 @@
+@testable import AsyncHarness
+import Foundation
+import HarnessTestSupport
+import Synchronization
+import XCTest
+
+/// Issue 23, tests of a suite in parallel: the runner's work queue hands a parallel suite's
+/// tests to whichever lane is free, while every report still sees suites and tests start in
+/// plan order, each suite end after its last test, and the same results as one lane. The
+/// lanes' executors here run no test code: they say which lane ran a step, and a test whose
+/// name starts with "fails" records a failure, as does one named "breaks in repetition N" in
+/// repetition N.
+final class ParallelRunTests: XCTestCase {
+  /// What the lanes ran: each step's test and the lane that ran it, in the order they ran.
+  private final class LaneLog: Sendable {
+    private let entries = Mutex<[(lane: Int, test: TestID)]>([])
+    private let lanes = Mutex(0)
+
+    var ran: [(lane: Int, test: TestID)] { entries.withLock { $0 } }
+
+    func makeExecutor(holdingFirstStepUntilAnotherLaneRuns: Bool = false) -> @Sendable () -> any TestExecutor {
+      { [self] in
+        let lane = lanes.withLock { lanes in
+          lanes += 1
+          return lanes
+        }
+        return LaneExecutor(lane: lane, log: self, waitsForCompany: holdingFirstStepUntilAnotherLaneRuns)
+      }
+    }
+
+    func record(_ test: TestID, lane: Int) {
+      entries.withLock { $0.append((lane, test)) }
+    }
+
+    /// Whether a lane other than `lane` has run a step.
+    func anotherLaneRan(than lane: Int) -> Bool {
+      entries.withLock { $0.contains { $0.lane != lane } }
+    }
+  }
+
+  private struct LaneExecutor: TestExecutor {
+    let lane: Int
+    let log: LaneLog
+    /// Whether the first step run waits (up to 10 s) until another lane has run one: two
+    /// lanes then must have run at once.
+    let waitsForCompany: Bool
+
+    func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
+      log.record(step.id, lane: lane)
+      if waitsForCompany {
+        let deadline = ContinuousClock().now + .seconds(10)
+        while !log.anotherLaneRan(than: lane) && ContinuousClock().now < deadline { sched_yield() }
+      }
+      if step.test.name.hasPrefix("fails") || step.test.name == "breaks in repetition \(step.id.repetition)" {
+        events(.issueRecorded(step.id, Issue(kind: .expectationFailed, message: "fails on purpose")))
+      }
+      return .returned(duration: 0)
+    }
+  }
+
+  private func suite(_ name: String, _ traits: SuiteTrait..., tests names: [String]) -> Suite {
+    Suite(name, traits: traits) {
+      for name in names { Test(name) { _ in } }
+    }
+  }
+
+  private func run(_ suites: [Suite], lanes: Int, log: LaneLog = LaneLog(), waitsForCompany: Bool = false,
+                   configure: (inout Configuration) -> Void = { _ in }) throws -> [Event] {
+    let recorder = EventRecorder()
+    var configuration = Configuration()
+    configure(&configuration)
+    try Runner(suites: suites, configuration: configuration, lanes: lanes,
+               makeExecutor: log.makeExecutor(holdingFirstStepUntilAnotherLaneRuns: waitsForCompany),
+               reporters: [recorder]).run()
+    return recorder.events
+  }
+
+  func testTheTestsOfAParallelSuiteRunInSeveralLanesAtOnce() throws {
+    let log = LaneLog()
+    let events = try run([suite("Wide", .parallel, tests: (0..<8).map { "test \($0)" })], lanes: 4, log: log,
+                         waitsForCompany: true)
+    XCTAssertGreaterThan(Set(log.ran.map(\.lane)).count, 1, "\(log.ran)")
+    XCTAssertEqual(events.compactMap { if case .testEnded(_, let result, _) = $0.kind { result.verdict } else { nil } },
+                   Array(repeating: Verdict.passed, count: 8))
+  }
+
+  /// Without the trait (or with `.serialized` under `--parallel`), a suite runs whole in one
+  /// lane, in order, however many lanes there are.
+  func testASuiteThatIsNotParallelRunsInOrderInOneLane() throws {
+    for (traits, parallelTests) in [([SuiteTrait](), false), ([.serialized], true)] {
+      let log = LaneLog()
+      let names = (0..<8).map { "test \($0)" }
+      _ = try run([Suite("Ordered", traits: traits) { for name in names { Test(name) { _ in } } }], lanes: 4, log: log) {
+        $0.parallelTests = parallelTests
+      }
+      XCTAssertEqual(log.ran.map(\.test.name), names)
+      XCTAssertEqual(Set(log.ran.map(\.lane)).count, 1)
+    }
+  }
+
+  /// `--parallel` spreads the tests of a suite without a trait.
+  func testTheRunFlagMakesEverySuiteParallel() throws {
+    let log = LaneLog()
+    _ = try run([suite("Plain", tests: (0..<8).map { "test \($0)" })], lanes: 4, log: log, waitsForCompany: true) {
+      $0.parallelTests = true
+    }
+    XCTAssertGreaterThan(Set(log.ran.map(\.lane)).count, 1, "\(log.ran)")
+  }
+
+  /// Repeated 200 times: whichever lane takes what, suites start in plan order, a parallel
+  /// suite's tests start in plan order, every test's events come between its suite's start
+  /// and end, each suite's counts are its own, and the results are those of one lane.
+  func testParallelRunsReportInPlanOrderWithTheResultsOfOneLane() throws {
+    let suites = [
+      suite("First", .parallel, tests: ["a", "fails b", "c", "d", "fails e", "f"]),
+      suite("Middle", tests: ["one", "fails two", "three"]),
+      suite("Last", .parallel, tests: (0..<10).map { "test \($0)" }),
+    ]
+    func configure(_ configuration: inout Configuration) {
+      configuration.repetitions = 2
+      configuration.waiters = .named("semaphore")
+    }
+    let serial = try run(suites, lanes: 1, configure: configure)
+    for round in 0..<200 {
+      let events = try run(suites, lanes: 3, configure: configure)
+      XCTAssertEqual(Set(events.map(\.withoutTimes)), Set(serial.map(\.withoutTimes)), "round \(round)")
+      XCTAssertEqual(events.compactMap(\.suiteStarted), ["First", "Middle", "Last"], "round \(round)")
+      for name in ["First", "Last"] {
+        let started = events.compactMap(\.testStarted).filter { $0.suite == name }
+        let planned = serial.compactMap(\.testStarted).filter { $0.suite == name }
+        XCTAssertEqual(started, planned, "round \(round)")
+      }
+      for name in ["First", "Middle", "Last"] {
+        let start = try XCTUnwrap(events.firstIndex { $0.suiteStarted == name })
+        let end = try XCTUnwrap(events.firstIndex { if case .suiteEnded(let run, _, _) = $0.kind { run.suite == name } else { false } })
+        let own = events.indices.filter { events[$0].test?.suite == name }
+        XCTAssertTrue(own.allSatisfy { $0 > start && $0 < end }, "round \(round): \(name)")
+      }
+    }
+  }
+
+  /// With `--until-failure`, a parallel suite's next repetition starts only after every test
+  /// of the last one ended, and none does after a repetition with a failure. Repeated 100
+  /// times.
+  func testUntilFailureEndsAParallelSuiteAfterTheFirstFailingRepetition() throws {
+    let suites = [suite("Repeated", .parallel, tests: ["a", "b", "breaks in repetition 2", "c", "d"])]
+    for round in 0..<100 {
+      let events = try run(suites, lanes: 4) {
+        $0.repetitions = 5
+        $0.untilFailure = true
+      }
+      let ended = events.compactMap { if case .testEnded(let test, _, _) = $0.kind { test } else { nil } }
+      XCTAssertEqual(ended.map(\.repetition).sorted(), Array(repeating: 1, count: 5) + Array(repeating: 2, count: 5),
+                     "round \(round)")
+      let lastEndOfFirst = try XCTUnwrap(events.lastIndex { if case .testEnded(let test, _, _) = $0.kind { test.repetition == 1 } else { false } })
+      let firstStartOfSecond = try XCTUnwrap(events.firstIndex { $0.testStarted?.repetition == 2 })
+      XCTAssertLessThan(lastEndOfFirst, firstStartOfSecond, "round \(round)")
+    }
+  }
+
+  /// A run stopped while a parallel suite runs ends that suite with the tests that ran.
+  func testAStoppedRunEndsItsOpenParallelSuite() throws {
+    let stop = StopRequest()
+    let recorder = EventRecorder()
+    let suite = Suite("Stopped", .parallel) {
+      for number in 0..<20 {
+        Test("test \(number)") { _ in if number == 3 { stop.request(signal: SIGINT) } }
+      }
+    }
+    try Runner(suites: [suite], lanes: 2, makeExecutor: { InProcessExecutor() }, stop: stop, reporters: [recorder]).run()
+    let ended = recorder.results.count
+    XCTAssertLessThan(ended, 20)
+    guard case .suiteEnded(_, let summary, _) = recorder.events.dropLast().last?.kind else {
+      return XCTFail("the suite did not end last: \(recorder.events.suffix(2))")
+    }
+    XCTAssertEqual(summary.total, ended)
+  }
+}
+
+extension Event {
+  var suiteStarted: String? { if case .suiteStarted(let run) = kind { run.suite } else { nil } }
+  var testStarted: TestID? { if case .testStarted(let test) = kind { test } else { nil } }
+
+  /// The test the event is about, if any.
+  var test: TestID? {
+    switch kind {
+    case .testStarted(let test), .testEnded(let test, _, _), .issueRecorded(let test, _), .outputCaptured(let test, _),
+         .testSlow(let test, _): test
+    default: nil
+    }
+  }
+}
