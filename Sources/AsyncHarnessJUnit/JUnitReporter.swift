@@ -54,7 +54,8 @@ public enum JUnitProfile: String, Sendable, Hashable, CaseIterable {
 ///
 /// The report is written to a temporary file in the destination's directory and renamed
 /// into place by ``finish()``: a crash never leaves a torn report. Memory stays flat: only
-/// the open suite's testcases are held; finished suites are streamed to disk.
+/// the open suites' testcases are held (and those of a suite that ended before one
+/// started earlier); finished suites are streamed to disk in the order they started.
 ///
 /// A test run again after failing attempts (`--retries`) is one testcase: when its last
 /// attempt passed (flaky), it passes and holds a Surefire `<flakyFailure>` (or
@@ -138,9 +139,10 @@ private final class JUnitReport {
   let declarations: [TestIdentity: SourceLocation]
   private var document: JUnitDocument?
   private var run: RunInfo?
-  /// The suites started and not ended, in the order they started: with `--workers N`,
-  /// several run at once and their events interleave.
-  private var open: [(run: SuiteRun, suite: OpenSuite)] = []
+  /// The suites started and not written, in the order they started, with the duration of
+  /// those that ended: with `--workers N`, several run at once, their events interleave, and
+  /// one that ends before a suite started earlier waits for it.
+  private var open: [(run: SuiteRun, suite: OpenSuite, duration: Double?)] = []
   private var suiteNames = UniqueNames()
   private var suitesTime = 0.0
   private var runTime: Double?
@@ -161,7 +163,7 @@ private final class JUnitReport {
       if suite(run) != nil { throw JUnitError.unexpectedEvent("suite \(run) started while it is open") }
       var name = suiteName(run)
       name.value = suiteNames.claim(name.value)
-      open.append((run, OpenSuite(name: name, waiter: run.waiter, timestamp: event.timestamp)))
+      open.append((run, OpenSuite(name: name, waiter: run.waiter, timestamp: event.timestamp), nil))
     case .testStarted(let test):
       suite(test.suiteRun)?.start(test)
     case .outputCaptured(let test, let output):
@@ -172,10 +174,16 @@ private final class JUnitReport {
       guard let suite = suite(test.suiteRun) else { throw JUnitError.unexpectedEvent("test \(test) ended outside a suite") }
       suite.end(test, name: testName(test), result: result, duration: duration)
     case .suiteEnded(let run, _, let duration):
-      guard let index = open.firstIndex(where: { $0.run == run }) else {
+      guard let index = open.firstIndex(where: { $0.run == run && $0.duration == nil }) else {
         throw JUnitError.unexpectedEvent("suite \(run.suite) ended but none is open")
       }
-      try write(open.remove(at: index).suite, duration: duration, to: document)
+      open[index].duration = duration
+      // Suites are written in the order they started (the plan's), each once every suite
+      // before it is written.
+      while let first = open.first, let duration = first.duration {
+        open.removeFirst()
+        try write(first.suite, duration: duration, to: document)
+      }
     case .runEnded(_, let duration):
       runTime = duration
     case .testSlow:
@@ -183,14 +191,15 @@ private final class JUnitReport {
     }
   }
 
+  /// The suite of `run` that started and has not ended.
   private func suite(_ run: SuiteRun) -> OpenSuite? {
-    open.first { $0.run == run }?.suite
+    open.first { $0.run == run && $0.duration == nil }?.suite
   }
 
   func finish() throws {
     guard let document else { return }
-    for (_, suite) in open {
-      try write(suite, duration: Date().timeIntervalSince(suite.timestamp), to: document)
+    for (_, suite, duration) in open {
+      try write(suite, duration: duration ?? Date().timeIntervalSince(suite.timestamp), to: document)
     }
     open = []
     try document.commit(name: JUnitFormat.reportName(shard: run?.shard), time: runTime ?? suitesTime)

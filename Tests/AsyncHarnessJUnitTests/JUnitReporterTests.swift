@@ -270,8 +270,9 @@ final class JUnitReporterTests: ReportTestCase {
   }
 
   /// Suites run side by side (`--workers N`) send interleaved events: each test still lands
-  /// in its own suite, with its own output, and suites still open at the end are written.
-  func testInterleavedSuitesStayGrouped() throws {
+  /// in its own suite, with its own output, suites are written in the order they started
+  /// (one that ends first waits), and suites still open at the end are written.
+  func testInterleavedSuitesStayGroupedInTheOrderTheyStarted() throws {
     let first = SuiteRun(suite: "S", waiter: "w")
     let second = SuiteRun(suite: "T", waiter: "w")
     func test(_ run: SuiteRun, _ name: String) -> TestID { TestID(suite: run.suite, name: name, waiter: run.waiter) }
@@ -285,11 +286,36 @@ final class JUnitReporterTests: ReportTestCase {
     ]
     let report = try report(events.map { Event($0) })
     let suites = report.elements(named: "testsuite")
-    XCTAssertEqual(suites.map { $0.attribute("name") }, ["T [w]", "S [w]"])
+    XCTAssertEqual(suites.map { $0.attribute("name") }, ["S [w]", "T [w]"])
     let cases = suites.map { $0.elements(named: "testcase") }
-    XCTAssertEqual(cases.map { $0.map { $0.attribute("name") } }, [["b"], ["a", "c"]])
-    XCTAssertEqual(cases.map { $0.first?.elements(named: "system-out").first?.text }, ["from b", "from a"])
-    XCTAssertEqual(suites.map { $0.attribute("tests") }, ["1", "2"])
+    XCTAssertEqual(cases.map { $0.map { $0.attribute("name") } }, [["a", "c"], ["b"]])
+    XCTAssertEqual(cases.map { $0.first?.elements(named: "system-out").first?.text }, ["from a", "from b"])
+    XCTAssertEqual(suites.map { $0.attribute("tests") }, ["2", "1"])
+  }
+
+  /// Tests of one suite that run at once (a parallel suite) end in any order: each keeps its
+  /// own output, and testcases are written in the order the tests first started, a retried
+  /// test where its first attempt started.
+  func testTestsOfASuiteRunningAtOnceAreWrittenInTheOrderTheyStarted() throws {
+    let run = SuiteRun(suite: "P", waiter: "w")
+    func test(_ name: String, attempt: Int = 1) -> TestID { TestID(suite: "P", name: name, waiter: "w", attempt: attempt) }
+    var retried = TestResult(verdict: .failed, issues: [Issue(kind: .expectationFailed, message: "first attempt")])
+    retried.willRetry = true
+    let events: [Event.Kind] = [
+      .suiteStarted(run),
+      .testStarted(test("a")), .testStarted(test("b")), .testStarted(test("c")),
+      .outputCaptured(test("c"), "from c"), .outputCaptured(test("a"), "from a"), .outputCaptured(test("b"), "from b"),
+      .testEnded(test("c"), passed, duration: 0), .testEnded(test("a"), retried, duration: 0),
+      .testStarted(test("d")), .testStarted(test("a", attempt: 2)),
+      .testEnded(test("d"), passed, duration: 0), .testEnded(test("b"), passed, duration: 0),
+      .outputCaptured(test("a", attempt: 2), "from a again"),
+      .testEnded(test("a", attempt: 2), TestResult(verdict: .flaky), duration: 0),
+      .suiteEnded(run, Summary(), duration: 0),
+    ]
+    let cases = try report(events.map { Event($0) }).testCases
+    XCTAssertEqual(cases.map { $0.attribute("name") }, ["a", "b", "c", "d"])
+    XCTAssertEqual(cases.map { $0.elements(named: "system-out").first?.text }, ["from a again", "from b", "from c", nil])
+    XCTAssertEqual(cases[0].elements.map(\.name), ["flakyFailure", "system-out"])
   }
 
   func testAnInterruptedRunStillWritesTheEndedTests() throws {

@@ -131,7 +131,7 @@ let suites = [
   },
   // Independent tests, for the parallel runs: each waits for a callback 50 ms away and
   // prints its process; among them a crash, a hang (run with --time-limit), a test that
-  // passes on its retry, a failure, a skip and two tests of the same name.
+  // passes on its retry, a failure and a skip.
   Suite("Parallel", .parallel) {
     for number in 0..<12 {
       Test("waits \(number)") { t in
@@ -148,8 +148,7 @@ let suites = [
     Test("passes on attempt 2", .retries(1)) { t in t.expect(t.id.attempt >= 2, "attempt \(t.id.attempt) fails") }
     Test("fails") { t in t.fail("fails on purpose") }
     Test("skipped", .skip("not here")) { _ in }
-    Test("same name") { t in t.expect(true) }
-    Test("same name") { t in t.fail("the second of the name fails") }
+    Test("passes") { t in t.expect(true) }
   },
   // Tests that rely on running in order in one process: the second reads what the first
   // left behind. It says .serialized, so --parallel keeps it in order in one worker.
