@@ -2,6 +2,12 @@ import AsyncHarness
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // MARK: 6. Worker processes
 
 /// The suites of the worker part. A worker is this executable started again with
@@ -10,17 +16,23 @@ import Synchronization
 enum WorkerSuites {
   /// The environment variable carrying the number of trivial tests to the workers.
   static let countKey = "HARNESS_BENCH_WORKER_TESTS"
+  /// The environment variable that makes this executable a suites executable of these
+  /// suites, taking the harness's command line.
+  static let commandLineKey = "HARNESS_BENCH_SUITES"
   /// The prefix of the line a test of the crash suite prints with the monotonic clock.
   static let stampPrefix = "stamp "
 
-  /// The suites, sized by ``countKey``.
+  /// The suites, sized by ``countKey`` and ``WaitBoundSuite/countKey``.
   static var fromEnvironment: [Suite] {
-    suites(count: ProcessInfo.processInfo.environment[countKey].flatMap { Int($0) } ?? 0)
+    let environment = ProcessInfo.processInfo.environment
+    return suites(count: environment[countKey].flatMap { Int($0) } ?? 0,
+                  waitBound: environment[WaitBoundSuite.countKey].flatMap { Int($0) } ?? 0)
   }
 
   /// `trivial`: `count` trivially-async tests (as in part 3); `crash`: pairs of a test that
-  /// prints the clock and crashes, and one that prints the clock as it starts.
-  static func suites(count: Int) -> [Suite] {
+  /// prints the clock and crashes, and one that prints the clock as it starts; `wait-bound`:
+  /// part 8's `waitBound` tests that wait for a late callback.
+  static func suites(count: Int, waitBound: Int = 0) -> [Suite] {
     let crashes = (0..<max(10, count / 50)).flatMap { index in
       [
         Test("crash \(index)") { _ in
@@ -33,6 +45,7 @@ enum WorkerSuites {
     return [
       Suite("trivial", waiter: .expectation) { trivialTests(count: count, .main) },
       Suite("crash", waiter: .expectation) { crashes },
+      WaitBoundSuite.suite(count: waitBound),
     ]
   }
 }
@@ -84,10 +97,14 @@ func measureWorkers(_ counts: Counts, _ report: Report, xctestPerTest: Double?) 
                  anchorLabel: "--isolation none (same run)", anchor: inProcessFigure, unit: "µs"))
   report.add(Row(label: "per test · --isolation worker", ours: workerFigure,
                  anchorLabel: "XCTest wait(for:)", anchor: xctestPerTest, unit: "µs"))
-  // A process start per test is hundreds of times a test in process: the row has no anchor,
-  // so that the worst-ratio line keeps naming the rows it can help with.
   print(String(format: "a process each ÷ in process: %.0f×", freshFigure / inProcessFigure))
-  report.add(Row(label: "per test · --isolation test", ours: freshFigure, anchorLabel: "—", anchor: nil, unit: "µs"))
+  // A fresh process per test hides the start of the next one while a test runs: its anchor
+  // is the bare start of the same executable, listing one test.
+  let bare = bareStart(of: executable, tests: fewer) * 1e6
+  print(String(format: "bare start of the executable (--list of one test), median of %d: %8.1f µs", bareStarts, bare))
+  print(String(format: "a process each ÷ bare start: %.2f× (target ≤ 1×)", freshFigure / bare))
+  report.add(Row(label: "per test · --isolation test", ours: freshFigure, anchorLabel: "bare start (--list of one test)",
+                 anchor: bare, unit: "µs"))
 
   let stamps = StampRecorder()
   var onlyCrashes = Configuration()
@@ -100,6 +117,35 @@ func measureWorkers(_ counts: Counts, _ report: Report, xctestPerTest: Double?) 
   report.add(Row(label: "crash → next test, fresh worker", ours: crashFigure,
                  anchorLabel: "target", anchor: 50, unit: "ms"))
   fflush(nil)
+}
+
+/// How many bare starts give the median.
+private let bareStarts = 11
+
+/// The median wall time, in seconds, of starting `executable` as a suites executable of
+/// `tests` trivial tests that lists one of them and exits: what a process per test costs
+/// at least.
+private func bareStart(of executable: String, tests: Int) -> Double {
+  // posix_spawn and waitpid: Foundation's `Process.waitUntilExit` polls every 50 ms here.
+  let environment = ProcessInfo.processInfo.environment.merging(
+    [WorkerSuites.commandLineKey: "1", WorkerSuites.countKey: "\(tests)"]) { $1 }.map { "\($0)=\($1)" }
+  let arguments = [executable, "--list", "--only", "trivial/test 0"]
+  var actions = posix_spawn_file_actions_t()
+  posix_spawn_file_actions_init(&actions)
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  let seconds = (0..<bareStarts).map { _ -> Double in
+    let argv = arguments.map { strdup($0) } + [nil]
+    let envp = environment.map { strdup($0) } + [nil]
+    defer { (argv + envp).forEach { free($0) } }
+    var pid = pid_t()
+    let start = monotonicNanos()
+    guard posix_spawn(&pid, executable, &actions, nil, argv, envp) == 0 else { return .nan }
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    return Double(monotonicNanos() - start) / 1e9
+  }
+  return seconds.sorted()[bareStarts / 2]
 }
 
 /// Collects the clock stamps the crash suite's tests print, to measure each crash's gap.

@@ -8,10 +8,11 @@ import Foundation
 //
 // `--child xctest pass|fail N` and `--child swift-testing serial|parallel` are the modes
 // the benchmark starts itself in to run XCTest and Swift Testing as test runners;
-// `--harness-worker` makes it a worker process of part 6.
+// `--harness-worker` makes it a worker process of parts 6 and 8, and the environment
+// variable HARNESS_BENCH_SUITES a suites executable (part 6 times its bare start).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "--harness-worker" {
+if arguments.first == "--harness-worker" || ProcessInfo.processInfo.environment[WorkerSuites.commandLineKey] != nil {
   HarnessMain.run(WorkerSuites.fromEnvironment)
 }
 if arguments.first == "--child" {
@@ -41,6 +42,7 @@ if runs(4) { measureFailingSuites(counts, report) }
 if runs(5) { measureScheduling(counts, report) }
 if runs(6) { measureWorkers(counts, report, xctestPerTest: xctestPerTest) }
 if runs(7) { measureReports(counts, report) }
+if runs(8) { measureParallelTests(counts, report) }
 report.add(Row(label: "JUnit: 100,000 / 1,000,000 testcases", ours: nil,
                anchorLabel: "see junit-bench", anchor: nil, unit: ""))
 report.printTable()

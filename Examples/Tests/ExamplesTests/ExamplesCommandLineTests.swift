@@ -6,7 +6,7 @@ import XCTest
 final class ExamplesCommandLineTests: XCTestCase {
   private var examples: URL { builtExecutable("examples", for: Self.self) }
 
-  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>] [--slow <seconds>] [--isolation <mode>] [--workers <N>] [--no-capture] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
+  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>] [--slow <seconds>] [--isolation <mode>] [--workers <N>] [--parallel] [--no-capture] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
 
   func testHelpNamesTheExecutableAndShowsTheSeedAsOptional() throws {
     let result = try runToEnd(examples, ["--help"])
@@ -53,7 +53,11 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 fresh worker process for each test) or none (this
                                 process, for a debugger). (values: worker, test, none)
         --workers <N>           Run tests in N worker processes at once; a suite runs
-                                whole in one of them. (default: 1)
+                                whole in one of them, unless its tests run in
+                                parallel. (default: 1)
+        --parallel              With --workers: spread the tests of every suite not
+                                marked .serialized over the workers, as if marked
+                                .parallel.
         --no-capture            Run the tests in this process (as --isolation none)
                                 and let what they print through to the terminal
                                 instead of capturing it as their output.

@@ -1,0 +1,76 @@
+import AsyncHarness
+import Foundation
+
+// MARK: 8. Tests of a suite in parallel
+
+/// Part 8's suite: independent tests that each wait for a callback 25 ms away, the kind of
+/// suite that waits far more than it works. It is one of the suites the workers build
+/// (``WorkerSuites``), sized by the environment they inherit.
+enum WaitBoundSuite {
+  /// The environment variable carrying the number of tests to the workers.
+  static let countKey = "HARNESS_BENCH_WAIT_BOUND_TESTS"
+  /// How long each test waits for its callback.
+  static let delayMilliseconds = 25
+
+  /// `count` tests, marked `.parallel`, each waiting for its callback with an expectation.
+  static func suite(count: Int) -> Suite {
+    Suite("wait-bound", .parallel, waiter: .expectation) {
+      (0..<count).map { index in
+        Test("waits \(index)") { t in
+          let called = t.expectation("the callback")
+          t.queue("callbacks").asyncAfter(.milliseconds(delayMilliseconds)) { called.fulfill() }
+          try t.wait(for: called)
+        }
+      }
+    }
+  }
+}
+
+/// The wall time of the wait-bound suite with 1 to 16 workers, beside Swift Testing's
+/// parallel run of the same waits (blocking a thread, as the harness's tests do, and
+/// suspending, as async code can).
+@MainActor
+func measureParallelTests(_ counts: Counts, _ report: Report) {
+  let count = counts.waitBoundTests
+  report.section("8. Tests of a suite in parallel: \(count) tests each waiting for a \(WaitBoundSuite.delayMilliseconds) ms callback (s, wall)")
+  setenv(WorkerSuites.countKey, "0", 1)
+  setenv(WaitBoundSuite.countKey, "\(count)", 1)
+  let suites = WorkerSuites.suites(count: 0, waitBound: count)
+  let executable = Bundle.main.executablePath ?? "/proc/self/exe"
+  var configuration = Configuration()
+  configuration.filters = ["wait-bound/"]
+  var seconds: [Int: Double] = [:]
+  for workers in [1, 2, 4, 8, 16] {
+    let start = monotonicNanos()
+    let summary = (try? Runner(suites: suites, configuration: configuration, lanes: workers,
+                               makeExecutor: { WorkerExecutor(executable: executable) }, reporters: [consoleToNowhere()]).run())
+      ?? Summary()
+    seconds[workers] = Double(monotonicNanos() - start) / 1e9
+    print(String(format: "--workers %-2d %8.2f s  %5.2f× --workers 1  (%d passed)", workers, seconds[workers]!,
+                 seconds[1]! / seconds[workers]!, summary.passed))
+  }
+  func swiftTesting(blocking: Bool) -> Double? {
+    let child = runChild(["swift-testing", "parallel"], environment: [SwiftTestingWaits.environmentKey: "\(count)",
+                                                                      SwiftTestingWaits.blockingKey: blocking ? "1" : "0"])
+    print(String(format: "Swift Testing, parallel, %@: %@", blocking ? "blocking on a semaphore" : "awaiting a continuation",
+                 child.map { String(format: "%.2f s (%d cases, exit status %d)", $0.seconds, $0.counts.first ?? 0, $0.counts.last ?? -1) }
+                   ?? "did not run"))
+    return child?.seconds
+  }
+  let blocking = swiftTesting(blocking: true)
+  let awaiting = swiftTesting(blocking: false)
+  print(String(format: "--workers 8 speed-up over --workers 1: %.1f× (target ≥ 6×)", seconds[1]! / seconds[8]!))
+  report.add(Row(label: "wait-bound suite · --workers 8", ours: seconds[8], anchorLabel: "--workers 1 ÷ 6 (target)",
+                 anchor: seconds[1]! / 6, unit: "s"))
+  report.add(Row(label: "wait-bound suite · --workers 8", ours: seconds[8], anchorLabel: "Swift Testing parallel, blocking",
+                 anchor: blocking, unit: "s"))
+  report.add(Row(label: "wait-bound suite · --workers 16", ours: seconds[16], anchorLabel: "Swift Testing parallel, awaiting",
+                 anchor: awaiting, unit: "s"))
+  fflush(nil)
+}
+
+/// A console reporter formatting every line into `/dev/null`, as the other parts' runs have.
+private func consoleToNowhere() -> ConsoleReporter {
+  let sink = FileHandle(forWritingAtPath: "/dev/null")
+  return ConsoleReporter(style: .plain) { sink?.write(Data($0.utf8)) }
+}
