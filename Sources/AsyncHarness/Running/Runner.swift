@@ -11,8 +11,10 @@ import Synchronization
 /// suites executable's top-level code, or a synchronous XCTest method) so that the
 /// in-process executor's blocking waits can turn the main run loop. With more lanes,
 /// entries run side by side, each lane on a thread of its own with an executor of its own
-/// (worker processes, `--workers N`); each entry runs whole in one lane, and suites start
-/// in plan order.
+/// (worker processes, `--workers N`): each entry runs whole in one lane, unless its suite's
+/// tests run in parallel (``SuiteTrait/parallel``, ``Configuration/parallelTests``), whose
+/// tests go one by one to whichever lane is free. Suites, and the tests of a parallel
+/// suite, start in plan order.
 public final class Runner: Sendable {
   /// The suites to run, each named uniquely (a repeated suite name gets `#01`, `#02`, …).
   public let suites: [Suite]
@@ -20,7 +22,7 @@ public final class Runner: Sendable {
   public let configuration: Configuration
   /// The strategies `--waiter` can name.
   public let registry: WaiterRegistry
-  /// How many entries run at once.
+  /// How many entries, or tests of parallel suites, run at once.
   public let lanes: Int
   /// When requested, no more tests start; the run then ends normally with what ran.
   public let stop: StopRequest?
@@ -44,13 +46,14 @@ public final class Runner: Sendable {
               stop: stop, reporters: reporters)
   }
 
-  /// Creates a runner that runs `lanes` entries (suites under a waiter) at a time, each lane
-  /// with an executor `makeExecutor` makes; one lane runs on the calling thread.
+  /// Creates a runner that runs `lanes` entries (suites under a waiter), or tests of
+  /// parallel suites, at a time, each lane with an executor `makeExecutor` makes; one lane
+  /// runs on the calling thread.
   /// - Parameters:
   ///   - suites: the suites.
   ///   - configuration: how to run them.
   ///   - registry: the strategies a configuration can name.
-  ///   - lanes: how many entries run at once (at least 1).
+  ///   - lanes: how many entries, or tests of parallel suites, run at once (at least 1).
   ///   - makeExecutor: makes the executor of a lane (a ``WorkerExecutor``: tests of other
   ///     lanes run at the same time, so they should not share a process).
   ///   - stop: a request to stop the run early.

@@ -10,13 +10,16 @@ struct ExplorationTally: Sendable {
   }
 
   private var rows: [Row] = []
+  /// Where each key's row is: a run can hold a million scheduled tests.
+  private var rowIndex: [String: Int] = [:]
 
   /// Counts one ended test.
   mutating func count(_ test: TestID, _ result: TestResult) {
     guard let token = result.replayToken(of: test) else { return }
     let key = "\(test.path) [\(test.waiter)]"
-    let index = rows.firstIndex { $0.key == key } ?? {
+    let index = rowIndex[key] ?? {
       rows.append(Row(key: key))
+      rowIndex[key] = rows.count - 1
       return rows.count - 1
     }()
     rows[index].total += 1
