@@ -1,4 +1,5 @@
 import AsyncHarness
+import AsyncHarnessJUnit
 import Foundation
 
 // harness-bench: wake latency, idle CPU, per-test overhead and failing suites of
@@ -13,7 +14,7 @@ import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--harness-worker" || ProcessInfo.processInfo.environment[WorkerSuites.commandLineKey] != nil {
-  HarnessMain.run(WorkerSuites.fromEnvironment)
+  HarnessMain.run(WorkerSuites.fromEnvironment, junit: JUnitReporter.factory)
 }
 if arguments.first == "--child" {
   switch (arguments.dropFirst().first, arguments.dropFirst(2).first) {

@@ -82,10 +82,10 @@ public final class WorkerExecutor: TestExecutor {
   /// Remembers the steps the runner hands over next, so that a worker can be sent them
   /// before the test it runs ends (its next test then starts without waiting for a round
   /// trip through this process).
-  public func prepare(_ steps: [Runner.Step]) {
+  public func prepare(_ steps: Runner.Plan.Steps) {
     state.withLock { state in
-      state.prepared = freshProcessPerTest ? [] : steps
-      state.nextToSend = 0
+      state.prepared = freshProcessPerTest ? steps[steps.startIndex..<steps.startIndex] : steps
+      state.nextToSend = steps.startIndex
     }
   }
 
@@ -105,7 +105,9 @@ public final class WorkerExecutor: TestExecutor {
         state.worker = nil
       }
       if state.worker?.inFlight.isEmpty ?? true {
-        if let index = state.prepared[state.nextToSend...].firstIndex(where: { $0.id == step.id }) {
+        // A retry was never prepared; the step asked for is almost always the next one.
+        if step.id.attempt == 1, let prepared = state.prepared,
+           let index = prepared[state.nextToSend...].firstIndex(where: { $0.id == step.id }) {
           state.nextToSend = index + 1
         }
         if let worker = state.worker, !state.send(step) {
@@ -168,7 +170,7 @@ public final class WorkerExecutor: TestExecutor {
       }
       if let spare = state.takeSpare() { retire(spare.process) }
       state.worker = nil
-      state.prepared = []
+      state.prepared = nil
     }
   }
 
@@ -195,8 +197,8 @@ private struct Pipeline {
   var worker: WorkerConnection?
   /// Under `--isolation test`, the worker started for the next test while this one runs.
   var spare: WorkerConnection?
-  /// The steps the runner said it hands over next, and the first not sent yet.
-  var prepared: [Runner.Step] = []
+  /// The steps the runner said it hands over next, and the index of the first not sent yet.
+  var prepared: Runner.Plan.Steps?
   var nextToSend = 0
 
   /// The spare worker, which becomes the caller's.
@@ -215,8 +217,11 @@ private struct Pipeline {
   /// Sends prepared steps until the worker holds ``WorkerExecutor/pipelineDepth`` of them.
   /// A worker that died stops taking them; its session reports the death.
   mutating func topUp() {
-    while let worker, worker.inFlight.count < WorkerExecutor.pipelineDepth, nextToSend < prepared.count,
-          send(prepared[nextToSend], planIndex: nextToSend) {
+    guard let prepared else { return }
+    while let worker, worker.inFlight.count < WorkerExecutor.pipelineDepth, nextToSend < prepared.endIndex {
+      let step = prepared[nextToSend]
+      // A skipped step is reported by the runner and never runs.
+      guard step.test.skipReason != nil || send(step, planIndex: nextToSend) else { return }
       nextToSend += 1
     }
   }

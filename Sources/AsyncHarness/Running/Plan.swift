@@ -96,16 +96,49 @@ extension Runner {
     }
 
     /// The steps of one entry's repetition, in run order: each test once, or under each
-    /// of its schedules (``Configuration/scheduledSteps(_:under:)``).
-    public func steps(of entry: Entry, repetition: Int) -> [Step] {
-      entry.tests.flatMap { test in
-        let id = TestID(suite: entry.suite.name, name: test.name, waiter: entry.waiter.name, repetition: repetition)
-        return configuration.scheduledSteps(id, under: entry.waiter).map { id, schedule in
-          Step(suite: entry.suite, test: test, waiter: entry.waiter, id: id,
-               position: Step.Position(suite: entry.suiteIndex, test: test.index), defaultTimeout: configuration.defaultTimeout,
-               timeLimit: configuration.timeLimit, schedule: schedule, jitter: configuration.jitter,
-               retries: schedule == nil ? test.retries ?? configuration.retries : 0)
-        }
+    /// of its schedules (``Configuration/scheduledSteps(_:under:)``). Each step is made as
+    /// it is read, so a suite of a million tests costs no more than its tests.
+    public func steps(of entry: Entry, repetition: Int) -> Steps {
+      let schedules = configuration.schedules(under: entry.waiter)
+      return Steps(configuration: configuration, entry: entry, repetition: repetition, schedules: schedules,
+                   range: 0..<(entry.tests.count * (schedules?.count ?? 1)))
+    }
+
+    /// The steps of one entry's repetition, or a part of them: a collection whose steps are
+    /// made as they are read.
+    public struct Steps: RandomAccessCollection, Sendable {
+      let configuration: Configuration
+      let entry: Entry
+      let repetition: Int
+      /// The schedules each test runs under, or `nil` for an unscheduled strategy.
+      let schedules: [Schedule]?
+      let range: Range<Int>
+
+      /// The first step's index.
+      public var startIndex: Int { range.lowerBound }
+      /// The index past the last step.
+      public var endIndex: Int { range.upperBound }
+
+      /// The step at `index`: the test at `index` divided by the schedules per test, under
+      /// the schedule the remainder names.
+      public subscript(index: Int) -> Step {
+        precondition(range.contains(index), "step index \(index) out of \(range)")
+        let perTest = schedules?.count ?? 1
+        let test = entry.tests[index / perTest]
+        var id = TestID(suite: entry.suite.name, name: test.name, waiter: entry.waiter.name, repetition: repetition)
+        let schedule = schedules?[index % perTest]
+        if let schedule { id = Configuration.id(id, under: schedule) }
+        return Step(suite: entry.suite, test: test, waiter: entry.waiter, id: id,
+                    position: Step.Position(suite: entry.suiteIndex, test: test.index),
+                    defaultTimeout: configuration.defaultTimeout, timeLimit: configuration.timeLimit, schedule: schedule,
+                    jitter: configuration.jitter, retries: schedule == nil ? test.retries ?? configuration.retries : 0)
+      }
+
+      /// The steps at `bounds`.
+      public subscript(bounds: Range<Int>) -> Steps {
+        precondition(range.lowerBound <= bounds.lowerBound && bounds.upperBound <= range.upperBound,
+                     "steps \(bounds) out of \(range)")
+        return Steps(configuration: configuration, entry: entry, repetition: repetition, schedules: schedules, range: bounds)
       }
     }
 

@@ -149,8 +149,8 @@ public final class Runner: Sendable {
       switch work {
       case .entry(let entry):
         try run(entry, in: lane, executor: executor, onHung: onHung)
-      case .step(let step, let started):
-        executor.prepare(started.relay == nil ? [] : [step])
+      case .step(let step, let started, let prepare):
+        executor.prepare(prepare)
         let result = finish(step, started: started, executor: executor, events: events, onHung: onHung)
         lane.work.finished(step, with: result)
       }
@@ -165,7 +165,7 @@ public final class Runner: Sendable {
     repetitions: for repetition in 1...lane.plan.repetitions {
       var failed = false
       let steps = lane.plan.steps(of: entry, repetition: repetition)
-      executor.prepare(steps.filter { $0.test.skipReason == nil })
+      executor.prepare(steps)
       for step in steps {
         guard stop?.signal == nil else { break repetitions }
         try lane.channel.checkReporters()

@@ -10,10 +10,11 @@ public protocol TestExecutor: Sendable {
   /// Runs `step`, streaming its issues and output to `events`, and says how it ended.
   func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd
   /// Tells the executor the steps the runner hands it next, in order, so that it may get
-  /// them ready ahead (a worker is sent them before its running test ends). After a step
-  /// that fails, or when the run stops, the runner may hand over other steps or none: an
+  /// them ready ahead (a worker is sent them before its running test ends). Skipped steps
+  /// (a test with a skip trait) are among them but never handed over. After a step that
+  /// fails, or when the run stops, the runner may hand over other steps or none: an
   /// executor must then run what it is given, and nothing it was not.
-  func prepare(_ steps: [Runner.Step])
+  func prepare(_ steps: Runner.Plan.Steps)
   /// Called once when the run ends: release what the executor holds (its worker processes).
   func finish()
   /// Whether the executor ends a test that runs past its time limit outside any wait by
@@ -24,7 +25,7 @@ public protocol TestExecutor: Sendable {
 
 extension TestExecutor {
   /// Does nothing: the steps are run as they are handed over.
-  public func prepare(_ steps: [Runner.Step]) {}
+  public func prepare(_ steps: Runner.Plan.Steps) {}
 
   /// Does nothing: an in-process executor holds nothing.
   public func finish() {}

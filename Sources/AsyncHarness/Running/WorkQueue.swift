@@ -5,8 +5,9 @@ import Synchronization
 enum Work: Sendable {
   /// An entry (a suite under one waiter), already announced: the lane runs it whole, in order.
   case entry(Runner.Plan.Entry)
-  /// One test of an entry whose tests run in parallel, already started in plan order.
-  case step(Runner.Step, Runner.StartedStep)
+  /// One test of an entry whose tests run in parallel, already started in plan order, with
+  /// the steps to prepare the executor for: that one.
+  case step(Runner.Step, Runner.StartedStep, prepare: Runner.Plan.Steps)
 }
 
 /// Hands a plan's work to the runner's lanes, in plan order: each entry whole, or, for an
@@ -24,12 +25,12 @@ final class WorkQueue: Sendable {
   private struct ParallelEntry {
     let entry: Runner.Plan.Entry
     var repetition = 1
-    var steps: [Runner.Step]
+    var steps: Runner.Plan.Steps
     var next = 0
     var running = 0
     var failed = false
 
-    var hasStepsLeft: Bool { next < steps.count }
+    var hasStepsLeft: Bool { next < steps.endIndex }
   }
 
   private struct State {
@@ -99,10 +100,11 @@ final class WorkQueue: Sendable {
     for index in state.parallel.indices {
       advance(&state.parallel[index])
       guard state.parallel[index].hasStepsLeft else { continue }
-      let step = state.parallel[index].steps[state.parallel[index].next]
+      let next = state.parallel[index].next
+      let step = state.parallel[index].steps[next]
       state.parallel[index].next += 1
       state.parallel[index].running += 1
-      return .step(step, start(step))
+      return .step(step, start(step), prepare: state.parallel[index].steps[next..<(next + 1)])
     }
     return nil
   }

@@ -10,20 +10,26 @@ extension Configuration {
   ///
   /// Each returned ``TestID`` carries its schedule's replay token (``TestID/schedule``).
   public func scheduledSteps(_ step: TestID, under waiter: any Waiter) -> [(id: TestID, schedule: Schedule?)] {
-    guard let scheduled = waiter as? ScheduledWaiter else { return [(step, nil)] }
-    let schedules: [Schedule]
-    if let replay {
-      schedules = [replay.schedule]
-    } else if let explorations {
+    guard let schedules = schedules(under: waiter) else { return [(step, nil)] }
+    return schedules.map { schedule in (Self.id(step, under: schedule), schedule) }
+  }
+
+  /// The schedules each test runs under with `waiter`, as ``scheduledSteps(_:under:)`` says;
+  /// `nil` for a strategy that does not order work itself (each test runs once, unscheduled).
+  func schedules(under waiter: any Waiter) -> [Schedule]? {
+    guard let scheduled = waiter as? ScheduledWaiter else { return nil }
+    if let replay { return [replay.schedule] }
+    if let explorations {
       let policy = explorationPolicy ?? scheduled.defaultSchedule.policy
-      schedules = (1...max(1, explorations)).map { Schedule(seed: UInt64($0), policy: policy) }
-    } else {
-      schedules = [scheduled.defaultSchedule]
+      return (1...max(1, explorations)).map { Schedule(seed: UInt64($0), policy: policy) }
     }
-    return schedules.map { schedule in
-      var id = step
-      id.schedule = schedule.token(forTestAt: step.path).description
-      return (id, schedule)
-    }
+    return [scheduled.defaultSchedule]
+  }
+
+  /// `step` under `schedule`: its identity carries the schedule's replay token.
+  static func id(_ step: TestID, under schedule: Schedule) -> TestID {
+    var id = step
+    id.schedule = schedule.token(forTestAt: step.path).description
+    return id
   }
 }
