@@ -13,7 +13,8 @@ final class JUnitDocument {
   let destination: String
   /// The totals of the suites written so far.
   private(set) var counts = JUnitCounts()
-  private let directory: String
+  /// The directory the report and its temporary files are written in.
+  let directory: String
   private let fileName: String
   private let body: XMLWriter
 

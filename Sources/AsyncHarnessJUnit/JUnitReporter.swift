@@ -93,12 +93,10 @@ public final class JUnitReporter: Reporter {
     self.path = path
     self.profile = profile
     self.outputLimit = max(0, outputLimit)
-    var declarations: [TestIdentity: SourceLocation] = [:]
-    for suite in suites {
-      for test in suite.tests { declarations[TestIdentity(suite: suite.name, name: test.name)] = test.sourceLocation }
-    }
+    // Only the github profile writes where tests are declared.
+    let declared = profile == .github ? Dictionary(suites.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }) : [:]
     report = Mutex(try JUnitReport(destination: path, profile: profile, outputLimit: max(0, outputLimit),
-                                   declarations: declarations))
+                                   declaredSuites: declared))
   }
 
   /// Makes the reporter for `--junit PATH --junit-profile NAME` and reads the report of
@@ -135,8 +133,11 @@ public final class JUnitReporter: Reporter {
 private final class JUnitReport {
   let profile: JUnitProfile
   let outputLimit: Int
-  /// Where each test is declared, for the github profile's `file` and `line`.
-  let declarations: [TestIdentity: SourceLocation]
+  /// The suites as declared, by name, for the github profile's `file` and `line`.
+  let declaredSuites: [String: Suite]
+  /// Where each test of the suite being written is declared, by name: made for one suite at
+  /// a time, so that a million tests never hold a million locations at once.
+  private var declarations: (suite: String, locations: [String: SourceLocation])?
   private var document: JUnitDocument?
   private var run: RunInfo?
   /// The suites started and not written, in the order they started, with the duration of
@@ -147,10 +148,10 @@ private final class JUnitReport {
   private var suitesTime = 0.0
   private var runTime: Double?
 
-  init(destination: String, profile: JUnitProfile, outputLimit: Int, declarations: [TestIdentity: SourceLocation]) throws {
+  init(destination: String, profile: JUnitProfile, outputLimit: Int, declaredSuites: [String: Suite]) throws {
     self.profile = profile
     self.outputLimit = outputLimit
-    self.declarations = declarations
+    self.declaredSuites = declaredSuites
     document = try JUnitDocument(destination: destination)
   }
 
@@ -163,7 +164,8 @@ private final class JUnitReport {
       if suite(run) != nil { throw JUnitError.unexpectedEvent("suite \(run) started while it is open") }
       var name = suiteName(run)
       name.value = suiteNames.claim(name.value)
-      open.append((run, OpenSuite(name: name, waiter: run.waiter, timestamp: event.timestamp), nil))
+      open.append((run, OpenSuite(name: name, waiter: run.waiter, timestamp: event.timestamp, spillDirectory: document.directory,
+                                  report: document.destination), nil))
     case .testStarted(let test):
       suite(test.suiteRun)?.start(test)
     case .outputCaptured(let test, let output):
@@ -172,7 +174,7 @@ private final class JUnitReport {
       suite(test.suiteRun)?.recordLate(issue, of: test)
     case .testEnded(let test, let result, let duration):
       guard let suite = suite(test.suiteRun) else { throw JUnitError.unexpectedEvent("test \(test) ended outside a suite") }
-      suite.end(test, name: testName(test), result: result, duration: duration)
+      try suite.end(test, name: testName(test), result: result, duration: duration)
     case .suiteEnded(let run, _, let duration):
       guard let index = open.firstIndex(where: { $0.run == run && $0.duration == nil }) else {
         throw JUnitError.unexpectedEvent("suite \(run.suite) ended but none is open")
@@ -246,9 +248,13 @@ private final class JUnitReport {
   }
 
   private func write(_ suite: OpenSuite, duration: Double, to document: JUnitDocument) throws {
-    let cases = suite.casesToWrite
+    // First pass: the counts, and the names to reserve; the second writes the testcases.
     var counts = JUnitCounts()
-    for testCase in cases { counts.count(resultElement: Self.resultElement(testCase.result.verdict)) }
+    var reserved: [XMLText] = []
+    try suite.forEachCase(naming: testName) { testCase in
+      counts.count(resultElement: Self.resultElement(testCase.result.verdict))
+      reserved.append(testCase.name.value)
+    }
     suitesTime += max(0, duration)
     try document.writeSuite(
       name: suite.name.value, counts: counts, time: JUnitFormat.time(duration),
@@ -261,11 +267,14 @@ private final class JUnitReport {
       if let run { try property("repetitions", String(run.repetitions), to: writer) }
       try property("harnessVersion", run?.harnessVersion ?? AsyncHarnessVersion.current, to: writer)
       try writer.endElement()
-      var names = UniqueNames(reserving: cases.map(\.name.value))
-      for (index, testCase) in cases.enumerated() {
+      var names = UniqueNames(reserving: reserved)
+      reserved = []
+      var first = true
+      try suite.forEachCase(naming: testName) { testCase in
         try write(
           testCase, name: names.claim(testCase.name.value), classname: suite.name.value,
-          fullClassname: index == 0 ? suite.name.full : nil, to: writer)
+          fullClassname: first ? suite.name.full : nil, to: writer)
+        first = false
       }
     }
   }
@@ -292,7 +301,7 @@ private final class JUnitReport {
     let duration = testCase.earlierAttempts.reduce(testCase.duration) { $0 + $1.duration }
     try writer.attribute("time", XMLText(JUnitFormat.time(duration)))
     if profile == .github, let location = (result.verdict.isFailure ? primary?.sourceLocation : nil)
-      ?? declarations[TestIdentity(suite: testCase.test.suite, name: testCase.test.name)] {
+      ?? declaration(of: testCase.test) {
       let file = XMLText(attribute: location.path)
       if !file.isBlank { try writer.attribute("file", file) }
       if location.line > 0 { try writer.attribute("line", XMLText(String(location.line))) }
@@ -327,6 +336,16 @@ private final class JUnitReport {
       try writer.endElement()
     }
     try writer.endElement()
+  }
+
+  /// Where `test` is declared, when its suite was given.
+  private func declaration(of test: TestID) -> SourceLocation? {
+    if declarations?.suite != test.suite {
+      var locations: [String: SourceLocation] = [:]
+      for declared in declaredSuites[test.suite]?.tests ?? [] { locations[declared.name] = declared.sourceLocation }
+      declarations = (test.suite, locations)
+    }
+    return declarations?.locations[test.name]
   }
 
   /// The failing issue a failure or error element names: the first error of an errored test,
@@ -406,21 +425,36 @@ private final class JUnitReport {
 /// matched by searching the ended tests from the newest, where a late signal's test almost
 /// always is. Testcases are written in the order their tests first started, which the
 /// runner keeps in plan order.
+///
+/// Memory stays flat however many tests the suite has: beyond ``memoryLimit`` ended tests,
+/// the oldest go to a ``CaseSpill`` on disk, in order.
+/// Output or an issue arriving for a test after that (more than ``memoryLimit`` tests after
+/// it ended) is not in the report; the JSON Lines stream has it.
 private final class OpenSuite {
+  /// How many ended tests a suite keeps in memory, at most twice over.
+  static let memoryLimit = 4096
+
   let name: CappedName
   let waiter: String
   let timestamp: Date
+  /// The ended tests in memory, in the order they ended.
   private var cases: [TestCase] = []
+  /// The ended tests that left memory, all before every test in `cases`.
+  private var spill: CaseSpill?
+  private let spillDirectory: String
+  private let report: String
   /// Failed attempts that run again, until the test's last attempt ends.
   private var retried: [TestCase] = []
   /// The attempts running now: each test's place in the suite's order, and its output.
   private var running: [TestID: (order: Int, output: CappedText?)] = [:]
   private var nextOrder = 0
 
-  init(name: CappedName, waiter: String, timestamp: Date) {
+  init(name: CappedName, waiter: String, timestamp: Date, spillDirectory: String, report: String) {
     self.name = name
     self.waiter = waiter
     self.timestamp = timestamp
+    self.spillDirectory = spillDirectory
+    self.report = report
   }
 
   func start(_ test: TestID) {
@@ -452,7 +486,7 @@ private final class OpenSuite {
 
   /// Ends a test's attempt: an attempt that runs again waits for the test's last attempt,
   /// which becomes the testcase and carries the attempts before it.
-  func end(_ test: TestID, name: CappedName, result: TestResult, duration: Double) {
+  func end(_ test: TestID, name: CappedName, result: TestResult, duration: Double) throws {
     let run = running.removeValue(forKey: test)
     let ended = TestCase(test: test, order: run?.order ?? order(of: test), name: name, duration: duration,
                          result: result, output: run?.output)
@@ -463,12 +497,27 @@ private final class OpenSuite {
       last.earlierAttempts = retried.filter { Self.sameTest($0.test, test) }
       retried.removeAll { Self.sameTest($0.test, test) }
       cases.append(last)
+      if cases.count >= 2 * Self.memoryLimit { try spillOldest() }
     }
   }
 
-  /// The testcases to write: the ended tests, and the last attempt of any test whose retry
-  /// never came (the run was cut short), so no attempt is lost.
-  var casesToWrite: [TestCase] {
+  /// Moves the ended tests beyond ``memoryLimit`` to disk, in order, oldest first. A test
+  /// that ends after a later one went to disk (it ran long beside them) stays in memory,
+  /// and ``forEachCase(naming:_:)`` merges it back into its place.
+  private func spillOldest() throws {
+    cases.sort { $0.order < $1.order }
+    let stragglers = cases.prefix { $0.order < (spill?.lastOrder ?? 0) }.count
+    let movable = cases[stragglers..<max(stragglers, cases.count - Self.memoryLimit)]
+    guard !movable.isEmpty else { return }
+    if spill == nil { spill = try CaseSpill(directory: spillDirectory, report: report) }
+    for testCase in movable { try spill!.append(testCase) }
+    cases.removeSubrange(movable.indices)
+  }
+
+  /// Calls `body` with each testcase to write, in order: the ended tests, and the last
+  /// attempt of any test whose retry never came (the run was cut short), so no attempt is
+  /// lost. Tests read back from disk are named with `name`.
+  func forEachCase(naming name: (TestID) -> CappedName, _ body: (TestCase) throws -> Void) throws {
     var pending = retried
     var cases = self.cases
     while let last = pending.popLast() {
@@ -477,8 +526,16 @@ private final class OpenSuite {
       pending.removeAll { Self.sameTest($0.test, last.test) }
       cases.append(testCase)
     }
-    // Tests that ran at once may have ended out of order.
-    return cases.sorted { $0.order < $1.order }
+    // Tests that ran at once may have ended out of order; those on disk are in order.
+    var inMemory = cases.sorted { $0.order < $1.order }[...]
+    try spill?.forEach(naming: name) { spilled in
+      while let next = inMemory.first, next.order < spilled.order {
+        try body(next)
+        inMemory = inMemory.dropFirst()
+      }
+      try body(spilled)
+    }
+    for testCase in inMemory { try body(testCase) }
   }
 
   /// Whether two attempts are of the same test run.
@@ -494,7 +551,7 @@ private final class OpenSuite {
 }
 
 /// One ended test, waiting for its suite to end.
-private struct TestCase {
+struct TestCase {
   var test: TestID
   /// The test's place in its suite's order: when its first attempt started.
   var order: Int
@@ -508,7 +565,7 @@ private struct TestCase {
 }
 
 /// A suite or test name as its attribute value, and in full when the attribute cut it.
-private struct CappedName {
+struct CappedName {
   var value: XMLText
   var full: XMLText?
 }

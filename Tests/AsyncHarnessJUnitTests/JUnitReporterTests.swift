@@ -318,6 +318,77 @@ final class JUnitReporterTests: ReportTestCase {
     XCTAssertEqual(cases[0].elements.map(\.name), ["flakyFailure", "system-out"])
   }
 
+  /// A suite far larger than what an open suite keeps in memory (its oldest ended tests go
+  /// to disk): every testcase comes back in plan order, tests that ended out of order
+  /// included (one ends after all the others), with its failure, output, retried attempts
+  /// and replay token; a renamed
+  /// duplicate still avoids a name a later test literally has; no file is left beside the
+  /// report.
+  func testASuiteTooLargeToKeepInMemoryIsWrittenWhole() throws {
+    let run = SuiteRun(suite: "Large", waiter: "w")
+    let count = 20_000
+    func name(_ index: Int) -> String {
+      switch index {
+      case 10, 11: "dup"
+      case 19_000: "dup (2)"
+      default: "t \(index)"
+      }
+    }
+    func test(_ index: Int, attempt: Int = 1) -> TestID {
+      TestID(suite: "Large", name: name(index), waiter: "w", attempt: attempt, schedule: index == 1999 ? "7:random:5e1f0a" : nil)
+    }
+    let location = SourceLocation(fileID: "M/Large.swift", filePath: "/src/Large.swift", line: 7, column: 1)
+    var events: [Event.Kind] = [.suiteStarted(run)]
+    // Tests start four at a time and end in reverse, as a parallel suite's may.
+    for group in stride(from: 0, to: count, by: 4) {
+      let indices = Array(group..<min(group + 4, count))
+      for index in indices { events.append(.testStarted(test(index))) }
+      for index in indices.reversed() where index != 3 {
+        if index % 1000 == 999 {
+          let issue = Issue(kind: .expectationFailed, message: "fails <\(index)> & ⚠︎", sourceLocation: location)
+          events.append(.outputCaptured(test(index), "output of \(index)\n"))
+          var result = TestResult(verdict: .failed, issues: [issue])
+          if index == 1999 { result.scheduleTrace = ScheduleTrace(steps: 12, fingerprint: 0xABCDEF) }
+          events.append(.testEnded(test(index), result, duration: 0.5))
+        } else if index == 5 {
+          let failed = TestResult(verdict: .failed, issues: [Issue(kind: .expectationFailed, message: "first try")], willRetry: true)
+          events += [.testEnded(test(5), failed, duration: 0.25), .testStarted(test(5, attempt: 2)),
+                     .testEnded(test(5, attempt: 2), TestResult(verdict: .flaky), duration: 0.25)]
+        } else {
+          events.append(.testEnded(test(index), passed, duration: 0.001))
+        }
+      }
+    }
+    // Test 3 runs while every other test starts and ends.
+    events.append(.outputCaptured(test(3), "the long test's output"))
+    events.append(.testEnded(test(3), passed, duration: 40))
+    events.append(.outputCaptured(test(count - 2), "late output of a test that ended"))
+    events.append(.suiteEnded(run, Summary(), duration: 30))
+
+    let report = try report(events.map { Event($0) })
+    let suite = try XCTUnwrap(report.elements(named: "testsuite").first)
+    XCTAssertEqual(suite.attribute("tests"), "20000")
+    XCTAssertEqual(suite.attribute("failures"), "20")
+    let cases = report.testCases
+    XCTAssertEqual(cases.count, count)
+    XCTAssertEqual(cases.map { $0.attribute("name")! }, (0..<count).map { index in
+      index == 11 ? "dup (3)" : name(index)
+    })
+    let failing = cases.indices.filter { !cases[$0].elements(named: "failure").isEmpty }
+    XCTAssertEqual(failing, (0..<20).map { $0 * 1000 + 999 })
+    XCTAssertEqual(cases[999].elements(named: "failure").first?.attribute("message"), "fails <999> & ⚠︎")
+    XCTAssertEqual(cases[999].elements(named: "failure").first?.text, "fails <999> & ⚠︎ M/Large.swift:7")
+    XCTAssertEqual(cases[999].elements(named: "system-out").first?.text, "output of 999\n")
+    XCTAssertEqual(cases[1999].elements(named: "failure").first?.text.hasSuffix("\nreplay: --schedule 7:random:5e1f0a:12-abcdef"),
+                   true, cases[1999].elements(named: "failure").first?.text ?? "")
+    XCTAssertEqual(cases[5].elements.map(\.name), ["flakyFailure"])
+    XCTAssertEqual(cases[3].elements(named: "system-out").first?.text, "the long test's output")
+    XCTAssertEqual(cases[3].attribute("time"), "40.000")
+    XCTAssertEqual(cases[5].attribute("time"), "0.500")
+    XCTAssertEqual(cases[count - 2].elements(named: "system-out").first?.text, "late output of a test that ended")
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["report.xml"])
+  }
+
   func testAnInterruptedRunStillWritesTheEndedTests() throws {
     let events = Array(suiteEvents("S", [("ended", passed, []), ("running", passed, [])]).dropLast(2))
     let report = try report(events)

@@ -2,12 +2,6 @@ import AsyncHarness
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 // MARK: 6. Worker processes
 
 /// The suites of the worker part. A worker is this executable started again with
@@ -126,24 +120,8 @@ private let bareStarts = 11
 /// `tests` trivial tests that lists one of them and exits: what a process per test costs
 /// at least.
 private func bareStart(of executable: String, tests: Int) -> Double {
-  // posix_spawn and waitpid: Foundation's `Process.waitUntilExit` polls every 50 ms here.
-  let environment = ProcessInfo.processInfo.environment.merging(
-    [WorkerSuites.commandLineKey: "1", WorkerSuites.countKey: "\(tests)"]) { $1 }.map { "\($0)=\($1)" }
-  let arguments = [executable, "--list", "--only", "trivial/test 0"]
-  var actions = posix_spawn_file_actions_t()
-  posix_spawn_file_actions_init(&actions)
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
-  defer { posix_spawn_file_actions_destroy(&actions) }
-  let seconds = (0..<bareStarts).map { _ -> Double in
-    let argv = arguments.map { strdup($0) } + [nil]
-    let envp = environment.map { strdup($0) } + [nil]
-    defer { (argv + envp).forEach { free($0) } }
-    var pid = pid_t()
-    let start = monotonicNanos()
-    guard posix_spawn(&pid, executable, &actions, nil, argv, envp) == 0 else { return .nan }
-    var status: Int32 = 0
-    waitpid(pid, &status, 0)
-    return Double(monotonicNanos() - start) / 1e9
+  let seconds = (0..<bareStarts).map { _ in
+    runSuitesExecutable(executable, tests: tests, ["--list", "--only", "trivial/test 0"], samplingMemory: false).seconds
   }
   return seconds.sorted()[bareStarts / 2]
 }
