@@ -53,9 +53,12 @@ public enum JUnitProfile: String, Sendable, Hashable, CaseIterable {
 /// controls, U+FFFE and U+FFFF). Times have three decimals, never an exponent.
 ///
 /// The report is written to a temporary file in the destination's directory and renamed
-/// into place by ``finish()``: a crash never leaves a torn report. Memory stays flat: only
-/// the open suites' testcases are held (and those of a suite that ended before one
-/// started earlier); finished suites are streamed to disk in the order they started.
+/// into place by ``finish()``: a crash never leaves a torn report. Memory stays flat: an
+/// open suite holds its last 4,096 to 8,192 ended testcases, and the ones before wait in
+/// order in an unlinked file beside the report; finished suites are streamed to disk in the
+/// order they started (one that ends before a suite started earlier waits for it). Output or
+/// a late issue that arrives for a test more than 4,096 ended tests later is not in the
+/// report (the JSON Lines stream has it).
 ///
 /// A test run again after failing attempts (`--retries`) is one testcase: when its last
 /// attempt passed (flaky), it passes and holds a Surefire `<flakyFailure>` (or

@@ -18,11 +18,13 @@ final class ParallelWorkersTests: ReportTestCase {
     var report: ParsedElement
   }
 
-  private func runFixture(_ arguments: [String], name: String) throws -> Run {
+  private func runFixture(_ arguments: [String], name: String, fixture: URL? = nil,
+                          selecting filters: [String] = ["Parallel/", "Ordered/"]) throws -> Run {
     let events = path("\(name).jsonl")
     let report = path("\(name).xml")
-    let run = try runToEnd(try harnessFixture(), ["--filter", "Parallel/", "--filter", "Ordered/", "--waiter", "all",
-                                                  "--time-limit", "0.5", "--json", events, "--junit", report] + arguments)
+    let run = try runToEnd(try fixture ?? harnessFixture(), filters.flatMap { ["--filter", $0] } + [
+      "--waiter", "all", "--time-limit", "0.5", "--json", events, "--junit", report,
+    ] + arguments)
     let lines = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
     return Run(status: run.status, output: run.output, events: try lines.map { try Event(jsonLine: $0) },
                report: try XMLReader.readDocument(report))
@@ -56,6 +58,21 @@ final class ParallelWorkersTests: ReportTestCase {
       [testCase.attribute("classname") ?? "", testCase.attribute("name") ?? ""]
         + testCase.elements.filter { !$0.name.hasPrefix("system-") }.map { "\($0.name): \($0.attribute("message") ?? "")" }
     }
+  }
+
+  /// Tests and suites that share a name (the rude fixture's `Duplicates` and `Twin` suites,
+  /// made with a `for` loop) spread over workers with `--parallel` run each its own body:
+  /// the same results and report as one worker.
+  func testRepeatedNamesInParallelGiveTheResultsOfASerialRun() throws {
+    let rude = try harnessFixture().deletingLastPathComponent().appendingPathComponent("harness-rude-fixture")
+    guard FileManager.default.isExecutableFile(atPath: rude.path) else { throw XCTSkip("harness-rude-fixture is not built") }
+    let selection = ["Duplicates/", "Twin"]
+    let serial = try runFixture(["--workers", "1"], name: "serial", fixture: rude, selecting: selection)
+    let parallel = try runFixture(["--workers", "3", "--parallel"], name: "parallel", fixture: rude, selecting: selection)
+    XCTAssertEqual(parallel.status, 1, parallel.output)
+    XCTAssertEqual(comparable(parallel.events), comparable(serial.events))
+    XCTAssertEqual(testCases(parallel.report), testCases(serial.report))
+    XCTAssertEqual(testCases(parallel.report).filter { $0.count > 2 }.count, 6 * 2, "one failing test in each suite")
   }
 
   func testParallelTestsGiveTheResultsEventsAndReportOfASerialRun() throws {
