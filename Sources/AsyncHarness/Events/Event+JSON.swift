@@ -61,12 +61,14 @@ extension Event {
   }
 }
 
-extension Event: Decodable {
+extension Event: Codable {
   /// Reads an event from any decoder (`JSONDecoder`), as ``init(jsonLine:)`` reads a line.
   /// - Throws: ``EventDecodingError`` as ``init(jsonLine:)`` does.
-  public init(from decoder: any Decoder) throws {
-    try self.init(json: JSONValue(from: decoder))
-  }
+  public init(from decoder: any Decoder) throws { try self.init(mappedFrom: decoder) }
+
+  /// Writes the event to any encoder (`JSONEncoder`) with the fields and values of its
+  /// ``jsonLine``.
+  public func encode(to encoder: any Encoder) throws { try encodeMapped(to: encoder) }
 }
 
 extension JSONValue: Decodable {
@@ -228,7 +230,7 @@ extension JSONText {
     }
   }
 
-  fileprivate mutating func issue(_ issue: Issue) {
+  mutating func issue(_ issue: Issue) {
     object { json in
       json.field("kind", issue.kind.rawValue)
       json.field("message", issue.message)
@@ -245,7 +247,7 @@ extension JSONText {
     }
   }
 
-  fileprivate mutating func testResult(_ result: TestResult) {
+  mutating func testResult(_ result: TestResult) {
     object { json in
       json.field("issues") { json in json.array(result.issues) { $0.issue($1) } }
       if let reason = result.reason { json.field("reason", reason) }
@@ -255,7 +257,7 @@ extension JSONText {
     }
   }
 
-  fileprivate mutating func runInfo(_ run: RunInfo) {
+  mutating func runInfo(_ run: RunInfo) {
     object { json in
       json.field("harnessVersion", run.harnessVersion)
       if let jitterSeed = run.jitterSeed { json.field("jitterSeed", jitterSeed) }
@@ -268,7 +270,7 @@ extension JSONText {
     }
   }
 
-  fileprivate mutating func summary(_ summary: Summary) {
+  mutating func summary(_ summary: Summary) {
     object { json in
       json.field("errored", summary.errored)
       json.field("failed", summary.failed)

@@ -120,15 +120,13 @@ public struct TestResult: Sendable, Hashable, Codable {
     self.scheduleTrace = scheduleTrace
   }
 
-  /// Reads a result; `willRetry` is false when absent.
-  public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    verdict = try container.decode(Verdict.self, forKey: .verdict)
-    reason = try container.decodeIfPresent(String.self, forKey: .reason)
-    issues = try container.decode([Issue].self, forKey: .issues)
-    willRetry = try container.decodeIfPresent(Bool.self, forKey: .willRetry) ?? false
-    scheduleTrace = try container.decodeIfPresent(ScheduleTrace.self, forKey: .scheduleTrace)
-  }
+  /// Reads a result as the event stream writes it; `willRetry` is false when absent.
+  /// - Throws: ``EventDecodingError`` when a field is missing or has the wrong type.
+  public init(from decoder: any Decoder) throws { try self.init(mappedFrom: decoder) }
+
+  /// Writes the result as the event stream does: `reason`, `scheduleTrace` and `willRetry`
+  /// only when they say something.
+  public func encode(to encoder: any Encoder) throws { try encodeMapped(to: encoder) }
 
   /// The token that replays `test` as it ran (`--schedule`): its schedule's token and, when
   /// known, the steps it took; `nil` for a test that ran under no schedule.
@@ -169,6 +167,13 @@ public struct RunInfo: Sendable, Hashable, Codable {
     self.waiters = waiters
     self.shard = shard
   }
+
+  /// Reads the facts as the event stream writes them.
+  /// - Throws: ``EventDecodingError`` when a field is missing or has the wrong type.
+  public init(from decoder: any Decoder) throws { try self.init(mappedFrom: decoder) }
+
+  /// Writes the facts as the event stream does: `seed`, `jitterSeed` and `shard` only when set.
+  public func encode(to encoder: any Encoder) throws { try encodeMapped(to: encoder) }
 }
 
 /// Counts of verdicts.
@@ -189,16 +194,13 @@ public struct Summary: Sendable, Hashable, Codable {
   /// Creates an empty summary.
   public init() {}
 
-  /// Reads a summary; `flaky` is 0 when absent (before retries existed).
-  public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    passed = try container.decode(Int.self, forKey: .passed)
-    failed = try container.decode(Int.self, forKey: .failed)
-    errored = try container.decode(Int.self, forKey: .errored)
-    skipped = try container.decode(Int.self, forKey: .skipped)
-    knownIssues = try container.decode(Int.self, forKey: .knownIssues)
-    flaky = try container.decodeIfPresent(Int.self, forKey: .flaky) ?? 0
-  }
+  /// Reads a summary as the event stream writes it; `flaky` is 0 when absent (before
+  /// retries existed).
+  /// - Throws: ``EventDecodingError`` when a field is missing or has the wrong type.
+  public init(from decoder: any Decoder) throws { try self.init(mappedFrom: decoder) }
+
+  /// Writes the summary as the event stream does.
+  public func encode(to encoder: any Encoder) throws { try encodeMapped(to: encoder) }
 
   /// Every test counted, each once whatever its attempts.
   public var total: Int { passed + failed + errored + skipped + knownIssues + flaky }

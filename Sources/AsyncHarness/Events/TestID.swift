@@ -26,16 +26,13 @@ public struct TestID: Sendable, Hashable, Codable, CustomStringConvertible {
     self.schedule = schedule
   }
 
-  /// Reads an identifier; `attempt` is 1 when absent (schema version 1).
-  public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    suite = try container.decode(String.self, forKey: .suite)
-    name = try container.decode(String.self, forKey: .name)
-    waiter = try container.decode(String.self, forKey: .waiter)
-    repetition = try container.decode(Int.self, forKey: .repetition)
-    attempt = try container.decodeIfPresent(Int.self, forKey: .attempt) ?? 1
-    schedule = try container.decodeIfPresent(String.self, forKey: .schedule)
-  }
+  /// Reads an identifier as the event stream writes it; `attempt` is 1 when absent (schema
+  /// version 1).
+  /// - Throws: ``EventDecodingError`` when a field is missing or has the wrong type.
+  public init(from decoder: any Decoder) throws { try self.init(mappedFrom: decoder) }
+
+  /// Writes the identifier as the event stream does.
+  public func encode(to encoder: any Encoder) throws { try encodeMapped(to: encoder) }
 
   /// `Suite/test`, the path that `--filter` matches.
   public var path: String { "\(suite)/\(name)" }

@@ -47,6 +47,13 @@ public struct Issue: Sendable, Hashable, Codable {
     self.sourceLocation = sourceLocation
   }
 
+  /// Reads an issue as the event stream writes it.
+  /// - Throws: ``EventDecodingError`` when a field is missing or has the wrong type.
+  public init(from decoder: any Decoder) throws { try self.init(mappedFrom: decoder) }
+
+  /// Writes the issue as the event stream does: `sourceLocation` only when known.
+  public func encode(to encoder: any Encoder) throws { try encodeMapped(to: encoder) }
+
   /// Whether this issue makes its test fail. Warnings and late signals do not.
   public var isFailure: Bool {
     switch kind {

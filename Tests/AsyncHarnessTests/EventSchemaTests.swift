@@ -1,0 +1,133 @@
+@testable import AsyncHarness
+import Foundation
+import XCTest
+
+/// Issue 22, the event schema written once: `Codable` on events and payloads goes through the
+/// JSON Lines writer and reader, so `JSONEncoder`/`JSONDecoder` and the stream agree field for
+/// field, and `docs/EVENTS.md` names every kind and field the writer writes.
+final class EventSchemaTests: XCTestCase {
+  private static let test = TestID(suite: "Race", name: "no race", waiter: "scheduled", repetition: 2, attempt: 3,
+                                   schedule: "7:pct3:9f2c1a")
+  private static let location = SourceLocation(fileID: "M/Race.swift", filePath: "/src/Race.swift", line: 12, column: 5)
+  private static let issue = Issue(kind: .expectationFailed, message: "lost \"update\"\n", sourceLocation: location)
+  private static let result = TestResult(verdict: .failed, reason: "known", issues: [issue], willRetry: true,
+                                         scheduleTrace: ScheduleTrace(steps: 41, fingerprint: 0x0BE311))
+  private static var summary: Summary {
+    var summary = Summary()
+    summary.passed = 3
+    summary.failed = 1
+    summary.errored = 2
+    summary.skipped = 4
+    summary.knownIssues = 5
+    summary.flaky = 6
+    return summary
+  }
+  private static let run = RunInfo(seed: UInt64.max, jitterSeed: 7, repetitions: 3, waiters: ["semaphore", "scheduled"],
+                                   shard: Shard(index: 2, count: 3))
+
+  /// One event of every kind, each with every optional field set. The switch has no
+  /// `default`: a kind added to `Event.Kind` does not compile here until it has a sample.
+  private static var everyKind: [Event] {
+    let timestamp = Date(timeIntervalSince1970: 1_795_000_000.125)
+    let kinds: [Event.Kind] = [
+      .runStarted(run), .suiteStarted(SuiteRun(suite: "Race", waiter: "scheduled")), .testStarted(test),
+      .issueRecorded(test, issue), .outputCaptured(test, "out\u{1}put ✓"), .testSlow(test, elapsed: 2.5),
+      .testEnded(test, result, duration: 0.25), .suiteEnded(SuiteRun(suite: "Race", waiter: "scheduled"), summary, duration: 1.5),
+      .runEnded(summary, duration: 3.75),
+    ]
+    for kind in kinds {
+      switch kind {
+      case .runStarted, .suiteStarted, .testStarted, .issueRecorded, .outputCaptured, .testSlow, .testEnded, .suiteEnded,
+           .runEnded: break
+      }
+    }
+    return kinds.map { Event($0, timestamp: timestamp) }
+  }
+
+  private func json(_ data: some Collection<UInt8>) throws -> JSONValue {
+    try XCTUnwrap(JSONValue.parse(data))
+  }
+
+  func testEveryKindReadsBackTheSameThroughCodableAndTheJSONLinesWriter() throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    for event in Self.everyKind {
+      let encoded = try encoder.encode(event)
+      XCTAssertEqual(try json(encoded), try json(Array(event.jsonLine.utf8)), "\(event.kind.name)")
+      XCTAssertEqual(try JSONDecoder().decode(Event.self, from: encoded), event)
+      XCTAssertEqual(try Event(jsonLine: event.jsonLine), event)
+      XCTAssertEqual(try Event(jsonLine: String(decoding: encoded, as: UTF8.self)), event)
+    }
+  }
+
+  /// Each payload encoded alone is the object its event's line holds, and reads back equal.
+  func testEveryPayloadEncodesAsItsFieldInTheLine() throws {
+    func check<T: Codable & Equatable>(_ value: T, in event: Event, field: String, line: UInt = #line) throws {
+      let encoded = try JSONEncoder().encode(value)
+      guard case .object(let fields) = try json(Array(event.jsonLine.utf8)) else { return XCTFail("not an object", line: line) }
+      XCTAssertEqual(try json(encoded), fields[field], line: line)
+      XCTAssertEqual(try JSONDecoder().decode(T.self, from: encoded), value, line: line)
+    }
+    let events = Self.everyKind
+    try check(Self.run, in: events[0], field: "run")
+    try check(Self.test, in: events[2], field: "test")
+    try check(Self.issue, in: events[3], field: "issue")
+    try check(Self.result, in: events[6], field: "result")
+    try check(Self.summary, in: events[8], field: "summary")
+    // A passing result says only that: no `willRetry: false`, no absent optional.
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    XCTAssertEqual(String(decoding: try encoder.encode(TestResult(verdict: .passed)), as: UTF8.self),
+                   #"{"issues":[],"verdict":"passed"}"#)
+  }
+
+  /// `JSONDecoder` rejects what the stream's reader rejects, with its message.
+  func testDecodingFailsAsTheStreamReaderDoes() {
+    let line = #"{"kind":"testStarted","test":{"name":"a","repetition":1,"suite":"S","waiter":"w"},"timestamp":"2026-11-23T08:00:00.125Z","version":3}"#
+    XCTAssertThrowsError(try JSONDecoder().decode(Event.self, from: Data(line.utf8))) { error in
+      XCTAssertEqual("\(error)", "not an AsyncHarness event: schema version 3; this build reads versions 1 to 2")
+    }
+    XCTAssertThrowsError(try JSONDecoder().decode(TestID.self, from: Data(#"{"name":"a"}"#.utf8))) { error in
+      XCTAssertEqual("\(error)", "not an AsyncHarness event: missing field suite")
+    }
+  }
+
+  /// `docs/EVENTS.md` lists every kind with exactly the fields the writer gives it, and every
+  /// field of every payload: a kind or field added without its line there fails here.
+  func testEventsMDDocumentsEveryKindAndField() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let text = try String(contentsOf: root.appendingPathComponent("docs/EVENTS.md"), encoding: .utf8)
+    func quoted(_ text: Substring) -> Set<String> {
+      Set(text.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
+    }
+    var documentedKinds: [String: Set<String>] = [:]
+    for row in text.split(separator: "\n") where row.hasPrefix("| `") {
+      let cells = row.split(separator: "|", omittingEmptySubsequences: false)
+      guard cells.count > 3, let kind = quoted(cells[1]).first else { continue }
+      documentedKinds[kind] = quoted(cells[2])
+    }
+    var payloads: [String: Set<String>] = [:]
+    for bullet in text.components(separatedBy: "\n- **").dropFirst() {
+      guard let end = bullet.range(of: "**") else { continue }
+      let paragraph = bullet[end.upperBound...].components(separatedBy: "\n\n")[0]
+      payloads[String(bullet[..<end.lowerBound])] = quoted(paragraph[...])
+    }
+    var writtenKinds: [String: Set<String>] = [:]
+    for event in Self.everyKind {
+      guard case .object(let fields) = try json(Array(event.jsonLine.utf8)) else { return XCTFail("not an object") }
+      writtenKinds[event.kind.name] = Set(fields.keys).subtracting(["kind", "timestamp", "version"])
+      for (name, value) in fields {
+        guard case .object(let payload) = value else { continue }
+        let type = ["run": "RunInfo", "test": "TestID", "issue": "Issue", "result": "TestResult", "summary": "Summary"][name]
+        let documented = payloads[type ?? name] ?? []
+        // Objects inside a payload (a source location, a shard) are documented with it;
+        // arrays hold other payloads (a result's issues), checked on their own.
+        let nested = payload.values.flatMap { value -> [String] in
+          if case .object(let inner) = value { Array(inner.keys) } else { [] }
+        }
+        XCTAssertEqual(Set(payload.keys).union(nested).subtracting(documented), [], "\(type ?? name) in EVENTS.md")
+      }
+    }
+    XCTAssertEqual(documentedKinds, writtenKinds)
+  }
+}
