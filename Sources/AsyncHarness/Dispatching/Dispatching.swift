@@ -2,7 +2,7 @@ import Foundation
 
 /// The queue abstraction code under test takes instead of a `DispatchQueue`, so tests can
 /// choose real queues (``AsyncQueue``), inline execution (``SyncQueue``), or queues whose
-/// work a waiter strategy runs itself (``ScheduledQueue``).
+/// work a waiter strategy runs itself (`ScheduledQueue`).
 ///
 /// Both detect the classic deadlock, a synchronous dispatch onto a queue that is already
 /// waiting for the caller (main → background → main, or a queue onto itself), and record

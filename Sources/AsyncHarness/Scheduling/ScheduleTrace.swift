@@ -59,7 +59,7 @@ public struct ScheduleTrace: Sendable, Hashable, Codable, CustomStringConvertibl
     hasher.combine(fingerprint)
   }
 
-  /// The trace of `steps` steps whose queues' indices hashed (FNV-1a 64, ``StableHash``) to
+  /// The trace of `steps` steps whose queues' indices hashed (FNV-1a 64, `StableHash`) to
   /// `hash`, folded to 24 bits.
   init(steps: Int, hash: UInt64, firstOutsideStep: Int?) {
     let folded = UInt32(truncatingIfNeeded: hash >> 40) ^ UInt32(truncatingIfNeeded: hash >> 16) ^ UInt32(truncatingIfNeeded: hash)

@@ -9,9 +9,9 @@ import Dispatch
 /// caller's thread (as a serial queue would make the caller wait for them); a `sync` that
 /// closes a dispatch cycle is reported as a deadlock, as on every other queue. After its
 /// test ended, the queue runs work at once on the caller's thread.
-public struct ScheduledQueue: Dispatching {
+package struct ScheduledQueue: Dispatching {
   /// The queue's identity, which ``QueueIdentity/current`` reports while its work runs.
-  public let identity: QueueIdentity
+  package let identity: QueueIdentity
   private let index: Int
   private let scheduler: Scheduler
   private let issues: IssueSink
@@ -24,13 +24,13 @@ public struct ScheduledQueue: Dispatching {
   }
 
   /// Runs `work` on this queue, later.
-  public func async(_ work: @escaping @Sendable () -> Void) {
+  package func async(_ work: @escaping @Sendable () -> Void) {
     guard !scheduler.submit(to: index, work) else { return }
     DispatchChain.$frames.withValue([identity], operation: work)
   }
 
   /// Runs `work` on this queue once `delay` has passed.
-  public func asyncAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
+  package func asyncAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
     guard !scheduler.submit(to: index, after: delay, work) else { return }
     let identity = identity
     DispatchQueue.global().asyncAfter(deadline: .now() + delay.dispatchInterval) {
@@ -40,7 +40,7 @@ public struct ScheduledQueue: Dispatching {
 
   /// Runs `work` on this queue and waits for it.
   /// - Returns: What `work` returns.
-  public func sync<T>(_ work: () throws -> T) rethrows -> T {
+  package func sync<T>(_ work: () throws -> T) rethrows -> T {
     let (chain, isCycle) = DispatchChain.enter(identity, issues: issues)
     if !isCycle {
       for item in scheduler.takeReady(from: index) { scheduler.run(item, chain: chain) }
@@ -49,7 +49,7 @@ public struct ScheduledQueue: Dispatching {
   }
 }
 
-/// The queues and the clock of a test under the scheduled strategy: ``ScheduledQueue``s
+/// The queues and the clock of a test under the scheduled strategy: `ScheduledQueue`s
 /// sharing one pending set, and a ``VirtualClock`` that moves only when the schedule
 /// advances it.
 public struct ScheduledQueues: TestQueues {

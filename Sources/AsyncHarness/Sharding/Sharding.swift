@@ -20,7 +20,7 @@ public struct Sharding: Sendable, Hashable {
   /// What goes to a shard whole.
   public var granularity: Granularity
   /// The durations of a previous run (`--shard-timings`): when present, shards are balanced
-  /// by time (longest first), else assigned by ``StableHash``.
+  /// by time (longest first), else assigned by `StableHash`.
   public var timings: [TestTiming]?
 
   /// Creates the sharding that keeps `shard`.
@@ -41,7 +41,7 @@ public struct Sharding: Sendable, Hashable {
 
   /// Assigns every one of `tests` (the whole selection, not only this shard's) to a shard.
   ///
-  /// Without ``timings``, each unit (suite or test) goes to ``StableHash/shard(of:count:)``
+  /// Without ``timings``, each unit (suite or test) goes to `StableHash.shard(of:count:)`
   /// of its key, whatever the other tests are. With them, units are balanced by the
   /// longest-processing-time-first rule: from the longest unit to the shortest (ties in
   /// order of their keys), each goes to the shard with the least time so far (the first of
@@ -50,7 +50,7 @@ public struct Sharding: Sendable, Hashable {
   /// it does (1 s when it holds none).
   /// - Parameter tests: the selected tests.
   /// - Returns: each test's shard and, when balanced by time, each shard's predicted time.
-  public func assignment(of tests: [TestIdentity]) -> ShardAssignment {
+  package func assignment(of tests: [TestIdentity]) -> ShardAssignment {
     var units: [String: [TestIdentity]] = [:]
     for test in tests { units[unit(of: test), default: []].append(test) }
     var shards: [TestIdentity: Int] = [:]
@@ -77,14 +77,14 @@ public struct Sharding: Sendable, Hashable {
 }
 
 /// Which shard each selected test runs in (``Sharding/assignment(of:)``).
-public struct ShardAssignment: Sendable, Hashable {
+package struct ShardAssignment: Sendable, Hashable {
   /// Each test's shard, counted from 1.
-  public let shards: [TestIdentity: Int]
+  package let shards: [TestIdentity: Int]
   /// When balanced by time, each shard's predicted seconds (shard 1 first); `nil` when
   /// assigned by hash.
-  public let predictedSeconds: [Double]?
+  package let predictedSeconds: [Double]?
   /// How many of the tests the timings report held.
-  public let timedTests: Int
+  package let timedTests: Int
 }
 
 /// The duration of one testcase of a previous run's JUnit report (`--shard-timings`).

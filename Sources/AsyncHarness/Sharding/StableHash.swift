@@ -5,11 +5,11 @@
 /// per process, so it cannot be used; FNV-1a is specified bit for bit (offset basis
 /// 0xcbf29ce484222325, prime 0x100000001b3), has no seed and no platform dependence, and
 /// takes a few lines. A test pins its values.
-public enum StableHash {
+package enum StableHash {
   /// The FNV-1a 64 hash of `text`'s UTF-8 bytes.
   /// - Parameter text: the text to hash.
   /// - Returns: the hash.
-  public static func fnv1a64(_ text: String) -> UInt64 {
+  package static func fnv1a64(_ text: String) -> UInt64 {
     fnv1a64(continuing: offsetBasis, text.utf8)
   }
 
@@ -36,7 +36,7 @@ public enum StableHash {
   ///   - text: the key: a test ID, or a suite's name.
   ///   - count: how many shards there are, at least 1.
   /// - Returns: the shard, counted from 1.
-  public static func shard(of text: String, count: Int) -> Int {
+  package static func shard(of text: String, count: Int) -> Int {
     Int(fnv1a64(text).multipliedFullWidth(by: UInt64(max(1, count))).high) + 1
   }
 }

@@ -1,24 +1,24 @@
 /// What the outcome check needs to know of one expectation: a plain value, so the check is
 /// a pure function testable without threads or clocks.
-public struct ExpectationSnapshot: Sendable, Hashable {
+package struct ExpectationSnapshot: Sendable, Hashable {
   /// The expectation's description.
-  public var description: String
+  package var description: String
   /// How many fulfillments satisfy it.
-  public var expectedFulfillmentCount: Int
+  package var expectedFulfillmentCount: Int
   /// How many it received.
-  public var fulfillmentCount: Int
+  package var fulfillmentCount: Int
   /// Whether it must not be fulfilled.
-  public var isInverted: Bool
+  package var isInverted: Bool
   /// When the expectation reached its count, as a run-wide sequence number.
-  public var fulfillmentOrder: Int?
+  package var fulfillmentOrder: Int?
   /// Where it was created.
-  public var sourceLocation: SourceLocation
+  package var sourceLocation: SourceLocation
   /// Where the `fulfill()` that matters to the outcome was called: the first one of an
   /// inverted expectation, the one that reached the count of a regular one.
-  public var fulfillmentLocation: SourceLocation?
+  package var fulfillmentLocation: SourceLocation?
 
   /// Creates a snapshot.
-  public init(description: String, expectedFulfillmentCount: Int = 1, fulfillmentCount: Int = 0,
+  package init(description: String, expectedFulfillmentCount: Int = 1, fulfillmentCount: Int = 0,
               isInverted: Bool = false, fulfillmentOrder: Int? = nil,
               sourceLocation: SourceLocation = SourceLocation(fileID: "T/T.swift", filePath: "T.swift", line: 1, column: 1),
               fulfillmentLocation: SourceLocation? = nil) {
@@ -35,7 +35,7 @@ public struct ExpectationSnapshot: Sendable, Hashable {
 }
 
 /// The state of a wait for expectations, decided by ``ExpectationOutcome/evaluate(_:enforceOrder:timedOut:)``.
-public enum ExpectationOutcome: Sendable, Hashable {
+package enum ExpectationOutcome: Sendable, Hashable {
   /// Keep waiting.
   case pending
   /// Every expectation is satisfied (inverted ones stayed unfulfilled through the timeout).
@@ -54,7 +54,7 @@ public enum ExpectationOutcome: Sendable, Hashable {
   ///   - enforceOrder: whether they must be fulfilled in that order.
   ///   - timedOut: whether the wait's deadline has passed.
   /// - Returns: `.pending` while the wait should go on, otherwise how it ended.
-  public static func evaluate(_ expectations: [ExpectationSnapshot], enforceOrder: Bool,
+  package static func evaluate(_ expectations: [ExpectationSnapshot], enforceOrder: Bool,
                               timedOut: Bool) -> ExpectationOutcome {
     let inverted = expectations.filter { $0.isInverted && $0.fulfillmentCount > 0 }
     if !inverted.isEmpty { return .invertedFulfillment(inverted) }
@@ -82,7 +82,7 @@ public enum ExpectationOutcome: Sendable, Hashable {
   /// - Parameters:
   ///   - timeout: the wait's timeout.
   ///   - waitedAt: where the wait was made.
-  public func failureMessage(timeout: Duration, waitedAt: SourceLocation? = nil) -> String? {
+  package func failureMessage(timeout: Duration, waitedAt: SourceLocation? = nil) -> String? {
     let wait = waitedAt.map { " (the wait at \($0))" } ?? ""
     switch self {
     case .pending, .completed:
@@ -101,7 +101,7 @@ public enum ExpectationOutcome: Sendable, Hashable {
   /// The `fulfill()` call a failed wait is attributed to, when one caused it: the first
   /// fulfillment of an inverted expectation, or the one that completed an expectation out
   /// of order. `nil` for a timeout, which belongs to the wait.
-  public var failureLocation: SourceLocation? {
+  package var failureLocation: SourceLocation? {
     switch self {
     case .pending, .completed, .timedOut: nil
     case .invertedFulfillment(let fulfilled): fulfilled.first?.fulfillmentLocation
