@@ -167,7 +167,7 @@ public struct EventDecodingError: Error, Equatable, CustomStringConvertible {
   public var description: String { "not an AsyncHarness event: \(reason)" }
 }
 
-// MARK: The payloads, written in the field order of their Codable form, keys sorted.
+// MARK: The events and payloads, written with their keys sorted (JSONMapped.swift: Codable uses the same).
 
 extension JSONText {
   /// Appends `event` as one line of JSON, ending in a newline (see ``Event/jsonLine``), after
@@ -177,39 +177,39 @@ extension JSONText {
       switch event.kind {
       case .runStarted(let run):
         json.field("kind", event.kind.name)
-        json.field("run") { $0.runInfo(run) }
+        json.field("run", run)
       case .suiteStarted(let suite):
         json.field("kind", event.kind.name)
         json.field("suite", suite.suite)
       case .testStarted(let test):
         json.field("kind", event.kind.name)
-        json.field("test") { $0.testID(test) }
+        json.field("test", test)
       case .issueRecorded(let test, let issue):
-        json.field("issue") { $0.issue(issue) }
+        json.field("issue", issue)
         json.field("kind", event.kind.name)
-        json.field("test") { $0.testID(test) }
+        json.field("test", test)
       case .outputCaptured(let test, let output):
         json.field("kind", event.kind.name)
         json.field("output", output)
-        json.field("test") { $0.testID(test) }
+        json.field("test", test)
       case .testSlow(let test, let elapsed):
         json.field("elapsed", elapsed)
         json.field("kind", event.kind.name)
-        json.field("test") { $0.testID(test) }
+        json.field("test", test)
       case .testEnded(let test, let result, let duration):
         json.field("duration", duration)
         json.field("kind", event.kind.name)
-        json.field("result") { $0.testResult(result) }
-        json.field("test") { $0.testID(test) }
+        json.field("result", result)
+        json.field("test", test)
       case .suiteEnded(let suite, let summary, let duration):
         json.field("duration", duration)
         json.field("kind", event.kind.name)
         json.field("suite", suite.suite)
-        json.field("summary") { $0.summary(summary) }
+        json.field("summary", summary)
       case .runEnded(let summary, let duration):
         json.field("duration", duration)
         json.field("kind", event.kind.name)
-        json.field("summary") { $0.summary(summary) }
+        json.field("summary", summary)
       }
       json.field("timestamp") { $0.timestamp(event.timestamp) }
       json.field("version", Event.schemaVersion)
@@ -219,22 +219,29 @@ extension JSONText {
     newline()
   }
 
-  mutating func testID(_ test: TestID) {
-    object { json in
-      json.field("attempt", test.attempt)
-      json.field("name", test.name)
-      json.field("repetition", test.repetition)
-      if let schedule = test.schedule { json.field("schedule", schedule) }
-      json.field("suite", test.suite)
-      json.field("waiter", test.waiter)
+  /// Writes `value`'s object as the field `key`.
+  mutating func field(_ key: StaticString, _ value: some JSONMapped) { field(key) { value.write(to: &$0) } }
+}
+
+extension TestID: JSONMapped {
+  func write(to json: inout JSONText) {
+    json.object { json in
+      json.field("attempt", self.attempt)
+      json.field("name", self.name)
+      json.field("repetition", self.repetition)
+      if let schedule = self.schedule { json.field("schedule", schedule) }
+      json.field("suite", self.suite)
+      json.field("waiter", self.waiter)
     }
   }
+}
 
-  mutating func issue(_ issue: Issue) {
-    object { json in
-      json.field("kind", issue.kind.rawValue)
-      json.field("message", issue.message)
-      if let location = issue.sourceLocation {
+extension Issue: JSONMapped {
+  func write(to json: inout JSONText) {
+    json.object { json in
+      json.field("kind", self.kind.rawValue)
+      json.field("message", self.message)
+      if let location = self.sourceLocation {
         json.field("sourceLocation") { json in
           json.object { json in
             json.field("column", location.column)
@@ -246,38 +253,44 @@ extension JSONText {
       }
     }
   }
+}
 
-  mutating func testResult(_ result: TestResult) {
-    object { json in
-      json.field("issues") { json in json.array(result.issues) { $0.issue($1) } }
-      if let reason = result.reason { json.field("reason", reason) }
-      if let trace = result.scheduleTrace { json.field("scheduleTrace", trace.description) }
-      json.field("verdict", result.verdict.rawValue)
-      if result.willRetry { json.field("willRetry") { $0.literal("true") } }
+extension TestResult: JSONMapped {
+  func write(to json: inout JSONText) {
+    json.object { json in
+      json.field("issues") { json in json.array(self.issues) { $1.write(to: &$0) } }
+      if let reason = self.reason { json.field("reason", reason) }
+      if let trace = self.scheduleTrace { json.field("scheduleTrace", trace.description) }
+      json.field("verdict", self.verdict.rawValue)
+      if self.willRetry { json.field("willRetry") { $0.literal("true") } }
     }
   }
+}
 
-  mutating func runInfo(_ run: RunInfo) {
-    object { json in
-      json.field("harnessVersion", run.harnessVersion)
-      if let jitterSeed = run.jitterSeed { json.field("jitterSeed", jitterSeed) }
-      json.field("repetitions", run.repetitions)
-      if let seed = run.seed { json.field("seed", seed) }
-      if let shard = run.shard {
+extension RunInfo: JSONMapped {
+  func write(to json: inout JSONText) {
+    json.object { json in
+      json.field("harnessVersion", self.harnessVersion)
+      if let jitterSeed = self.jitterSeed { json.field("jitterSeed", jitterSeed) }
+      json.field("repetitions", self.repetitions)
+      if let seed = self.seed { json.field("seed", seed) }
+      if let shard = self.shard {
         json.field("shard") { json in json.object { $0.field("count", shard.count); $0.field("index", shard.index) } }
       }
-      json.field("waiters") { json in json.array(run.waiters) { $0.string($1) } }
+      json.field("waiters") { json in json.array(self.waiters) { $0.string($1) } }
     }
   }
+}
 
-  mutating func summary(_ summary: Summary) {
-    object { json in
-      json.field("errored", summary.errored)
-      json.field("failed", summary.failed)
-      json.field("flaky", summary.flaky)
-      json.field("knownIssues", summary.knownIssues)
-      json.field("passed", summary.passed)
-      json.field("skipped", summary.skipped)
+extension Summary: JSONMapped {
+  func write(to json: inout JSONText) {
+    json.object { json in
+      json.field("errored", self.errored)
+      json.field("failed", self.failed)
+      json.field("flaky", self.flaky)
+      json.field("knownIssues", self.knownIssues)
+      json.field("passed", self.passed)
+      json.field("skipped", self.skipped)
     }
   }
 }

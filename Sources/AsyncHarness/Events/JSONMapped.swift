@@ -30,26 +30,6 @@ extension Event: JSONMapped {
   func write(to json: inout JSONText) { json.line(self) }
 }
 
-extension TestID: JSONMapped {
-  func write(to json: inout JSONText) { json.testID(self) }
-}
-
-extension Issue: JSONMapped {
-  func write(to json: inout JSONText) { json.issue(self) }
-}
-
-extension TestResult: JSONMapped {
-  func write(to json: inout JSONText) { json.testResult(self) }
-}
-
-extension RunInfo: JSONMapped {
-  func write(to json: inout JSONText) { json.runInfo(self) }
-}
-
-extension Summary: JSONMapped {
-  func write(to json: inout JSONText) { json.summary(self) }
-}
-
 extension JSONValue: Encodable {
   /// Writes the value; a number is written as the integer or double its text is.
   func encode(to encoder: any Encoder) throws {

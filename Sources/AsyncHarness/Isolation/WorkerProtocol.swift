@@ -130,12 +130,12 @@ enum WorkerReply: Sendable, Equatable {
         json.field("protocol", WorkerProtocol.version)
         json.field("reply", "returned")
         if let trace { json.field("scheduleTrace", trace.description) }
-        json.field("test") { $0.testID(id) }
+        json.field("test", id)
       case .cannotRun(let id, let reason):
         json.field("protocol", WorkerProtocol.version)
         json.field("reason", reason)
         json.field("reply", "cannotRun")
-        json.field("test") { $0.testID(id) }
+        json.field("test", id)
       }
     }
     json.newline()
@@ -180,7 +180,7 @@ extension JSONText {
   fileprivate mutating func workerStep(_ step: WorkerStep) {
     object { json in
       json.field("defaultTimeout", step.defaultTimeout)
-      json.field("id") { $0.testID(step.id) }
+      json.field("id", step.id)
       if let jitterSeed = step.jitterSeed { json.field("jitterSeed", jitterSeed) }
       json.field("suite", step.position.suite)
       json.field("test", step.position.test)
