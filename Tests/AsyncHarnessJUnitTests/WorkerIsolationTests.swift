@@ -289,7 +289,13 @@ final class WorkerIsolationTests: ReportTestCase {
     try assertAnInterruptFinishesEveryReport(workers: 2)
   }
 
-  private func assertAnInterruptFinishesEveryReport(workers: Int, isolation: String = "worker") throws {
+  /// With the tests of one suite spread over three workers (`--parallel`), the same: the
+  /// suite still ends, with what ran, and every report is finished.
+  func testAnInterruptStopsEveryWorkerOfAParallelSuite() throws {
+    try assertAnInterruptFinishesEveryReport(workers: 3, flags: ["--parallel"])
+  }
+
+  private func assertAnInterruptFinishesEveryReport(workers: Int, isolation: String = "worker", flags: [String] = []) throws {
     let fixture = try harnessFixture()
     for (signal, name) in [(SIGINT, "SIGINT (interrupt)"), (SIGTERM, "SIGTERM (terminated)")] {
       let events = path("events-\(signal).fifo")
@@ -297,7 +303,7 @@ final class WorkerIsolationTests: ReportTestCase {
       let process = Process()
       process.executableURL = fixture
       process.arguments = ["--isolation", isolation, "--workers", "\(workers)", "--filter", "Fixture/", "--filter", "Crashes/passes last",
-                           "--junit", path("report.xml"), "--json", events]
+                           "--junit", path("report.xml"), "--json", events] + flags
       let output = Pipe()
       process.standardOutput = output
       process.standardError = FileHandle.nullDevice
@@ -335,6 +341,7 @@ final class WorkerIsolationTests: ReportTestCase {
         let errored = ended.filter { $0.1.verdict == .errored }
         XCTAssertEqual(errored.flatMap { $0.1.issues.map(\.kind) }, errored.map { _ in .interrupted })
         XCTAssertEqual(kinds.last?.name, "runEnded")
+        XCTAssertEqual(kinds.filter { $0.name == "suiteEnded" }.count, kinds.filter { $0.name == "suiteStarted" }.count)
         let passed = ended.count - errored.count
         XCTAssertTrue(console.contains("\nResult: \(passed) passed, \(errored.count) failed, 0 skipped in "), console)
         try assertCheckerPasses(path("report.xml"), ["--expect-tests", "\(ended.count)", "--expect-failures", "0",
