@@ -3,7 +3,7 @@ import Foundation
 /// How a run is split into shards that separate processes run: `--shard INDEX/COUNT`,
 /// `--shard-by` and `--shard-timings`, or the Bazel test protocol's variables.
 ///
-/// Every shard computes the same ``assignment(of:)`` of the selected tests and keeps its
+/// Every shard computes the same assignment of the selected tests to shards and keeps its
 /// own part, so shards need no coordinator: only the same suites, filters and, when
 /// balancing by time, the same report.
 public struct Sharding: Sendable, Hashable {
