@@ -182,9 +182,11 @@ public final class Runner: Sendable {
 
   /// A step as it starts: skipped (reported whole, none of its code runs), or its first
   /// attempt announced by its relay.
-  struct StartedStep: Sendable {
-    let skipped: TestResult?
-    let relay: AttemptRelay?
+  enum StartedStep: Sendable {
+    /// The step was skipped and reported with this result.
+    case skipped(TestResult)
+    /// The step's first attempt was announced by this relay and runs next.
+    case running(AttemptRelay)
   }
 
   /// Starts a step: a skipped test is reported here, without running any of its code;
@@ -192,11 +194,11 @@ public final class Runner: Sendable {
   private func start(_ step: Step, executor: any TestExecutor, events: EventSink,
                      onHung: @escaping @Sendable (TestResult, SuiteRun) -> Never) -> StartedStep {
     if let reason = step.test.skipReason {
-      return StartedStep(skipped: AttemptRelay.skip(step, reason: reason, events: events), relay: nil)
+      return .skipped(AttemptRelay.skip(step, reason: reason, events: events))
     }
     let relay = relay(of: step, executor: executor, events: events, onHung: onHung)
     relay.begin()
-    return StartedStep(skipped: nil, relay: relay)
+    return .running(relay)
   }
 
   /// Runs a started step and returns its result: each attempt is started, judged and ended
@@ -204,7 +206,11 @@ public final class Runner: Sendable {
   /// retries are left.
   private func finish(_ step: Step, started: StartedStep, executor: any TestExecutor, events: EventSink,
                       onHung: @escaping @Sendable (TestResult, SuiteRun) -> Never) -> TestResult {
-    guard var relay = started.relay else { return started.skipped! }
+    var relay: AttemptRelay
+    switch started {
+    case .skipped(let result): return result
+    case .running(let first): relay = first
+    }
     var attempt = step
     while true {
       let result = relay.end(executor.run(attempt, events: relay.sink))
