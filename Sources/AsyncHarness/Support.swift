@@ -1,6 +1,9 @@
 import Foundation
 import Synchronization
 
+// Plumbing the harness's parts share: writing whole to a descriptor, and carrying a
+// thread-safe value Swift does not know to be `Sendable`.
+
 /// Writes the harness's own text (the console, warnings) to standard output or standard
 /// error, without buffering surprises: to the descriptors they had before a test's output
 /// was redirected (``OutputCapture``), so that text is never captured as a test's output.
@@ -23,12 +26,30 @@ struct FileHandleOutput: Sendable {
 
   func write(_ text: String) {
     let target = isError ? Self.error.load(ordering: .sequentiallyConsistent) : Self.output.load(ordering: .sequentiallyConsistent)
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-      let written = bytes.withUnsafeBytes { Foundation.write(target, $0.baseAddress, $0.count) }
-      if written < 0 && errno == EINTR { continue }
-      guard written > 0 else { return }
-      bytes = bytes.dropFirst(written)
-    }
+    // Nothing is left to tell when the harness's own streams are gone.
+    try? writeWhole(Array(text.utf8), to: target, path: isError ? "standard error" : "standard output")
   }
+}
+
+/// Writes `line` with one `write` call (more only when the system writes part of it).
+func writeWhole(_ line: [UInt8], to descriptor: Int32, path: String) throws {
+  try line.withUnsafeBytes { try writeWhole($0, to: descriptor, path: path) }
+}
+
+/// Writes `line` with one `write` call (more only when the system writes part of it).
+func writeWhole(_ line: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws {
+  var bytes = line
+  while !bytes.isEmpty {
+    let written = write(descriptor, bytes.baseAddress, bytes.count)
+    if written < 0, errno == EINTR { continue }
+    guard written > 0 else { throw ReportFileError(path: path, reason: ReportDestination.systemError()) }
+    bytes = UnsafeRawBufferPointer(rebasing: bytes[written...])
+  }
+}
+
+/// Carries a value that is safe to share but not declared `Sendable`: a `NotificationCenter`
+/// (thread-safe, but not marked so on every platform), an observer token, a dispatch timer.
+struct SendableBox<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
 }

@@ -120,8 +120,7 @@ final class ExploreReplayTests: XCTestCase {
     var configuration = Configuration()
     configuration.explorations = 3
     configuration.explorationPolicy = .pct(depth: 2)
-    let schedules = configuration.scheduledSteps(TestID(suite: "Race", name: "no race", waiter: "scheduled"),
-                                                 under: ScheduledWaiter()).map(\.schedule)
+    let schedules = configuration.schedules(under: ScheduledWaiter())
     XCTAssertEqual(schedules, [1, 2, 3].map { Schedule(seed: $0, policy: .pct(depth: 2)) })
   }
 

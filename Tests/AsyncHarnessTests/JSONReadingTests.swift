@@ -1,4 +1,4 @@
-@testable import AsyncHarness
+@testable @_spi(ForToolsIntegrationOnly) import AsyncHarness
 import Foundation
 import XCTest
 

@@ -1,4 +1,4 @@
-@testable import AsyncHarness
+@testable @_spi(ForToolsIntegrationOnly) import AsyncHarness
 import Foundation
 import HarnessTestSupport
 import Synchronization
@@ -44,6 +44,8 @@ final class ParallelRunTests: XCTestCase {
     /// Whether the first step run waits (up to 10 s) until another lane has run one: two
     /// lanes then must have run at once.
     let waitsForCompany: Bool
+    /// It runs no test code, so lanes may run it at once.
+    let isolatesTests = true
 
     func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
       log.record(step.id, lane: lane)
@@ -56,6 +58,28 @@ final class ParallelRunTests: XCTestCase {
       }
       return .returned(duration: 0)
     }
+  }
+
+  /// Tests of one process cannot run side by side (they share its main thread, streams and
+  /// globals): with an executor that runs tests in this process, the runner runs one lane,
+  /// on the calling thread, whatever `lanes` says.
+  func testAnInProcessExecutorRunsOneLaneOnTheCallingThread() throws {
+    let made = Mutex(0)
+    let onMainThread = Mutex<[Bool]>([])
+    let suite = Suite("InProcess", .parallel) {
+      for index in 0..<8 {
+        Test("test \(index)") { _ in onMainThread.withLock { $0.append(Thread.isMainThread) } }
+      }
+    }
+    let recorder = EventRecorder()
+    let makeExecutor: @Sendable () -> any TestExecutor = {
+      made.withLock { $0 += 1 }
+      return InProcessExecutor()
+    }
+    try Runner(suites: [suite], lanes: 4, makeExecutor: makeExecutor, reporters: [recorder]).run()
+    XCTAssertEqual(made.withLock { $0 }, 1, "one lane, one executor")
+    XCTAssertEqual(onMainThread.withLock { $0 }, Array(repeating: true, count: 8))
+    XCTAssertEqual(recorder.results.map(\.result.verdict), Array(repeating: .passed, count: 8))
   }
 
   private func suite(_ name: String, _ traits: SuiteTrait..., tests names: [String]) -> Suite {

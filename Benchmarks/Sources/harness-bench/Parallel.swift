@@ -1,4 +1,4 @@
-import AsyncHarness
+@_spi(ForToolsIntegrationOnly) import AsyncHarness
 import Foundation
 
 // MARK: 8. Tests of a suite in parallel

@@ -1,10 +1,6 @@
 import ArgumentParser
 import Foundation
 
-/// Makes the JUnit reporter for `--junit PATH --junit-profile NAME` of a run of `suites`
-/// (where their tests are declared); the `AsyncHarnessJUnit` product provides one.
-public typealias JUnitReporterFactory = @Sendable (_ path: String, _ profile: String, _ suites: [Suite]) throws -> any Reporter
-
 /// The command-line entry point of a suites executable.
 ///
 /// ```swift
@@ -24,13 +20,13 @@ public typealias JUnitReporterFactory = @Sendable (_ path: String, _ profile: St
 public enum HarnessMain {
   /// Where the tests of a suites executable run.
   public enum Isolation: String, Sendable, CaseIterable {
-    /// In a worker process: this executable started again (``WorkerExecutor``), running
+    /// In a worker process: this executable started again (`--harness-worker`), running
     /// test after test until one crashes.
     case worker
     /// In a fresh worker process for every test: slower, but no test sees what another
     /// left in its process.
     case test
-    /// In this process (``InProcessExecutor``).
+    /// In this process (on the main thread).
     case none
   }
 

@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// A request to stop a run early, made by SIGINT (Ctrl-C) or SIGTERM: the runner starts no
-/// more tests, a ``WorkerExecutor`` stops the worker running the current one (which ends
+/// more tests, a worker executor stops the worker running the current one (which ends
 /// as an ``Issue/Kind/interrupted`` error), and every report is finished with what ran.
 public final class StopRequest: Sendable {
   private let signalNumber = Atomic<Int32>(0)

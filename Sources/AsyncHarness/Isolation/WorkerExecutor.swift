@@ -28,22 +28,22 @@ import Darwin
 /// after `gracePeriod` (``AttemptEnd/stoppedAtLimit(_:killed:gracePeriod:output:)``). A worker
 /// whose test exceeded its time limit in any way (an `async` body cancelled and left running
 /// holds a thread of its cooperative pool) is retired: the next test gets a fresh one.
-public final class WorkerExecutor: TestExecutor {
+@_spi(ForToolsIntegrationOnly) public final class WorkerExecutor: TestExecutor {
   /// The executable started as a worker.
-  public let executable: String
+  @_spi(ForToolsIntegrationOnly) public let executable: String
   /// How long a stopped worker has between SIGTERM and SIGKILL.
-  public let gracePeriod: Duration
+  @_spi(ForToolsIntegrationOnly) public let gracePeriod: Duration
   /// How long past its time limit a test runs before its worker is stopped: the worker's
   /// own time limit ends a wait in progress first, with a precise message.
-  public let timeLimitMargin: Duration
+  @_spi(ForToolsIntegrationOnly) public let timeLimitMargin: Duration
   /// When requested, the worker running a test is stopped like one past its time limit,
   /// and the test ends as an ``Issue/Kind/interrupted`` error.
-  public let stop: StopRequest?
+  @_spi(ForToolsIntegrationOnly) public let stop: StopRequest?
   /// Whether each test runs in a fresh worker process (`--isolation test`: nothing a test
   /// leaves behind in its process reaches the next one) instead of one worker running test
   /// after test until it dies. A spare worker then starts while each test runs, so only the
   /// first test waits for a process to start; the spare left at the end is stopped unused.
-  public let freshProcessPerTest: Bool
+  @_spi(ForToolsIntegrationOnly) public let freshProcessPerTest: Bool
   private let state = Mutex(Pipeline())
   /// The line a worker writes to its output as each test starts (``WorkerMain/markerVariable``),
   /// unique to this executor so that no test prints it by chance.
@@ -57,6 +57,7 @@ public final class WorkerExecutor: TestExecutor {
   ///   - gracePeriod: how long a stopped worker has between SIGTERM and SIGKILL.
   ///   - timeLimitMargin: how long past its time limit a test runs before its worker is stopped.
   ///   - stop: a request to stop the run, made by SIGINT or SIGTERM.
+  @_spi(ForToolsIntegrationOnly)
   public init(executable: String, freshProcessPerTest: Bool = false, gracePeriod: Duration = .seconds(1),
               timeLimitMargin: Duration = .milliseconds(500), stop: StopRequest? = nil) {
     self.executable = executable
@@ -71,18 +72,19 @@ public final class WorkerExecutor: TestExecutor {
   ///   - freshProcessPerTest: `true` to start a worker for every test.
   ///   - stop: a request to stop the run, made by SIGINT or SIGTERM.
   /// - Returns: the executor.
+  @_spi(ForToolsIntegrationOnly)
   public static func relaunchingThisExecutable(freshProcessPerTest: Bool = false, stop: StopRequest? = nil) -> WorkerExecutor {
     WorkerExecutor(executable: Bundle.main.executablePath ?? CommandLine.arguments[0],
                    freshProcessPerTest: freshProcessPerTest, stop: stop)
   }
 
   /// How many requests a worker holds at most: the test it runs and the ones it runs next.
-  public static let pipelineDepth = 8
+  @_spi(ForToolsIntegrationOnly) public static let pipelineDepth = 8
 
   /// Remembers the steps the runner hands over next, so that a worker can be sent them
   /// before the test it runs ends (its next test then starts without waiting for a round
   /// trip through this process).
-  public func prepare(_ steps: Runner.Plan.Steps) {
+  @_spi(ForToolsIntegrationOnly) public func prepare(_ steps: Runner.Plan.Steps) {
     state.withLock { state in
       state.prepared = freshProcessPerTest ? steps[steps.startIndex..<steps.startIndex] : steps
       state.nextToSend = steps.startIndex
@@ -95,7 +97,7 @@ public final class WorkerExecutor: TestExecutor {
   ///   - step: The test to run and how.
   ///   - events: Where its issues and output go.
   /// - Returns: How the attempt ended.
-  public func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
+  @_spi(ForToolsIntegrationOnly) public func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
     state.withLock { state in
       if let worker = state.worker, let next = worker.inFlight.first, next.id != step.id {
         // The runner asked for a step other than the one the worker runs next: that worker
@@ -158,12 +160,15 @@ public final class WorkerExecutor: TestExecutor {
   }
 
   /// True: a test past its time limit has its worker process stopped.
-  public var stopsHungTests: Bool { true }
+  @_spi(ForToolsIntegrationOnly) public var stopsHungTests: Bool { true }
+
+  /// True: each test runs in a worker process.
+  @_spi(ForToolsIntegrationOnly) public var isolatesTests: Bool { true }
 
   /// Tells the worker (and the spare, under `--isolation test`) to stop and waits for it to
   /// exit; one that does not exit within the grace period is killed. A worker still holding
   /// steps the runner never asked for (the run stopped) is killed at once.
-  public func finish() {
+  @_spi(ForToolsIntegrationOnly) public func finish() {
     state.withLock { state in
       if let worker = state.worker {
         if worker.inFlight.isEmpty { retire(worker.process) } else { Self.kill(worker.process) }

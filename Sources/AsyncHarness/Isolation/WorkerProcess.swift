@@ -203,7 +203,7 @@ final class WorkerProcess {
 }
 
 /// How a process ended: the status it exited with, or the signal that ended it.
-public enum ProcessEnding: Sendable, Equatable, CustomStringConvertible {
+@_spi(ForToolsIntegrationOnly) public enum ProcessEnding: Sendable, Equatable, CustomStringConvertible {
   /// It exited with this status.
   case exited(Int32)
   /// This signal ended it.
@@ -216,7 +216,7 @@ public enum ProcessEnding: Sendable, Equatable, CustomStringConvertible {
   }
 
   /// `signal SIGILL (illegal instruction)` or `exit status 3`.
-  public var description: String {
+  @_spi(ForToolsIntegrationOnly) public var description: String {
     switch self {
     case .exited(let code): "exit status \(code)"
     case .signaled(let signal): "signal \(Self.name(of: signal))"

@@ -217,22 +217,6 @@ public final class JSONLinesReporter: Reporter {
   }
 }
 
-/// Writes `line` with one `write` call (more only when the system writes part of it).
-func writeWhole(_ line: [UInt8], to descriptor: Int32, path: String) throws {
-  try line.withUnsafeBytes { try writeWhole($0, to: descriptor, path: path) }
-}
-
-/// Writes `line` with one `write` call (more only when the system writes part of it).
-func writeWhole(_ line: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws {
-  var bytes = line
-  while !bytes.isEmpty {
-    let written = write(descriptor, bytes.baseAddress, bytes.count)
-    if written < 0, errno == EINTR { continue }
-    guard written > 0 else { throw ReportFileError(path: path, reason: ReportDestination.systemError()) }
-    bytes = UnsafeRawBufferPointer(rebasing: bytes[written...])
-  }
-}
-
 private func closeFile(_ descriptor: Int32, path: String) throws {
   guard close(descriptor) == 0 else { throw ReportFileError(path: path, reason: ReportDestination.systemError()) }
 }

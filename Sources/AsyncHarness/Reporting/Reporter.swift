@@ -26,21 +26,21 @@ extension Reporter {
 
 /// Where the events of a run go as they happen: an executor sends a test's events through
 /// it, and a test's record sends each issue and line of output the moment it is recorded.
-public struct EventSink: Sendable {
+@_spi(ForToolsIntegrationOnly) public struct EventSink: Sendable {
   private let deliver: @Sendable (Event) -> Void
 
   /// Creates a sink that hands each event to `deliver`.
-  public init(_ deliver: @escaping @Sendable (Event) -> Void) {
+  @_spi(ForToolsIntegrationOnly) public init(_ deliver: @escaping @Sendable (Event) -> Void) {
     self.deliver = deliver
   }
 
   /// Sends an event that happens now.
-  public func callAsFunction(_ kind: Event.Kind) {
+  @_spi(ForToolsIntegrationOnly) public func callAsFunction(_ kind: Event.Kind) {
     deliver(Event(kind))
   }
 
   /// Sends an event as it is, with its own timestamp (an event relayed from a worker).
-  public func send(_ event: Event) {
+  @_spi(ForToolsIntegrationOnly) public func send(_ event: Event) {
     deliver(event)
   }
 }

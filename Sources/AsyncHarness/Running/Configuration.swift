@@ -50,7 +50,7 @@ public struct Configuration: Sendable {
   /// with `--isolation none`; worker processes stop hung tests themselves.
   public var hungTestGracePeriod: Duration?
 
-  // Schedules (issue 13): applied by `scheduledSteps(_:under:)` in Scheduling/Exploration.swift.
+  // Schedules (issue 13): applied by `schedules(under:)` in Scheduling/Exploration.swift.
   /// Under a scheduling strategy (``ScheduledWaiter``), runs each test under this many
   /// schedules, seeds 1 through N, instead of once (`--explore N`).
   public var explorations: Int?
@@ -83,7 +83,7 @@ public struct Configuration: Sendable {
   /// Checks that the selection holds at least one test of `suites`, unless
   /// ``allowsEmptySelection`` is on.
   /// - Throws: ``RunnerError/emptySelection(filters:)`` when it holds none.
-  public func checkSelection(in suites: [Suite]) throws {
+  package func checkSelection(in suites: [Suite]) throws {
     guard !allowsEmptySelection else { return }
     let selected = suites.contains { suite in suite.tests.contains { includes($0, in: suite) } }
     if !selected, let replay { throw RunnerError.noTestForSchedule(replay.description) }
@@ -91,7 +91,7 @@ public struct Configuration: Sendable {
   }
 
   /// Whether the filters (and the test a replayed schedule was made for) keep this test.
-  public func includes(_ test: Test, in suite: Suite) -> Bool {
+  package func includes(_ test: Test, in suite: Suite) -> Bool {
     let path = "\(suite.name)/\(test.name)"
     if let replay, !replay.matches(testAt: path) { return false }
     if let only, !only.contains(TestIdentity(suite: suite.name, name: test.name)) { return false }

@@ -7,7 +7,7 @@ import Synchronization
 /// Call it on the main thread (as the runner does from a suites executable's top-level code
 /// or a synchronous XCTest method), so blocking waits can turn the main run loop; `async`
 /// bodies run in tasks while it turns the run loop.
-public struct InProcessExecutor: TestExecutor {
+@_spi(ForToolsIntegrationOnly) public struct InProcessExecutor: TestExecutor {
   private let capture: OutputCapture?
   /// What becomes of the process after an `async` body was abandoned at its time limit.
   private let afterAbandonedBody: String
@@ -19,7 +19,7 @@ public struct InProcessExecutor: TestExecutor {
   ///   length of each test, and the harness's own text goes to their saved copies. Off by
   ///   default (the XCTest and Swift Testing bridges leave the streams alone); suites
   ///   executables turn it on unless `--no-capture` is given.
-  public init(capturesOutput: Bool = false) {
+  @_spi(ForToolsIntegrationOnly) public init(capturesOutput: Bool = false) {
     self.init(capture: capturesOutput ? OutputCapture() : nil,
               afterAbandonedBody: ": this process now runs at risk, as the body may hold a thread of the cooperative pool "
                 + "and starve later async tests (in a worker process, the default isolation, the worker is retired instead)")
@@ -42,7 +42,7 @@ public struct InProcessExecutor: TestExecutor {
   ///   - events: Where its issues and output go.
   /// - Returns: ``AttemptEnd/returned(duration:trace:)``: a test in this process always
   ///   returns (one that never does ends the run from the runner's watch).
-  public func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
+  @_spi(ForToolsIntegrationOnly) public func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
     let start = ContinuousClock().now
     let record = TestRecord(id: step.id, events: events)
     let context = TestContext(record: record, waiter: step.waiter, defaultTimeout: step.defaultTimeout,
@@ -58,7 +58,7 @@ public struct InProcessExecutor: TestExecutor {
   }
 
   /// Stops capturing output.
-  public func finish() {
+  @_spi(ForToolsIntegrationOnly) public func finish() {
     capture?.finish()
   }
 

@@ -1,41 +1,41 @@
 extension Runner {
   /// One test to run: the suite and test, the waiter strategy, its identity (with the
   /// repetition and attempt) and the limits it runs under. Executors run steps.
-  public struct Step: Sendable {
+  @_spi(ForToolsIntegrationOnly) public struct Step: Sendable {
     /// Where a test is: its suite's place among the suites the run was given, and its place
     /// among that suite's tests, both counted from 0. A worker process builds the same suites
     /// and finds the test there, whatever its name.
-    public struct Position: Sendable, Hashable {
+    @_spi(ForToolsIntegrationOnly) public struct Position: Sendable, Hashable {
       /// The suite's place among the run's suites.
-      public var suite: Int
+      @_spi(ForToolsIntegrationOnly) public var suite: Int
       /// The test's place among its suite's tests.
-      public var test: Int
+      @_spi(ForToolsIntegrationOnly) public var test: Int
     }
 
     /// The suite the test belongs to.
-    public let suite: Suite
+    @_spi(ForToolsIntegrationOnly) public let suite: Suite
     /// The test.
-    public let test: Test
+    @_spi(ForToolsIntegrationOnly) public let test: Test
     /// The waiter strategy the test runs under.
-    public let waiter: any Waiter
+    @_spi(ForToolsIntegrationOnly) public let waiter: any Waiter
     /// The test's identity in events and reports.
-    public let id: TestID
+    @_spi(ForToolsIntegrationOnly) public let id: TestID
     /// Where the test is among the run's suites.
-    public let position: Position
+    @_spi(ForToolsIntegrationOnly) public let position: Position
     /// The timeout of waits that pass none.
-    public let defaultTimeout: Duration
+    @_spi(ForToolsIntegrationOnly) public let defaultTimeout: Duration
     /// The longest the test may run, or `nil` for no limit.
-    public let timeLimit: Duration?
+    @_spi(ForToolsIntegrationOnly) public let timeLimit: Duration?
     /// The schedule the test's work runs in, under a strategy that orders work itself
     /// (``ScheduledWaiter``); `nil` otherwise.
-    public let schedule: Schedule?
+    @_spi(ForToolsIntegrationOnly) public let schedule: Schedule?
     /// The delays the test's real queues add to each item (`--jitter`), or `nil` for none.
-    public let jitter: Jitter?
+    @_spi(ForToolsIntegrationOnly) public let jitter: Jitter?
     /// How many times the test runs again after a failing attempt (0 under a schedule).
-    public let retries: Int
+    @_spi(ForToolsIntegrationOnly) public let retries: Int
 
     /// The next attempt of this step, when a failing attempt can still be retried.
-    public var retry: Step? {
+    @_spi(ForToolsIntegrationOnly) public var retry: Step? {
       guard id.attempt <= retries else { return nil }
       var id = id
       id.attempt += 1
@@ -47,32 +47,34 @@ extension Runner {
   /// The ordered steps of a run, built from a ``Configuration`` in one place: which suites
   /// run under which waiters, which of their tests (filtered, sharded, shuffled) and how often.
   /// The runner walks it entry by entry, repetition by repetition.
-  public struct Plan: Sendable {
+  @_spi(ForToolsIntegrationOnly) public struct Plan: Sendable {
     /// A suite run under one waiter strategy: the unit the runner announces with
     /// `suiteStarted` and `suiteEnded`.
-    public struct Entry: Sendable {
+    @_spi(ForToolsIntegrationOnly) public struct Entry: Sendable {
       /// The suite.
-      public let suite: Suite
+      @_spi(ForToolsIntegrationOnly) public let suite: Suite
       /// The waiter strategy.
-      public let waiter: any Waiter
+      @_spi(ForToolsIntegrationOnly) public let waiter: any Waiter
       /// The selected tests, in the order they run.
-      public let tests: [Test]
+      @_spi(ForToolsIntegrationOnly) public let tests: [Test]
       /// The suite's place among the run's suites.
       let suiteIndex: Int
 
       /// The suite and waiter, as events name them.
+      @_spi(ForToolsIntegrationOnly)
       public var suiteRun: SuiteRun { SuiteRun(suite: suite.name, waiter: waiter.name) }
     }
 
     /// The entries, in run order: suites in declaration order, each under every selected
     /// waiter. Suites with no selected test are left out.
-    public let entries: [Entry]
+    @_spi(ForToolsIntegrationOnly) public let entries: [Entry]
     /// How the plan was built.
-    public let configuration: Configuration
+    @_spi(ForToolsIntegrationOnly) public let configuration: Configuration
 
     /// Builds the plan of `suites` under `configuration`.
     /// - Throws: ``RunnerError/unknownWaiter(_:known:)`` for a waiter name not in
     ///   `registry`.
+    @_spi(ForToolsIntegrationOnly)
     public init(suites: [Suite], configuration: Configuration, registry: WaiterRegistry) throws {
       self.configuration = configuration
       var entries: [Entry] = []
@@ -86,19 +88,19 @@ extension Runner {
     }
 
     /// How many times each test runs.
-    public var repetitions: Int { max(1, configuration.repetitions) }
+    @_spi(ForToolsIntegrationOnly) public var repetitions: Int { max(1, configuration.repetitions) }
 
     /// The names of the waiter strategies the plan uses, each once, in first-use order.
-    public var waiterNames: [String] {
+    @_spi(ForToolsIntegrationOnly) public var waiterNames: [String] {
       var names: [String] = []
       for entry in entries where !names.contains(entry.waiter.name) { names.append(entry.waiter.name) }
       return names
     }
 
     /// The steps of one entry's repetition, in run order: each test once, or under each
-    /// of its schedules (``Configuration/scheduledSteps(_:under:)``). Each step is made as
+    /// of its schedules (`Configuration.schedules(under:)`). Each step is made as
     /// it is read, so a suite of a million tests costs no more than its tests.
-    public func steps(of entry: Entry, repetition: Int) -> Steps {
+    @_spi(ForToolsIntegrationOnly) public func steps(of entry: Entry, repetition: Int) -> Steps {
       let schedules = configuration.schedules(under: entry.waiter)
       return Steps(configuration: configuration, entry: entry, repetition: repetition, schedules: schedules,
                    range: 0..<(entry.tests.count * (schedules?.count ?? 1)))
@@ -106,7 +108,7 @@ extension Runner {
 
     /// The steps of one entry's repetition, or a part of them: a collection whose steps are
     /// made as they are read.
-    public struct Steps: RandomAccessCollection, Sendable {
+    @_spi(ForToolsIntegrationOnly) public struct Steps: RandomAccessCollection, Sendable {
       let configuration: Configuration
       let entry: Entry
       let repetition: Int
@@ -115,13 +117,13 @@ extension Runner {
       let range: Range<Int>
 
       /// The first step's index.
-      public var startIndex: Int { range.lowerBound }
+      @_spi(ForToolsIntegrationOnly) public var startIndex: Int { range.lowerBound }
       /// The index past the last step.
-      public var endIndex: Int { range.upperBound }
+      @_spi(ForToolsIntegrationOnly) public var endIndex: Int { range.upperBound }
 
       /// The step at `index`: the test at `index` divided by the schedules per test, under
       /// the schedule the remainder names.
-      public subscript(index: Int) -> Step {
+      @_spi(ForToolsIntegrationOnly) public subscript(index: Int) -> Step {
         precondition(range.contains(index), "step index \(index) out of \(range)")
         let perTest = schedules?.count ?? 1
         let test = entry.tests[index / perTest]
@@ -135,7 +137,7 @@ extension Runner {
       }
 
       /// The steps at `bounds`.
-      public subscript(bounds: Range<Int>) -> Steps {
+      @_spi(ForToolsIntegrationOnly) public subscript(bounds: Range<Int>) -> Steps {
         precondition(range.lowerBound <= bounds.lowerBound && bounds.upperBound <= range.upperBound,
                      "steps \(bounds) out of \(range)")
         return Steps(configuration: configuration, entry: entry, repetition: repetition, schedules: schedules, range: bounds)

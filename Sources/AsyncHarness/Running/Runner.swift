@@ -4,17 +4,17 @@ import Synchronization
 /// Runs suites under waiter strategies and sends every ``Event`` to the reporters as it
 /// happens.
 ///
-/// The runner builds a ``Plan`` from the configuration and walks it: each entry (a suite
-/// under one waiter) is announced, and each of its steps that runs code is handed to a
-/// ``TestExecutor``, which emits the test's events live. With one lane (the default), the
-/// entries run one after another on the calling thread: call it on the main thread (a
-/// suites executable's top-level code, or a synchronous XCTest method) so that the
-/// in-process executor's blocking waits can turn the main run loop. With more lanes,
-/// entries run side by side, each lane on a thread of its own with an executor of its own
-/// (worker processes, `--workers N`): each entry runs whole in one lane, unless its suite's
-/// tests run in parallel (``SuiteTrait/parallel``, ``Configuration/parallelTests``), whose
-/// tests go one by one to whichever lane is free. Suites, and the tests of a parallel
-/// suite, start in plan order.
+/// The runner plans the run from its configuration (suites under waiters, filters,
+/// repetitions, schedules) and walks the plan: each suite under one waiter is announced,
+/// and its tests run one after another in this process, on the thread that calls ``run()``.
+/// Call it on the main thread (a suites executable's top-level code, or a synchronous
+/// XCTest method) so that blocking waits can turn the main run loop.
+///
+/// ``HarnessMain`` runs the same plan with worker processes (`--workers N`,
+/// `--isolation`), where a test that crashes or hangs cannot take the run with it, and
+/// tests of suites that allow it (``SuiteTrait/parallel``, ``Configuration/parallelTests``)
+/// run side by side. The executors behind that are available to tools that run tests
+/// themselves, under `@_spi(ForToolsIntegrationOnly) import AsyncHarness`.
 public final class Runner: Sendable {
   /// The suites to run, each named uniquely (a repeated suite name gets `#01`, `#02`, …).
   public let suites: [Suite]
@@ -22,16 +22,29 @@ public final class Runner: Sendable {
   public let configuration: Configuration
   /// The strategies `--waiter` can name.
   public let registry: WaiterRegistry
-  /// How many entries, or tests of parallel suites, run at once.
-  public let lanes: Int
+  /// How many entries, or tests of parallel suites, may run at once.
+  @_spi(ForToolsIntegrationOnly) public let lanes: Int
   /// When requested, no more tests start; the run then ends normally with what ran.
   public let stop: StopRequest?
   /// Makes the executor of each lane.
   private let makeExecutor: @Sendable () -> any TestExecutor
   private let reporters: [any Reporter]
 
-  /// Creates a runner whose tests run one at a time; they run in this process unless
-  /// another `executor` is given.
+  /// Creates a runner whose tests run in this process, one at a time, on the thread that
+  /// calls ``run()``.
+  /// - Parameters:
+  ///   - suites: the suites.
+  ///   - configuration: how to run them.
+  ///   - registry: the strategies a configuration can name.
+  ///   - stop: a request to stop the run early.
+  ///   - reporters: where the events go.
+  public convenience init(suites: [Suite], configuration: Configuration = Configuration(),
+                          registry: WaiterRegistry = .builtIn, stop: StopRequest? = nil, reporters: [any Reporter]) {
+    self.init(suites: suites, configuration: configuration, registry: registry, executor: InProcessExecutor(),
+              stop: stop, reporters: reporters)
+  }
+
+  /// Creates a runner whose tests run one at a time with `executor`.
   /// - Parameters:
   ///   - suites: the suites.
   ///   - configuration: how to run them.
@@ -39,25 +52,30 @@ public final class Runner: Sendable {
   ///   - executor: what runs each test.
   ///   - stop: a request to stop the run early.
   ///   - reporters: where the events go.
+  @_spi(ForToolsIntegrationOnly)
   public convenience init(suites: [Suite], configuration: Configuration = Configuration(),
-                          registry: WaiterRegistry = .builtIn, executor: any TestExecutor = InProcessExecutor(),
+                          registry: WaiterRegistry = .builtIn, executor: any TestExecutor,
                           stop: StopRequest? = nil, reporters: [any Reporter]) {
     self.init(suites: suites, configuration: configuration, registry: registry, lanes: 1, makeExecutor: { executor },
               stop: stop, reporters: reporters)
   }
 
-  /// Creates a runner that runs `lanes` entries (suites under a waiter), or tests of
-  /// parallel suites, at a time, each lane with an executor `makeExecutor` makes; one lane
-  /// runs on the calling thread.
+  /// Creates a runner that runs up to `lanes` entries (suites under a waiter), or tests of
+  /// parallel suites, at a time, each lane with an executor `makeExecutor` makes.
+  ///
+  /// Lanes run side by side only when their executors run each test outside this process
+  /// (``TestExecutor/isolatesTests``): tests of one process would share its main thread,
+  /// its standard streams and its globals. With an executor that runs tests in this
+  /// process, the run has one lane, on the thread that calls ``run()``, whatever `lanes` is.
   /// - Parameters:
   ///   - suites: the suites.
   ///   - configuration: how to run them.
   ///   - registry: the strategies a configuration can name.
-  ///   - lanes: how many entries, or tests of parallel suites, run at once (at least 1).
-  ///   - makeExecutor: makes the executor of a lane (a ``WorkerExecutor``: tests of other
-  ///     lanes run at the same time, so they should not share a process).
+  ///   - lanes: how many entries, or tests of parallel suites, may run at once (at least 1).
+  ///   - makeExecutor: makes the executor of a lane.
   ///   - stop: a request to stop the run early.
   ///   - reporters: where the events go; they receive events from every lane, one at a time.
+  @_spi(ForToolsIntegrationOnly)
   public init(suites: [Suite], configuration: Configuration = Configuration(),
               registry: WaiterRegistry = .builtIn, lanes: Int, makeExecutor: @escaping @Sendable () -> any TestExecutor,
               stop: StopRequest? = nil, reporters: [any Reporter]) {
@@ -72,6 +90,7 @@ public final class Runner: Sendable {
 
   /// The plan this runner walks.
   /// - Throws: ``RunnerError/unknownWaiter(_:known:)`` for a name not in the registry.
+  @_spi(ForToolsIntegrationOnly)
   public func plan() throws -> Plan {
     try Plan(suites: suites, configuration: configuration, registry: registry)
   }
@@ -103,17 +122,20 @@ public final class Runner: Sendable {
     events(.runStarted(RunInfo(seed: configuration.shuffleSeed, jitterSeed: configuration.jitter?.seed,
                                repetitions: plan.repetitions, waiters: plan.waiterNames,
                                shard: configuration.sharding?.shard)))
+    let first = makeExecutor()
+    let lanes = first.isolatesTests ? lanes : 1
     let work = WorkQueue(plan: plan, splitsParallelEntries: lanes > 1, progress: progress, events: events, stop: stop)
     let lane = Lane(plan: plan, work: work, progress: progress, channel: channel)
     if lanes == 1 {
-      try walk(lane)
+      try walk(lane, executor: first)
     } else {
       let errors = Mutex<[any Error]>([])
       let group = DispatchGroup()
-      for _ in 0..<min(lanes, work.mostAtOnce) {
+      for index in 0..<min(lanes, work.mostAtOnce) {
         group.enter()
+        let executor = index == 0 ? first : makeExecutor()
         Thread.detachNewThread { [self] in
-          do { try walk(lane) } catch { errors.withLock { $0.append(error) } }
+          do { try walk(lane, executor: executor) } catch { errors.withLock { $0.append(error) } }
           group.leave()
         }
       }
@@ -137,8 +159,7 @@ public final class Runner: Sendable {
 
   /// One lane: takes work until none is left or the run stops, and runs it with the lane's
   /// executor: an entry whole, or one test of an entry whose tests run in parallel.
-  private func walk(_ lane: Lane) throws {
-    let executor = makeExecutor()
+  private func walk(_ lane: Lane, executor: any TestExecutor) throws {
     defer { executor.finish() }
     let events = lane.channel.sink
     let onHung = { @Sendable (hung: TestResult, suite: SuiteRun) -> Never in
@@ -296,14 +317,14 @@ public enum RunnerError: Error, Equatable, CustomStringConvertible {
 /// A small seeded random number generator (SplitMix64): the one `--shuffle SEED` uses, so an
 /// order can be replayed from its printed seed on every platform. Tests can use it for
 /// reproducible generated inputs.
-public struct SeededRandomGenerator: RandomNumberGenerator, Sendable {
+package struct SeededRandomGenerator: RandomNumberGenerator, Sendable {
   private var state: UInt64
 
   /// Creates a generator whose sequence is fixed by `seed`.
-  public init(seed: UInt64) { state = seed }
+  package init(seed: UInt64) { state = seed }
 
   /// The next number of the sequence.
-  public mutating func next() -> UInt64 {
+  package mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

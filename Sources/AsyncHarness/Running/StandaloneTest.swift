@@ -3,7 +3,7 @@ import Synchronization
 /// Runs one test body outside a ``Runner``: the building block of bridges to other test
 /// frameworks (Swift Testing runs tests off the main thread, in tasks, so the `async` waits
 /// are the ones to use there).
-public enum StandaloneTest {
+package enum StandaloneTest {
   /// Runs `body` as the test `id` under `waiter`, then its teardown blocks, and returns its
   /// result; expectations the body created and never waited for fail it.
   /// - Parameters:
@@ -14,7 +14,7 @@ public enum StandaloneTest {
   ///   - lateIssue: receives issues that arrive after the test ended (late signals).
   ///   - body: the test.
   /// - Returns: the verdict and every issue recorded.
-  public static func run(_ id: TestID, waiter: any Waiter, defaultTimeout: Duration = .seconds(1),
+  package static func run(_ id: TestID, waiter: any Waiter, defaultTimeout: Duration = .seconds(1),
                          sourceLocation: SourceLocation,
                          lateIssue: @escaping @Sendable (TestID, Issue) -> Void,
                          body: (TestContext) async throws -> Void) async -> TestResult {

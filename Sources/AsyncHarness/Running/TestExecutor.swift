@@ -6,7 +6,7 @@
 /// output (`issueRecorded`, `outputCaptured`), to the sink it is given; then it returns an
 /// ``AttemptEnd``. ``InProcessExecutor`` runs the test in this process, ``WorkerExecutor`` in
 /// a worker process that may crash or hang without taking the run with it.
-public protocol TestExecutor: Sendable {
+@_spi(ForToolsIntegrationOnly) public protocol TestExecutor: Sendable {
   /// Runs `step`, streaming its issues and output to `events`, and says how it ended.
   func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd
   /// Tells the executor the steps the runner hands it next, in order, so that it may get
@@ -21,23 +21,30 @@ public protocol TestExecutor: Sendable {
   /// itself (a worker process is stopped); when it does not, the runner watches for such a
   /// test (``Configuration/hungTestGracePeriod``).
   var stopsHungTests: Bool { get }
+  /// Whether each test runs outside this process (in a worker process), so that tests of
+  /// several lanes can run at the same time; the runner runs more than one lane only with
+  /// executors that isolate their tests.
+  var isolatesTests: Bool { get }
 }
 
 extension TestExecutor {
   /// Does nothing: the steps are run as they are handed over.
-  public func prepare(_ steps: Runner.Plan.Steps) {}
+  @_spi(ForToolsIntegrationOnly) public func prepare(_ steps: Runner.Plan.Steps) {}
 
   /// Does nothing: an in-process executor holds nothing.
-  public func finish() {}
+  @_spi(ForToolsIntegrationOnly) public func finish() {}
 
   /// False: a test in this process cannot be stopped.
-  public var stopsHungTests: Bool { false }
+  @_spi(ForToolsIntegrationOnly) public var stopsHungTests: Bool { false }
+
+  /// False: the tests run in this process.
+  @_spi(ForToolsIntegrationOnly) public var isolatesTests: Bool { false }
 }
 
 /// How an attempt of a test ended, as its executor saw it. The runner's relay turns it into
 /// the attempt's result: the issues the attempt streamed decide the verdict of one that
 /// ``returned(duration:trace:)``; every other ending is an error with an issue that says why.
-public enum AttemptEnd: Sendable, Equatable {
+@_spi(ForToolsIntegrationOnly) public enum AttemptEnd: Sendable, Equatable {
   /// The test's code ran to its end (its set-up, body, teardown), whether it passed or not,
   /// in `duration` seconds; under a schedule, `trace` is the steps it took.
   case returned(duration: Double, trace: ScheduleTrace? = nil)

@@ -22,7 +22,7 @@ public struct Schedule: Sendable, Hashable, Codable, CustomStringConvertible {
 }
 
 /// How the scheduled strategy picks the next work item among the runnable ones. Every
-/// choice comes from a ``SeededRandomGenerator`` seeded with the schedule's seed.
+/// choice comes from a SplitMix64 generator seeded with the schedule's seed.
 public enum SchedulePolicy: Sendable, Hashable, Codable, CustomStringConvertible {
   /// A uniform random walk: each step runs the first item of a queue chosen uniformly
   /// among the queues that have a runnable item.

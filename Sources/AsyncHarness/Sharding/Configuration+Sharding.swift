@@ -7,7 +7,7 @@ extension Configuration {
   /// that is empty before sharding is an error (``checkSelection(in:)``).
   /// - Parameter suites: the suites, in declaration order.
   /// - Returns: every suite with its selected tests, possibly none.
-  public func selection(of suites: [Suite]) -> [(suite: Suite, tests: [Test])] {
+  package func selection(of suites: [Suite]) -> [(suite: Suite, tests: [Test])] {
     let selected = suites.map { suite in (suite: suite, tests: suite.tests.filter { includes($0, in: suite) }) }
     guard let sharding else { return selected }
     let assignment = sharding.assignment(of: selected.flatMap { suite, tests in

@@ -28,13 +28,6 @@ public struct NotificationWaiter: Waiter {
   }
 }
 
-/// Carries a value that is safe to share but not declared `Sendable` (a
-/// `NotificationCenter`, which is thread-safe, on platforms where it is not marked so).
-struct SendableBox<Value>: @unchecked Sendable {
-  let value: Value
-  init(_ value: Value) { self.value = value }
-}
-
 extension Waiter where Self == NotificationWaiter {
   /// Sleeps until a posted notification wakes it (``NotificationWaiter``).
   public static var notification: NotificationWaiter { NotificationWaiter() }
