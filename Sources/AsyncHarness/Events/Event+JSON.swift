@@ -161,7 +161,7 @@ public struct EventDecodingError: Error, Equatable, CustomStringConvertible {
   public var reason: String
 
   /// Creates the error.
-  public init(reason: String) { self.reason = reason }
+  package init(reason: String) { self.reason = reason }
 
   /// The message a user reads.
   public var description: String { "not an AsyncHarness event: \(reason)" }

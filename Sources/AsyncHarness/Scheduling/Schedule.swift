@@ -16,7 +16,7 @@ public struct Schedule: Sendable, Hashable, Codable, CustomStringConvertible {
   public var description: String { "\(seed):\(policy)" }
 
   /// The replay token of this schedule for the test at `path` (`Suite/test`).
-  public func token(forTestAt path: String) -> ScheduleToken {
+  package func token(forTestAt path: String) -> ScheduleToken {
     ScheduleToken(schedule: self, test: ScheduleToken.fingerprint(ofTestAt: path))
   }
 }
@@ -64,13 +64,13 @@ public enum SchedulePolicy: Sendable, Hashable, Codable, CustomStringConvertible
 public struct ScheduleToken: Sendable, Hashable, Codable, CustomStringConvertible, LosslessStringConvertible {
   /// The schedule.
   public var schedule: Schedule
-  /// The fingerprint of the test's `Suite/test` path (``fingerprint(ofTestAt:)``).
+  /// The fingerprint of the test's `Suite/test` path (24 bits of FNV-1a, the same on every machine).
   public var test: UInt32
   /// The steps the run the token was printed for took, if known.
   public var trace: ScheduleTrace?
 
   /// Creates a token.
-  public init(schedule: Schedule, test: UInt32, trace: ScheduleTrace? = nil) {
+  package init(schedule: Schedule, test: UInt32, trace: ScheduleTrace? = nil) {
     self.schedule = schedule
     self.test = test & 0xFF_FFFF
     self.trace = trace
@@ -99,13 +99,13 @@ public struct ScheduleToken: Sendable, Hashable, Codable, CustomStringConvertibl
   }
 
   /// Whether this token was made for the test at `path` (`Suite/test`).
-  public func matches(testAt path: String) -> Bool {
+  package func matches(testAt path: String) -> Bool {
     test == Self.fingerprint(ofTestAt: path)
   }
 
   /// The 24-bit fingerprint of a test's `Suite/test` path (FNV-1a of its UTF-8 bytes,
   /// folded): the same on every machine and in every run.
-  public static func fingerprint(ofTestAt path: String) -> UInt32 {
+  package static func fingerprint(ofTestAt path: String) -> UInt32 {
     var hash: UInt32 = 0x811C_9DC5
     for byte in path.utf8 {
       hash ^= UInt32(byte)

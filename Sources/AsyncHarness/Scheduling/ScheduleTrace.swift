@@ -13,7 +13,7 @@ public struct ScheduleTrace: Sendable, Hashable, Codable, CustomStringConvertibl
   public var firstOutsideStep: Int?
 
   /// Creates a trace.
-  public init(steps: Int, fingerprint: UInt32, firstOutsideStep: Int? = nil) {
+  package init(steps: Int, fingerprint: UInt32, firstOutsideStep: Int? = nil) {
     self.steps = steps
     self.fingerprint = fingerprint & 0xFF_FFFF
     self.firstOutsideStep = firstOutsideStep

@@ -54,7 +54,7 @@ public struct TestIdentity: Sendable, Hashable, Comparable, CustomStringConverti
   public var description: String { Self.escaped(suite) + "/" + Self.escaped(name) }
 
   /// The suite's name as the ID writes it: the unit that suite-granularity sharding hashes.
-  public var escapedSuite: String { Self.escaped(suite) }
+  package var escapedSuite: String { Self.escaped(suite) }
 
   /// Orders identities by their IDs.
   public static func < (lhs: Self, rhs: Self) -> Bool { lhs.description < rhs.description }
