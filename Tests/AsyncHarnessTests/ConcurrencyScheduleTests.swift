@@ -225,6 +225,35 @@ final class ConcurrencyScheduleTests: XCTestCase {
     XCTAssertTrue(message.hasSuffix(" seconds, longer than the quiet period (it blocks its thread: a semaphore, a lock, a synchronous wait for work of another task); the schedule gave Swift concurrency back to Swift's own executors (1 pending job), so the rest of the test runs in real time, neither ordered nor replayed"), message)
   }
 
+  /// As above, with the task fulfilling a moment after it lets the body go, so that the body
+  /// is suspended in its wait by then, 100 times: once the schedule gave Swift concurrency
+  /// back, the wait ends and the body ends on Swift's executors, where nothing arrives in the
+  /// schedule, so the body's end itself must wake the driver. A lost wake-up parks the drive
+  /// until the time limit: the test then lasts its whole limit, though it passed long before.
+  func testABodyThatEndsAfterSwiftConcurrencyWasGivenBackEndsTheDriveEveryTime() throws {
+    let limit = 1.0  // seconds
+    let suite = Suite("Blocks", waiter: ScheduledWaiter(quietPeriod: .milliseconds(20))) {
+      for index in 1...100 {
+        Test("blocks the driver, round \(index)") { t async throws in
+          let signalled = DispatchSemaphore(value: 0)
+          let done = t.expectation("done")
+          Task {
+            signalled.signal()
+            try await Task.sleep(for: .milliseconds(2))  // the task's own work, in real time by then
+            done.fulfill()
+          }
+          signalled.wait()
+          try await t.wait(for: done)
+        }
+      }
+    }
+    let results = try runSuites([suite]) { $0.timeLimit = .seconds(limit) }.results
+    XCTAssertEqual(results.count, 100)
+    XCTAssertEqual(results.filter { $0.result.verdict != .passed }.map { "\($0.test): \($0.result.issues)" }, [])
+    let sleptToTheLimit = results.filter { $0.duration >= limit }.map(\.test.name)
+    XCTAssertEqual(sleptToTheLimit, [], "the drive went on until the time limit after the body had ended")
+  }
+
   func testTheTimeLimitEndsABodyThatKeepsYielding() throws {
     let result = try onlyResult(of: [Suite("Limits") {
       Test("yields until cancelled") { _ async throws in

@@ -76,6 +76,9 @@ final class ScheduleDriver: Sendable {
       }
     }
     let isFinished = finished.isDone
+    // The code's end wakes the driver: once a blocking job gave Swift concurrency back, the
+    // code ends on Swift's own executors, and nothing arrives in the schedule to wake it.
+    finished.onWake { [self] in state.withLock { $0.wake }?() }
     let outcome = Mutex<Outcome?>(nil)
     let ended = WaitCondition(summary: "the schedule's drive") { outcome.withLock { $0 != nil } }
     let thread = Thread { [self] in
