@@ -239,7 +239,9 @@ final class ConcurrencyScheduleTests: XCTestCase {
           let done = t.expectation("done")
           Task {
             signalled.signal()
-            try await Task.sleep(for: .milliseconds(2))  // the task's own work, in real time by then
+            // Deliberate: lets the body reach its wait first, the order this test repeats (a round
+            // where it does not is only a plain pass).
+            try await Task.sleep(for: .milliseconds(2))
             done.fulfill()
           }
           signalled.wait()
