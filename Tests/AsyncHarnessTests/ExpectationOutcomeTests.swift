@@ -6,9 +6,10 @@ final class ExpectationOutcomeTests: XCTestCase {
   private let here = SourceLocation(fileID: "App/LoaderTests.swift", filePath: "/src/LoaderTests.swift", line: 12, column: 5)
 
   private func snapshot(_ name: String, expected: Int = 1, fulfilled: Int = 0, inverted: Bool = false,
-                        order: Int? = nil) -> ExpectationSnapshot {
+                        order: Int? = nil, takenAt: Int = .max) -> ExpectationSnapshot {
     ExpectationSnapshot(description: name, expectedFulfillmentCount: expected, fulfillmentCount: fulfilled,
-                        isInverted: inverted, fulfillmentOrder: order, sourceLocation: here)
+                        isInverted: inverted, fulfillmentOrder: order, sequenceWhenTaken: takenAt,
+                        sourceLocation: here)
   }
 
   func testPendingUntilFulfilled() {
@@ -60,6 +61,20 @@ final class ExpectationOutcomeTests: XCTestCase {
     let second = snapshot("second", fulfilled: 1, order: 3)
     XCTAssertEqual(ExpectationOutcome.evaluate([first, second], enforceOrder: true, timedOut: false),
                    .incorrectOrder(first, second))
+  }
+
+  func testALaterFulfillmentAfterTheEarlierSnapshotIsNoEvidenceOfDisorder() {
+    // The earlier expectation was read unfulfilled when the sequence stood at 5; the later
+    // one reached its count at 6, after that read, so the earlier may have reached its own
+    // in between: the wait looks again, and at its deadline the earlier is what is missing.
+    let first = snapshot("first", takenAt: 5)
+    let second = snapshot("second", fulfilled: 1, order: 6, takenAt: 6)
+    XCTAssertEqual(ExpectationOutcome.evaluate([first, second], enforceOrder: true, timedOut: false), .pending)
+    XCTAssertEqual(ExpectationOutcome.evaluate([first, second], enforceOrder: true, timedOut: true), .timedOut([first]))
+    // Reached at 5, before the earlier one was read unfulfilled: out of order.
+    let early = snapshot("second", fulfilled: 1, order: 5, takenAt: 6)
+    XCTAssertEqual(ExpectationOutcome.evaluate([first, early], enforceOrder: true, timedOut: false),
+                   .incorrectOrder(first, early))
   }
 
   func testTimeoutSecondsAreWrittenShort() {

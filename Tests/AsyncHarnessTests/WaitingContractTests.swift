@@ -163,6 +163,40 @@ final class WaitingContractTests: XCTestCase {
     }
   }
 
+  /// One block fulfils two expectations in order while the test waits for both with the
+  /// order enforced: a wait must never read the later fulfilment without the earlier one
+  /// that happened first. Each strategy makes thousands of such waits, blocking and async,
+  /// and the whole run is repeated; before the order check took a consistent view, this
+  /// failed under every real-time strategy.
+  func testExpectationsFulfilledInOrderByOneBlockAreNeverJudgedOutOfOrder() throws {
+    let waitsPerTest = 4_000
+    let rounds = 3
+    for round in 1...rounds {
+      let results = try everyStrategy(Suite("InOrder") {
+        Test("blocking") { t in
+          for _ in 0..<waitsPerTest {
+            let first = t.expectation("expectation1")
+            let second = t.expectation("expectation2")
+            t.background.async { first.fulfill(); second.fulfill() }
+            try t.wait(for: [first, second], enforceOrder: true)
+          }
+        }
+        Test("async") { t async throws in
+          for _ in 0..<waitsPerTest {
+            let first = t.expectation("expectation1")
+            let second = t.expectation("expectation2")
+            t.background.async { first.fulfill(); second.fulfill() }
+            try await t.wait(for: [first, second], enforceOrder: true)
+          }
+        }
+      })
+      XCTAssertEqual(results.count, 2 * WaiterRegistry.builtIn.names.count)
+      for (waiter, result) in results {
+        XCTAssertEqual(failures(result), [], "\(waiter), round \(round) of \(rounds)")
+      }
+    }
+  }
+
   // MARK: Notification expectations
 
   func testNotificationExpectationHoldsItsObjectAndMatchesItByIdentity() throws {

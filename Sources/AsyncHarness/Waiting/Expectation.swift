@@ -100,13 +100,15 @@ public final class Expectation: Sendable, CustomStringConvertible {
     owner.signal()
   }
 
-  /// The expectation's state as the pure outcome check sees it.
+  /// The expectation's state as the pure outcome check sees it, with the fulfillment
+  /// sequence read under the same lock that orders its own fulfillment.
   var snapshot: ExpectationSnapshot {
     state.withLock {
       ExpectationSnapshot(
         description: expectationDescription, expectedFulfillmentCount: expectedFulfillmentCount,
         fulfillmentCount: $0.fulfillmentCount, isInverted: isInverted,
-        fulfillmentOrder: $0.fulfillmentOrder, sourceLocation: sourceLocation,
+        fulfillmentOrder: $0.fulfillmentOrder, sequenceWhenTaken: FulfillmentSequence.current,
+        sourceLocation: sourceLocation,
         fulfillmentLocation: isInverted ? $0.firstFulfillment : $0.completingFulfillment)
     }
   }
@@ -135,4 +137,7 @@ public final class Expectation: Sendable, CustomStringConvertible {
 enum FulfillmentSequence {
   private static let counter = Atomic<Int>(0)
   static func next() -> Int { counter.add(1, ordering: .sequentiallyConsistent).newValue }
+  /// The last number handed out: every expectation whose order is at most this had
+  /// reached its count before the read.
+  static var current: Int { counter.load(ordering: .sequentiallyConsistent) }
 }

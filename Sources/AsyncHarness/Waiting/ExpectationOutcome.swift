@@ -11,6 +11,11 @@ package struct ExpectationSnapshot: Sendable, Hashable {
   package var isInverted: Bool
   /// When the expectation reached its count, as a run-wide sequence number.
   package var fulfillmentOrder: Int?
+  /// The run-wide sequence when the snapshot was taken: an expectation whose
+  /// ``fulfillmentOrder`` is higher reached its count after this snapshot, so this one may
+  /// have reached its own in between. Snapshots of several expectations are taken one
+  /// after another, and this is what keeps their order check to what one instant saw.
+  package var sequenceWhenTaken: Int
   /// Where it was created.
   package var sourceLocation: SourceLocation
   /// Where the `fulfill()` that matters to the outcome was called: the first one of an
@@ -19,7 +24,7 @@ package struct ExpectationSnapshot: Sendable, Hashable {
 
   /// Creates a snapshot.
   package init(description: String, expectedFulfillmentCount: Int = 1, fulfillmentCount: Int = 0,
-              isInverted: Bool = false, fulfillmentOrder: Int? = nil,
+              isInverted: Bool = false, fulfillmentOrder: Int? = nil, sequenceWhenTaken: Int = .max,
               sourceLocation: SourceLocation = SourceLocation(fileID: "T/T.swift", filePath: "T.swift", line: 1, column: 1),
               fulfillmentLocation: SourceLocation? = nil) {
     self.description = description
@@ -27,6 +32,7 @@ package struct ExpectationSnapshot: Sendable, Hashable {
     self.fulfillmentCount = fulfillmentCount
     self.isInverted = isInverted
     self.fulfillmentOrder = fulfillmentOrder
+    self.sequenceWhenTaken = sequenceWhenTaken
     self.sourceLocation = sourceLocation
     self.fulfillmentLocation = fulfillmentLocation
   }
@@ -49,6 +55,11 @@ package enum ExpectationOutcome: Sendable, Hashable {
 
   /// Decides a wait's state from its expectations.
   ///
+  /// An earlier expectation is out of order only when a later one reached its count
+  /// before the earlier one's snapshot was taken (``ExpectationSnapshot/sequenceWhenTaken``):
+  /// a later fulfilment that happened while the snapshots were being taken proves
+  /// nothing, and the wait goes on to look again.
+  ///
   /// - Parameters:
   ///   - expectations: the expectations waited for, in the order given to the wait.
   ///   - enforceOrder: whether they must be fulfilled in that order.
@@ -64,6 +75,7 @@ package enum ExpectationOutcome: Sendable, Hashable {
         for later in regular[(index + 1)...] {
           guard let laterOrder = later.fulfillmentOrder else { continue }
           if let earlierOrder = earlier.fulfillmentOrder, earlierOrder < laterOrder { continue }
+          if earlier.fulfillmentOrder == nil && laterOrder > earlier.sequenceWhenTaken { continue }
           return .incorrectOrder(earlier, later)
         }
       }
