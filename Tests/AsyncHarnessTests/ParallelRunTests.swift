@@ -182,22 +182,36 @@ final class ParallelRunTests: XCTestCase {
     }
   }
 
-  /// A run stopped while a parallel suite runs ends that suite with the tests that ran.
+  /// A run stopped while a parallel suite's tests run in two lanes ends that suite once, with
+  /// the tests that ran, just before the run ends; 100 rounds, as the lanes race to the stop.
+  /// The stop is requested as test 3 starts, so no test after it is handed out, and the first
+  /// lane holds test 0 until the second has run one, so both lanes run.
   func testAStoppedRunEndsItsOpenParallelSuite() throws {
-    let stop = StopRequest()
-    let recorder = EventRecorder()
-    let suite = Suite("Stopped", .parallel) {
-      for number in 0..<20 {
-        Test("test \(number)") { _ in if number == 3 { stop.request(signal: SIGINT) } }
+    struct StopsAtStart: Reporter {
+      let stop: StopRequest
+      func handle(_ event: Event) {
+        if case .testStarted(let test) = event.kind, test.name == "test 3" { stop.request(signal: SIGINT) }
       }
     }
-    try Runner(suites: [suite], lanes: 2, makeExecutor: { InProcessExecutor() }, stop: stop, reporters: [recorder]).run()
-    let ended = recorder.results.count
-    XCTAssertLessThan(ended, 20)
-    guard case .suiteEnded(_, let summary, _) = recorder.events.dropLast().last?.kind else {
-      return XCTFail("the suite did not end last: \(recorder.events.suffix(2))")
+    for round in 1...100 {
+      let stop = StopRequest()
+      let log = LaneLog()
+      let recorder = EventRecorder()
+      let suite = Suite("Stopped", .parallel) {
+        for number in 0..<20 { Test("test \(number)") { _ in } }
+      }
+      try Runner(suites: [suite], lanes: 2, makeExecutor: log.makeExecutor(holdingFirstStepUntilAnotherLaneRuns: true),
+                 stop: stop, reporters: [StopsAtStart(stop: stop), recorder]).run()
+      XCTAssertEqual(Set(log.ran.map(\.lane)), [1, 2], "round \(round): both lanes ran")
+      XCTAssertEqual(Set(log.ran.map(\.test.name)), ["test 0", "test 1", "test 2", "test 3"], "round \(round)")
+      XCTAssertEqual(recorder.results.count, 4, "round \(round): every test that ran ended")
+      let suiteEnds = recorder.events.filter { if case .suiteEnded = $0.kind { true } else { false } }
+      XCTAssertEqual(suiteEnds.count, 1, "round \(round)")
+      guard case .suiteEnded(_, let summary, _) = recorder.events.dropLast().last?.kind else {
+        return XCTFail("round \(round): the suite did not end last: \(recorder.events.suffix(2))")
+      }
+      XCTAssertEqual(summary.passed, 4, "round \(round)")
     }
-    XCTAssertEqual(summary.total, ended)
   }
 }
 

@@ -49,6 +49,6 @@ package enum StandaloneTest {
       }
     }
     record.end()
-    return Runner.result(issues: issues.withLock { $0 }, knownIssue: nil, at: sourceLocation)
+    return TestResult(judging: issues.withLock { $0 }, knownIssue: nil, at: sourceLocation)
   }
 }

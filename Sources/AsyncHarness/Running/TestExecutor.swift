@@ -1,7 +1,7 @@
 /// Runs one attempt of a step of a plan and says how it ended; the runner owns the rest.
 ///
-/// The runner's attempt relay alone announces an attempt (`testStarted`), ends it
-/// (`testEnded`) and decides its verdict, with retries and flaky results. An executor runs
+/// The owner of each test's life in the runner alone announces an attempt (`testStarted`),
+/// ends it (`testEnded`) and decides its verdict, with retries and flaky results. An executor runs
 /// the test's code and streams what the attempt records while it runs, its issues and
 /// output (`issueRecorded`, `outputCaptured`), to the sink it is given; then it returns an
 /// ``AttemptEnd``. ``InProcessExecutor`` runs the test in this process, ``WorkerExecutor`` in
@@ -41,7 +41,7 @@ extension TestExecutor {
   @_spi(ForToolsIntegrationOnly) public var isolatesTests: Bool { false }
 }
 
-/// How an attempt of a test ended, as its executor saw it. The runner's relay turns it into
+/// How an attempt of a test ended, as its executor saw it. The test's owner turns it into
 /// the attempt's result: the issues the attempt streamed decide the verdict of one that
 /// ``returned(duration:trace:)``; every other ending is an error with an issue that says why.
 @_spi(ForToolsIntegrationOnly) public enum AttemptEnd: Sendable, Equatable {

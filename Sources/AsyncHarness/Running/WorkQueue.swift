@@ -1,28 +1,35 @@
-import Foundation
-import Synchronization
-
-/// What a lane of the runner runs next.
-enum Work: Sendable {
-  /// An entry (a suite under one waiter), already announced: the lane runs it whole, in order.
-  case entry(Runner.Plan.Entry)
-  /// One test of an entry whose tests run in parallel, already started in plan order, with
-  /// the steps to prepare the executor for: that one.
-  case step(Runner.Step, Runner.StartedStep, prepare: Runner.Plan.Steps)
-}
-
-/// Hands a plan's work to the runner's lanes, in plan order: each entry whole, or, for an
-/// entry whose tests run in parallel (``Suite/runsTestsInParallel(byDefault:)``) when the run
-/// has several lanes, test by test to whichever lane is free.
+/// Hands a plan's work out in plan order, and does nothing else: a plain value with no lock,
+/// no thread and no event, which the run's owner (``RunLife``) keeps under its lock.
 ///
-/// Suites are announced (`suiteStarted`) as their first work is taken and the tests of a
-/// parallel entry are started as they are taken, both under the queue's lock, so that every
-/// report sees them in plan order whichever lane takes them. A parallel entry ends
-/// (`suiteEnded`) when its last test does. With `--until-failure`, a parallel entry's next
-/// repetition starts only once every test of the last one has ended, none failing: a lane
-/// with nothing else to take waits for it.
-final class WorkQueue: Sendable {
+/// Each entry (a suite under one waiter) is handed out whole, or, for an entry whose tests
+/// run in parallel (``Suite/runsTestsInParallel(byDefault:)``) when the run has several
+/// lanes, test by test to whichever lane asks next. Taking work says which entries it opened
+/// (their first work was taken), and a parallel entry's last test ending says that the entry
+/// closed, so the owner can announce and end suites. With `--until-failure`, a parallel
+/// entry's next repetition is handed out only once every test of the last one has ended,
+/// none failing: until then a lane with nothing else to take waits.
+struct WorkQueue: Sendable {
+  /// A piece of work for a lane.
+  enum Work: Sendable {
+    /// An entry, run whole and in order by one lane.
+    case entry(Runner.Plan.Entry)
+    /// One test of an entry whose tests run in parallel, with the steps to prepare the
+    /// executor for: that one.
+    case step(Runner.Step, prepare: Runner.Plan.Steps)
+  }
+
+  /// What a lane that asks for work gets.
+  enum Next: Sendable {
+    /// This work.
+    case work(Work)
+    /// Nothing now: a parallel entry's next repetition waits for its running tests.
+    case wait
+    /// Nothing ever: every entry was handed out.
+    case done
+  }
+
   /// An entry whose tests are being handed out one by one.
-  private struct ParallelEntry {
+  private struct ParallelEntry: Sendable {
     let entry: Runner.Plan.Entry
     var repetition = 1
     var steps: Runner.Plan.Steps
@@ -33,31 +40,18 @@ final class WorkQueue: Sendable {
     var hasStepsLeft: Bool { next < steps.endIndex }
   }
 
-  private struct State {
-    /// The next entry of the plan no lane has taken.
-    var nextEntry = 0
-    /// The parallel entries started and not ended, in plan order.
-    var parallel: [ParallelEntry] = []
-  }
-
   private let plan: Runner.Plan
   private let splitsParallelEntries: Bool
-  private let progress: RunProgress
-  private let events: EventSink
-  private let stop: StopRequest?
-  private let state = Mutex(State())
-  /// Held while the state changes in a way that can give a waiting lane work; a lane waits
-  /// on it for such a change.
-  private let changed = NSCondition()
+  /// The next entry of the plan no lane has taken.
+  private var nextEntry = 0
+  /// The parallel entries opened and not closed, in plan order.
+  private var parallel: [ParallelEntry] = []
 
   /// - Parameter splitsParallelEntries: whether the tests of a parallel entry are handed out
   ///   one by one (several lanes); with one lane every entry runs whole.
-  init(plan: Runner.Plan, splitsParallelEntries: Bool, progress: RunProgress, events: EventSink, stop: StopRequest?) {
+  init(plan: Runner.Plan, splitsParallelEntries: Bool) {
     self.plan = plan
     self.splitsParallelEntries = splitsParallelEntries
-    self.progress = progress
-    self.events = events
-    self.stop = stop
   }
 
   /// The most pieces of work that can run at once: lanes beyond it would have nothing to do.
@@ -69,42 +63,30 @@ final class WorkQueue: Sendable {
     splitsParallelEntries && entry.suite.runsTestsInParallel(byDefault: plan.configuration.parallelTests)
   }
 
-  /// The next work, or `nil` when none is left or the run stops. A parallel entry's test is
-  /// started with `start` before it is handed out; when every entry is taken but a parallel
-  /// entry waits for its repetition to end, this waits for it.
-  func next(starting start: (Runner.Step) -> Runner.StartedStep) -> Work? {
-    changed.lock()
-    defer { changed.unlock() }
-    while true {
-      guard stop?.signal == nil else { return nil }
-      let (work, wait) = state.withLock { state -> (Work?, Bool) in
-        if let work = nextStep(&state, starting: start) { return (work, false) }
-        while state.nextEntry < plan.entries.count {
-          let entry = plan.entries[state.nextEntry]
-          state.nextEntry += 1
-          events(.suiteStarted(entry.suiteRun))
-          progress.start(entry.suiteRun)
-          guard splits(entry) else { return (.entry(entry), false) }
-          state.parallel.append(ParallelEntry(entry: entry, steps: plan.steps(of: entry, repetition: 1)))
-          if let work = nextStep(&state, starting: start) { return (work, false) }
-        }
-        return (nil, !state.parallel.isEmpty)
-      }
-      guard work == nil && wait else { return work }
-      changed.wait()
+  /// Takes the next work, and says which entries taking it opened, in plan order.
+  mutating func take() -> (next: Next, opened: [Runner.Plan.Entry]) {
+    var opened: [Runner.Plan.Entry] = []
+    if let step = nextStep() { return (.work(step), opened) }
+    while nextEntry < plan.entries.count {
+      let entry = plan.entries[nextEntry]
+      nextEntry += 1
+      opened.append(entry)
+      guard splits(entry) else { return (.work(.entry(entry)), opened) }
+      parallel.append(ParallelEntry(entry: entry, steps: plan.steps(of: entry, repetition: 1)))
+      if let step = nextStep() { return (.work(step), opened) }
     }
+    return (parallel.isEmpty ? .done : .wait, opened)
   }
 
   /// The next test of the first parallel entry that has one to hand out now.
-  private func nextStep(_ state: inout State, starting start: (Runner.Step) -> Runner.StartedStep) -> Work? {
-    for index in state.parallel.indices {
-      advance(&state.parallel[index])
-      guard state.parallel[index].hasStepsLeft else { continue }
-      let next = state.parallel[index].next
-      let step = state.parallel[index].steps[next]
-      state.parallel[index].next += 1
-      state.parallel[index].running += 1
-      return .step(step, start(step), prepare: state.parallel[index].steps[next..<(next + 1)])
+  private mutating func nextStep() -> Work? {
+    for index in parallel.indices {
+      advance(&parallel[index])
+      guard parallel[index].hasStepsLeft else { continue }
+      let next = parallel[index].next
+      parallel[index].next += 1
+      parallel[index].running += 1
+      return .step(parallel[index].steps[next], prepare: parallel[index].steps[next..<(next + 1)])
     }
     return nil
   }
@@ -119,35 +101,23 @@ final class WorkQueue: Sendable {
     entry.next = 0
   }
 
-  /// Counts a parallel entry's test that ended, and ends the entry when it was its last.
-  func finished(_ step: Runner.Step, with result: TestResult) {
-    changed.lock()
-    defer { changed.unlock() }
-    progress.count(result, in: step.id.suiteRun)
-    state.withLock { state in
-      guard let index = state.parallel.firstIndex(where: { $0.entry.suiteRun == step.id.suiteRun }) else { return }
-      state.parallel[index].running -= 1
-      state.parallel[index].failed = state.parallel[index].failed || result.verdict.isFailure
-      advance(&state.parallel[index])
-      let entry = state.parallel[index]
-      guard entry.running == 0, !entry.hasStepsLeft || stop?.signal != nil else { return }
-      state.parallel.remove(at: index)
-      end(entry.entry)
-    }
-    changed.broadcast()
+  /// Notes that a test handed out alone ended; returns its entry when that closed it (its
+  /// last test ended, or none will start because the run `stopped`).
+  mutating func finished(_ step: Runner.Step, failed: Bool, stopped: Bool) -> Runner.Plan.Entry? {
+    guard let index = parallel.firstIndex(where: { $0.entry.suiteRun == step.id.suiteRun }) else { return nil }
+    parallel[index].running -= 1
+    parallel[index].failed = parallel[index].failed || failed
+    advance(&parallel[index])
+    let entry = parallel[index]
+    guard entry.running == 0, !entry.hasStepsLeft || stopped else { return nil }
+    parallel.remove(at: index)
+    return entry.entry
   }
 
-  /// Ends the parallel entries a stopped run left open (none of their tests runs any more).
-  func endStoppedEntries() {
-    let open = state.withLock { state in
-      defer { state.parallel = [] }
-      return state.parallel
-    }
-    for entry in open { end(entry.entry) }
-  }
-
-  private func end(_ entry: Runner.Plan.Entry) {
-    let (summary, duration) = progress.end(entry.suiteRun)
-    events(.suiteEnded(entry.suiteRun, summary, duration: duration))
+  /// Closes the parallel entries a stopped run left open (none of their tests runs any
+  /// more), in plan order.
+  mutating func closeOpenEntries() -> [Runner.Plan.Entry] {
+    defer { parallel = [] }
+    return parallel.map(\.entry)
   }
 }

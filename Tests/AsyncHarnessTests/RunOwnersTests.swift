@@ -1,0 +1,226 @@
+@testable @_spi(ForToolsIntegrationOnly) import AsyncHarness
+import Synchronization
+import XCTest
+
+/// The owners of a run, each driven directly: the work queue as a plain value (no thread,
+/// no event), the run's owner (suite and run events, counts), and the test's owner
+/// (starts, attempts, retries, verdicts) with an executor that runs no test code.
+final class RunOwnersTests: XCTestCase {
+  // MARK: The work queue
+
+  private func plan(_ suites: [Suite], configure: (inout Configuration) -> Void = { _ in }) throws -> Runner.Plan {
+    var configuration = Configuration()
+    configure(&configuration)
+    return try Runner.Plan(suites: suites, configuration: configuration, registry: .builtIn)
+  }
+
+  private let parallel = Suite("P", .parallel) { Test("p0") { _ in }; Test("p1") { _ in }; Test("p2") { _ in } }
+  private let serial = Suite("S") { Test("s0") { _ in }; Test("s1") { _ in } }
+
+  /// What `take()` gave, as text: `entry S`, `step P/p1#2`, `wait`, `done`, after the
+  /// entries it opened (`+P`).
+  private func take(_ queue: inout WorkQueue) -> String {
+    let (next, opened) = queue.take()
+    let prefix = opened.map { "+\($0.suite.name) " }.joined()
+    switch next {
+    case .work(.entry(let entry)): return prefix + "entry \(entry.suite.name)"
+    case .work(.step(let step, let prepare)):
+      XCTAssertEqual(prepare.map(\.id), [step.id], "a step handed out alone prepares that step only")
+      return prefix + "step \(step.id.suite)/\(step.id.name)#\(step.id.repetition)"
+    case .wait: return prefix + "wait"
+    case .done: return prefix + "done"
+    }
+  }
+
+  private func steps(of queue: Runner.Plan, suite: Int, repetition: Int = 1) -> [Runner.Step] {
+    Array(queue.steps(of: queue.entries[suite], repetition: repetition))
+  }
+
+  func testWithOneLaneEveryEntryIsHandedOutWholeInPlanOrder() throws {
+    var queue = WorkQueue(plan: try plan([parallel, serial]), splitsParallelEntries: false)
+    XCTAssertEqual(queue.mostAtOnce, 2)
+    XCTAssertEqual([take(&queue), take(&queue), take(&queue), take(&queue)], ["+P entry P", "+S entry S", "done", "done"])
+  }
+
+  func testAParallelEntryIsHandedOutTestByTestAndClosesWithItsLastTest() throws {
+    let plan = try plan([parallel, serial])
+    var queue = WorkQueue(plan: plan, splitsParallelEntries: true)
+    XCTAssertEqual(queue.mostAtOnce, .max)
+    XCTAssertEqual([take(&queue), take(&queue), take(&queue), take(&queue), take(&queue)],
+                   ["+P step P/p0#1", "step P/p1#1", "step P/p2#1", "+S entry S", "wait"])
+    let tests = steps(of: plan, suite: 0)
+    XCTAssertNil(queue.finished(tests[2], failed: false, stopped: false))
+    XCTAssertNil(queue.finished(tests[0], failed: true, stopped: false))
+    XCTAssertEqual(take(&queue), "wait")
+    XCTAssertEqual(queue.finished(tests[1], failed: false, stopped: false)?.suite.name, "P")
+    XCTAssertEqual(take(&queue), "done")
+    XCTAssertEqual(queue.closeOpenEntries().count, 0)
+  }
+
+  func testRepetitionsOfAParallelEntryFollowEachOtherAndUntilFailureWaitsForTheLastOne() throws {
+    let plan = try plan([Suite("P", .parallel) { Test("a") { _ in }; Test("b") { _ in } }]) {
+      $0.repetitions = 3
+      $0.untilFailure = true
+    }
+    var queue = WorkQueue(plan: plan, splitsParallelEntries: true)
+    XCTAssertEqual([take(&queue), take(&queue), take(&queue)], ["+P step P/a#1", "step P/b#1", "wait"])
+    let first = steps(of: plan, suite: 0, repetition: 1)
+    XCTAssertNil(queue.finished(first[0], failed: false, stopped: false))
+    XCTAssertEqual(take(&queue), "wait", "the next repetition waits for b")
+    XCTAssertNil(queue.finished(first[1], failed: false, stopped: false))
+    XCTAssertEqual([take(&queue), take(&queue)], ["step P/a#2", "step P/b#2"])
+    let second = steps(of: plan, suite: 0, repetition: 2)
+    XCTAssertNil(queue.finished(second[0], failed: true, stopped: false))
+    XCTAssertEqual(queue.finished(second[1], failed: false, stopped: false)?.suite.name, "P",
+                   "a failing repetition ends the entry under --until-failure")
+    XCTAssertEqual(take(&queue), "done")
+  }
+
+  func testAStopClosesAParallelEntryWhenItsRunningTestsEndOrLeavesItForTheEnd() throws {
+    let plan = try plan([parallel])
+    var queue = WorkQueue(plan: plan, splitsParallelEntries: true)
+    XCTAssertEqual([take(&queue), take(&queue)], ["+P step P/p0#1", "step P/p1#1"])
+    let tests = steps(of: plan, suite: 0)
+    XCTAssertNil(queue.finished(tests[0], failed: false, stopped: true), "p1 still runs")
+    XCTAssertEqual(queue.finished(tests[1], failed: false, stopped: true)?.suite.name, "P")
+    XCTAssertEqual(queue.closeOpenEntries().count, 0)
+
+    var untouched = WorkQueue(plan: plan, splitsParallelEntries: true)
+    XCTAssertEqual(take(&untouched), "+P step P/p0#1")
+    XCTAssertNil(untouched.finished(tests[0], failed: false, stopped: false), "p1 and p2 are left")
+    XCTAssertEqual(untouched.closeOpenEntries().map(\.suite.name), ["P"])
+  }
+
+  // MARK: The run's owner
+
+  func testTheRunsOwnerAnnouncesSuitesAsTakenAndCountsWhatEnded() throws {
+    let recorder = EventRecorder()
+    let channel = ReportingChannel([recorder])
+    let plan = try plan([parallel, serial])
+    let run = RunLife(queue: WorkQueue(plan: plan, splitsParallelEntries: true), channel: channel, stop: nil)
+    let tests = TestLife(rules: rules(), events: channel.sink)
+    run.begin(RunInfo())
+    var handed: [Runner.Step] = []
+    while handed.count < 3, case .step(let step, _, _)? = run.next(startingWith: tests) { handed.append(step) }
+    guard case .entry(let entry)? = run.next(startingWith: tests) else { return XCTFail("S is handed out whole") }
+    for (index, step) in handed.enumerated() {
+      run.ended(step, with: TestResult(verdict: index == 1 ? .failed : .passed))
+    }
+    for step in steps(of: plan, suite: 1) { run.ended(step, with: TestResult(verdict: .passed)) }
+    run.ended(entry)
+    XCTAssertNil(run.next(startingWith: tests))
+    let total = run.end()
+    XCTAssertEqual([total.passed, total.failed], [4, 1])
+    XCTAssertEqual(recorder.events.map(\.outline), [
+      "runStarted", "suiteStarted P", "testStarted p0", "testStarted p1", "testStarted p2", "suiteStarted S",
+      "suiteEnded P 2/1", "suiteEnded S 2/0", "runEnded 4/1",
+    ])
+  }
+
+  // MARK: The test's owner
+
+  private func rules(stop: StopRequest? = nil) -> TestLife.Rules {
+    TestLife.Rules(slow: nil, watchesHangs: false, hangGrace: nil, stop: stop, replaying: nil, hung: { _, _ in })
+  }
+
+  /// Fails the first `failing` attempts of every test, then passes; counts its runs.
+  private final class FailingFirst: TestExecutor {
+    let failing: Int
+    let runs = Mutex(0)
+    init(failing: Int) { self.failing = failing }
+
+    func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
+      runs.withLock { $0 += 1 }
+      if step.id.attempt <= failing {
+        events(.issueRecorded(step.id, Issue(kind: .expectationFailed, message: "attempt \(step.id.attempt) fails")))
+      }
+      return .returned(duration: 0)
+    }
+  }
+
+  func testTheTestsOwnerRetriesAFailingAttemptAndCallsALatePassFlaky() throws {
+    let recorder = EventRecorder()
+    let step = try XCTUnwrap(steps(of: plan([Suite("R") { Test("r", .retries(2)) { _ in } }]), suite: 0).first)
+    let executor = FailingFirst(failing: 1)
+    let life = TestLife(rules: rules(), events: EventSink { recorder.handle($0) })
+    let result = life.finish(life.start(step), with: executor)
+    XCTAssertEqual(result.verdict, .flaky)
+    XCTAssertEqual(executor.runs.withLock { $0 }, 2)
+    XCTAssertEqual(recorder.events.map(\.outline), [
+      "testStarted r", "issueRecorded attempt 1 fails", "testEnded r failed, retried", "testStarted r",
+      "testEnded r flaky",
+    ])
+  }
+
+  func testTheTestsOwnerStopsRetryingWhenTheRunStopsOrRetriesRunOut() throws {
+    let step = try XCTUnwrap(steps(of: plan([Suite("R") { Test("r", .retries(1)) { _ in } }]), suite: 0).first)
+    let outOfRetries = FailingFirst(failing: 5)
+    let life = TestLife(rules: rules(), events: EventSink { _ in })
+    XCTAssertEqual(life.finish(life.start(step), with: outOfRetries).verdict, .failed)
+    XCTAssertEqual(outOfRetries.runs.withLock { $0 }, 2)
+
+    let stop = StopRequest()
+    stop.request(signal: SIGINT)
+    let stopped = FailingFirst(failing: 5)
+    let stoppedLife = TestLife(rules: rules(stop: stop), events: EventSink { _ in })
+    let result = stoppedLife.finish(stoppedLife.start(step), with: stopped)
+    XCTAssertEqual([result.verdict == .failed, result.willRetry], [true, false])
+    XCTAssertEqual(stopped.runs.withLock { $0 }, 1)
+  }
+
+  func testASkippedTestIsReportedWholeAndNeverReachesTheExecutor() throws {
+    let recorder = EventRecorder()
+    let step = try XCTUnwrap(steps(of: plan([Suite("K") { Test("k", .skip("not today")) { _ in } }]), suite: 0).first)
+    let executor = FailingFirst(failing: 0)
+    let life = TestLife(rules: rules(), events: EventSink { recorder.handle($0) })
+    XCTAssertEqual(life.finish(life.start(step), with: executor), TestResult(verdict: .skipped, reason: "not today"))
+    XCTAssertEqual(executor.runs.withLock { $0 }, 0)
+    XCTAssertEqual(recorder.events.map(\.outline), ["testStarted k", "testEnded k skipped"])
+  }
+
+  func testAnAttemptThatDidNotReturnErrorsWithTheIssueThatSaysWhy() throws {
+    struct Crashing: TestExecutor {
+      func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd { .couldNotStart(reason: "no worker") }
+    }
+    let recorder = EventRecorder()
+    let step = try XCTUnwrap(steps(of: plan([Suite("C") { Test("c", .knownIssue("flaky disk")) { _ in } }]), suite: 0).first)
+    let life = TestLife(rules: rules(), events: EventSink { recorder.handle($0) })
+    let result = life.finish(life.start(step), with: Crashing())
+    XCTAssertEqual(result.verdict, .errored, "a known issue does not cover an attempt that never returned")
+    XCTAssertEqual(result.issues.map(\.message), ["no worker"])
+    XCTAssertEqual(recorder.events.map(\.outline), ["testStarted c", "issueRecorded no worker", "testEnded c errored"])
+  }
+
+  // MARK: Judging
+
+  func testJudgingFollowsTheFailingIssuesAndTheKnownIssue() {
+    let failure = Issue(kind: .expectationFailed, message: "no")
+    let thrown = Issue(kind: .errorThrown, message: "threw")
+    let warning = Issue(kind: .warning, message: "hm")
+    XCTAssertEqual(TestResult(judging: [warning], knownIssue: nil).verdict, .passed)
+    XCTAssertEqual(TestResult(judging: [warning, failure], knownIssue: nil).verdict, .failed)
+    XCTAssertEqual(TestResult(judging: [failure, thrown], knownIssue: nil).verdict, .errored)
+    XCTAssertEqual(TestResult(judging: [thrown], knownIssue: "bug 12"),
+                   TestResult(verdict: .knownIssue, reason: "bug 12", issues: [thrown]))
+    let here = SourceLocation(fileID: "M/T.swift", filePath: "/T.swift", line: 3, column: 1)
+    let missing = TestResult(judging: [warning], knownIssue: "bug 12", at: here)
+    XCTAssertEqual(missing.verdict, .failed)
+    XCTAssertEqual(missing.issues.last?.description, "Known issue did not occur: bug 12 (M/T.swift:3)")
+  }
+}
+
+extension Event {
+  /// The event in a few words, for comparing sequences.
+  fileprivate var outline: String {
+    switch kind {
+    case .runStarted: "runStarted"
+    case .suiteStarted(let run): "suiteStarted \(run.suite)"
+    case .suiteEnded(let run, let summary, _): "suiteEnded \(run.suite) \(summary.passed)/\(summary.failed)"
+    case .runEnded(let summary, _): "runEnded \(summary.passed)/\(summary.failed)"
+    case .testStarted(let test): "testStarted \(test.name)"
+    case .testEnded(let test, let result, _): "testEnded \(test.name) \(result.verdict)" + (result.willRetry ? ", retried" : "")
+    case .issueRecorded(_, let issue): "issueRecorded \(issue.message)"
+    default: "\(kind)"
+    }
+  }
+}
