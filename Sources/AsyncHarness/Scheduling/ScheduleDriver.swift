@@ -20,7 +20,7 @@ import Synchronization
 /// quiet period (it blocks on a semaphore, waiting for work the schedule would run next) makes
 /// the schedule give Swift concurrency back to the platform's executors
 /// (``Scheduler/abandonCapture(blockedBy:for:)``), so such code runs on as it would anywhere.
-final class ScheduleDriver: Sendable {
+final class ScheduleDriver: ScheduleDriving {
   /// A wait of scheduled code.
   private struct Wait {
     let condition: WaitCondition
@@ -78,7 +78,7 @@ final class ScheduleDriver: Sendable {
     let isFinished = finished.isDone
     // The code's end wakes the driver: once a blocking job gave Swift concurrency back, the
     // code ends on Swift's own executors, and nothing arrives in the schedule to wake it.
-    finished.onWake { [self] in state.withLock { $0.wake }?() }
+    finished.onWake { [self] in wake() }
     let outcome = Mutex<Outcome?>(nil)
     let ended = WaitCondition(summary: "the schedule's drive") { outcome.withLock { $0 != nil } }
     let thread = Thread { [self] in
@@ -94,7 +94,7 @@ final class ScheduleDriver: Sendable {
       if !ended.isDone(), let blocked = scheduler.itemBlockingTheDriver(longerThan: quietPeriod) {
         scheduler.abandonCapture(blockedBy: Self.describe(blocked.label), for: blocked.duration)
         state.withLock { $0.warnedOfOutsideWork = true }
-        state.withLock { $0.wake }?()
+        wake()
       }
     }
     // At the deadline the driver stops after the job it is running: wait that long (up to a
@@ -115,11 +115,9 @@ final class ScheduleDriver: Sendable {
   private func drive(until deadline: ContinuousClock.Instant, isFinished: () -> Bool, start: () -> Void) -> Outcome {
     let spot = ParkingSpot(pollsOften: false)
     state.withLock { $0.wake = { spot.wake() } }
-    let arrivalKey = scheduler.wakeOnArrival { spot.wake() }
     scheduler.drive(with: self)
     defer {
       scheduler.drive(with: nil)
-      scheduler.stopWaking(arrivalKey)
       state.withLock { $0.wake = nil }
     }
     start()
@@ -159,6 +157,12 @@ final class ScheduleDriver: Sendable {
     return scheduler.submissions == submissions && !isFinished() && !anyWaitDone()
   }
 
+  /// Wakes the driver's thread, parked while nothing was runnable, to look again: work
+  /// arrived in the schedule, a wait's condition or the code's end may be done.
+  func wake() {
+    state.withLock { $0.wake }?()
+  }
+
   private func anyWaitDone() -> Bool {
     state.withLock { $0.waits }.contains { $0.condition.isDone() }
   }
@@ -195,7 +199,7 @@ final class ScheduleDriver: Sendable {
                                 outsideArrivals: outsideArrivals, resume: { continuation.resume() }))
         return state.wake
       }
-      condition.onWake { [weak self] in self?.state.withLock { $0.wake }?() }
+      condition.onWake { [weak self] in self?.wake() }
       wake?()
     }
   }

@@ -68,7 +68,7 @@ public struct ScheduledQueues: TestQueues {
     let scheduler = Scheduler(schedule: schedule, record: setup.record)
     self.scheduler = scheduler
     issues = setup.issues
-    main = ScheduledQueue(identity: .main, index: Scheduler.mainQueue, scheduler: scheduler, issues: setup.issues)
+    main = ScheduledQueue(identity: .main, index: ScheduleRunQueues.mainQueue, scheduler: scheduler, issues: setup.issues)
     clock = VirtualClock(scheduler: scheduler, record: setup.record)
     setup.whenTestEnds { scheduler.end() }
   }

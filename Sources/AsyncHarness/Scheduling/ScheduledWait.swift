@@ -51,7 +51,7 @@ struct ScheduledWait {
   /// What the loop does next.
   private enum Action {
     case finish
-    case run(Scheduler.Item)
+    case run(ScheduleRunQueues.Item)
     case idle(until: ContinuousClock.Instant, then: WhenQuiet, submissions: UInt64)
   }
 
@@ -132,7 +132,7 @@ struct ScheduledWait {
   /// Where the loop stops to let its caller act in its own way (block or suspend).
   private enum Pause {
     /// Run this item of the main queue on the main thread (the caller is not on it).
-    case runOnMainThread(Scheduler.Item)
+    case runOnMainThread(ScheduleRunQueues.Item)
     /// Sleep until this instant, or until woken.
     case sleep(until: ContinuousClock.Instant)
   }
