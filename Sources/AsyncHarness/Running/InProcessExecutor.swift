@@ -47,14 +47,14 @@ import Synchronization
     let record = TestRecord(id: step.id, events: events)
     let context = TestContext(record: record, waiter: step.waiter, defaultTimeout: step.defaultTimeout,
                               timeLimit: step.timeLimit, schedule: step.schedule, jitter: step.jitter)
+    let scope = step.waiter.scope(for: context)
     capture?.begin()
     TestRecord.$current.withValue(record) {
-      TestRecord.$body.withValue(record) { executeUnderItsSchedule(step.test, in: step.suite, with: context) }
+      TestRecord.$body.withValue(record) { execute(step.test, in: step.suite, with: context, scope: scope) }
     }
     capture?.end { record.capture($0) }
     record.end()
-    return .returned(duration: start.duration(to: .now).timeInterval,
-                     trace: (context.queues as? ScheduledQueues)?.scheduler.trace)
+    return .returned(duration: start.duration(to: .now).timeInterval, trace: scope?.trace)
   }
 
   /// Stops capturing output.
@@ -62,28 +62,17 @@ import Synchronization
     capture?.finish()
   }
 
-  /// Runs the test; with a schedule (the scheduled strategy) and on the main thread, where
-  /// main-actor jobs can run, its `async` code runs as a task of the schedule
-  /// (``ScheduleDriver``).
-  private func executeUnderItsSchedule(_ test: Test, in suite: Suite, with context: TestContext) {
-    guard let scheduler = (context.queues as? ScheduledQueues)?.scheduler, Thread.isMainThread else {
-      return execute(test, in: suite, with: context, driver: nil)
-    }
-    let quietPeriod = (context.waiter as? ScheduledWaiter)?.quietPeriod ?? ScheduledWaiter().quietPeriod
-    execute(test, in: suite, with: context, driver: ScheduleDriver(scheduler: scheduler, quietPeriod: quietPeriod))
-  }
-
   /// Runs the set-up, the body, the teardown blocks (last registered first) and the tear-down;
   /// then, when the body ran to its end, fails the test for expectations it never waited for.
-  /// With a `driver`, `async` code runs as a task of the test's schedule.
-  private func execute(_ test: Test, in suite: Suite, with context: TestContext, driver: ScheduleDriver?) {
+  /// Its `async` code runs in the strategy's `scope`, when it has one.
+  private func execute(_ test: Test, in suite: Suite, with context: TestContext, scope: (any WaiterScope)?) {
     let completed = capture(at: test.sourceLocation, in: context) {
       try suite.setUp?(context)
       switch test.body {
       case .blocking(let body):
         try body(context)
       case .async(let body):
-        try runToCompletion(at: test.sourceLocation, in: context, driver: driver) { try await body(context) }
+        try runToCompletion(at: test.sourceLocation, in: context, scope: scope) { try await body(context) }
       }
     }
     for teardown in context.takeTeardowns() {
@@ -91,7 +80,7 @@ import Synchronization
       case .blocking(let block, let location):
         capture(at: location, in: context, block)
       case .async(let block, let location):
-        capture(at: location, in: context) { try runToCompletion(at: location, in: context, driver: driver, block) }
+        capture(at: location, in: context) { try runToCompletion(at: location, in: context, scope: scope, block) }
       }
     }
     capture(at: test.sourceLocation, in: context) { try suite.tearDown?(context) }
@@ -99,10 +88,10 @@ import Synchronization
   }
 
   /// Runs an `async` body in a task, turning the main run loop (or parking this thread)
-  /// until it finishes, or, with a `driver`, driving its schedule; rethrows what it threw.
-  /// At the test's time limit it records the limit, cancels the task and throws
-  /// ``TestStopped``; so it does when the driver finds the body stuck, recording that.
-  private func runToCompletion(at location: SourceLocation, in context: TestContext, driver: ScheduleDriver?,
+  /// until it finishes, or has the strategy's `scope` run it; rethrows what it threw. At the
+  /// test's time limit it records the limit, cancels the task and throws ``TestStopped``; so
+  /// it does when the scope finds the body stuck, recording why.
+  private func runToCompletion(at location: SourceLocation, in context: TestContext, scope: (any WaiterScope)?,
                                _ body: @escaping @Sendable () async throws -> Void) throws {
     let outcome = BodyOutcome()
     let finished = WaitCondition(summary: "the async test body", sourceLocation: location,
@@ -123,20 +112,17 @@ import Synchronization
       }
     }
     let deadline = context.timeLimit?.deadline ?? ContinuousClock().now.advanced(by: .seconds(365 * 24 * 3600))
-    let task: Task<Void, Never>?
-    if let driver, ConcurrencyCapture.begin(for: driver.scheduler) {
-      let started = Mutex<Task<Void, Never>?>(nil)
-      let drive = driver.run(until: deadline, finished: finished) { started.withLock { $0 = start() } }
-      driver.scheduler.returnLeftoverJobs()
-      task = started.withLock { $0 }
-      if case .stuck(let virtualTime) = drive {
-        task?.cancel()
-        context.record(Issue(kind: .deadlock, message: Self.stuckMessage(at: virtualTime, quietPeriod: driver.quietPeriod), sourceLocation: location))
-        throw TestStopped()
-      }
-    } else {
-      task = start()
-      ExpectationWaiter().block(on: finished, until: deadline)
+    let started = Mutex<Task<Void, Never>?>(nil)
+    let run = scope?.runAsyncCode(until: deadline, finished: finished) { started.withLock { $0 = start() } } ?? .declined
+    if run == .declined {
+      started.withLock { $0 = start() }
+      finished.blockParked(deadline: deadline)
+    }
+    let task = started.withLock { $0 }
+    if case .stuck(let issue) = run {
+      task?.cancel()
+      context.record(issue)
+      throw TestStopped()
     }
     guard let result = outcome.result else {
       task?.cancel()
@@ -144,11 +130,6 @@ import Synchronization
       throw TestStopped()
     }
     try result.get()
-  }
-
-  /// What a test says when its scheduled `async` code is suspended on what nothing can resume.
-  static func stuckMessage(at virtualTime: Duration, quietPeriod: Duration) -> String {
-    "The async code is suspended and nothing can resume it: no job of the schedule is runnable or due, no harness wait is pending, and no work arrived from outside the schedule in a quiet period of \(quietPeriod.secondsDescription) seconds; it awaits something nobody will do (a continuation never resumed, a stream never finished, a task that is never cancelled); stopped at \(virtualTime.secondsDescription) seconds of virtual time"
   }
 
   /// Runs `work`, recording what it throws; returns whether it ran to its end.

@@ -57,6 +57,14 @@ public struct ScheduledWaiter: Waiter {
     ScheduledQueues(for: test, schedule: test.schedule ?? defaultSchedule)
   }
 
+  /// The test's schedule as its scope: on the main thread its `async` code runs as a task
+  /// of the schedule, and the steps it took become its trace.
+  /// - Parameter context: the test's context, whose queues this strategy made.
+  public func scope(for context: TestContext) -> (any WaiterScope)? {
+    guard let scheduler = (context.queues as? ScheduledQueues)?.scheduler else { return nil }
+    return ScheduleScope(scheduler: scheduler, quietPeriod: quietPeriod)
+  }
+
   /// Blocks the calling thread until `condition` is done or `deadline` passes.
   /// - Parameters:
   ///   - condition: What the wait waits for.

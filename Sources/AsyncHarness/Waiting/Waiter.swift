@@ -28,6 +28,12 @@ public protocol Waiter: Sendable {
   func block(on condition: WaitCondition, until deadline: ContinuousClock.Instant)
   /// Suspends the calling task until the condition is done or the deadline passes.
   func suspend(on condition: WaitCondition, until deadline: ContinuousClock.Instant) async
+
+  /// The scope a test's code runs in under this strategy, when the strategy runs the
+  /// test's `async` code itself (as the scheduled strategy does, on its schedule); `nil`
+  /// by default, and the code runs on Swift's own executors.
+  /// - Parameter context: the test's context, with the queues ``makeQueues(for:)`` made.
+  func scope(for context: TestContext) -> (any WaiterScope)?
 }
 
 extension Waiter {
@@ -43,6 +49,10 @@ extension Waiter {
   public func suspend(on condition: WaitCondition, until deadline: ContinuousClock.Instant) async {
     await condition.suspendUntilDone(deadline: deadline)
   }
+
+  /// No scope: the test's `async` code runs on Swift's own executors.
+  /// - Parameter context: the test's context.
+  public func scope(for context: TestContext) -> (any WaiterScope)? { nil }
 }
 
 extension WaitCondition {
