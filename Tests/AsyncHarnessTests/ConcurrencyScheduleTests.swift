@@ -271,6 +271,26 @@ final class ConcurrencyScheduleTests: XCTestCase {
                    "the yielding task's next job goes back to Swift's executors")
   }
 
+  /// Once work from outside the schedule took part, the driver can no longer tell a stuck
+  /// body from one waiting for that work: a body that then awaits what nothing resumes ends
+  /// at its time limit, cancelled, instead of never.
+  func testABodyWaitingOnNothingAfterOutsideWorkEndsAtItsTimeLimit() throws {
+    let result = try onlyResult(of: [Suite("Limits") {
+      Test("waits forever after outside work") { _ async throws in
+        await withCheckedContinuation { continuation in
+          DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { continuation.resume() }
+        }
+        let never = AsyncStream<Int> { _ in }
+        for await _ in never {}
+      }
+    }]) {
+      $0.waiters = .named("scheduled")
+      $0.timeLimit = .milliseconds(300)
+    }
+    XCTAssertEqual(result.verdict, .errored)
+    XCTAssertEqual(result.issues.filter(\.isFailure).map(\.kind), [.timeLimitExceeded])
+  }
+
   func testWorkFromOutsideTheScheduleIsNamedWithTheStepItArrivedBefore() throws {
     let line = #line + 1
     let result = try scheduled(resumedFromOutside(afterYields: 0))

@@ -143,7 +143,7 @@ final class RunOwnersTests: XCTestCase {
     let step = try XCTUnwrap(steps(of: plan([Suite("R") { Test("r", .retries(2)) { _ in } }]), suite: 0).first)
     let executor = FailingFirst(failing: 1)
     let life = TestLife(rules: rules(), events: EventSink { recorder.handle($0) })
-    let result = life.finish(life.start(step), with: executor)
+    let result = life.runAttempts(of: life.start(step), with: executor)
     XCTAssertEqual(result.verdict, .flaky)
     XCTAssertEqual(executor.runs.withLock { $0 }, 2)
     XCTAssertEqual(recorder.events.map(\.outline), [
@@ -156,14 +156,14 @@ final class RunOwnersTests: XCTestCase {
     let step = try XCTUnwrap(steps(of: plan([Suite("R") { Test("r", .retries(1)) { _ in } }]), suite: 0).first)
     let outOfRetries = FailingFirst(failing: 5)
     let life = TestLife(rules: rules(), events: EventSink { _ in })
-    XCTAssertEqual(life.finish(life.start(step), with: outOfRetries).verdict, .failed)
+    XCTAssertEqual(life.runAttempts(of: life.start(step), with: outOfRetries).verdict, .failed)
     XCTAssertEqual(outOfRetries.runs.withLock { $0 }, 2)
 
     let stop = StopRequest()
     stop.request(signal: SIGINT)
     let stopped = FailingFirst(failing: 5)
     let stoppedLife = TestLife(rules: rules(stop: stop), events: EventSink { _ in })
-    let result = stoppedLife.finish(stoppedLife.start(step), with: stopped)
+    let result = stoppedLife.runAttempts(of: stoppedLife.start(step), with: stopped)
     XCTAssertEqual([result.verdict == .failed, result.willRetry], [true, false])
     XCTAssertEqual(stopped.runs.withLock { $0 }, 1)
   }
@@ -173,7 +173,7 @@ final class RunOwnersTests: XCTestCase {
     let step = try XCTUnwrap(steps(of: plan([Suite("K") { Test("k", .skip("not today")) { _ in } }]), suite: 0).first)
     let executor = FailingFirst(failing: 0)
     let life = TestLife(rules: rules(), events: EventSink { recorder.handle($0) })
-    XCTAssertEqual(life.finish(life.start(step), with: executor), TestResult(verdict: .skipped, reason: "not today"))
+    XCTAssertEqual(life.runAttempts(of: life.start(step), with: executor), TestResult(verdict: .skipped, reason: "not today"))
     XCTAssertEqual(executor.runs.withLock { $0 }, 0)
     XCTAssertEqual(recorder.events.map(\.outline), ["testStarted k", "testEnded k skipped"])
   }
@@ -185,7 +185,7 @@ final class RunOwnersTests: XCTestCase {
     let recorder = EventRecorder()
     let step = try XCTUnwrap(steps(of: plan([Suite("C") { Test("c", .knownIssue("flaky disk")) { _ in } }]), suite: 0).first)
     let life = TestLife(rules: rules(), events: EventSink { recorder.handle($0) })
-    let result = life.finish(life.start(step), with: Crashing())
+    let result = life.runAttempts(of: life.start(step), with: Crashing())
     XCTAssertEqual(result.verdict, .errored, "a known issue does not cover an attempt that never returned")
     XCTAssertEqual(result.issues.map(\.message), ["no worker"])
     XCTAssertEqual(recorder.events.map(\.outline), ["testStarted c", "issueRecorded no worker", "testEnded c errored"])

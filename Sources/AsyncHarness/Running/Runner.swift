@@ -169,7 +169,7 @@ public final class Runner: Sendable {
         try run(entry, in: lane, executor: executor)
       case .step(let step, let started, let prepare):
         executor.prepare(prepare)
-        lane.run.ended(step, with: lane.tests.finish(started, with: executor))
+        lane.run.ended(step, with: lane.tests.runAttempts(of: started, with: executor))
       }
     }
   }
@@ -184,7 +184,7 @@ public final class Runner: Sendable {
       for step in steps {
         guard stop?.signal == nil else { break repetitions }
         try lane.channel.checkReporters()
-        let result = lane.tests.finish(lane.tests.start(step), with: executor)
+        let result = lane.tests.runAttempts(of: lane.tests.start(step), with: executor)
         lane.run.ended(step, with: result)
         failed = failed || result.verdict.isFailure
       }

@@ -9,7 +9,7 @@ import Synchronization
 /// streams what it records, and returns an ``AttemptEnd``.
 ///
 /// A test starts in two steps so that the run's owner can start tests in plan order under
-/// its own lock (``start(_:)``) while lanes run them later (``finish(_:with:)``).
+/// its own lock (``start(_:)``) while lanes run them later (``runAttempts(of:with:)``).
 struct TestLife: Sendable {
   /// What every attempt of a run is watched and judged under.
   struct Rules: Sendable {
@@ -54,7 +54,7 @@ struct TestLife: Sendable {
 
   /// Runs a started test to its last attempt with `executor` and returns that attempt's
   /// result: a failing attempt runs again while retries are left.
-  func finish(_ started: Started, with executor: any TestExecutor) -> TestResult {
+  func runAttempts(of started: Started, with executor: any TestExecutor) -> TestResult {
     guard case .running(var attempt) = started else {
       if case .skipped(let result) = started { return result }
       preconditionFailure("a started test is skipped or running")
