@@ -99,7 +99,7 @@ public enum HarnessMain {
         + "  See '\(HarnessOptions.executableName) --help' for more information.\n")
       return 2
     }
-    for warning in UniqueNames.warnings(for: suites) { errors("warning: \(warning)\n") }
+    for warning in DeclaredNameNumbering.warnings(for: suites) { errors("warning: \(warning)\n") }
     do {
       options.adopt(bazel, hasJUnit: junit != nil)
       var configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)
