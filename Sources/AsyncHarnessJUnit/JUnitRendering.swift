@@ -35,7 +35,7 @@ extension JUnitReport {
       if let run { try property("repetitions", String(run.repetitions), to: writer) }
       try property("harnessVersion", run?.harnessVersion ?? AsyncHarnessVersion.current, to: writer)
       try writer.endElement()
-      var names = UniqueNames(reserving: reserved)
+      var names = ReportNameSuffixer(reserving: reserved)
       reserved = []
       var first = true
       try suite.forEachCase(naming: testName) { testCase in

@@ -18,7 +18,7 @@ final class JUnitReport {
   /// those that ended: with `--workers N`, several run at once, their events interleave, and
   /// one that ends before a suite started earlier waits for it.
   private var open: [(run: SuiteRun, suite: OpenSuite, duration: Double?)] = []
-  private var suiteNames = UniqueNames()
+  private var suiteNames = ReportNameSuffixer()
   /// The time of the suites written so far: the report's time when the run's is unknown.
   var suitesTime = 0.0
   private var runTime: Double?
