@@ -155,7 +155,7 @@ private struct Merger {
   let duplicates: JUnitDuplicates
   private var pending: [XMLText: [ParsedElement]] = [:]
   private var remaining: [Identity: Int]
-  private var names: [XMLText: UniqueNames] = [:]
+  private var names: [XMLText: ReportNameSuffixer] = [:]
 
   init(survey: Survey, duplicates: JUnitDuplicates) {
     self.survey = survey
@@ -163,7 +163,7 @@ private struct Merger {
     remaining = survey.occurrences.mapValues(\.count)
     if duplicates == .rename {
       let byClassname = Dictionary(grouping: survey.order, by: \.classname)
-      names = byClassname.mapValues { UniqueNames(reserving: $0.map(\.name)) }
+      names = byClassname.mapValues { ReportNameSuffixer(reserving: $0.map(\.name)) }
     }
   }
 
@@ -190,7 +190,7 @@ private struct Merger {
     case .keepLast:
       return remaining[identity] == 0 ? named(testCase, identity.name) : nil
     case .rename:
-      return named(testCase, names[identity.classname, default: UniqueNames()].claim(identity.name))
+      return named(testCase, names[identity.classname, default: ReportNameSuffixer()].claim(identity.name))
     }
   }
 

@@ -60,7 +60,7 @@ public struct Suite: Sendable {
     self.tearDown = tearDown
     self.traits = traits
     let tests = tests()
-    self.tests = zip(tests.indices, UniqueNames.make(tests.map(\.name))).map { index, name in
+    self.tests = zip(tests.indices, DeclaredNameNumbering.make(tests.map(\.name))).map { index, name in
       var test = tests[index]
       test.index = index
       test.name = name

@@ -3,7 +3,7 @@
 /// tests of a suite (or two suites of a run) may be declared with one name, as a `for` loop
 /// whose labels repeat does; each then has a name of its own in every event and report, in
 /// `--list`, `--only` and `--shard`, the same in every process that builds the suites.
-enum UniqueNames {
+enum DeclaredNameNumbering {
   /// `names`, each made unique among those before it.
   static func make(_ names: [String]) -> [String] {
     var taken = Set<String>()
@@ -57,9 +57,9 @@ enum UniqueNames {
 }
 
 extension Suite {
-  /// `suites`, each named uniquely (``UniqueNames``).
+  /// `suites`, each named uniquely (``DeclaredNameNumbering``).
   static func uniquelyNamed(_ suites: [Suite]) -> [Suite] {
-    zip(suites, UniqueNames.make(suites.map(\.name))).map { suite, name in
+    zip(suites, DeclaredNameNumbering.make(suites.map(\.name))).map { suite, name in
       var suite = suite
       suite.name = name
       return suite

@@ -9,7 +9,7 @@
 ///
 /// The reserved names are looked up only when renaming, so they become a set only then: a
 /// suite without duplicates (the usual one) never hashes them.
-struct UniqueNames {
+struct ReportNameSuffixer {
   private var used: Set<XMLText> = []
   private var reserving: [XMLText]
   private var reserved: Set<XMLText>?

@@ -1,0 +1,203 @@
+import ArgumentParser
+import Foundation
+
+/// A command-line mistake, reported with exit status 2.
+struct UsageError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// The flags of a suites executable. A command only so that its help and usage name the
+/// executable (`USAGE: LoaderSuites …`); ``HarnessMain`` runs it.
+struct HarnessOptions: ParsableCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: executableName,
+      abstract: "Runs AsyncHarness suites.",
+      usage: synopsis,
+      discussion: "Exit status: 0 when every test passed, 1 when a test failed, 2 for a usage error (including a selection with no test, unless --allow-empty).")
+  }
+
+  /// The name the process was started with, without its directories.
+  static var executableName: String {
+    URL(fileURLWithPath: CommandLine.arguments.first ?? "harness").lastPathComponent
+  }
+
+  /// The options whose seed may be left out: a random one is then used, and printed.
+  static let optionalSeedFlags = ["--shuffle", "--jitter"]
+
+  /// Shows the seed of `--shuffle` and `--jitter` as optional, as the README does:
+  /// ArgumentParser has no notation for an option whose value may be left out
+  /// (``expandingOptionalSeeds(_:)`` fills it in).
+  static func showingOptionalSeed(_ text: String) -> String {
+    optionalSeedFlags.reduce(text) { text, flag in
+      text.replacingOccurrences(of: "[\(flag) <seed>]", with: "[\(flag) [<seed>]]")
+        .replacingOccurrences(of: "  \(flag) <seed>  ", with: "  \(flag) [<seed>]")
+    }
+  }
+
+  @Option(help: ArgumentHelp("The waiter strategy for every suite, or all for the matrix.", valueName: "name|all"))
+  var waiter: String?
+
+  @Option(help: ArgumentHelp("Run only tests whose Suite/test path contains this text, or tag:NAME (repeatable).", valueName: "text"))
+  var filter: [String] = []
+
+  @Flag(help: "List the selected tests' IDs (Suite/test, one a line) and exit.")
+  var list = false
+
+  @Flag(help: "Accept a selection with no test as an empty, passing run (by default it is an error).")
+  var allowEmpty = false
+
+  @Option(name: .customLong("repeat"), help: ArgumentHelp("Run each test N times.", valueName: "N"))
+  var repetitions = 1
+
+  @Flag(help: "With --repeat, stop after the first repetition that fails.")
+  var untilFailure = false
+
+  @Option(help: ArgumentHelp("Run a test that fails or errors again, up to N more times; one that then passes is flaky.", valueName: "N"))
+  var retries = 0
+
+  @Flag(help: "Fail the run (exit status 1) when a test was flaky: failed, then passed on a retry.")
+  var failOnFlaky = false
+
+  @Option(help: ArgumentHelp("Shuffle tests within each suite; without a seed, a random one is printed.", valueName: "seed"))
+  var shuffle: UInt64?
+
+  @Option(help: ArgumentHelp("Write the event stream as JSON Lines to this file.", valueName: "path"))
+  var json: String?
+
+  @Option(help: ArgumentHelp("Write a JUnit XML report to this file.", valueName: "path"))
+  var junit: String?
+
+  @Option(help: ArgumentHelp("With --junit: the profile, standard (the default) or github (adds file and line attributes).", valueName: "name"))
+  var junitProfile: String?
+
+  @Option(help: ArgumentHelp("The timeout in seconds of waits that pass none (default 1).", valueName: "seconds"))
+  var timeout: Double?
+
+  @Option(help: ArgumentHelp("The longest a test may run, in seconds (default: no limit).", valueName: "seconds"))
+  var timeLimit: Double?
+
+  @Option(help: ArgumentHelp("Announce a test still running after this many seconds (and each multiple) as SLOW.", valueName: "seconds"))
+  var slow: Double?
+
+  @Option(help: ArgumentHelp("Where tests run: worker (a worker process, so a crash or hang ends only its test; the default), test (a fresh worker process for each test) or none (this process, for a debugger).", valueName: "mode"))
+  var isolation: HarnessMain.Isolation?
+
+  @Option(help: ArgumentHelp("Run tests in N worker processes at once; a suite runs whole in one of them, unless its tests run in parallel.", valueName: "N"))
+  var workers = 1
+
+  @Flag(help: "With --workers: spread the tests of every suite not marked .serialized over the workers, as if marked .parallel.")
+  var parallel = false
+
+  @Flag(help: "Run the tests in this process (as --isolation none) and let what they print through to the terminal instead of capturing it as their output.")
+  var noCapture = false
+
+  // Schedules: applied in Scheduling/HarnessOptions+Schedules.swift.
+  @Option(help: ArgumentHelp("Run each test under N schedules of the scheduled waiter (seeds 1 to N) and report each test's pass rate.", valueName: "N"))
+  var explore: Int?
+
+  @Option(help: ArgumentHelp("With --explore: how the schedules pick the next work item, random (a random walk) or pctD (PCT for bugs of depth D, 1 to 9); default: the scheduled waiter's own.", valueName: "policy"))
+  var explorePolicy: String?
+
+  @Option(help: ArgumentHelp("Rerun exactly the schedule of a replay token a failing test printed (SEED:POLICY:TEST, then the steps it took, :STEPS-FINGERPRINT), for that test only; a replay that takes other steps says where and why.", valueName: "token"))
+  var schedule: String?
+
+  // Jitter: applied in Dispatching/HarnessOptions+Jitter.swift.
+  @Option(help: ArgumentHelp("Delay each item sent to a test's real queues by 0 to 2 ms, drawn from the seed (with --repeat, shakes out ordering bugs); without a seed, a random one is printed.", valueName: "seed"))
+  var jitter: UInt64?
+
+  // Sharding: applied in Sharding/HarnessOptions+Sharding.swift.
+  @Option(help: ArgumentHelp("With --list: text (one test ID a line, the default) or json (one object a line: id, suite, name, tags, file, line).", valueName: "text|json"))
+  var format: ListFormat?
+
+  @Option(help: ArgumentHelp("Run only the test with this ID, Suite/test as --list prints it (repeatable).", valueName: "id"))
+  var only: [String] = []
+
+  @Option(help: ArgumentHelp("Run only the tests whose IDs this file lists, one a line.", valueName: "path"))
+  var onlyFrom: String?
+
+  @Option(help: ArgumentHelp("Run only shard INDEX of COUNT, counted from 1 (1/3, 2/3, 3/3).", valueName: "index/count"))
+  var shard: String?
+
+  @Option(help: ArgumentHelp("With --shard: what goes to a shard whole, suite (the default) or test.", valueName: "suite|test"))
+  var shardBy: Sharding.Granularity?
+
+  @Option(help: ArgumentHelp("With --shard: balance shards by the test times of this JUnit report of an earlier run.", valueName: "path"))
+  var shardTimings: String?
+
+  func validate() throws {
+    guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1, not \(repetitions)") }
+    guard retries >= 0 else { throw ValidationError("--retries must be 0 or more, not \(retries)") }
+    guard workers >= 1 else { throw ValidationError("--workers must be at least 1, not \(workers)") }
+    try validateSchedules()
+    if noCapture, let isolation, isolation != .none {
+      throw ValidationError("--no-capture runs the tests in this process, so it cannot be combined with --isolation \(isolation.rawValue)")
+    }
+    try validateJitter()
+    try validateSharding()
+    for (flag, value) in [("--timeout", timeout), ("--time-limit", timeLimit), ("--slow", slow)] {
+      if let value, !(value > 0 && value.isFinite) {
+        throw ValidationError("\(flag) must be a positive number of seconds, not \(value)")
+      }
+    }
+  }
+
+  func configuration(registry: WaiterRegistry, defaultWaiters: Configuration.WaiterSelection) throws -> Configuration {
+    var configuration = Configuration()
+    switch waiter {
+    case nil: configuration.waiters = defaultWaiters
+    case "all": configuration.waiters = .all
+    case let name?:
+      guard registry.waiter(named: name) != nil else {
+        throw UsageError(RunnerError.unknownWaiter(name, known: registry.names).description)
+      }
+      configuration.waiters = .named(name)
+    }
+    configuration.filters = filter
+    configuration.allowsEmptySelection = allowEmpty
+    configuration.repetitions = repetitions
+    configuration.untilFailure = untilFailure
+    configuration.parallelTests = parallel
+    configuration.retries = retries
+    configuration.shuffleSeed = shuffle
+    if let timeout { configuration.defaultTimeout = .milliseconds(Int64((timeout * 1000).rounded())) }
+    configuration.timeLimit = timeLimit.map { .milliseconds(Int64(($0 * 1000).rounded())) }
+    configuration.slowThreshold = slow.map { .milliseconds(Int64(($0 * 1000).rounded())) }
+    try applySchedules(to: &configuration, registry: registry)
+    configuration.jitter = jitter.map(Jitter.init(seed:))
+    return configuration
+  }
+
+  /// Lets `--shuffle` and `--jitter` stand alone: when the next argument is another option
+  /// (or there is none), a random seed is inserted. Anything else after them is their seed,
+  /// which the parser checks, so `--jitter abc` and `--jitter -1` are usage errors naming
+  /// the flag and the value (a negative number is joined to its flag, `--jitter=-1`, or the
+  /// parser would take it for an option).
+  static func expandingOptionalSeeds(_ arguments: [String]) -> [String] {
+    var result: [String] = []
+    var index = arguments.startIndex
+    while index < arguments.endIndex {
+      let argument = arguments[index]
+      index += 1
+      guard optionalSeedFlags.contains(argument) else {
+        result.append(argument)
+        continue
+      }
+      let next = index < arguments.endIndex ? arguments[index] : nil
+      switch next {
+      case let negative? where negative.hasPrefix("-") && Double(negative) != nil:
+        result.append("\(argument)=\(negative)")
+        index += 1
+      case let seed? where !seed.hasPrefix("-"):
+        result.append(argument)
+      default:
+        result += [argument, String(UInt64.random(in: 1...UInt64(UInt32.max)))]
+      }
+    }
+    return result
+  }
+}
+
+extension HarnessMain.Isolation: ExpressibleByArgument {}
+extension Sharding.Granularity: ExpressibleByArgument {}

@@ -1,0 +1,266 @@
+import AsyncHarness
+import Foundation
+
+/// The report being built: the open suites' tests, and the document finished suites are
+/// streamed into. This file holds its state and how events change it; writing a finished
+/// suite is in JUnitRendering.swift.
+final class JUnitReport {
+  let profile: JUnitProfile
+  let outputLimit: Int
+  /// The suites as declared, by name, for the github profile's `file` and `line`.
+  let declaredSuites: [String: Suite]
+  /// Where each test of the suite being written is declared, by name: made for one suite at
+  /// a time, so that a million tests never hold a million locations at once.
+  var declarations: (suite: String, locations: [String: SourceLocation])?
+  private var document: JUnitDocument?
+  private(set) var run: RunInfo?
+  /// The suites started and not written, in the order they started, with the duration of
+  /// those that ended: with `--workers N`, several run at once, their events interleave, and
+  /// one that ends before a suite started earlier waits for it.
+  private var open: [(run: SuiteRun, suite: OpenSuite, duration: Double?)] = []
+  private var suiteNames = ReportNameSuffixer()
+  /// The time of the suites written so far: the report's time when the run's is unknown.
+  var suitesTime = 0.0
+  private var runTime: Double?
+
+  init(destination: String, profile: JUnitProfile, outputLimit: Int, declaredSuites: [String: Suite]) throws {
+    self.profile = profile
+    self.outputLimit = outputLimit
+    self.declaredSuites = declaredSuites
+    document = try JUnitDocument(destination: destination)
+  }
+
+  func handle(_ event: Event) throws {
+    guard let document else { throw JUnitError.unexpectedEvent("\(event.kind.name) after finish()") }
+    switch event.kind {
+    case .runStarted(let run):
+      self.run = run
+    case .suiteStarted(let run):
+      if suite(run) != nil { throw JUnitError.unexpectedEvent("suite \(run) started while it is open") }
+      var name = suiteName(run)
+      name.value = suiteNames.claim(name.value)
+      open.append((run, OpenSuite(name: name, waiter: run.waiter, timestamp: event.timestamp, spillDirectory: document.directory,
+                                  report: document.destination), nil))
+    case .testStarted(let test):
+      suite(test.suiteRun)?.start(test)
+    case .outputCaptured(let test, let output):
+      suite(test.suiteRun)?.capture(output, of: test, limit: outputLimit)
+    case .issueRecorded(let test, let issue):
+      suite(test.suiteRun)?.recordLate(issue, of: test)
+    case .testEnded(let test, let result, let duration):
+      guard let suite = suite(test.suiteRun) else { throw JUnitError.unexpectedEvent("test \(test) ended outside a suite") }
+      try suite.end(test, name: testName(test), result: result, duration: duration)
+    case .suiteEnded(let run, _, let duration):
+      guard let index = open.firstIndex(where: { $0.run == run && $0.duration == nil }) else {
+        throw JUnitError.unexpectedEvent("suite \(run.suite) ended but none is open")
+      }
+      open[index].duration = duration
+      // Suites are written in the order they started (the plan's), each once every suite
+      // before it is written.
+      while let first = open.first, let duration = first.duration {
+        open.removeFirst()
+        try write(first.suite, duration: duration, to: document)
+      }
+    case .runEnded(_, let duration):
+      runTime = duration
+    case .testSlow:
+      break
+    }
+  }
+
+  /// The suite of `run` that started and has not ended.
+  private func suite(_ run: SuiteRun) -> OpenSuite? {
+    open.first { $0.run == run && $0.duration == nil }?.suite
+  }
+
+  func finish() throws {
+    guard let document else { return }
+    for (_, suite, duration) in open {
+      try write(suite, duration: duration ?? Date().timeIntervalSince(suite.timestamp), to: document)
+    }
+    open = []
+    try document.commit(name: JUnitFormat.reportName(shard: run?.shard), time: runTime ?? suitesTime)
+    self.document = nil
+  }
+
+  // MARK: Names
+
+  /// The most bytes of the user's suite or test name in a `name` or `classname`, leaving room
+  /// in ``XMLText/attributeLimit`` for the waiter (at most `waiterLimit`) and the suffixes.
+  static let nameLimit = 3072
+  static let waiterLimit = 256
+
+  /// `raw` as an attribute, with ` [waiter]` or ` #N` after it, and in full when it was cut.
+  private func name(_ raw: String, placeholder: String, suffix: XMLText?) -> CappedName {
+    let (value, isCut) = XMLText.attribute(raw, limit: Self.nameLimit)
+    let full = isCut ? XMLText(raw, limit: outputLimit) : nil
+    guard let suffix else { return CappedName(value: value.nonBlank(or: placeholder), full: full) }
+    return CappedName(value: value.nonBlank(or: placeholder) + suffix, full: full.map { $0 + suffix })
+  }
+
+  /// `Suite [waiter]`, or the suite's name alone for tests that ran under no waiter strategy
+  /// (XCTest and Swift Testing tests reported through the bridges).
+  private func suiteName(_ run: SuiteRun) -> CappedName {
+    let waiter = run.waiter.isEmpty
+      ? nil : XMLText(" [") + XMLText(attribute: run.waiter, limit: Self.waiterLimit) + XMLText("]")
+    return name(run.suite, placeholder: "(unnamed suite)", suffix: waiter)
+  }
+
+  /// The test's name as its testcase's `name`, with ` #N` for repetition N > 1.
+  func testName(_ test: TestID) -> CappedName {
+    name(test.name, placeholder: "(unnamed test)", suffix: test.repetition > 1 ? XMLText(" #\(test.repetition)") : nil)
+  }
+}
+
+/// The suite × waiter being run: its ended tests wait here until the suite ends, so that
+/// the `<testsuite>` counts are known before it is written and late issues can still join.
+///
+/// Several of its tests may run at once (a suite whose tests run in parallel): output goes
+/// to the running test it names, and output or issues for a test that already ended are
+/// matched by searching the ended tests from the newest, where a late signal's test almost
+/// always is. Testcases are written in the order their tests first started, which the
+/// runner keeps in plan order.
+///
+/// Memory stays flat however many tests the suite has: beyond ``memoryLimit`` ended tests,
+/// the oldest go to a ``CaseSpill`` on disk, in order.
+/// Output or an issue arriving for a test after that (more than ``memoryLimit`` tests after
+/// it ended) is not in the report; the JSON Lines stream has it.
+final class OpenSuite {
+  /// How many ended tests a suite keeps in memory, at most twice over.
+  static let memoryLimit = 4096
+
+  let name: CappedName
+  let waiter: String
+  let timestamp: Date
+  /// The ended tests in memory, in the order they ended.
+  private var cases: [TestCase] = []
+  /// The ended tests that left memory, all before every test in `cases`.
+  private var spill: CaseSpill?
+  private let spillDirectory: String
+  private let report: String
+  /// Failed attempts that run again, until the test's last attempt ends.
+  private var retried: [TestCase] = []
+  /// The attempts running now: each test's place in the suite's order, and its output.
+  private var running: [TestID: (order: Int, output: CappedText?)] = [:]
+  private var nextOrder = 0
+
+  init(name: CappedName, waiter: String, timestamp: Date, spillDirectory: String, report: String) {
+    self.name = name
+    self.waiter = waiter
+    self.timestamp = timestamp
+    self.spillDirectory = spillDirectory
+    self.report = report
+  }
+
+  func start(_ test: TestID) {
+    running[test] = (order(of: test), nil)
+  }
+
+  /// The place of a test in the suite's order: that of its earlier attempts, or the next.
+  private func order(of test: TestID) -> Int {
+    if let earlier = retried.last(where: { Self.sameTest($0.test, test) }) { return earlier.order }
+    defer { nextOrder += 1 }
+    return nextOrder
+  }
+
+  func capture(_ output: String, of test: TestID, limit: Int) {
+    if running[test] != nil {
+      running[test]!.output = running[test]!.output ?? XMLText.captured(limit: limit)
+      running[test]!.output!.append(output)
+    } else if let index = endedIndex(test) {
+      cases[index].output = cases[index].output ?? XMLText.captured(limit: limit)
+      cases[index].output!.append(output)
+    }
+  }
+
+  /// Keeps an issue that arrived after its test ended; issues that arrive while the test runs
+  /// are also in its result.
+  func recordLate(_ issue: Issue, of test: TestID) {
+    if running[test] == nil, let index = endedIndex(test) { cases[index].lateIssues.append(issue) }
+  }
+
+  /// Ends a test's attempt: an attempt that runs again waits for the test's last attempt,
+  /// which becomes the testcase and carries the attempts before it.
+  func end(_ test: TestID, name: CappedName, result: TestResult, duration: Double) throws {
+    let run = running.removeValue(forKey: test)
+    let ended = TestCase(test: test, order: run?.order ?? order(of: test), name: name, duration: duration,
+                         result: result, output: run?.output)
+    if result.willRetry {
+      retried.append(ended)
+    } else {
+      var last = ended
+      last.earlierAttempts = retried.filter { Self.sameTest($0.test, test) }
+      retried.removeAll { Self.sameTest($0.test, test) }
+      cases.append(last)
+      if cases.count >= 2 * Self.memoryLimit { try spillOldest() }
+    }
+  }
+
+  /// Moves the ended tests beyond ``memoryLimit`` to disk, in order, oldest first. A test
+  /// that ends after a later one went to disk (it ran long beside them) stays in memory,
+  /// and ``forEachCase(naming:_:)`` merges it back into its place.
+  private func spillOldest() throws {
+    cases.sort { $0.order < $1.order }
+    let stragglers = cases.prefix { $0.order < (spill?.lastOrder ?? 0) }.count
+    let movable = cases[stragglers..<max(stragglers, cases.count - Self.memoryLimit)]
+    guard !movable.isEmpty else { return }
+    if spill == nil { spill = try CaseSpill(directory: spillDirectory, report: report) }
+    for testCase in movable { try spill!.append(testCase) }
+    cases.removeSubrange(movable.indices)
+  }
+
+  /// Calls `body` with each testcase to write, in order: the ended tests, and the last
+  /// attempt of any test whose retry never came (the run was cut short), so no attempt is
+  /// lost. Tests read back from disk are named with `name`.
+  func forEachCase(naming name: (TestID) -> CappedName, _ body: (TestCase) throws -> Void) throws {
+    var pending = retried
+    var cases = self.cases
+    while let last = pending.popLast() {
+      var testCase = last
+      testCase.earlierAttempts = pending.filter { Self.sameTest($0.test, last.test) }
+      pending.removeAll { Self.sameTest($0.test, last.test) }
+      cases.append(testCase)
+    }
+    // Tests that ran at once may have ended out of order; those on disk are in order.
+    var inMemory = cases.sorted { $0.order < $1.order }[...]
+    try spill?.forEach(naming: name) { spilled in
+      while let next = inMemory.first, next.order < spilled.order {
+        try body(next)
+        inMemory = inMemory.dropFirst()
+      }
+      try body(spilled)
+    }
+    for testCase in inMemory { try body(testCase) }
+  }
+
+  /// Whether two attempts are of the same test run.
+  private static func sameTest(_ one: TestID, _ other: TestID) -> Bool {
+    var other = other
+    other.attempt = one.attempt
+    return one == other
+  }
+
+  private func endedIndex(_ test: TestID) -> Int? {
+    cases.lastIndex { Self.sameTest($0.test, test) }
+  }
+}
+
+/// One ended test, waiting for its suite to end.
+struct TestCase {
+  var test: TestID
+  /// The test's place in its suite's order: when its first attempt started.
+  var order: Int
+  var name: CappedName
+  var duration: Double
+  var result: TestResult
+  var output: CappedText?
+  var lateIssues: [Issue] = []
+  /// The failed attempts before this one (`--retries`), first attempt first.
+  var earlierAttempts: [TestCase] = []
+}
+
+/// A suite or test name as its attribute value, and in full when the attribute cut it.
+struct CappedName {
+  var value: XMLText
+  var full: XMLText?
+}
