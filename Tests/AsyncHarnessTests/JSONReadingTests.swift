@@ -76,11 +76,11 @@ final class JSONReadingTests: XCTestCase {
     let steps = plan.steps(of: plan.entries[0], repetition: 2)
     XCTAssertEqual(steps.count, 2)
     for step in steps {
-      let line = WorkerRequest.run(WorkerStep(step)).line
+      let line = WorkerRequest.run(WorkerRunRequest(step)).line
       XCTAssertEqual(line.last, 0x0A)
       XCTAssertFalse(line.dropLast().contains(0x0A))
       let request = try WorkerRequest(line: line.dropLast())
-      XCTAssertEqual(request, .run(WorkerStep(step)))
+      XCTAssertEqual(request, .run(WorkerRunRequest(step)))
       guard case .run(let received) = request else { return XCTFail("not a run request") }
       let found = try catalog.step(for: received).get()
       XCTAssertEqual(found.id, step.id)
@@ -99,20 +99,20 @@ final class JSONReadingTests: XCTestCase {
     let suites = [Suite("Twice") { for number in 0..<3 { Test(number == 2 ? "other" : "same") { t in t.log("\(number)") } } }]
     let plan = try Plan(suites: suites, configuration: Configuration(), registry: .builtIn)
     let catalog = WorkerCatalog(suites, registry: .builtIn)
-    let positions = try plan.steps(of: plan.entries[0], repetition: 1).map { try catalog.step(for: WorkerStep($0)).get().position }
+    let positions = try plan.steps(of: plan.entries[0], repetition: 1).map { try catalog.step(for: WorkerRunRequest($0)).get().position }
     XCTAssertEqual(positions.map(\.test), [0, 1, 2])
   }
 
   func testAWorkerSaysWhyItCannotRunAStep() throws {
     let suite = Suite("Suite") { Test("test") { _ in } }
     let plan = try Plan(suites: [suite], configuration: Configuration(), registry: .builtIn)
-    var step = WorkerStep(plan.steps(of: plan.entries[0], repetition: 1)[0])
-    step.position.test = 4
-    XCTAssertEqual("\(WorkerCatalog([suite], registry: .builtIn).step(for: step).map(\.id))",
+    var request = WorkerRunRequest(plan.steps(of: plan.entries[0], repetition: 1)[0])
+    request.position.test = 4
+    XCTAssertEqual("\(WorkerCatalog([suite], registry: .builtIn).step(for: request).map(\.id))",
                    "failure(the worker has no test 5 in suite 1 (Suite/test): its suites differ from its parent's)")
-    step.position.test = 0
-    step.id.name = "renamed"
-    XCTAssertEqual("\(WorkerCatalog([suite], registry: .builtIn).step(for: step).map(\.id))",
+    request.position.test = 0
+    request.id.name = "renamed"
+    XCTAssertEqual("\(WorkerCatalog([suite], registry: .builtIn).step(for: request).map(\.id))",
                    "failure(the worker's suites differ from its parent's: test 1 of suite 1 is Suite/test in the worker, "
                      + "Suite/renamed in the parent; suites must be built the same way in every process)")
   }

@@ -214,7 +214,7 @@ private struct Pipeline {
 
   /// Sends `step` to the worker; `false` when it no longer reads (it died).
   mutating func send(_ step: Runner.Step, planIndex: Int? = nil) -> Bool {
-    guard worker!.process.send(.run(WorkerStep(step))) else { return false }
+    guard worker!.process.send(.run(WorkerRunRequest(step))) else { return false }
     worker!.inFlight.append((step.id, planIndex))
     return true
   }

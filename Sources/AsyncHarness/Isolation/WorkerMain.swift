@@ -92,7 +92,7 @@ struct WorkerCatalog {
   }
 
   /// The step `request` names, or why there is none.
-  func step(for request: WorkerStep) -> Result<Runner.Step, WorkerError> {
+  func step(for request: WorkerRunRequest) -> Result<Runner.Step, WorkerError> {
     let position = request.position
     let id = request.id
     guard suites.indices.contains(position.suite), suites[position.suite].tests.indices.contains(position.test) else {

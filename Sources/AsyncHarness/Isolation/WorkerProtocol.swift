@@ -36,8 +36,8 @@ enum WorkerProtocol {
 
 /// What a parent asks its worker.
 enum WorkerRequest: Sendable, Equatable {
-  /// Run this step next.
-  case run(WorkerStep)
+  /// Run this test next.
+  case run(WorkerRunRequest)
   /// Go on after a pause: the worker pauses after a step that recorded a failure, dropping
   /// the steps it reads until this (the parent may run a retry first instead).
   case resume
@@ -49,10 +49,10 @@ enum WorkerRequest: Sendable, Equatable {
     var json = JSONText()
     json.object { json in
       switch self {
-      case .run(let step):
+      case .run(let request):
         json.field("protocol", WorkerProtocol.version)
         json.field("request", "run")
-        json.field("step") { $0.workerStep(step) }
+        json.field("step") { $0.runRequest(request) }
       case .resume:
         json.field("protocol", WorkerProtocol.version)
         json.field("request", "resume")
@@ -70,7 +70,7 @@ enum WorkerRequest: Sendable, Equatable {
   init(line: some Collection<UInt8>) throws {
     let json = try WorkerProtocol.fields(of: line)
     switch try json.string("request") {
-    case "run": self = .run(try WorkerStep(json: json.object("step")))
+    case "run": self = .run(try WorkerRunRequest(json: json.object("step")))
     case "resume": self = .resume
     case "stop": self = .stop
     case let other: throw EventDecodingError(reason: "unknown request \"\(other)\"")
@@ -78,8 +78,9 @@ enum WorkerRequest: Sendable, Equatable {
   }
 }
 
-/// One step of the plan as a worker runs it: where its test is, who it is, and its limits.
-struct WorkerStep: Sendable, Equatable {
+/// What a `run` request carries: one step of the plan as a worker runs it (where its test
+/// is, who it is, its limits), sent in the request's `step` field.
+struct WorkerRunRequest: Sendable, Equatable {
   /// Where the test is among the suites the executable declares.
   var position: Runner.Step.Position
   /// The step's identity, whole: the worker's events carry it.
@@ -177,14 +178,14 @@ enum WorkerMessage: Sendable {
 }
 
 extension JSONText {
-  fileprivate mutating func workerStep(_ step: WorkerStep) {
+  fileprivate mutating func runRequest(_ request: WorkerRunRequest) {
     object { json in
-      json.field("defaultTimeout", step.defaultTimeout)
-      json.field("id", step.id)
-      if let jitterSeed = step.jitterSeed { json.field("jitterSeed", jitterSeed) }
-      json.field("suite", step.position.suite)
-      json.field("test", step.position.test)
-      if let timeLimit = step.timeLimit { json.field("timeLimit", timeLimit) }
+      json.field("defaultTimeout", request.defaultTimeout)
+      json.field("id", request.id)
+      if let jitterSeed = request.jitterSeed { json.field("jitterSeed", jitterSeed) }
+      json.field("suite", request.position.suite)
+      json.field("test", request.position.test)
+      if let timeLimit = request.timeLimit { json.field("timeLimit", timeLimit) }
     }
   }
 }
