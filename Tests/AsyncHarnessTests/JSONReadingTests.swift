@@ -120,11 +120,12 @@ final class JSONReadingTests: XCTestCase {
   func testWorkerRepliesReadBackAndOtherVersionsAreRefused() throws {
     let id = TestID(suite: "S", name: "t", waiter: "semaphore", attempt: 2)
     let trace = ScheduleTrace(steps: 41, fingerprint: 0x0be311, firstOutsideStep: 12)
-    for reply in [WorkerReply.returned(id, duration: 0.25, trace: nil, paused: true),
-                  .returned(id, duration: 1, trace: trace, paused: false), .cannotRun(id, reason: "why")] {
+    for reply in [WorkerReply.returned(id, duration: 0.25, trace: nil, paused: true, retire: nil),
+                  .returned(id, duration: 1, trace: trace, paused: false, retire: .exceededTimeLimit),
+                  .cannotRun(id, reason: "why")] {
       guard case .reply(let read) = try WorkerMessage(line: reply.line) else { return XCTFail("not a reply") }
       XCTAssertEqual(read, reply)
-      if case .returned(_, _, let readTrace?, _) = read {
+      if case .returned(_, _, let readTrace?, _, _) = read {
         XCTAssertEqual(readTrace.description, "41-0be311")
         XCTAssertEqual(readTrace.firstOutsideStep, 12, "the step outside work first arrived before travels too")
       }
@@ -132,8 +133,8 @@ final class JSONReadingTests: XCTestCase {
     let event = Event(.outputCaptured(id, "text"))
     guard case .event(let read) = try WorkerMessage(line: event.jsonLineBytes) else { return XCTFail("not an event") }
     XCTAssertEqual(read.jsonLine, event.jsonLine)
-    XCTAssertThrowsError(try WorkerRequest(line: Array(#"{"protocol":2,"request":"stop"}"#.utf8))) {
-      XCTAssertEqual("\($0)", "not an AsyncHarness event: worker protocol version 2; this build speaks version 1")
+    XCTAssertThrowsError(try WorkerRequest(line: Array(#"{"protocol":1,"request":"stop"}"#.utf8))) {
+      XCTAssertEqual("\($0)", "not an AsyncHarness event: worker protocol version 1; this build speaks version 2")
     }
   }
 }

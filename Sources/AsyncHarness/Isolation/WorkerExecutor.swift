@@ -26,8 +26,9 @@ import Darwin
 /// test starts a fresh worker: every other result is kept. A test still running
 /// `timeLimitMargin` past its time limit (hung outside any wait) gets SIGTERM, then SIGKILL
 /// after `gracePeriod` (``AttemptEnd/stoppedAtLimit(_:killed:gracePeriod:output:)``). A worker
-/// whose test exceeded its time limit in any way (an `async` body cancelled and left running
-/// holds a thread of its cooperative pool) is retired: the next test gets a fresh one.
+/// whose reply says it must not run another test (``WorkerRetirement``: its test exceeded its
+/// time limit, and an `async` body cancelled at the limit and left running holds a thread of
+/// its cooperative pool) is retired: the next test gets a fresh one.
 @_spi(ForToolsIntegrationOnly) public final class WorkerExecutor: TestExecutor {
   /// The executable started as a worker.
   @_spi(ForToolsIntegrationOnly) public let executable: String
@@ -141,10 +142,10 @@ import Darwin
         state.rewind()
         state.worker = nil
         return end
-      case .replied(let end, let paused):
+      case .replied(let end, let paused, let retirement):
         state.worker!.inFlight.removeFirst()
-        if freshProcessPerTest || session.exceededTimeLimit {
-          // A test past its time limit may have left work running that holds the worker's threads.
+        if freshProcessPerTest || retirement != nil {
+          // The worker said it must not run another test (`WorkerRetirement`).
           state.rewind()
           retire(state.worker!.process)
           state.worker = nil

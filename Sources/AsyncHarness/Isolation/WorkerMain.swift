@@ -64,12 +64,13 @@ enum WorkerMain {
             if case .issueRecorded(step.id, let issue) = event.kind, issue.isFailure { failed.store(true, ordering: .relaxed) }
             channel.send(event)
           }
-          let end = executor.run(step, events: events)
+          let (end, exceededTimeLimit) = executor.attempt(step, events: events)
           // A partial line the test printed reaches the parent before the step's end does.
           fflush(nil)
           let (duration, trace) = if case .returned(let duration, let trace) = end { (duration, trace) } else { (0.0, nil) }
           paused = failed.load(ordering: .relaxed)
-          channel.send(.returned(step.id, duration: duration, trace: trace, paused: paused))
+          channel.send(.returned(step.id, duration: duration, trace: trace, paused: paused,
+                                 retire: exceededTimeLimit ? .exceededTimeLimit : nil))
         case .failure(let error):
           paused = true
           channel.send(.cannotRun(request.id, reason: error.description))

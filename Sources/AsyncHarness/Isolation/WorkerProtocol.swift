@@ -1,21 +1,25 @@
 import Foundation
 
 /// The worker protocol: what a parent and its worker process say to each other on their
-/// private channel (``WorkerChannel``), one JSON object a line, every line carrying the
-/// protocol's ``version``.
+/// private channel (``WorkerChannel``), one JSON object a line: requests and replies carry
+/// the protocol's ``version``, events the event schema's.
 ///
 /// The parent sends ``WorkerRequest``s: run a step, resume after a pause, stop. A step names
 /// its test by its position among the suites the executable declares (``Runner/Step/Position``),
 /// never by its names (two tests may share one), and carries its whole ``TestID``, which the
 /// worker checks against the test at that position. The worker answers each step with the
-/// step's issues and output as ``Event`` lines, then one ``WorkerReply``: the test returned,
-/// or it cannot run. Standard output and standard error of the worker are the running
+/// step's issues and output as ``Event`` lines, then one ``WorkerReply``: the test returned
+/// (and whether the worker must be retired, ``WorkerRetirement``), or it cannot run. Event
+/// lines are the event schema's own (``Event/jsonLine``): they carry its `version`, not the
+/// protocol's. Standard output and standard error of the worker are the running
 /// test's output; the worker writes a marker line there as each test starts
 /// (``WorkerMain/markerVariable``), so the parent can send steps ahead and still tell one
 /// test's output from the next's.
 enum WorkerProtocol {
-  /// The version both sides speak; a line of another version is refused.
-  static let version = 1
+  /// The version both sides speak; a line of another version is refused. Version 2: a
+  /// `returned` reply says when the worker must be retired (`retire`), instead of the parent
+  /// guessing it from the test's issues.
+  static let version = 2
 
   /// Reads one line's object and checks its version.
   static func fields(of line: some Collection<UInt8>) throws -> JSONFields {
@@ -113,8 +117,9 @@ struct WorkerRunRequest: Sendable, Equatable {
 enum WorkerReply: Sendable, Equatable {
   /// The test's code ran to its end in `duration` seconds; its issues came before. When
   /// `paused`, the worker recorded a failure and drops the steps it reads until
-  /// ``WorkerRequest/resume``.
-  case returned(TestID, duration: Double, trace: ScheduleTrace?, paused: Bool)
+  /// ``WorkerRequest/resume``. With `retire`, the worker must not run another test: its
+  /// parent stops it and starts a fresh one.
+  case returned(TestID, duration: Double, trace: ScheduleTrace?, paused: Bool, retire: WorkerRetirement?)
   /// The worker cannot run the step (it has no test at that position, or another one); it
   /// pauses as after a failure.
   case cannotRun(TestID, reason: String)
@@ -124,12 +129,13 @@ enum WorkerReply: Sendable, Equatable {
     var json = JSONText()
     json.object { json in
       switch self {
-      case .returned(let id, let duration, let trace, let paused):
+      case .returned(let id, let duration, let trace, let paused, let retire):
         json.field("duration", duration)
         if let outside = trace?.firstOutsideStep { json.field("firstOutsideStep", outside) }
         json.field("paused") { $0.literal(paused ? "true" : "false") }
         json.field("protocol", WorkerProtocol.version)
         json.field("reply", "returned")
+        if let retire { json.field("retire", retire.rawValue) }
         if let trace { json.field("scheduleTrace", trace.description) }
         json.field("test", id)
       case .cannotRun(let id, let reason):
@@ -142,6 +148,17 @@ enum WorkerReply: Sendable, Equatable {
     json.newline()
     return json.array
   }
+}
+
+/// Why a worker must not run another test after the one it replied for: its parent retires
+/// it (sends ``WorkerRequest/stop``, kills it after the grace period) and runs the next test
+/// in a fresh worker. The worker says it, since only it knows what the test left behind.
+enum WorkerRetirement: String, Sendable, Equatable {
+  /// The test ran past its time limit (its test record holds its `timeLimitExceeded`
+  /// issue). Its `async` code, cancelled at the limit and left running, may hold a thread of
+  /// the worker's cooperative pool and starve the `async` tests after it; what a wait that
+  /// reached the limit waited for may still hold the worker's threads.
+  case exceededTimeLimit
 }
 
 /// A line a worker writes on its channel: an event of a test, or the reply that ends a step.
@@ -168,7 +185,11 @@ enum WorkerMessage: Sendable {
         return trace
       }
       trace?.firstOutsideStep = try reply.optionalNumber("firstOutsideStep")
-      self = .reply(.returned(id, duration: try reply.number("duration"), trace: trace, paused: paused))
+      let retire = try reply.optionalString("retire").map { name in
+        guard let retire = WorkerRetirement(rawValue: name) else { throw EventDecodingError(reason: "unknown retire \"\(name)\"") }
+        return retire
+      }
+      self = .reply(.returned(id, duration: try reply.number("duration"), trace: trace, paused: paused, retire: retire))
     case "cannotRun":
       self = .reply(.cannotRun(id, reason: try reply.string("reason")))
     case let other:

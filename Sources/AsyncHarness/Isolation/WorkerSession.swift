@@ -9,8 +9,9 @@ import Darwin
 struct WorkerSession {
   /// How a session ends.
   enum Ending {
-    /// The worker replied: it can run more (after a resume, when `paused`).
-    case replied(AttemptEnd, paused: Bool)
+    /// The worker replied: it can run more (after a resume, when `paused`), unless it says
+    /// why it must be retired.
+    case replied(AttemptEnd, paused: Bool, retire: WorkerRetirement?)
     /// The worker ended (crashed, or was stopped); the attempt ended so.
     case workerEnded(AttemptEnd)
   }
@@ -20,8 +21,6 @@ struct WorkerSession {
   let gracePeriod: Duration
   let deadline: ContinuousClock.Instant?
   let stop: StopRequest?
-  /// Whether the attempt recorded that it exceeded its time limit: its worker is retired.
-  private(set) var exceededTimeLimit = false
   private var output = OutputBuffer()
   /// The last signal sent to stop the worker, when, and whether for an interrupt.
   private var stopped: (signal: Int32, at: ContinuousClock.Instant, interrupt: Int32?)?
@@ -100,15 +99,14 @@ struct WorkerSession {
     guard !line.isEmpty else { return nil }
     switch try? WorkerMessage(line: line) {
     case .event(let event):
-      if case .issueRecorded(step.id, let issue) = event.kind, issue.kind == .timeLimitExceeded { exceededTimeLimit = true }
       events.send(event)
       return nil
-    case .reply(.returned(step.id, let duration, let trace, let paused)):
+    case .reply(.returned(step.id, let duration, let trace, let paused, let retire)):
       drainOutput(&connection, until: .nothingLeft)
-      return .replied(.returned(duration: duration, trace: trace), paused: paused)
+      return .replied(.returned(duration: duration, trace: trace), paused: paused, retire: retire)
     case .reply(.cannotRun(step.id, let reason)):
       drainOutput(&connection, until: .nothingLeft)
-      return .replied(.couldNotStart(reason: reason), paused: true)
+      return .replied(.couldNotStart(reason: reason), paused: true, retire: nil)
     case .reply, nil:
       // Not the worker's (a test wrote to the channel?): shown as output rather than lost.
       relayOutput(line + [0x0A])
