@@ -76,11 +76,11 @@ final class JSONReadingTests: XCTestCase {
     let steps = plan.steps(of: plan.entries[0], repetition: 2)
     XCTAssertEqual(steps.count, 2)
     for step in steps {
-      let line = WorkerRequest.run(WorkerStep(step)).line
+      let line = WorkerRequest.run(WorkerRunRequest(step)).line
       XCTAssertEqual(line.last, 0x0A)
       XCTAssertFalse(line.dropLast().contains(0x0A))
       let request = try WorkerRequest(line: line.dropLast())
-      XCTAssertEqual(request, .run(WorkerStep(step)))
+      XCTAssertEqual(request, .run(WorkerRunRequest(step)))
       guard case .run(let received) = request else { return XCTFail("not a run request") }
       let found = try catalog.step(for: received).get()
       XCTAssertEqual(found.id, step.id)
@@ -99,20 +99,20 @@ final class JSONReadingTests: XCTestCase {
     let suites = [Suite("Twice") { for number in 0..<3 { Test(number == 2 ? "other" : "same") { t in t.log("\(number)") } } }]
     let plan = try Plan(suites: suites, configuration: Configuration(), registry: .builtIn)
     let catalog = WorkerCatalog(suites, registry: .builtIn)
-    let positions = try plan.steps(of: plan.entries[0], repetition: 1).map { try catalog.step(for: WorkerStep($0)).get().position }
+    let positions = try plan.steps(of: plan.entries[0], repetition: 1).map { try catalog.step(for: WorkerRunRequest($0)).get().position }
     XCTAssertEqual(positions.map(\.test), [0, 1, 2])
   }
 
   func testAWorkerSaysWhyItCannotRunAStep() throws {
     let suite = Suite("Suite") { Test("test") { _ in } }
     let plan = try Plan(suites: [suite], configuration: Configuration(), registry: .builtIn)
-    var step = WorkerStep(plan.steps(of: plan.entries[0], repetition: 1)[0])
-    step.position.test = 4
-    XCTAssertEqual("\(WorkerCatalog([suite], registry: .builtIn).step(for: step).map(\.id))",
+    var request = WorkerRunRequest(plan.steps(of: plan.entries[0], repetition: 1)[0])
+    request.position.test = 4
+    XCTAssertEqual("\(WorkerCatalog([suite], registry: .builtIn).step(for: request).map(\.id))",
                    "failure(the worker has no test 5 in suite 1 (Suite/test): its suites differ from its parent's)")
-    step.position.test = 0
-    step.id.name = "renamed"
-    XCTAssertEqual("\(WorkerCatalog([suite], registry: .builtIn).step(for: step).map(\.id))",
+    request.position.test = 0
+    request.id.name = "renamed"
+    XCTAssertEqual("\(WorkerCatalog([suite], registry: .builtIn).step(for: request).map(\.id))",
                    "failure(the worker's suites differ from its parent's: test 1 of suite 1 is Suite/test in the worker, "
                      + "Suite/renamed in the parent; suites must be built the same way in every process)")
   }
@@ -120,11 +120,12 @@ final class JSONReadingTests: XCTestCase {
   func testWorkerRepliesReadBackAndOtherVersionsAreRefused() throws {
     let id = TestID(suite: "S", name: "t", waiter: "semaphore", attempt: 2)
     let trace = ScheduleTrace(steps: 41, fingerprint: 0x0be311, firstOutsideStep: 12)
-    for reply in [WorkerReply.returned(id, duration: 0.25, trace: nil, paused: true),
-                  .returned(id, duration: 1, trace: trace, paused: false), .cannotRun(id, reason: "why")] {
+    for reply in [WorkerReply.returned(id, duration: 0.25, trace: nil, paused: true, retire: nil),
+                  .returned(id, duration: 1, trace: trace, paused: false, retire: .exceededTimeLimit),
+                  .cannotRun(id, reason: "why")] {
       guard case .reply(let read) = try WorkerMessage(line: reply.line) else { return XCTFail("not a reply") }
       XCTAssertEqual(read, reply)
-      if case .returned(_, _, let readTrace?, _) = read {
+      if case .returned(_, _, let readTrace?, _, _) = read {
         XCTAssertEqual(readTrace.description, "41-0be311")
         XCTAssertEqual(readTrace.firstOutsideStep, 12, "the step outside work first arrived before travels too")
       }
@@ -132,8 +133,8 @@ final class JSONReadingTests: XCTestCase {
     let event = Event(.outputCaptured(id, "text"))
     guard case .event(let read) = try WorkerMessage(line: event.jsonLineBytes) else { return XCTFail("not an event") }
     XCTAssertEqual(read.jsonLine, event.jsonLine)
-    XCTAssertThrowsError(try WorkerRequest(line: Array(#"{"protocol":2,"request":"stop"}"#.utf8))) {
-      XCTAssertEqual("\($0)", "not an AsyncHarness event: worker protocol version 2; this build speaks version 1")
+    XCTAssertThrowsError(try WorkerRequest(line: Array(#"{"protocol":1,"request":"stop"}"#.utf8))) {
+      XCTAssertEqual("\($0)", "not an AsyncHarness event: worker protocol version 1; this build speaks version 2")
     }
   }
 }

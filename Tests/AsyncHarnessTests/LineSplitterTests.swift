@@ -41,4 +41,26 @@ final class LineSplitterTests: XCTestCase {
     }
     XCTAssertEqual(found, [2_000_000])
   }
+
+  /// Binary bytes (NUL, a carriage return, invalid UTF-8) belong to their line like any
+  /// other: only the newline cuts.
+  func testBinaryBytesStayInTheirLine() {
+    let line: [UInt8] = [0x00, 0xFF, 0xC3, 0x0D, 0x01, 0xED, 0xA0, 0x80]
+    var splitter = LineSplitter()
+    splitter.append((line + [0x0A] + line + [0x0A])[...])
+    XCTAssertEqual(splitter.next().map(Array.init), line)
+    XCTAssertEqual(splitter.next().map(Array.init), line)
+    XCTAssertNil(splitter.next())
+  }
+
+  /// A line handed out keeps its bytes when a later read makes the splitter drop what it
+  /// handed out.
+  func testALineHandedOutStaysWholeWhenMoreIsRead() {
+    var splitter = LineSplitter()
+    splitter.append(Array("one\ntwo\n".utf8)[...])
+    let lines = [splitter.next(), splitter.next()]
+    splitter.append(Array("three\n".utf8)[...])
+    XCTAssertEqual(lines.map { $0.map { String(decoding: $0, as: UTF8.self) } }, ["one", "two"])
+    XCTAssertEqual(splitter.next().map { String(decoding: $0, as: UTF8.self) }, "three")
+  }
 }

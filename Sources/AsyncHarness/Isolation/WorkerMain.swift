@@ -64,12 +64,13 @@ enum WorkerMain {
             if case .issueRecorded(step.id, let issue) = event.kind, issue.isFailure { failed.store(true, ordering: .relaxed) }
             channel.send(event)
           }
-          let end = executor.run(step, events: events)
+          let (end, exceededTimeLimit) = executor.attempt(step, events: events)
           // A partial line the test printed reaches the parent before the step's end does.
           fflush(nil)
           let (duration, trace) = if case .returned(let duration, let trace) = end { (duration, trace) } else { (0.0, nil) }
           paused = failed.load(ordering: .relaxed)
-          channel.send(.returned(step.id, duration: duration, trace: trace, paused: paused))
+          channel.send(.returned(step.id, duration: duration, trace: trace, paused: paused,
+                                 retire: exceededTimeLimit ? .exceededTimeLimit : nil))
         case .failure(let error):
           paused = true
           channel.send(.cannotRun(request.id, reason: error.description))
@@ -92,7 +93,7 @@ struct WorkerCatalog {
   }
 
   /// The step `request` names, or why there is none.
-  func step(for request: WorkerStep) -> Result<Runner.Step, WorkerError> {
+  func step(for request: WorkerRunRequest) -> Result<Runner.Step, WorkerError> {
     let position = request.position
     let id = request.id
     guard suites.indices.contains(position.suite), suites[position.suite].tests.indices.contains(position.test) else {

@@ -1,21 +1,25 @@
 import Foundation
 
 /// The worker protocol: what a parent and its worker process say to each other on their
-/// private channel (``WorkerChannel``), one JSON object a line, every line carrying the
-/// protocol's ``version``.
+/// private channel (``WorkerChannel``), one JSON object a line: requests and replies carry
+/// the protocol's ``version``, events the event schema's.
 ///
 /// The parent sends ``WorkerRequest``s: run a step, resume after a pause, stop. A step names
 /// its test by its position among the suites the executable declares (``Runner/Step/Position``),
 /// never by its names (two tests may share one), and carries its whole ``TestID``, which the
 /// worker checks against the test at that position. The worker answers each step with the
-/// step's issues and output as ``Event`` lines, then one ``WorkerReply``: the test returned,
-/// or it cannot run. Standard output and standard error of the worker are the running
+/// step's issues and output as ``Event`` lines, then one ``WorkerReply``: the test returned
+/// (and whether the worker must be retired, ``WorkerRetirement``), or it cannot run. Event
+/// lines are the event schema's own (``Event/jsonLine``): they carry its `version`, not the
+/// protocol's. Standard output and standard error of the worker are the running
 /// test's output; the worker writes a marker line there as each test starts
 /// (``WorkerMain/markerVariable``), so the parent can send steps ahead and still tell one
 /// test's output from the next's.
 enum WorkerProtocol {
-  /// The version both sides speak; a line of another version is refused.
-  static let version = 1
+  /// The version both sides speak; a line of another version is refused. Version 2: a
+  /// `returned` reply says when the worker must be retired (`retire`), instead of the parent
+  /// guessing it from the test's issues.
+  static let version = 2
 
   /// Reads one line's object and checks its version.
   static func fields(of line: some Collection<UInt8>) throws -> JSONFields {
@@ -36,8 +40,8 @@ enum WorkerProtocol {
 
 /// What a parent asks its worker.
 enum WorkerRequest: Sendable, Equatable {
-  /// Run this step next.
-  case run(WorkerStep)
+  /// Run this test next.
+  case run(WorkerRunRequest)
   /// Go on after a pause: the worker pauses after a step that recorded a failure, dropping
   /// the steps it reads until this (the parent may run a retry first instead).
   case resume
@@ -49,10 +53,10 @@ enum WorkerRequest: Sendable, Equatable {
     var json = JSONText()
     json.object { json in
       switch self {
-      case .run(let step):
+      case .run(let request):
         json.field("protocol", WorkerProtocol.version)
         json.field("request", "run")
-        json.field("step") { $0.workerStep(step) }
+        json.field("step") { $0.runRequest(request) }
       case .resume:
         json.field("protocol", WorkerProtocol.version)
         json.field("request", "resume")
@@ -70,7 +74,7 @@ enum WorkerRequest: Sendable, Equatable {
   init(line: some Collection<UInt8>) throws {
     let json = try WorkerProtocol.fields(of: line)
     switch try json.string("request") {
-    case "run": self = .run(try WorkerStep(json: json.object("step")))
+    case "run": self = .run(try WorkerRunRequest(json: json.object("step")))
     case "resume": self = .resume
     case "stop": self = .stop
     case let other: throw EventDecodingError(reason: "unknown request \"\(other)\"")
@@ -78,8 +82,9 @@ enum WorkerRequest: Sendable, Equatable {
   }
 }
 
-/// One step of the plan as a worker runs it: where its test is, who it is, and its limits.
-struct WorkerStep: Sendable, Equatable {
+/// What a `run` request carries: one step of the plan as a worker runs it (where its test
+/// is, who it is, its limits), sent in the request's `step` field.
+struct WorkerRunRequest: Sendable, Equatable {
   /// Where the test is among the suites the executable declares.
   var position: Runner.Step.Position
   /// The step's identity, whole: the worker's events carry it.
@@ -112,8 +117,9 @@ struct WorkerStep: Sendable, Equatable {
 enum WorkerReply: Sendable, Equatable {
   /// The test's code ran to its end in `duration` seconds; its issues came before. When
   /// `paused`, the worker recorded a failure and drops the steps it reads until
-  /// ``WorkerRequest/resume``.
-  case returned(TestID, duration: Double, trace: ScheduleTrace?, paused: Bool)
+  /// ``WorkerRequest/resume``. With `retire`, the worker must not run another test: its
+  /// parent stops it and starts a fresh one.
+  case returned(TestID, duration: Double, trace: ScheduleTrace?, paused: Bool, retire: WorkerRetirement?)
   /// The worker cannot run the step (it has no test at that position, or another one); it
   /// pauses as after a failure.
   case cannotRun(TestID, reason: String)
@@ -123,12 +129,13 @@ enum WorkerReply: Sendable, Equatable {
     var json = JSONText()
     json.object { json in
       switch self {
-      case .returned(let id, let duration, let trace, let paused):
+      case .returned(let id, let duration, let trace, let paused, let retire):
         json.field("duration", duration)
         if let outside = trace?.firstOutsideStep { json.field("firstOutsideStep", outside) }
         json.field("paused") { $0.literal(paused ? "true" : "false") }
         json.field("protocol", WorkerProtocol.version)
         json.field("reply", "returned")
+        if let retire { json.field("retire", retire.rawValue) }
         if let trace { json.field("scheduleTrace", trace.description) }
         json.field("test", id)
       case .cannotRun(let id, let reason):
@@ -141,6 +148,17 @@ enum WorkerReply: Sendable, Equatable {
     json.newline()
     return json.array
   }
+}
+
+/// Why a worker must not run another test after the one it replied for: its parent retires
+/// it (sends ``WorkerRequest/stop``, kills it after the grace period) and runs the next test
+/// in a fresh worker. The worker says it, since only it knows what the test left behind.
+enum WorkerRetirement: String, Sendable, Equatable {
+  /// The test ran past its time limit (its test record holds its `timeLimitExceeded`
+  /// issue). Its `async` code, cancelled at the limit and left running, may hold a thread of
+  /// the worker's cooperative pool and starve the `async` tests after it; what a wait that
+  /// reached the limit waited for may still hold the worker's threads.
+  case exceededTimeLimit
 }
 
 /// A line a worker writes on its channel: an event of a test, or the reply that ends a step.
@@ -167,7 +185,11 @@ enum WorkerMessage: Sendable {
         return trace
       }
       trace?.firstOutsideStep = try reply.optionalNumber("firstOutsideStep")
-      self = .reply(.returned(id, duration: try reply.number("duration"), trace: trace, paused: paused))
+      let retire = try reply.optionalString("retire").map { name in
+        guard let retire = WorkerRetirement(rawValue: name) else { throw EventDecodingError(reason: "unknown retire \"\(name)\"") }
+        return retire
+      }
+      self = .reply(.returned(id, duration: try reply.number("duration"), trace: trace, paused: paused, retire: retire))
     case "cannotRun":
       self = .reply(.cannotRun(id, reason: try reply.string("reason")))
     case let other:
@@ -177,14 +199,14 @@ enum WorkerMessage: Sendable {
 }
 
 extension JSONText {
-  fileprivate mutating func workerStep(_ step: WorkerStep) {
+  fileprivate mutating func runRequest(_ request: WorkerRunRequest) {
     object { json in
-      json.field("defaultTimeout", step.defaultTimeout)
-      json.field("id", step.id)
-      if let jitterSeed = step.jitterSeed { json.field("jitterSeed", jitterSeed) }
-      json.field("suite", step.position.suite)
-      json.field("test", step.position.test)
-      if let timeLimit = step.timeLimit { json.field("timeLimit", timeLimit) }
+      json.field("defaultTimeout", request.defaultTimeout)
+      json.field("id", request.id)
+      if let jitterSeed = request.jitterSeed { json.field("jitterSeed", jitterSeed) }
+      json.field("suite", request.position.suite)
+      json.field("test", request.position.test)
+      if let timeLimit = request.timeLimit { json.field("timeLimit", timeLimit) }
     }
   }
 }

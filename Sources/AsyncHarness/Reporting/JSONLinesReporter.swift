@@ -9,8 +9,9 @@ import Darwin
 #endif
 
 /// Writes every ``Event`` as one JSON object a line (schema ``Event/schemaVersion``, see
-/// ``Event/jsonLine``), for tools and worker processes. Keys are sorted and timestamps are
-/// ISO 8601, so the stream is stable and diffable.
+/// ``Event/jsonLine``), for tools that read a run's events. Keys are sorted and timestamps
+/// are ISO 8601, so the stream is stable and diffable. (A worker process does not use it: its
+/// channel writes each event through the same mapping, as ``Event/jsonLine`` does.)
 ///
 /// Lines reach a file whole: a reader following the file never sees half a line, and a run
 /// that stops early (a crash, Ctrl-C, a reporter error) leaves every event up to then and no
@@ -24,7 +25,7 @@ import Darwin
 /// (Benchmarks/README.md, part 7). The one line this can lose is the `testEnded` of a test
 /// whose callback, on another thread, crashes the process after the test ended and before the
 /// next one starts. A stream written through a closure gets each line in a call of its own,
-/// as its event happens; so does a worker's back channel, read by the parent as it goes.
+/// as its event happens.
 ///
 /// Output is bounded like the JUnit report's: each test keeps at most `outputLimit` bytes of
 /// captured output, after which its `outputCaptured` events are dropped and one last
@@ -98,8 +99,7 @@ public final class JSONLinesReporter: Reporter {
 
   /// Creates a reporter writing to an open file descriptor, named `name` in errors; `closing`
   /// closes it in ``finish()``. `holdsLines` holds the lines between two tests (see the type's
-  /// documentation); a worker's back channel writes every line as it happens, since its parent
-  /// waits for each `testEnded`.
+  /// documentation); without it, every line is written as its event happens.
   convenience init(descriptor: Int32, name: String, outputLimit: Int = ReportDefaults.outputLimit, closing: Bool,
                    holdsLines: Bool = false) {
     var close: @Sendable () throws -> Void = {}

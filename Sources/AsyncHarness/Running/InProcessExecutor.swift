@@ -43,6 +43,12 @@ import Synchronization
   /// - Returns: ``AttemptEnd/returned(duration:trace:)``: a test in this process always
   ///   returns (one that never does ends the run from the runner's watch).
   @_spi(ForToolsIntegrationOnly) public func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
+    attempt(step, events: events).end
+  }
+
+  /// Runs one step as ``run(_:events:)`` does, and says whether the test ran past its time
+  /// limit (a worker process is then retired).
+  func attempt(_ step: Runner.Step, events: EventSink) -> (end: AttemptEnd, exceededTimeLimit: Bool) {
     let start = ContinuousClock().now
     let record = TestRecord(id: step.id, events: events)
     let context = TestContext(record: record, waiter: step.waiter, defaultTimeout: step.defaultTimeout,
@@ -54,7 +60,7 @@ import Synchronization
     }
     capture?.end { record.capture($0) }
     record.end()
-    return .returned(duration: start.duration(to: .now).timeInterval, trace: scope?.trace)
+    return (.returned(duration: start.duration(to: .now).timeInterval, trace: scope?.trace), record.exceededTimeLimit)
   }
 
   /// Stops capturing output.

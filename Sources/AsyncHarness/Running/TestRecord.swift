@@ -61,6 +61,10 @@ final class TestRecord: Sendable {
 
   var isRunning: Bool { state.withLock { $0.isRunning } }
 
+  /// Whether the test's time limit was recorded: it ran past it, in a wait or in `async` code
+  /// cancelled and left running.
+  var exceededTimeLimit: Bool { state.withLock { $0.recordedOnce.contains(.timeLimitExceeded) } }
+
   /// How many failing issues were recorded so far.
   var failureCount: Int { failures.load(ordering: .acquiring) }
 

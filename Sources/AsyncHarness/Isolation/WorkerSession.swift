@@ -1,0 +1,149 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One attempt run by a worker: relays its issues and output until the worker's reply, the
+/// worker's death, or its time limit, while writing the requests the channel has not taken.
+struct WorkerSession {
+  /// How a session ends.
+  enum Ending {
+    /// The worker replied: it can run more (after a resume, when `paused`), unless it says
+    /// why it must be retired.
+    case replied(AttemptEnd, paused: Bool, retire: WorkerRetirement?)
+    /// The worker ended (crashed, or was stopped); the attempt ended so.
+    case workerEnded(AttemptEnd)
+  }
+
+  let step: Runner.Step
+  let events: EventSink
+  let gracePeriod: Duration
+  let deadline: ContinuousClock.Instant?
+  let stop: StopRequest?
+  private var output = OutputBuffer()
+  /// The last signal sent to stop the worker, when, and whether for an interrupt.
+  private var stopped: (signal: Int32, at: ContinuousClock.Instant, interrupt: Int32?)?
+  /// What each read of a pipe fills.
+  private var buffer = [UInt8](repeating: 0, count: 65536)
+
+  init(step: Runner.Step, events: EventSink, gracePeriod: Duration, deadline: ContinuousClock.Instant?, stop: StopRequest?) {
+    self.step = step
+    self.events = events
+    self.gracePeriod = gracePeriod
+    self.deadline = deadline
+    self.stop = stop
+  }
+
+  /// Runs until the attempt ends.
+  mutating func run(_ connection: inout WorkerConnection) -> Ending {
+    let worker = connection.process
+    relayOutput(connection.output.startNextTest())
+    // Lines read with the previous step's come first.
+    while let line = connection.lines.next() {
+      if let ending = relay(line, &connection) { return ending }
+    }
+    var descriptors = [
+      pollfd(fd: worker.channel, events: 0, revents: 0),
+      pollfd(fd: worker.output, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: stop?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
+    ]
+    while true {
+      descriptors[0].events = Int16(POLLIN) | (worker.hasUnsentRequests ? Int16(POLLOUT) : 0)
+      let ready = poll(&descriptors, nfds_t(descriptors.count), timeout())
+      if ready < 0 && errno != EINTR { return .workerEnded(end(worker.waitForExit())) }
+      if ready == 0 { stopWorker(worker); continue }
+      if descriptors[2].revents != 0, let signal = stop?.signal {
+        descriptors[2].fd = -1
+        stopWorker(worker, interrupt: signal)
+      }
+      if descriptors[0].revents & Int16(POLLOUT) != 0 { worker.flush() }
+      // Events first: an issue precedes the output the test then writes.
+      if descriptors[0].revents & ~Int16(POLLOUT) != 0 {
+        let count = read(worker.channel, &buffer, buffer.count)
+        if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
+        guard count > 0 else {
+          drainOutput(&connection, until: .endOfFile)
+          return .workerEnded(end(worker.waitForExit()))
+        }
+        connection.lines.append(buffer[..<count])
+        while let line = connection.lines.next() {
+          if let ending = relay(line, &connection) { return ending }
+        }
+      }
+      if descriptors[1].revents != 0 {
+        let count = read(worker.output, &buffer, buffer.count)
+        if count > 0 { relayOutput(connection.output.append(buffer[..<count])) } else { descriptors[1].fd = -1 }
+      }
+    }
+  }
+
+  /// Milliseconds until the next deadline: the time limit, then the end of the grace period.
+  private func timeout() -> Int32 {
+    let next: ContinuousClock.Instant? = stopped.map { $0.at + gracePeriod } ?? deadline
+    guard let next else { return -1 }
+    let left = ContinuousClock().now.duration(to: next)
+    return left <= .zero ? 0 : Int32(min(left.timeInterval * 1000 + 1, Double(Int32.max)))
+  }
+
+  /// Sends SIGTERM to the worker, or SIGKILL when its grace period after SIGTERM is over.
+  private mutating func stopWorker(_ worker: WorkerProcess, interrupt: Int32? = nil) {
+    if let stopped, stopped.signal == SIGKILL { return }
+    let signal = stopped == nil ? SIGTERM : SIGKILL
+    worker.signal(signal)
+    stopped = (signal, ContinuousClock().now, interrupt ?? stopped?.interrupt)
+  }
+
+  /// Relays one line of the worker's; returns how the attempt ended when it is the step's reply.
+  private mutating func relay(_ line: ArraySlice<UInt8>, _ connection: inout WorkerConnection) -> Ending? {
+    guard !line.isEmpty else { return nil }
+    switch try? WorkerMessage(line: line) {
+    case .event(let event):
+      events.send(event)
+      return nil
+    case .reply(.returned(step.id, let duration, let trace, let paused, let retire)):
+      drainOutput(&connection, until: .nothingLeft)
+      return .replied(.returned(duration: duration, trace: trace), paused: paused, retire: retire)
+    case .reply(.cannotRun(step.id, let reason)):
+      drainOutput(&connection, until: .nothingLeft)
+      return .replied(.couldNotStart(reason: reason), paused: true, retire: nil)
+    case .reply, nil:
+      // Not the worker's (a test wrote to the channel?): shown as output rather than lost.
+      relayOutput(line + [0x0A])
+      return nil
+    }
+  }
+
+  private mutating func relayOutput(_ bytes: ArraySlice<UInt8>) {
+    guard !bytes.isEmpty else { return }
+    if let text = output.append(bytes) { events(.outputCaptured(step.id, text)) }
+  }
+
+  private enum DrainEnd { case nothingLeft, endOfFile }
+
+  /// Reads the output the worker wrote before its last message (or until it closed), up to
+  /// the next test's marker.
+  private mutating func drainOutput(_ connection: inout WorkerConnection, until end: DrainEnd) {
+    let descriptor = connection.process.output
+    var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    while !connection.output.reachedNextTest, poll(&ready, 1, end == .endOfFile ? -1 : 0) > 0 {
+      let count = read(descriptor, &buffer, buffer.count)
+      guard count > 0 else { break }
+      relayOutput(connection.output.append(buffer[..<count]))
+    }
+    if let rest = output.flush() { events(.outputCaptured(step.id, rest)) }
+  }
+
+  /// How the attempt ended when its worker ended before replying.
+  private mutating func end(_ exit: ProcessEnding) -> AttemptEnd {
+    let tail = output.tail
+    if let stopped, let interrupt = stopped.interrupt {
+      return .interrupted(signal: interrupt, output: tail)
+    }
+    if stopped != nil {
+      return .stoppedAtLimit(step.timeLimit ?? .zero, killed: stopped?.signal == SIGKILL, gracePeriod: gracePeriod,
+                             output: tail)
+    }
+    return .processEnded(exit, output: tail)
+  }
+}
