@@ -37,6 +37,27 @@ final class HungAndSlowTests: ReportTestCase {
                                                  "--expect-skipped", "0"])
   }
 
+  /// With no flag, a hung test ends at the default limit of a minute: its worker is stopped,
+  /// the test errors, and the run goes on to the next test.
+  func testAHungTestWithNoFlagsEndsAtTheDefaultLimit() throws {
+    let started = ContinuousClock().now
+    let run = try runToEnd(try harnessFixture(), [
+      "--filter", "Crashes/hangs outside a wait", "--filter", "Crashes/passes first", "--json", path("events.jsonl"),
+    ], limit: 120)
+    let took = started.duration(to: .now)
+    XCTAssertEqual(run.status, 1, run.output)
+    XCTAssertTrue(run.output.contains("Result: 1 passed, 1 failed, 0 skipped in "), run.output)
+    let hung = try events().compactMap { event -> TestResult? in
+      guard case .testEnded(let test, let result, _) = event.kind, test.name == "hangs outside a wait" else { return nil }
+      return result
+    }
+    XCTAssertEqual(hung.map(\.verdict), [.errored])
+    XCTAssertEqual(hung.first?.issues.first?.message.hasPrefix("Test exceeded its time limit of 60 seconds outside any wait"),
+                   true, "\(hung)")
+    XCTAssertGreaterThanOrEqual(took, .seconds(60), "the limit is a minute, not less")
+    XCTAssertLessThan(took, .seconds(75), "the run ends within seconds of the limit")
+  }
+
   func testSlowTestsAreAnnouncedAtEachMultipleOfTheThresholdWhileTheyRun() throws {
     for isolation in ["worker", "none"] {
       let run = try runToEnd(try harnessFixture(), [

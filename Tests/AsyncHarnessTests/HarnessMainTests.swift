@@ -1,4 +1,4 @@
-import AsyncHarness
+@testable import AsyncHarness
 import HarnessTestSupport
 import XCTest
 
@@ -49,9 +49,12 @@ final class HarnessMainTests: XCTestCase {
     let timeout = run(["--timeout=-1"])
     XCTAssertEqual(timeout.status, 2)
     XCTAssertTrue(timeout.errors.hasPrefix("error: --timeout must be a positive number of seconds, not -1.0"), timeout.errors)
-    let limit = run(["--time-limit", "0"])
-    XCTAssertEqual(limit.status, 2)
-    XCTAssertTrue(limit.errors.hasPrefix("error: --time-limit must be a positive number of seconds, not 0.0"), limit.errors)
+    for value in ["0", "-1", "abc", "inf", "nan"] {
+      let limit = run(["--time-limit=\(value)"])
+      XCTAssertEqual(limit.status, 2, value)
+      XCTAssertTrue(limit.errors.hasPrefix("error: --time-limit must be a positive number of seconds or none, not \(value)\n"),
+                    limit.errors)
+    }
     let noWorkers = run(["--workers", "0"])
     XCTAssertEqual(noWorkers.status, 2)
     XCTAssertTrue(noWorkers.errors.hasPrefix("error: --workers must be at least 1, not 0"), noWorkers.errors)
@@ -59,6 +62,17 @@ final class HarnessMainTests: XCTestCase {
     XCTAssertEqual(inProcess.status, 2)
     XCTAssertEqual(inProcess.errors, "error: --workers 2 runs tests in worker processes; --isolation none runs them in this process, one at a time\n")
     XCTAssertEqual(inProcess.output, "")
+  }
+
+  /// Every run has a time limit unless it says otherwise: a minute by default, any positive
+  /// number of seconds (fractions too), or none.
+  func testTheTimeLimitIsAMinuteByDefaultTakesFractionsAndCanBeTurnedOff() throws {
+    XCTAssertEqual(try TimeLimit(nil).duration, .seconds(60))
+    XCTAssertEqual(try TimeLimit("0.25").duration, .milliseconds(250))
+    XCTAssertEqual(try TimeLimit("600").duration, .seconds(600))
+    XCTAssertNil(try TimeLimit("none").duration)
+    let help = run(["--help"])
+    XCTAssertTrue(help.output.contains("or none for no limit (default: 60)"), help.output)
   }
 
   func testAFilterThatSelectsNothingExitsTwoNamingIt() {

@@ -75,8 +75,8 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("The timeout in seconds of waits that pass none (default 1).", valueName: "seconds"))
   var timeout: Double?
 
-  @Option(help: ArgumentHelp("The longest a test may run, in seconds (default: no limit).", valueName: "seconds"))
-  var timeLimit: Double?
+  @Option(help: ArgumentHelp("The longest a test may run, in seconds (fractions allowed), or none for no limit (default: \(Int(TimeLimit.defaultSeconds))).", valueName: "seconds|none"))
+  var timeLimit: String?
 
   @Option(help: ArgumentHelp("Announce a test still running after this many seconds (and each multiple) as SLOW.", valueName: "seconds"))
   var slow: Double?
@@ -136,7 +136,8 @@ struct HarnessOptions: ParsableCommand {
     }
     try validateJitter()
     try validateSharding()
-    for (flag, value) in [("--timeout", timeout), ("--time-limit", timeLimit), ("--slow", slow)] {
+    _ = try TimeLimit(timeLimit)
+    for (flag, value) in [("--timeout", timeout), ("--slow", slow)] {
       if let value, !(value > 0 && value.isFinite) {
         throw ValidationError("\(flag) must be a positive number of seconds, not \(value)")
       }
@@ -162,7 +163,7 @@ struct HarnessOptions: ParsableCommand {
     configuration.retries = retries
     configuration.shuffleSeed = shuffle
     if let timeout { configuration.defaultTimeout = .milliseconds(Int64((timeout * 1000).rounded())) }
-    configuration.timeLimit = timeLimit.map { .milliseconds(Int64(($0 * 1000).rounded())) }
+    configuration.timeLimit = try TimeLimit(timeLimit).duration
     configuration.slowThreshold = slow.map { .milliseconds(Int64(($0 * 1000).rounded())) }
     try applySchedules(to: &configuration, registry: registry)
     configuration.jitter = jitter.map(Jitter.init(seed:))
@@ -196,6 +197,35 @@ struct HarnessOptions: ParsableCommand {
       }
     }
     return result
+  }
+}
+
+/// `--time-limit`: a positive number of seconds, `none`, or, when not given, the default.
+struct TimeLimit: Sendable, Equatable {
+  /// The limit of a run that names none, in seconds: a test of asynchronous code that runs a
+  /// minute is hung far more often than it is slow, and a hang then costs a CI job one
+  /// minute instead of the job's own limit.
+  static let defaultSeconds = 60.0
+
+  /// The limit; `nil` for none.
+  let duration: Duration?
+
+  /// Reads the flag's value: `nil` (not given) for the default, `none`, or a positive,
+  /// finite number of seconds.
+  /// - Throws: `ValidationError` naming the flag and the value for anything else.
+  init(_ argument: String?) throws {
+    guard let argument else {
+      duration = .seconds(Self.defaultSeconds)
+      return
+    }
+    if argument == "none" {
+      duration = nil
+      return
+    }
+    guard let seconds = Double(argument), seconds > 0, seconds.isFinite else {
+      throw ValidationError("--time-limit must be a positive number of seconds or none, not \(argument)")
+    }
+    duration = .milliseconds(Int64((seconds * 1000).rounded()))
   }
 }
 
