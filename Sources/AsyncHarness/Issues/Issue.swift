@@ -31,6 +31,11 @@ public struct Issue: Sendable, Hashable, Codable {
     /// A note that does not fail the test, such as the synchronous waiter falling back to a
     /// blocking wait.
     case warning
+    /// Work the test left running in its worker process when it returned: tasks holding
+    /// every thread of Swift's cooperative pool, threads it started that are still running,
+    /// or child processes it did not wait for. A warning: it does not fail the test, but the
+    /// worker is retired (or the children stopped) so that the next test starts clean.
+    case leaked
   }
 
   /// What kind of problem this is.
@@ -54,10 +59,10 @@ public struct Issue: Sendable, Hashable, Codable {
   /// Writes the issue as the event stream does: `sourceLocation` only when known.
   public func encode(to encoder: any Encoder) throws { try encodeMapped(to: encoder) }
 
-  /// Whether this issue makes its test fail. Warnings and late signals do not.
+  /// Whether this issue makes its test fail. Warnings, leaks and late signals do not.
   public var isFailure: Bool {
     switch kind {
-    case .warning, .lateSignal: false
+    case .warning, .leaked, .lateSignal: false
     default: true
     }
   }

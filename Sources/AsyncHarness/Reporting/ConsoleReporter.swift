@@ -70,7 +70,7 @@ public final class ConsoleReporter: Reporter {
       if let reason = result.reason { text += " - \(reason)" }
       text += "\n"
       for issue in result.issues {
-        text += "    \(issue.sourceLocation.map { "\($0): " } ?? "")\(issue.kind == .warning ? "warning: " : "")\(issue.message)\n"
+        text += "    \(issue.sourceLocation.map { "\($0): " } ?? "")\(issue.isFailure || issue.kind == .lateSignal ? "" : "warning: ")\(issue.message)\n"
       }
       // A failing test under a schedule ends with the flag that replays it.
       if result.verdict.isFailure, let token = result.replayToken(of: test) { text += "    replay: --schedule \(token)\n" }

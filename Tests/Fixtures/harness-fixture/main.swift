@@ -150,6 +150,28 @@ let suites = [
     Test("skipped", .skip("not here")) { _ in }
     Test("passes") { t in t.expect(true) }
   },
+  // Tests that leave work running when they return, each followed by a test that needs a
+  // clean process: spinning tasks hold the cooperative pool, a spinning thread, a child
+  // process nobody waits for.
+  Suite("Leaks") {
+    Test("spins tasks") { _ in
+      for _ in 0..<8 {
+        Task.detached { while ProcessInfo.processInfo.environment["FIXTURE_NEVER_SET"] == nil {} }
+      }
+    }
+    Test("awaits after the tasks") { _ async throws in try await Task.sleep(for: .milliseconds(1)) }
+    Test("spins a thread") { _ in
+      Thread.detachNewThread { while ProcessInfo.processInfo.environment["FIXTURE_NEVER_SET"] == nil {} }
+    }
+    Test("awaits after the thread") { _ async throws in try await Task.sleep(for: .milliseconds(1)) }
+    Test("leaves a child") { _ in
+      let child = Process()
+      child.executableURL = URL(fileURLWithPath: "/bin/sleep")
+      child.arguments = ["7"]
+      try child.run()
+    }
+    Test("runs after the child") { t in t.expect(true) }
+  },
   // Tests that rely on running in order in one process: the second reads what the first
   // left behind. It says .serialized, so --parallel keeps it in order in one worker.
   Suite("Ordered", .serialized) {

@@ -48,19 +48,23 @@ import Synchronization
 
   /// Runs one step as ``run(_:events:)`` does, and says whether the test ran past its time
   /// limit (a worker process is then retired).
-  func attempt(_ step: Runner.Step, events: EventSink) -> (end: AttemptEnd, exceededTimeLimit: Bool) {
+  /// - Parameter afterAsyncCode: called at the end of each piece of the test's `async`
+  ///   code, on its task, before the test goes on (a worker's leak check sends its
+  ///   canaries there).
+  func attempt(_ step: Runner.Step, events: EventSink,
+               afterAsyncCode: (@Sendable () -> Void)? = nil) -> (end: AttemptEnd, exceededTimeLimit: Bool) {
     let start = ContinuousClock().now
     let record = TestRecord(id: step.id, events: events)
     let context = TestContext(record: record, waiter: step.waiter, defaultTimeout: step.defaultTimeout,
                               timeLimit: step.timeLimit, schedule: step.schedule, jitter: step.jitter)
-    let scope = step.waiter.scope(for: context)
+    let hooks = Hooks(scope: step.waiter.scope(for: context), afterAsyncCode: afterAsyncCode)
     capture?.begin()
     TestRecord.$current.withValue(record) {
-      TestRecord.$body.withValue(record) { execute(step.test, in: step.suite, with: context, scope: scope) }
+      TestRecord.$body.withValue(record) { execute(step.test, in: step.suite, with: context, hooks: hooks) }
     }
     capture?.end { record.capture($0) }
     record.end()
-    return (.returned(duration: start.duration(to: .now).timeInterval, trace: scope?.trace), record.exceededTimeLimit)
+    return (.returned(duration: start.duration(to: .now).timeInterval, trace: hooks.scope?.trace), record.exceededTimeLimit)
   }
 
   /// Stops capturing output.
@@ -70,15 +74,22 @@ import Synchronization
 
   /// Runs the set-up, the body, the teardown blocks (last registered first) and the tear-down;
   /// then, when the body ran to its end, fails the test for expectations it never waited for.
-  /// Its `async` code runs in the strategy's `scope`, when it has one.
-  private func execute(_ test: Test, in suite: Suite, with context: TestContext, scope: (any WaiterScope)?) {
+  /// What surrounds the test's `async` code: the strategy's scope, when it has one, and
+  /// what runs at the end of each piece.
+  private struct Hooks {
+    var scope: (any WaiterScope)?
+    var afterAsyncCode: (@Sendable () -> Void)?
+  }
+
+  /// Its `async` code runs in the strategy's scope, when it has one.
+  private func execute(_ test: Test, in suite: Suite, with context: TestContext, hooks: Hooks) {
     let completed = capture(at: test.sourceLocation, in: context) {
       try suite.setUp?(context)
       switch test.body {
       case .blocking(let body):
         try body(context)
       case .async(let body):
-        try runToCompletion(at: test.sourceLocation, in: context, scope: scope) { try await body(context) }
+        try runToCompletion(at: test.sourceLocation, in: context, hooks: hooks) { try await body(context) }
       }
     }
     for teardown in context.takeTeardowns() {
@@ -86,7 +97,7 @@ import Synchronization
       case .blocking(let block, let location):
         capture(at: location, in: context, block)
       case .async(let block, let location):
-        capture(at: location, in: context) { try runToCompletion(at: location, in: context, scope: scope, block) }
+        capture(at: location, in: context) { try runToCompletion(at: location, in: context, hooks: hooks, block) }
       }
     }
     capture(at: test.sourceLocation, in: context) { try suite.tearDown?(context) }
@@ -97,12 +108,14 @@ import Synchronization
   /// until it finishes, or has the strategy's `scope` run it; rethrows what it threw. At the
   /// test's time limit it records the limit, cancels the task and throws ``TestStopped``; so
   /// it does when the scope finds the body stuck, recording why.
-  private func runToCompletion(at location: SourceLocation, in context: TestContext, scope: (any WaiterScope)?,
+  private func runToCompletion(at location: SourceLocation, in context: TestContext, hooks: Hooks,
                                _ body: @escaping @Sendable () async throws -> Void) throws {
     let outcome = BodyOutcome()
     let finished = WaitCondition(summary: "the async test body", sourceLocation: location,
                                  recordWarning: { [record = context.record] in record.record($0) }) { outcome.isSet }
     let record = context.record
+    // Code a scope runs is the scope's own: nothing joins it at its end.
+    let afterAsyncCode = hooks.scope == nil ? hooks.afterAsyncCode : nil
     let start: @Sendable () -> Task<Void, Never> = {
       // The task copies the test's task-locals, which the driver's thread lacks.
       TestRecord.$current.withValue(record) {
@@ -111,6 +124,7 @@ import Synchronization
             record.markBodyTask()
             let result: Result<Void, any Error>
             do { try await body(); result = .success(()) } catch { result = .failure(error) }
+            afterAsyncCode?()
             outcome.set(result)
             finished.wake()
           }
@@ -119,7 +133,7 @@ import Synchronization
     }
     let deadline = context.timeLimit?.deadline ?? ContinuousClock().now.advanced(by: .seconds(365 * 24 * 3600))
     let started = Mutex<Task<Void, Never>?>(nil)
-    let run = scope?.runAsyncCode(until: deadline, finished: finished) { started.withLock { $0 = start() } } ?? .declined
+    let run = hooks.scope?.runAsyncCode(until: deadline, finished: finished) { started.withLock { $0 = start() } } ?? .declined
     if run == .declined {
       started.withLock { $0 = start() }
       finished.blockParked(deadline: deadline)

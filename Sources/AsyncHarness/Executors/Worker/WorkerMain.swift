@@ -41,6 +41,7 @@ enum WorkerMain {
     let streams = StandardStreams.Saved()
     let catalog = WorkerCatalog(suites, registry: registry)
     let executor = InProcessExecutor.inWorker
+    var leaks = LeakCheck()
     var requests = WorkerRequests(channel: channel)
     var paused = false
     while let request = requests.next() {
@@ -64,13 +65,19 @@ enum WorkerMain {
             if case .issueRecorded(step.id, let issue) = event.kind, issue.isFailure { failed.store(true, ordering: .relaxed) }
             channel.send(event)
           }
-          let (end, exceededTimeLimit) = executor.attempt(step, events: events)
+          let canary = PoolCanary()
+          let (end, exceededTimeLimit) = executor.attempt(step, events: events, afterAsyncCode: canary.send)
+          // A test past its limit retires its worker anyway, and its body may hold the pool.
+          let leaked = exceededTimeLimit ? (messages: [], retire: false) : leaks.findings(canary: canary)
+          for message in leaked.messages {
+            events(.issueRecorded(step.id, Issue(kind: .leaked, message: message, sourceLocation: step.test.sourceLocation)))
+          }
           // A partial line the test printed reaches the parent before the step's end does.
           fflush(nil)
           let (duration, trace) = if case .returned(let duration, let trace) = end { (duration, trace) } else { (0.0, nil) }
           paused = failed.load(ordering: .relaxed)
           channel.send(.returned(step.id, duration: duration, trace: trace, paused: paused,
-                                 retire: exceededTimeLimit ? .exceededTimeLimit : nil))
+                                 retire: exceededTimeLimit ? .exceededTimeLimit : leaked.retire ? .leakedWork : nil))
         case .failure(let error):
           paused = true
           channel.send(.cannotRun(request.id, reason: error.description))

@@ -159,6 +159,9 @@ enum WorkerRetirement: String, Sendable, Equatable {
   /// the worker's cooperative pool and starve the `async` tests after it; what a wait that
   /// reached the limit waited for may still hold the worker's threads.
   case exceededTimeLimit
+  /// The test left work running that holds the worker's threads: tasks holding every
+  /// thread of its cooperative pool, or threads still running (``LeakCheck``).
+  case leakedWork
 }
 
 /// A line a worker writes on its channel: an event of a test, or the reply that ends a step.

@@ -1,0 +1,200 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Finds what a test left running in its worker process when it returned, as cargo-nextest
+/// finds leaky tests: tasks that hold every thread of Swift's cooperative pool (the next
+/// `async` test could not start), threads it started that still run, and child processes
+/// it did not wait for. Each finding becomes a `leaked` issue of the test, a warning; a held
+/// pool or a running thread also retires the worker, so the next test starts clean.
+///
+/// The check costs about a microsecond when nothing leaked: the pool is probed by a
+/// ``PoolCanary`` sent as the test's code ends, threads are counted by the link count of
+/// `/proc/self/task`, children by one `waitid` that reaps nothing. Only a change costs more: new threads are
+/// sampled for 20 ms, and a canary that has not run is waited for up to half a second.
+struct LeakCheck {
+  /// How long the canary may take before the pool counts as held by leaked work.
+  static let poolPatience: Duration = .milliseconds(500)
+  /// How long new threads are watched for the CPU they use.
+  static let threadSample: Duration = .milliseconds(20)
+
+  /// `/proc/self/task`, open, where the platform has it.
+  private let taskDirectory: Int32
+  /// The threads known not to be a test's: those of the process before its tests, the
+  /// runtime's pool threads, and threads already reported or found idle.
+  private var knownThreads: Set<Int32>
+  /// The child processes already reported.
+  private var knownChildren: Set<Int32> = []
+
+  /// Starts watching this process: descendants a test orphans become its children (Linux),
+  /// and its threads now are known.
+  init() {
+    #if os(Linux)
+    Self.becomeSubreaper()
+    taskDirectory = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    #else
+    taskDirectory = -1
+    #endif
+    knownThreads = []
+    knownThreads = Set(threadIDs())
+  }
+
+  #if os(Linux)
+  /// Makes this process the one that descendants orphaned by a test are reparented to
+  /// (`prctl(PR_SET_CHILD_SUBREAPER, 1)`), so that they stay its children and are found. C's
+  /// `prctl` takes variable arguments, which Swift cannot call, so it is called through its
+  /// address with the five integer arguments the kernel reads.
+  private static func becomeSubreaper() {
+    typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
+    guard let address = dlsym(nil, "prctl") else { return }
+    let setChildSubreaper: Int32 = 36  // PR_SET_CHILD_SUBREAPER
+    _ = unsafeBitCast(address, to: Prctl.self)(setChildSubreaper, 1, 0, 0, 0)
+  }
+  #endif
+
+  /// What the test left running, each as the message of a `leaked` issue, and whether the
+  /// worker must be retired for it.
+  mutating func findings(canary: PoolCanary) -> (messages: [String], retire: Bool) {
+    var messages: [String] = []
+    var retire = false
+    let threads = runningNewThreads()
+    if !threads.isEmpty {
+      retire = true
+      messages.append("Leaked work: the test returned while threads it started are still running ("
+        + threads.joined(separator: ", ") + ")" + Self.retired)
+    }
+    if !canary.hasRun(within: Self.poolPatience) {
+      retire = true
+      messages.append("Leaked work: the test returned while tasks it started hold every thread of Swift's cooperative "
+        + "pool (a job sent to the pool did not run within \(Self.poolPatience.secondsDescription) seconds), so the "
+        + "next async test could not start" + Self.retired)
+    }
+    let children = newChildren()
+    if !children.isEmpty {
+      messages.append("Leaked work: the test returned while child processes it started are still running ("
+        + children.joined(separator: ", ") + "); they go on, and may hold the test's output open")
+    }
+    return (messages, retire)
+  }
+
+  private static let retired = "; the worker process is retired, so the next test runs in a fresh one"
+
+  // MARK: Threads
+
+  /// The threads of this process now, by ID; none where `/proc` is missing.
+  private func threadIDs() -> [Int32] {
+    guard taskDirectory >= 0 else { return [] }
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return names.compactMap(Int32.init)
+  }
+
+  /// How many threads this process has: `/proc/self/task` links `.`, `..` and one
+  /// directory a thread.
+  private var threadCount: Int {
+    var status = stat()
+    guard taskDirectory >= 0, fstat(taskDirectory, &status) == 0 else { return knownThreads.count }
+    return Int(status.st_nlink) - 2
+  }
+
+  /// New threads that used CPU while watched, named; every new thread becomes known (an
+  /// idle one is the runtime's, or harmless).
+  private mutating func runningNewThreads() -> [String] {
+    guard threadCount != knownThreads.count else { return [] }
+    let current = Set(threadIDs())
+    let new = current.subtracting(knownThreads).filter { !Self.isPoolThread($0) }.sorted()
+    knownThreads = current
+    guard !new.isEmpty else { return [] }
+    let before = new.map(Self.cpuTime)
+    Thread.sleep(forTimeInterval: Self.threadSample.timeInterval)
+    let after = new.map(Self.cpuTime)
+    let busy = Self.threadSample.nanoseconds / 4
+    return new.indices.filter { after[$0] - before[$0] >= busy }.map { "thread \(new[$0])" }
+  }
+
+  /// Whether a thread is one of the runtime's pools (Dispatch's, which Swift's cooperative
+  /// pool is on Linux): their names end in the queue's quality of service.
+  private static func isPoolThread(_ id: Int32) -> Bool {
+    let name = (try? String(contentsOfFile: "/proc/self/task/\(id)/comm", encoding: .utf8)) ?? ""
+    return name.contains("qos")
+  }
+
+  /// The CPU time a thread of this process has used, in nanoseconds (0 once it ended).
+  private static func cpuTime(_ id: Int32) -> Int {
+    #if os(Linux)
+    // The kernel's clock of one thread: MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED).
+    let clock = clockid_t((~id) &<< 3 | 6)
+    var time = timespec()
+    guard clock_gettime(clock, &time) == 0 else { return 0 }
+    return time.tv_sec * 1_000_000_000 + time.tv_nsec
+    #else
+    return 0
+    #endif
+  }
+
+  // MARK: Children
+
+  /// Child processes still running that were not reported yet, as `PID (command)`. Nothing
+  /// is reaped: a child's status stays for whoever waits for it.
+  private mutating func newChildren() -> [String] {
+    var info = siginfo_t()
+    // Fails with ECHILD when this process has no child at all: the usual case, one call.
+    guard waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return [] }
+    let children = Set(childIDs().filter(Self.isRunning)).subtracting(knownChildren).sorted()
+    knownChildren.formUnion(children)
+    return children.map { "\($0) (\(Self.command(of: $0)))" }
+  }
+
+  /// Whether a process has not exited (it is no zombie).
+  private static func isRunning(_ process: Int32) -> Bool {
+    let stat = (try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8)) ?? ""
+    guard let state = stat.split(separator: ")").last?.split(separator: " ").first else { return false }
+    return state != "Z" && state != "X"
+  }
+
+  /// The children of every thread of this process.
+  private func childIDs() -> [Int32] {
+    threadIDs().flatMap { thread in
+      ((try? String(contentsOfFile: "/proc/self/task/\(thread)/children", encoding: .utf8)) ?? "")
+        .split(separator: " ").compactMap { Int32($0) }
+    }
+  }
+
+  /// A process's command line, its arguments joined by spaces.
+  private static func command(of process: Int32) -> String {
+    let data = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(process)/cmdline"))) ?? Data()
+    let command = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ")
+    return command.isEmpty ? "unknown command" : command
+  }
+}
+
+/// Jobs sent to Swift's cooperative pool as a test's code ends, at the priorities test code
+/// runs at: when one has not run a while later, every thread of the pool is held by work
+/// the test left behind. Sent from the end of the test's `async` body, the canaries run on
+/// the body's own thread as it frees up, so a clean test waits for nothing.
+final class PoolCanary: Sendable {
+  private let sent = Atomic(0)
+  private let ran = DispatchSemaphore(value: 0)
+
+  /// Sends the canaries; again after more of the test's code ran, until checked.
+  func send() {
+    sent.add(2, ordering: .relaxed)
+    for priority in [TaskPriority.high, .medium] {
+      Task.detached(priority: priority) { [ran] in ran.signal() }
+    }
+  }
+
+  /// Whether every canary sent ran within `patience`; sends them first when the test had
+  /// no `async` code to send them from.
+  func hasRun(within patience: Duration) -> Bool {
+    if sent.load(ordering: .relaxed) == 0 { send() }
+    let deadline = DispatchTime.now() + .nanoseconds(patience.nanoseconds)
+    for _ in 0..<sent.load(ordering: .relaxed) where ran.wait(timeout: deadline) == .timedOut { return false }
+    return true
+  }
+}
