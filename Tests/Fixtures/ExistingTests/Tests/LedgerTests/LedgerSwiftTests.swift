@@ -90,22 +90,26 @@ import Testing
 @Suite struct RudeSwiftTests {
   @Test func indexPastTheEnd() {
     guard rude else { return }
+    print("indexPastTheEnd: printed before it goes")
     let ledger = Ledger()
     _ = ledger.entry(at: pastTheEnd(of: ledger.entries))
   }
 
   @Test func callsFatalError() {
     guard rude else { return }
+    print("callsFatalError: printed before it goes")
     fatalError("fatalError in a Swift Testing test")
   }
 
   @Test func callsExit() {
     guard rude else { return }
+    print("callsExit: printed before it goes")
     exit(3)
   }
 
   @Test func hangs() {
     guard rude else { return }
+    print("hangs: printed before it goes")
     blockForever()
   }
 }

@@ -60,22 +60,26 @@ final class BalanceXCTests: XCTestCase {
 final class RudeXCTests: XCTestCase {
   func testA_IndexPastTheEnd() {
     guard rude else { return }
+    print("testA_IndexPastTheEnd: printed before it goes")
     let ledger = Ledger()
     _ = ledger.entry(at: pastTheEnd(of: ledger.entries))
   }
 
   func testB_FatalError() {
     guard rude else { return }
+    print("testB_FatalError: printed before it goes")
     fatalError("fatalError in an XCTest")
   }
 
   func testC_Exit() {
     guard rude else { return }
+    print("testC_Exit: printed before it goes")
     exit(3)
   }
 
   func testD_Hangs() {
     guard rude else { return }
+    print("testD_Hangs: printed before it goes")
     blockForever()
   }
 
