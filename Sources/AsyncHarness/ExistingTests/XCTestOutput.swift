@@ -45,6 +45,12 @@ struct XCTestOutput: Sendable {
     var output: [String] = []
   }
 
+  /// How XCTest names a test on its lines: `BalanceXCTests.testEmptyBalance` for the method
+  /// `testEmptyBalance` of the class `LedgerTests.BalanceXCTests` (the module dropped).
+  static func name(ofMethod method: String, inClass className: String) -> String {
+    "\(className.split(separator: ".", maxSplits: 1).last.map(String.init) ?? className).\(method)"
+  }
+
   /// The tests seen so far, in the order they started.
   private(set) var records: [Record] = []
 
@@ -113,7 +119,6 @@ extension ExistingTest {
   /// `nil` for a Swift Testing test.
   var xctestOutputName: String? {
     guard library == .xctest else { return nil }
-    let className = suite.split(separator: ".", maxSplits: 1).last.map(String.init) ?? suite
-    return "\(className).\(name)"
+    return XCTestOutput.name(ofMethod: name, inClass: suite)
   }
 }
