@@ -13,6 +13,7 @@ let package = Package(
     .plugin(name: "HarnessPlugin", targets: ["HarnessPlugin"]),
     .library(name: "AsyncHarnessJUnit", targets: ["AsyncHarnessJUnit"]),
     .executable(name: "harness-junit", targets: ["harness-junit"]),
+    .executable(name: "harness", targets: ["harness"]),
   ],
   dependencies: [
     // The only one: the examples (Examples/) and the benchmarks (Benchmarks/) are packages of
@@ -55,6 +56,8 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
+    // `harness test`: a package's own tests under the harness.
+    .executableTarget(name: "harness", dependencies: ["AsyncHarness", "AsyncHarnessJUnit"]),
     // XCTest runs as JUnit, apart from AsyncHarnessXCTest so that only those who want JUnit
     // link libxml2; the loader registers its observer when the test executable loads.
     .target(

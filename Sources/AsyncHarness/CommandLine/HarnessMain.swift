@@ -68,38 +68,78 @@ public enum HarnessMain {
                             output: (@Sendable (String) -> Void)? = nil, errors: (@Sendable (String) -> Void)? = nil,
                             interrupts: StopRequest? = nil,
                             environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
+    withBazel(environment: environment, interrupts: interrupts) { bazel in
+      let output = output ?? { FileHandleOutput.standardOutput.write($0) }
+      let errors = errors ?? { FileHandleOutput.standardError.write($0) }
+      let options: HarnessOptions
+      switch parse(arguments, output: output, errors: errors) {
+      case .options(let parsed): options = parsed
+      case .exit(let status): return status
+      }
+      for warning in DeclaredNameNumbering.warnings(for: Suite.uniquelyNamed(suites)) { errors("warning: \(warning)\n") }
+      return run(suites, options: options, registry: registry, defaultWaiters: defaultWaiters, junit: junit,
+                 console: console, output: output, errors: errors, interrupts: interrupts, bazel: bazel) { options in
+        let isolation = options.isolation ?? (options.noCapture ? .none : defaultIsolation)
+        if options.workers > 1 && isolation == .none {
+          throw UsageError("--workers \(options.workers) runs tests in worker processes; --isolation none runs them in this process, one at a time")
+        }
+        let capturesOutput = !options.noCapture
+        return { isolation.makeExecutor(stop: interrupts, capturesOutput: capturesOutput) }
+      }
+    }
+  }
+
+  /// Runs `body` between the Bazel test protocol's start and end (the end only when the run
+  /// was not interrupted), with the protocol read from `environment`; returns its status.
+  static func withBazel(environment: [String: String], interrupts: StopRequest?,
+                        _ body: (BazelTestProtocol) -> Int32) -> Int32 {
     let bazel = BazelTestProtocol(environment: environment)
     bazel.runStarted()
-    let status = status(arguments: arguments, suites: suites, registry: registry, defaultWaiters: defaultWaiters,
-                        defaultIsolation: defaultIsolation, junit: junit, console: console,
-                        output: output ?? { FileHandleOutput.standardOutput.write($0) },
-                        errors: errors ?? { FileHandleOutput.standardError.write($0) },
-                        interrupts: interrupts, bazel: bazel)
+    let status = body(bazel)
     if interrupts?.signal == nil { bazel.runEnded() }
     return status
   }
 
-  /// Parses the arguments (with the protocol's variables) and runs or lists the tests.
-  private static func status(arguments: [String], suites: [Suite], registry: WaiterRegistry,
-                             defaultWaiters: Configuration.WaiterSelection, defaultIsolation: Isolation,
-                             junit: JUnitSupport?, console: ConsoleReporter.Style,
-                             output: @escaping @Sendable (String) -> Void, errors: @escaping @Sendable (String) -> Void,
-                             interrupts: StopRequest?, bazel: BazelTestProtocol) -> Int32 {
-    let suites = Suite.uniquelyNamed(suites)
-    _ = RunDirectory.start
-    var options: HarnessOptions
+  /// What parsing a command line gave: the options, or the status to exit with now.
+  enum Parsed {
+    /// The options to run with.
+    case options(HarnessOptions)
+    /// Exit now: 0 after the help was printed, 2 after a usage error.
+    case exit(Int32)
+  }
+
+  /// Parses the flags of a run (`arguments` without the executable), printing the help or
+  /// a usage error; `usage` is the synopsis shown with an error, `command` the name `--help`
+  /// is suggested with.
+  static func parse(_ arguments: [String], usage: String? = nil, command: String = HarnessOptions.executableName,
+                    output: @Sendable (String) -> Void, errors: @Sendable (String) -> Void) -> Parsed {
     do {
-      options = try HarnessOptions.parse(HarnessOptions.expandingOptionalSeeds(arguments))
+      return .options(try HarnessOptions.parse(HarnessOptions.expandingOptionalSeeds(arguments)))
     } catch {
       if HarnessOptions.exitCode(for: error) == .success {
         output(HarnessOptions.showingOptionalSeed(HarnessOptions.fullMessage(for: error)) + "\n")
-        return 0
+        return .exit(0)
       }
-      errors("error: \(HarnessOptions.message(for: error))\nUSAGE: \(HarnessOptions.showingOptionalSeed(HarnessOptions.usageString()))\n"
-        + "  See '\(HarnessOptions.executableName) --help' for more information.\n")
-      return 2
+      let usage = usage ?? HarnessOptions.showingOptionalSeed(HarnessOptions.usageString())
+      errors("error: \(HarnessOptions.message(for: error))\nUSAGE: \(usage)\n"
+        + "  See '\(command) --help' for more information.\n")
+      return .exit(2)
     }
-    for warning in DeclaredNameNumbering.warnings(for: suites) { errors("warning: \(warning)\n") }
+  }
+
+  /// Runs or lists `suites` under `options` (with the Bazel protocol's variables), each lane
+  /// with an executor that `makeExecutor` gives for the options, and returns the exit
+  /// status: 0 when every test passed, 1 when a test failed (or was flaky, with
+  /// `--fail-on-flaky`), 2 for a usage error (`makeExecutor` may throw one), 128 + the
+  /// signal when interrupted. Suites executables and `harness test` both run through here.
+  static func run(_ suites: [Suite], options: HarnessOptions, registry: WaiterRegistry,
+                  defaultWaiters: Configuration.WaiterSelection, junit: JUnitSupport?, console: ConsoleReporter.Style,
+                  output: @escaping @Sendable (String) -> Void, errors: @escaping @Sendable (String) -> Void,
+                  interrupts: StopRequest?, bazel: BazelTestProtocol,
+                  makeExecutor: (HarnessOptions) throws -> @Sendable () -> any TestExecutor) -> Int32 {
+    let suites = Suite.uniquelyNamed(suites)
+    _ = RunDirectory.start
+    var options = options
     do {
       options.adopt(bazel, hasJUnit: junit != nil)
       var configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)
@@ -114,16 +154,11 @@ public enum HarnessMain {
       interrupts?.handleInterrupts()
       var reporters: [any Reporter] = [ConsoleReporter(style: console, write: output)]
       reporters += try options.fileReporters(junit: junit?.reporter, suites: suites)
-      let isolation = options.isolation ?? (options.noCapture ? .none : defaultIsolation)
-      if options.workers > 1 && isolation == .none {
-        throw UsageError("--workers \(options.workers) runs tests in worker processes; --isolation none runs them in this process, one at a time")
-      }
+      let makeExecutor = try makeExecutor(options)
       // A command line never hangs silently: in-process, a test hung past its limit ends the run.
       configuration.hungTestGracePeriod = .seconds(1)
-      let capturesOutput = !options.noCapture
       let runner = Runner(suites: suites, configuration: configuration, registry: registry, lanes: options.workers,
-                          makeExecutor: { isolation.makeExecutor(stop: interrupts, capturesOutput: capturesOutput) },
-                          stop: interrupts, reporters: reporters)
+                          makeExecutor: makeExecutor, stop: interrupts, reporters: reporters)
       let summary = try runner.run()
       if let signal = interrupts?.signal { return 128 + signal }
       if options.failOnFlaky && summary.flaky > 0 {

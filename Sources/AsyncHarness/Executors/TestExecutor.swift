@@ -43,11 +43,16 @@ extension TestExecutor {
 
 /// How an attempt of a test ended, as its executor saw it. The test's owner turns it into
 /// the attempt's result: the issues the attempt streamed decide the verdict of one that
-/// ``returned(duration:trace:)``; every other ending is an error with an issue that says why.
+/// ``returned(duration:trace:)`` (or ``skipped(reason:duration:)`` itself); every other ending is an error with an issue that says why.
 @_spi(ForToolsIntegrationOnly) public enum AttemptEnd: Sendable, Equatable {
   /// The test's code ran to its end (its set-up, body, teardown), whether it passed or not,
   /// in `duration` seconds; under a schedule, `trace` is the steps it took.
   case returned(duration: Double, trace: ScheduleTrace? = nil)
+  /// The test skipped itself while it ran (an `XCTSkip` thrown in a package's own XCTest
+  /// test), after `duration` seconds, with `reason` (empty when it gave none). Its verdict
+  /// is skipped with that reason, unless it recorded a failure first: it is then judged
+  /// from its issues, as one that ``returned(duration:trace:)``.
+  case skipped(reason: String, duration: Double)
   /// The process running the test ended before the test did: a crash, `exit`, a signal.
   /// `output` is the tail of what the test printed.
   case processEnded(ProcessEnding, output: String)
@@ -64,7 +69,7 @@ extension TestExecutor {
   func issue(at location: SourceLocation) -> Issue? {
     func said(_ output: String) -> String { output.isEmpty ? "; it printed nothing" : "; its last output:\n\(output)" }
     switch self {
-    case .returned:
+    case .returned, .skipped:
       return nil
     case .processEnded(let ending, let output):
       return Issue(kind: .crashed, message: "Crashed: the worker process running the test ended with \(ending)"

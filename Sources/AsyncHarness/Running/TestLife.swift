@@ -183,6 +183,10 @@ extension TestLife {
         var result = endingIssue == nil
           ? TestResult(judging: issues, knownIssue: step.test.knownIssue, at: step.test.sourceLocation)
           : TestResult(verdict: .errored, reason: step.test.knownIssue, issues: issues)
+        if case .skipped(let reason, let seconds) = ending {
+          duration = seconds
+          if !result.verdict.isFailure { result = TestResult(verdict: .skipped, reason: reason, issues: issues) }
+        }
         result.scheduleTrace = trace
         result = retried(result)
         state.result = result

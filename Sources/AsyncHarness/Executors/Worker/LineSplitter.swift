@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Splits a byte stream into lines as it is read, in whatever pieces the reads cut it: the
-/// worker protocol's channel, in both directions.
+/// worker protocol's channel, in both directions, and a test bundle's output.
 ///
 /// Each byte is searched for a newline once, so a line of any length (a 2 MB test name)
 /// costs what its bytes cost, however many reads it took.
@@ -24,6 +24,13 @@ struct LineSplitter {
       consumed = 0
     }
     pending += bytes
+  }
+
+  /// What is left after the last complete line once the stream ended (a last line without
+  /// its newline), or `nil` when nothing is; the splitter is then empty.
+  mutating func rest() -> ArraySlice<UInt8>? {
+    defer { (pending, consumed, scanned) = ([], 0, 0) }
+    return consumed < pending.count ? pending[consumed...] : nil
   }
 
   /// The next complete line, without its newline; `nil` until one is complete.

@@ -8,100 +8,42 @@ import Darwin
 
 /// A running worker process, seen from its parent: its private channel (a socket carrying
 /// requests one way and events the other) and the pipe carrying its standard output and
-/// standard error (one pipe for both, so their order is kept).
+/// standard error (a ``ChildProcess``: a process group of its own, nothing of this process
+/// open but its standard input and what it is handed).
 ///
-/// The worker is started with nothing of this process open but its standard input (the one
-/// the run was given: `/dev/null` in CI), the capture pipe as its standard output and
-/// standard error, and its end of the channel as descriptor ``WorkerChannel/inheritedDescriptor``,
-/// named by ``WorkerChannel/variable``; the worker moves it out of the way and marks it
-/// close-on-exec before any test runs, so test code and the processes it starts never see
-/// it. Report files and every other descriptor stay behind: on Linux the spawn closes them
-/// (`posix_spawn_file_actions_addclosefrom_np`, glibc 2.34), on macOS the spawn closes what
-/// it is not told to keep (`POSIX_SPAWN_CLOEXEC_DEFAULT`).
+/// The worker's end of the channel is handed over as descriptor
+/// ``WorkerChannel/inheritedDescriptor``, named by ``WorkerChannel/variable``; the worker
+/// moves it out of the way and marks it close-on-exec before any test runs, so test code and
+/// the processes it starts never see it.
 ///
 /// The parent's end of the channel never blocks: ``send(_:)`` queues what the socket cannot
 /// take now, and the executor's poll loop writes it (``flush()``) while it reads.
-///
-/// The worker leads a process group of its own: a time limit stops it and whatever it
-/// started, and Ctrl-C in a terminal reaches only the parent, which decides.
 final class WorkerProcess {
-  let pid: pid_t
+  let process: ChildProcess
   /// The parent's end of the channel: non-blocking, close-on-exec.
   let channel: Int32
-  let output: Int32
+  /// The read end of the pipe carrying the worker's standard output and standard error.
+  var output: Int32 { process.output }
   private var channelOpen = true
   /// Request bytes the socket did not take yet, from `unsentStart` on.
   private var unsent: [UInt8] = []
   private var unsentStart = 0
 
   /// Starts `executable` with `arguments`, this process's environment and `environment`.
-  /// The Swift runtime's crash backtracer is turned off in the worker unless
-  /// `SWIFT_BACKTRACE` is set: it takes seconds to symbolicate, and the parent reports the
-  /// crash itself.
   init(executable: String, arguments: [String], environment extra: [String: String]) throws {
     let channel = try Self.makeChannel()
-    let output: (read: Int32, write: Int32)
-    do { output = try Self.makePipe() } catch {
-      close(channel.parent); close(channel.worker)
+    defer { close(channel.worker) }
+    do {
+      process = try ChildProcess(
+        executable: executable, arguments: arguments,
+        environment: extra.merging([WorkerChannel.variable: String(WorkerChannel.inheritedDescriptor)]) { $1 },
+        handing: [(channel.worker, WorkerChannel.inheritedDescriptor)])
+    } catch {
+      close(channel.parent)
       throw error
     }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, output.write, 1)
-    posix_spawn_file_actions_adddup2(&actions, output.write, 2)
-    posix_spawn_file_actions_adddup2(&actions, channel.worker, WorkerChannel.inheritedDescriptor)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var flags = Int32(POSIX_SPAWN_SETPGROUP)
-    #if canImport(Darwin)
-    // Only what the actions name is open in the worker; standard input is kept as it is.
-    flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
-    posix_spawn_file_actions_addinherit_np(&actions, 0)
-    #else
-    Self.closeFrom(WorkerChannel.inheritedDescriptor + 1, in: &actions)
-    #endif
-    posix_spawnattr_setflags(&attributes, Int16(flags))
-    posix_spawnattr_setpgroup(&attributes, 0)
-
-    var environment = ProcessInfo.processInfo.environment
-    if environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
-    environment.merge(extra) { $1 }
-    environment[WorkerChannel.variable] = String(WorkerChannel.inheritedDescriptor)
-    let argv = [executable] + arguments
-    var pid: pid_t = 0
-    let status = withCStrings(argv) { argv in
-      withCStrings(environment.map { "\($0.key)=\($0.value)" }) { envp in
-        posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-      }
-    }
-    close(channel.worker)
-    close(output.write)
-    guard status == 0 else {
-      close(channel.parent)
-      close(output.read)
-      throw WorkerError("cannot start a worker process (\(executable)): \(String(cString: strerror(status)))")
-    }
-    self.pid = pid
     self.channel = channel.parent
-    self.output = output.read
   }
-
-  #if canImport(Glibc)
-  private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
-  /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
-  /// module does not declare; `nil` on an older C library, where every descriptor the
-  /// harness opens is close-on-exec anyway.
-  private static let addCloseFrom: AddCloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0),
-                                                         "posix_spawn_file_actions_addclosefrom_np")
-    .map { unsafeBitCast($0, to: AddCloseFrom.self) }
-
-  /// Closes every descriptor from `first` on in the started process.
-  private static func closeFrom(_ first: Int32, in actions: inout posix_spawn_file_actions_t) {
-    _ = addCloseFrom?(&actions, first)
-  }
-  #endif
 
   /// Queues a request and writes what the channel takes now without blocking; `false` when
   /// the worker no longer reads (it died, or was told to stop).
@@ -171,7 +113,7 @@ final class WorkerProcess {
 
   /// Sends `signal` to the worker's process group.
   func signal(_ signal: Int32) {
-    kill(-pid, signal)
+    process.signal(signal)
   }
 
   /// Tells the worker that no request follows: it exits once it reads this.
@@ -185,20 +127,8 @@ final class WorkerProcess {
   /// Waits for the worker to end and closes the parent's ends of its channel and pipe.
   func waitForExit() -> ProcessEnding {
     closeRequests()
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    close(channel)
-    close(output)
-    return ProcessEnding(waitStatus: status)
-  }
-
-  /// A pipe whose ends are closed in processes this one starts, unless handed over.
-  private static func makePipe() throws -> (read: Int32, write: Int32) {
-    var descriptors: [Int32] = [0, 0]
-    let made = pipe(&descriptors)
-    if made == 0 { for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) } }
-    guard made == 0 else { throw WorkerError("cannot make a pipe for a worker: \(String(cString: strerror(errno)))") }
-    return (descriptors[0], descriptors[1])
+    defer { close(channel) }
+    return process.waitForExit()
   }
 }
 
@@ -233,11 +163,4 @@ final class WorkerProcess {
     let meaning = strsignal(signal).map { String(cString: $0).lowercased() } ?? "unknown"
     return "\(names[signal] ?? "\(signal)") (\(meaning))"
   }
-}
-
-/// Calls `body` with a NULL-terminated array of C strings.
-private func withCStrings<Result>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result) -> Result {
-  let pointers = strings.map { strdup($0) } + [nil]
-  defer { for pointer in pointers { free(pointer) } }
-  return body(pointers)
 }

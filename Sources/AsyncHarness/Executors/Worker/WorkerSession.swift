@@ -18,20 +18,17 @@ struct WorkerSession {
 
   let step: Runner.Step
   let events: EventSink
-  let gracePeriod: Duration
-  let deadline: ContinuousClock.Instant?
   let stop: StopRequest?
   private var output = OutputBuffer()
-  /// The last signal sent to stop the worker, when, and whether for an interrupt.
-  private var stopped: (signal: Int32, at: ContinuousClock.Instant, interrupt: Int32?)?
+  /// When the worker is stopped, and how.
+  private var groupStop: GroupStop
   /// What each read of a pipe fills.
   private var buffer = [UInt8](repeating: 0, count: 65536)
 
   init(step: Runner.Step, events: EventSink, gracePeriod: Duration, deadline: ContinuousClock.Instant?, stop: StopRequest?) {
     self.step = step
     self.events = events
-    self.gracePeriod = gracePeriod
-    self.deadline = deadline
+    groupStop = GroupStop(gracePeriod: gracePeriod, deadline: deadline)
     self.stop = stop
   }
 
@@ -50,12 +47,12 @@ struct WorkerSession {
     ]
     while true {
       descriptors[0].events = Int16(POLLIN) | (worker.hasUnsentRequests ? Int16(POLLOUT) : 0)
-      let ready = poll(&descriptors, nfds_t(descriptors.count), timeout())
+      let ready = poll(&descriptors, nfds_t(descriptors.count), groupStop.timeout())
       if ready < 0 && errno != EINTR { return .workerEnded(end(worker.waitForExit())) }
-      if ready == 0 { stopWorker(worker); continue }
+      if ready == 0 { groupStop.stop(worker.process); continue }
       if descriptors[2].revents != 0, let signal = stop?.signal {
         descriptors[2].fd = -1
-        stopWorker(worker, interrupt: signal)
+        groupStop.stop(worker.process, interrupt: signal)
       }
       if descriptors[0].revents & Int16(POLLOUT) != 0 { worker.flush() }
       // Events first: an issue precedes the output the test then writes.
@@ -76,22 +73,6 @@ struct WorkerSession {
         if count > 0 { relayOutput(connection.output.append(buffer[..<count])) } else { descriptors[1].fd = -1 }
       }
     }
-  }
-
-  /// Milliseconds until the next deadline: the time limit, then the end of the grace period.
-  private func timeout() -> Int32 {
-    let next: ContinuousClock.Instant? = stopped.map { $0.at + gracePeriod } ?? deadline
-    guard let next else { return -1 }
-    let left = ContinuousClock().now.duration(to: next)
-    return left <= .zero ? 0 : Int32(min(left.timeInterval * 1000 + 1, Double(Int32.max)))
-  }
-
-  /// Sends SIGTERM to the worker, or SIGKILL when its grace period after SIGTERM is over.
-  private mutating func stopWorker(_ worker: WorkerProcess, interrupt: Int32? = nil) {
-    if let stopped, stopped.signal == SIGKILL { return }
-    let signal = stopped == nil ? SIGTERM : SIGKILL
-    worker.signal(signal)
-    stopped = (signal, ContinuousClock().now, interrupt ?? stopped?.interrupt)
   }
 
   /// Relays one line of the worker's; returns how the attempt ended when it is the step's reply.
@@ -135,15 +116,7 @@ struct WorkerSession {
   }
 
   /// How the attempt ended when its worker ended before replying.
-  private mutating func end(_ exit: ProcessEnding) -> AttemptEnd {
-    let tail = output.tail
-    if let stopped, let interrupt = stopped.interrupt {
-      return .interrupted(signal: interrupt, output: tail)
-    }
-    if stopped != nil {
-      return .stoppedAtLimit(step.timeLimit ?? .zero, killed: stopped?.signal == SIGKILL, gracePeriod: gracePeriod,
-                             output: tail)
-    }
-    return .processEnded(exit, output: tail)
+  private func end(_ exit: ProcessEnding) -> AttemptEnd {
+    groupStop.ending(exit, timeLimit: step.timeLimit, output: output.tail)
   }
 }

@@ -1,0 +1,114 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A process that runs tests for this one, started with `posix_spawn` as the leader of a
+/// process group of its own, its standard output and standard error on one pipe to this
+/// process (so their order is kept), and nothing else of this process open but its standard
+/// input and the descriptors handed to it. A worker process (``WorkerProcess``) and a test
+/// bundle's worker (``BundleExecutor``) are both one.
+///
+/// Report files and every other descriptor stay behind: on Linux the spawn closes them
+/// (`posix_spawn_file_actions_addclosefrom_np`, glibc 2.34), on macOS the spawn closes what
+/// it is not told to keep (`POSIX_SPAWN_CLOEXEC_DEFAULT`). Leading its own group, a stopped
+/// process takes whatever it started with it, and Ctrl-C in a terminal reaches only this
+/// process, which decides.
+final class ChildProcess {
+  let pid: pid_t
+  /// The read end of the pipe carrying its standard output and standard error.
+  let output: Int32
+
+  /// Starts `executable` with `arguments`, this process's environment and `environment`,
+  /// handing over each of `descriptors` as its `to` descriptor. The Swift runtime's crash
+  /// backtracer is turned off unless `SWIFT_BACKTRACE` is set: it takes seconds to
+  /// symbolicate, and this process reports the crash itself.
+  init(executable: String, arguments: [String], environment extra: [String: String],
+       handing descriptors: [(descriptor: Int32, to: Int32)] = []) throws {
+    let output = try Self.makePipe()
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, output.write, 1)
+    posix_spawn_file_actions_adddup2(&actions, output.write, 2)
+    for handed in descriptors { posix_spawn_file_actions_adddup2(&actions, handed.descriptor, handed.to) }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var flags = Int32(POSIX_SPAWN_SETPGROUP)
+    #if canImport(Darwin)
+    // Only what the actions name is open in the child; standard input is kept as it is.
+    flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
+    posix_spawn_file_actions_addinherit_np(&actions, 0)
+    #else
+    Self.closeFrom((descriptors.map(\.to) + [2]).max()! + 1, in: &actions)
+    #endif
+    posix_spawnattr_setflags(&attributes, Int16(flags))
+    posix_spawnattr_setpgroup(&attributes, 0)
+
+    var environment = ProcessInfo.processInfo.environment
+    if environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
+    environment.merge(extra) { $1 }
+    let argv = [executable] + arguments
+    var pid: pid_t = 0
+    let status = withCStrings(argv) { argv in
+      withCStrings(environment.map { "\($0.key)=\($0.value)" }) { envp in
+        posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+      }
+    }
+    close(output.write)
+    guard status == 0 else {
+      close(output.read)
+      throw WorkerError("cannot start a worker process (\(executable)): \(String(cString: strerror(status)))")
+    }
+    self.pid = pid
+    self.output = output.read
+  }
+
+  #if canImport(Glibc)
+  private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+  /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+  /// module does not declare; `nil` on an older C library, where every descriptor the
+  /// harness opens is close-on-exec anyway.
+  private static let addCloseFrom: AddCloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0),
+                                                         "posix_spawn_file_actions_addclosefrom_np")
+    .map { unsafeBitCast($0, to: AddCloseFrom.self) }
+
+  /// Closes every descriptor from `first` on in the started process.
+  private static func closeFrom(_ first: Int32, in actions: inout posix_spawn_file_actions_t) {
+    _ = addCloseFrom?(&actions, first)
+  }
+  #endif
+
+  /// Sends `signal` to the process's group: the process and whatever it started.
+  func signal(_ signal: Int32) {
+    kill(-pid, signal)
+  }
+
+  /// Waits for the process to end and closes the read end of its output pipe.
+  func waitForExit() -> ProcessEnding {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    close(output)
+    return ProcessEnding(waitStatus: status)
+  }
+
+  /// A pipe whose ends are closed in processes this one starts, unless handed over.
+  private static func makePipe() throws -> (read: Int32, write: Int32) {
+    var descriptors: [Int32] = [0, 0]
+    let made = pipe(&descriptors)
+    if made == 0 { for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) } }
+    guard made == 0 else { throw WorkerError("cannot make a pipe for a worker: \(String(cString: strerror(errno)))") }
+    return (descriptors[0], descriptors[1])
+  }
+}
+
+/// Calls `body` with a NULL-terminated array of C strings.
+private func withCStrings<Result>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result) -> Result {
+  let pointers = strings.map { strdup($0) } + [nil]
+  defer { for pointer in pointers { free(pointer) } }
+  return body(pointers)
+}

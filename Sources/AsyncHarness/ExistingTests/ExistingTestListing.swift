@@ -1,0 +1,86 @@
+extension ExistingTest {
+  /// The tests of `<bundle> --list-tests` (XCTest): a header line (`Listing 14 tests in
+  /// debug.xctest:`), an empty line, then one `Module.Class/method` a line.
+  /// - Returns: The tests, in the listing's order.
+  /// - Throws: ``ExistingTestsListingError`` naming the first line that is none of these.
+  static func xctestListing(_ text: String) throws -> [ExistingTest] {
+    var tests: [ExistingTest] = []
+    for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+      if line.isEmpty || (index == 0 && line.hasPrefix("Listing ")) { continue }
+      let parts = line.split(separator: "/", omittingEmptySubsequences: false)
+      guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !line.contains(" ") else {
+        throw ExistingTestsListingError(reason: "line \(index + 1) is not Module.Class/method: \(line)")
+      }
+      tests.append(ExistingTest(
+        library: .xctest, suite: String(parts[0]), name: String(parts[1]), id: String(line), isParameterized: false))
+    }
+    return tests
+  }
+
+  /// The tests of the event stream that `<bundle> --testing-library swift-testing
+  /// --list-tests --event-stream-output-path FILE --event-stream-version 0` writes: one
+  /// `{"kind":"test","payload":{…},"version":0}` record a line, suites and functions, in no
+  /// stable order. Records of other kinds are skipped.
+  /// - Returns: The test functions, each with its enclosing suite, in declaration order
+  ///   (by file, line and column), which is the order `--no-parallel` runs them in.
+  /// - Throws: ``ExistingTestsListingError`` naming the first line that is not a version 0
+  ///   record or a `test` record that lacks a field.
+  static func swiftTestingListing(_ stream: String) throws -> [ExistingTest] {
+    var suites: [String: String?] = [:]
+    var functions: [ExistingTest] = []
+    for (index, line) in stream.split(separator: "\n").enumerated() where !line.allSatisfy(\.isWhitespace) {
+      let problem = { (what: String) in ExistingTestsListingError(reason: "line \(index + 1) \(what)") }
+      guard let value = JSONValue.parse(line.utf8), let record = try? JSONFields(value) else {
+        throw problem("is not a JSON object")
+      }
+      guard (try? record.number("version", as: Int.self)) == 0 else { throw problem("is not a version 0 record") }
+      guard (try? record.string("kind")) == "test" else { continue }
+      do {
+        let payload = try record.object("payload")
+        let id = try payload.string("id")
+        let displayName = try payload.optionalString("displayName")
+        switch try payload.string("kind") {
+        case "suite": suites[id] = displayName
+        default:
+          let isParameterized = if case .bool(true)? = payload.optional("isParameterized") { true } else { false }
+          functions.append(ExistingTest(
+            library: .swiftTesting, suite: "", name: try payload.string("name"), displayName: displayName, id: id,
+            isParameterized: isParameterized, sourceLocation: try location(payload.object("sourceLocation"))))
+        }
+      } catch {
+        throw problem("is a test record that cannot be read: \(error)")
+      }
+    }
+    return functions.sorted { declarationOrder($0) < declarationOrder($1) }.map { function in
+      var test = function
+      let suite = suites.keys.filter { encloses($0, function.id) }.max { $0.count < $1.count }
+      test.suite = suite ?? function.sourceLocation.map(module(of:)) ?? ""
+      test.suiteDisplayName = suite.flatMap { suites[$0] ?? nil }
+      return test
+    }
+  }
+
+  /// The key that sorts tests in the order they are declared: file, line, column.
+  private static func declarationOrder(_ test: ExistingTest) -> (String, Int, Int) {
+    (test.sourceLocation?.fileID ?? "", test.sourceLocation?.line ?? 0, test.sourceLocation?.column ?? 0)
+  }
+
+  /// A stream's `sourceLocation`: `fileID`, `line`, `column`, and `_filePath` when written.
+  private static func location(_ fields: JSONFields) throws -> SourceLocation {
+    let fileID = try fields.string("fileID")
+    return SourceLocation(
+      fileID: fileID, filePath: try fields.optionalString("_filePath") ?? fileID,
+      line: try fields.number("line"), column: try fields.number("column"))
+  }
+
+  /// The module a function outside any suite belongs to: the first component of its file ID.
+  private static func module(of location: SourceLocation) -> String {
+    location.fileID.split(separator: "/").first.map(String.init) ?? location.fileID
+  }
+
+  /// Whether the suite `suite` encloses the test or suite `id`: `id` goes on after it with
+  /// `/` (`Module.Suite/test()/…`, `Module.Suite/Nested`).
+  private static func encloses(_ suite: String, _ id: String) -> Bool {
+    id.hasPrefix(suite + "/")
+  }
+}

@@ -1,0 +1,205 @@
+import Foundation
+
+/// `harness test [FLAGS] [--package-path DIR] [-- BUILD FLAGS]`: builds a package's tests
+/// (`swift build --build-tests`), lists the XCTest and Swift Testing tests of its test
+/// bundle, and runs the XCTest tests under the harness's runner with the flags, reporters
+/// and exit statuses of a suites executable (``HarnessMain``), each XCTest class a
+/// serialized suite run by a ``BundleExecutor``. Swift Testing tests are listed and
+/// reported as skipped, with a reason saying so: running them is a later step of issue 32.
+package enum HarnessTestCommand {
+  /// The synopsis.
+  static let usage = "harness test [--package-path <dir>] [<options>] [-- <build flags>]"
+
+  /// The first flag given of a suites executable's that do not apply to a package's own
+  /// tests, which run in their test bundle under their own library.
+  private static func inapplicableFlag(in options: HarnessOptions) -> String? {
+    let given: [(String, Bool)] = [
+      ("--waiter", options.waiter != nil), ("--isolation", options.isolation != nil), ("--no-capture", options.noCapture),
+      ("--timeout", options.timeout != nil), ("--explore", options.explore != nil),
+      ("--explore-policy", options.explorePolicy != nil), ("--schedule", options.schedule != nil),
+      ("--jitter", options.jitter != nil),
+    ]
+    return given.first { $0.1 }?.0
+  }
+
+  /// Runs the `harness` executable's command line (without the executable) and returns its
+  /// exit status: that of a suites executable, and 2 when the package cannot be built or
+  /// has no test.
+  package static func status(arguments: [String], junit: JUnitSupport?, interrupts: StopRequest? = StopRequest(),
+                             environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
+    let output: @Sendable (String) -> Void = { FileHandleOutput.standardOutput.write($0) }
+    let errors: @Sendable (String) -> Void = { FileHandleOutput.standardError.write($0) }
+    guard arguments.first == "test" else {
+      errors("error: \(arguments.first.map { "unknown command \($0)" } ?? "no command"); the command is test\n"
+        + "USAGE: \(usage)\n  See 'harness test --help' for more information.\n")
+      return 2
+    }
+    var flags = Array(arguments.dropFirst())
+    var buildFlags: [String] = []
+    if let index = flags.firstIndex(of: "--") {
+      buildFlags = Array(flags[(index + 1)...])
+      flags.removeSubrange(index...)
+    }
+    if flags.contains("--help") || flags.contains("-h") {
+      output("USAGE: \(usage)\n\nBuilds the package's tests (swift build --build-tests and the build flags after --), lists "
+        + "its XCTest and Swift Testing tests and runs the XCTest tests, each class in order in a worker process of "
+        + "the test bundle, so that a crash, an exit or a hang ends only its test. Swift Testing tests are listed "
+        + "and reported as skipped for now.\n\n  --package-path <dir>    The package (default: the current directory).\n\n"
+        + "The other options are those of a suites executable:\n\n")
+    }
+    var packagePath = "."
+    do {
+      packagePath = try takePackagePath(from: &flags) ?? "."
+    } catch {
+      errors("error: \(error)\n")
+      return 2
+    }
+    let options: HarnessOptions
+    switch HarnessMain.parse(flags, usage: usage, command: "harness test", output: output, errors: errors) {
+    case .options(let parsed): options = parsed
+    case .exit(let status): return status
+    }
+    if let flag = inapplicableFlag(in: options) {
+      errors("error: \(flag) does not apply to harness test: the package's tests run in its test bundle, under its "
+        + "own testing library\nUSAGE: \(usage)\n")
+      return 2
+    }
+    return HarnessMain.withBazel(environment: environment, interrupts: interrupts) { bazel in
+      let bundle: TestBundle
+      do {
+        bundle = try TestBundle.build(packagePath: packagePath, buildFlags: buildFlags, errors: errors)
+      } catch {
+        errors("error: \(error)\n")
+        return 2
+      }
+      let lineBuffering = executable(named: "stdbuf", environment: environment)
+      if lineBuffering == nil {
+        errors("warning: stdbuf is not on the PATH: XCTest's output through a pipe is block-buffered, so what a test "
+          + "prints just before it crashes or hangs may be lost\n")
+      }
+      return HarnessMain.run(
+        bundle.suites, options: options, registry: .builtIn, defaultWaiters: .suiteDefault, junit: junit,
+        console: .forStandardOutput(), output: output, errors: errors, interrupts: interrupts, bazel: bazel
+      ) { _ in
+        { BundleExecutor(bundle: bundle.path, lineBuffering: lineBuffering, stop: interrupts) }
+      }
+    }
+  }
+
+  /// Removes `--package-path DIR` (or `--package-path=DIR`) from `flags` and returns DIR.
+  private static func takePackagePath(from flags: inout [String]) throws -> String? {
+    guard let index = flags.firstIndex(where: { $0 == "--package-path" || $0.hasPrefix("--package-path=") }) else {
+      return nil
+    }
+    if flags[index] != "--package-path" {
+      defer { flags.remove(at: index) }
+      return String(flags[index].dropFirst("--package-path=".count))
+    }
+    guard index + 1 < flags.count else { throw UsageError("--package-path needs a directory") }
+    defer { flags.removeSubrange(index...(index + 1)) }
+    return flags[index + 1]
+  }
+
+  /// The executable `name` in the first directory of the `PATH` that has one.
+  static func executable(named name: String, environment: [String: String]) -> String? {
+    (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").lazy
+      .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+  }
+}
+
+/// A package's built test bundle and the suites that stand for its tests.
+struct TestBundle {
+  /// The bundle's path (on Linux, an executable).
+  let path: String
+  /// One serialized suite per XCTest class (`Module.Class`, under the waiter `xctest`), in
+  /// the order XCTest runs them; then one per Swift Testing suite, its tests skipped.
+  let suites: [Suite]
+
+  /// Why the Swift Testing tests are skipped.
+  static let swiftTestingSkip = "Swift Testing tests are listed but not run by harness test yet (it runs XCTest tests "
+    + "so far); swift test runs them"
+
+  /// Builds the package's tests, finds the bundle and lists its tests.
+  /// - Throws: ``UsageError`` for a directory without Package.swift, a failed build (with
+  ///   the tail of its output), no bundle, or no test at all.
+  static func build(packagePath: String, buildFlags: [String], errors: @Sendable (String) -> Void) throws -> TestBundle {
+    let manifest = URL(fileURLWithPath: packagePath).appendingPathComponent("Package.swift")
+    guard FileManager.default.fileExists(atPath: manifest.path) else {
+      throw UsageError("no Package.swift in \(packagePath): --package-path names the package whose tests to run")
+    }
+    let packageFlags = ["--package-path", packagePath] + buildFlags
+    errors("Building the tests of \(packagePath)…\n")
+    let build = try Self.run("/usr/bin/env", ["swift", "build", "--build-tests"] + packageFlags)
+    guard build.status == 0 else {
+      let tail = build.output.split(separator: "\n", omittingEmptySubsequences: false).suffix(30).joined(separator: "\n")
+      throw UsageError("swift build --build-tests failed (\(build.ending)):\n\(tail)")
+    }
+    let binPath = try Self.run("/usr/bin/env", ["swift", "build", "--show-bin-path"] + packageFlags)
+    let directory = binPath.output.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
+    let bundles = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+      .filter { $0.hasSuffix("PackageTests.xctest") }.sorted()
+    guard bundles.count == 1, let bundle = bundles.first.map({ "\(directory)/\($0)" }) else {
+      throw UsageError(bundles.isEmpty
+        ? "no test bundle (*PackageTests.xctest) in \(directory): does the package have a test target?"
+        : "several test bundles in \(directory): \(bundles.joined(separator: ", "))")
+    }
+    let listing = try Self.run(bundle, ["--list-tests"])
+    guard listing.status == 0 else { throw UsageError("\(bundle) --list-tests failed (\(listing.ending)):\n\(listing.output)") }
+    let xctest = try ExistingTest.xctestListing(listing.output)
+    let swiftTesting = swiftTestingTests(of: bundle, errors: errors)
+    guard !xctest.isEmpty || !swiftTesting.isEmpty else { throw UsageError("no tests found in \(bundle)") }
+    if !swiftTesting.isEmpty {
+      errors("note: \(swiftTesting.count) Swift Testing test\(swiftTesting.count == 1 ? "" : "s") listed and reported "
+        + "as skipped: harness test runs XCTest tests only so far\n")
+    }
+    return TestBundle(path: bundle, suites: suites(of: xctest, waiter: "xctest", traits: [])
+      + suites(of: swiftTesting, waiter: "swift-testing", traits: [.skip(swiftTestingSkip)]))
+  }
+
+  /// The Swift Testing tests of `bundle`, or none with a warning when it cannot list them.
+  private static func swiftTestingTests(of bundle: String, errors: @Sendable (String) -> Void) -> [ExistingTest] {
+    let stream = FileManager.default.temporaryDirectory.appendingPathComponent("harness-list-\(UUID().uuidString).jsonl")
+    defer { try? FileManager.default.removeItem(at: stream) }
+    do {
+      let listing = try run(bundle, ["--testing-library", "swift-testing", "--list-tests", "--event-stream-output-path",
+                                     stream.path, "--event-stream-version", "0"])
+      guard listing.status == 0 else { throw UsageError("it ended with \(listing.ending): \(listing.output)") }
+      return try ExistingTest.swiftTestingListing(String(decoding: try Data(contentsOf: stream), as: UTF8.self))
+    } catch {
+      errors("warning: the Swift Testing tests of \(bundle) cannot be listed: \(error)\n")
+      return []
+    }
+  }
+
+  /// One serialized suite per test suite of `tests`, in first-seen order, under the waiter
+  /// named `waiter`. The tests' bodies never run here: their test bundle runs them.
+  private static func suites(of tests: [ExistingTest], waiter: String, traits: [TestTrait]) -> [Suite] {
+    var order: [String] = []
+    var bySuite: [String: [Test]] = [:]
+    for test in tests {
+      if bySuite[test.suite] == nil { order.append(test.suite) }
+      let module = String(test.suite.prefix { $0 != "." && $0 != "/" })
+      bySuite[test.suite, default: []].append(Test(
+        test.name, traits: traits, body: .blocking { _ in throw UsageError("\(test.id) runs in its test bundle") },
+        sourceLocation: test.sourceLocation ?? SourceLocation(fileID: module, filePath: module, line: 0, column: 0)))
+    }
+    return order.map { name in Suite(name, traits: [.serialized], waiter: LibraryWaiter(name: waiter)) { bySuite[name]! } }
+  }
+
+  /// Runs `executable` to its end and returns its status and what it wrote (standard output
+  /// and standard error together).
+  private static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, ending: String, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    let ending = process.terminationReason == .uncaughtSignal
+      ? "signal \(process.terminationStatus)" : "exit status \(process.terminationStatus)"
+    return (process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus, ending, output)
+  }
+}

@@ -1,0 +1,165 @@
+import AsyncHarness
+import Foundation
+import Synchronization
+import XCTest
+
+/// Issue 32, first step: `harness test` runs the XCTest tests of a package that does not
+/// depend on AsyncHarness (Tests/Fixtures/ExistingTests, with EXISTING_TESTS_RUDE=1): every
+/// test is reported once with its verdict, a crash, an `exit` and a hang end only their
+/// test, the run ends within seconds of its limits, and the JUnit report passes the checker.
+final class HarnessTestCommandTests: ReportTestCase {
+  private static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+  private static let fixture = checkout.appendingPathComponent("Tests/Fixtures/ExistingTests")
+  /// A scratch path of the fixture's own, so its build never waits for the lock of the
+  /// `swift test` running these tests, and never writes into the fixture's directory.
+  private static let scratch = checkout.appendingPathComponent(".build/fixtures/existing-tests-scratch")
+  private static let built = Mutex(false)
+  private static let timeLimit = 2.0
+
+  /// The verdicts, as the fixture's tests are written.
+  private static let verdicts: [String: Verdict] = [
+    "LedgerTests.BalanceXCTests/testEmptyBalance": .passed,
+    "LedgerTests.BalanceXCTests/testTwoFailuresInOneTest": .failed,
+    "LedgerTests.LedgerXCTests/testPasses": .passed,
+    "LedgerTests.LedgerXCTests/testFailsWithXCTAssert": .failed,
+    "LedgerTests.LedgerXCTests/testThrows": .errored,
+    "LedgerTests.LedgerXCTests/testSkipped": .skipped,
+    "LedgerTests.LedgerXCTests/testPrints": .passed,
+    "LedgerTests.LedgerXCTests/testAsyncPasses": .passed,
+    "LedgerTests.LedgerXCTests/testAsyncFails": .failed,
+    "LedgerTests.RudeXCTests/testA_IndexPastTheEnd": .errored,
+    "LedgerTests.RudeXCTests/testB_FatalError": .errored,
+    "LedgerTests.RudeXCTests/testC_Exit": .errored,
+    "LedgerTests.RudeXCTests/testD_Hangs": .errored,
+    "LedgerTests.RudeXCTests/testE_AfterTheRudeOnes": .passed,
+  ]
+  /// The fixture's Swift Testing functions: listed and reported as skipped for now.
+  private static let swiftTestingTests = 22
+
+  func testEveryXCTestTestIsReportedOnceWithItsVerdict() throws {
+    try assertTheFixtureRuns([], attempts: 1)
+  }
+
+  func testTwoWorkersRunTheClassesSideBySide() throws {
+    try assertTheFixtureRuns(["--workers", "2"], attempts: 1)
+  }
+
+  func testRetriesRunEachFailingTestAgain() throws {
+    try assertTheFixtureRuns(["--retries", "1"], attempts: 2)
+  }
+
+  func testADirectoryWithoutAPackageIsAUsageError() throws {
+    let run = try runToEnd(try harness(), ["test", "--package-path", directory.path])
+    XCTAssertEqual(run.status, 2)
+    XCTAssertTrue(run.errors.contains("error: no Package.swift in \(directory.path)"), run.errors)
+  }
+
+  func testAFailedBuildShowsItsOutputAndExitsWithStatus2() throws {
+    try FileManager.default.createDirectory(at: directory.appendingPathComponent("Sources/Broken"),
+                                            withIntermediateDirectories: true)
+    try """
+      // swift-tools-version: 6.0
+      import PackageDescription
+      let package = Package(name: "Broken", targets: [.target(name: "Broken")])
+      """.write(to: directory.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+    try "let broken: Int = \"not a number\"\n"
+      .write(to: directory.appendingPathComponent("Sources/Broken/Broken.swift"), atomically: true, encoding: .utf8)
+    let run = try runToEnd(try harness(), ["test", "--package-path", directory.path], limit: 300)
+    XCTAssertEqual(run.status, 2)
+    XCTAssertTrue(run.errors.contains("error: swift build --build-tests failed (exit status 1):"), run.errors)
+    XCTAssertTrue(run.errors.contains("Broken.swift:1"), run.errors)
+  }
+
+  func testAFlagOfSuitesOnlyIsRefused() throws {
+    let run = try runToEnd(try harness(), ["test", "--waiter", "semaphore"])
+    XCTAssertEqual(run.status, 2)
+    XCTAssertTrue(run.errors.hasPrefix("error: --waiter does not apply to harness test"), run.errors)
+  }
+
+  // MARK: Helpers
+
+  private func assertTheFixtureRuns(_ flags: [String], attempts: Int) throws {
+    let harness = try harness()
+    try Self.buildFixture()
+    let junit = path("junit.xml")
+    let json = path("events.jsonl")
+    var environment = ProcessInfo.processInfo.environment
+    environment["EXISTING_TESTS_RUDE"] = "1"
+    let run = try runToEnd(harness, [
+      "test", "--package-path", Self.fixture.path, "--time-limit", String(Self.timeLimit), "--junit", junit,
+      "--json", json,
+    ] + flags + ["--", "--scratch-path", Self.scratch.path], environment: environment, limit: 300)
+    XCTAssertEqual(run.status, 1, run.errors)
+
+    var results: [String: [TestResult]] = [:]
+    var outputs: [String: String] = [:]
+    var runDuration: Double?
+    for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
+      switch try Event(jsonLine: line).kind {
+      case .testEnded(let test, let result, _) where test.waiter == "xctest": results[test.path, default: []].append(result)
+      case .outputCaptured(let test, let text): outputs[test.path, default: ""] += text
+      case .runEnded(_, let duration): runDuration = duration
+      default: break
+      }
+    }
+    XCTAssertEqual(results.mapValues { $0.last!.verdict }, Self.verdicts)
+    for (test, ends) in results {
+      // One attempt, or one per retry for a test that fails every attempt.
+      XCTAssertEqual(ends.count, ends.last!.verdict.isFailure ? attempts : 1, test)
+      XCTAssertEqual(ends.dropLast().map(\.willRetry), Array(repeating: true, count: ends.count - 1), test)
+    }
+    let rude = "LedgerTests.RudeXCTests/"
+    let last = { (test: String) in results[test]?.last?.issues.last }
+    XCTAssertEqual(last(rude + "testA_IndexPastTheEnd")?.kind, .crashed)
+    XCTAssertTrue(last(rude + "testA_IndexPastTheEnd")?.message.contains(
+      "testA_IndexPastTheEnd: printed before it goes\nSwift/ContiguousArrayBuffer.swift:692: Fatal error: Index out of range")
+      == true, "\(String(describing: last(rude + "testA_IndexPastTheEnd")))")
+    XCTAssertTrue(last(rude + "testB_FatalError")?.message.contains("Fatal error: fatalError in an XCTest") == true)
+    XCTAssertTrue(last(rude + "testC_Exit")?.message.contains("ended with exit status 3") == true)
+    XCTAssertEqual(last(rude + "testD_Hangs")?.kind, .timeLimitExceeded)
+    XCTAssertTrue(last(rude + "testD_Hangs")?.message.contains("testD_Hangs: printed before it goes") == true)
+    XCTAssertEqual(last("LedgerTests.LedgerXCTests/testThrows")?.kind, .errorThrown)
+    XCTAssertEqual(results["LedgerTests.LedgerXCTests/testSkipped"]?.last?.reason, "not on this machine")
+    let failure = try XCTUnwrap(last("LedgerTests.LedgerXCTests/testFailsWithXCTAssert"))
+    XCTAssertEqual(failure.sourceLocation?.fileName, "LedgerXCTests.swift")
+    XCTAssertEqual(failure.sourceLocation?.line, 17)
+    XCTAssertEqual(outputs["LedgerTests.LedgerXCTests/testPrints"],
+                   "stdout line from testPrints\nstderr line from testPrints\n")
+
+    // The hang is stopped at its limit each attempt; everything else takes milliseconds.
+    let duration = try XCTUnwrap(runDuration)
+    XCTAssertGreaterThanOrEqual(duration, Self.timeLimit * Double(attempts))
+    XCTAssertLessThan(duration, (Self.timeLimit + 1) * Double(attempts) + 5)
+
+    let skipped = Self.verdicts.values.filter { $0 == .skipped }.count + Self.swiftTestingTests
+    try assertCheckerPasses(junit, [
+      "--expect-tests", String(Self.verdicts.count + Self.swiftTestingTests),
+      "--expect-failures", String(Self.verdicts.values.filter { $0 == .failed }.count),
+      "--expect-errors", String(Self.verdicts.values.filter { $0 == .errored }.count),
+      "--expect-skipped", String(skipped),
+    ])
+  }
+
+  /// The `harness` executable built next to the tests, or a skip when it is not.
+  private func harness() throws -> URL {
+    let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("harness")
+    guard FileManager.default.isExecutableFile(atPath: tool.path) else {
+      throw XCTSkip("harness is not built next to the tests (swift build first)")
+    }
+    return tool
+  }
+
+  /// Builds the fixture's tests once per test process, so that each run's own build finds
+  /// nothing to do and its time is the tests'.
+  private static func buildFixture() throws {
+    try built.withLock { built in
+      guard !built else { return }
+      let build = try runToEnd(URL(fileURLWithPath: "/usr/bin/env"), [
+        "swift", "build", "--build-tests", "--package-path", fixture.path, "--scratch-path", scratch.path,
+      ], limit: 600)
+      guard build.status == 0 else { throw XCTSkip("the fixture does not build:\n\(build.output)\(build.errors)") }
+      built = true
+    }
+  }
+}
