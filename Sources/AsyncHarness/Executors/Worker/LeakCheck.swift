@@ -107,14 +107,16 @@ struct LeakCheck {
   private mutating func runningNewThreads() -> [String] {
     guard threadCount != knownThreads.count else { return [] }
     let current = Set(threadIDs())
-    let new = current.subtracting(knownThreads).filter { !Self.isPoolThread($0) }.sorted()
+    let new = current.subtracting(knownThreads).sorted()
     knownThreads = current
     guard !new.isEmpty else { return [] }
     let before = new.map(Self.cpuTime)
     Thread.sleep(forTimeInterval: Self.threadSample.timeInterval)
     let after = new.map(Self.cpuTime)
     let busy = Self.threadSample.nanoseconds / 4
-    return new.indices.filter { after[$0] - before[$0] >= busy }.map { "thread \(new[$0])" }
+    // Names are read last: a pool thread gets its name only once it starts.
+    return new.indices.filter { after[$0] - before[$0] >= busy && !Self.isPoolThread(new[$0]) }
+      .map { "thread \(new[$0])" }
   }
 
   /// Whether a thread is one of the runtime's pools (Dispatch's, which Swift's cooperative
