@@ -1,3 +1,4 @@
+import CoreFoundation
 import Dispatch
 import Foundation
 import Synchronization
@@ -15,7 +16,8 @@ import Darwin
 /// pool or a running thread also retires the worker, so the next test starts clean.
 ///
 /// The check costs about a microsecond when nothing leaked: the pool is probed by a
-/// ``PoolCanary`` sent as the test's code ends, threads are counted by the link count of
+/// ``PoolCanary`` sent as the test's code ends (none after a test that sent the pool no
+/// job), threads are counted by the link count of
 /// `/proc/self/task`, children by one `waitid` that reaps nothing. Only a change costs more: new threads are
 /// sampled for 20 ms, and a canary that has not run is waited for up to half a second.
 struct LeakCheck {
@@ -31,6 +33,9 @@ struct LeakCheck {
   private var knownThreads: Set<Int32>
   /// The child processes already reported.
   private var knownChildren: Set<Int32> = []
+  /// Whether the jobs sent to Swift's cooperative pool are counted, so that a test that sent
+  /// none needs no canary.
+  let countsPoolJobs = ConcurrencyCapture.countPoolJobs()
 
   /// Starts watching this process: descendants a test orphans become its children (Linux),
   /// and its threads now are known.
@@ -63,17 +68,18 @@ struct LeakCheck {
   mutating func findings(canary: PoolCanary) -> (messages: [String], retire: Bool) {
     var messages: [String] = []
     var retire = false
-    let threads = runningNewThreads()
-    if !threads.isEmpty {
-      retire = true
-      messages.append("Leaked work: the test returned while threads it started are still running ("
-        + threads.joined(separator: ", ") + ")" + Self.retired)
-    }
     if !canary.hasRun(within: Self.poolPatience) {
       retire = true
       messages.append("Leaked work: the test returned while tasks it started hold every thread of Swift's cooperative "
         + "pool (a job sent to the pool did not run within \(Self.poolPatience.secondsDescription) seconds), so the "
         + "next async test could not start" + Self.retired)
+    }
+    // After the canaries ran: a pool thread that ran a job has its name.
+    let threads = runningNewThreads()
+    if !threads.isEmpty {
+      retire = true
+      messages.append("Leaked work: the test returned while threads it started are still running ("
+        + threads.joined(separator: ", ") + ")" + Self.retired)
     }
     let children = newChildren()
     if !children.isEmpty {
@@ -89,9 +95,14 @@ struct LeakCheck {
 
   /// The threads of this process now, by ID; none where `/proc` is missing.
   private func threadIDs() -> [Int32] {
-    guard taskDirectory >= 0 else { return [] }
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-    return names.compactMap(Int32.init)
+    guard taskDirectory >= 0, let directory = opendir("/proc/self/task") else { return [] }
+    defer { closedir(directory) }
+    var ids: [Int32] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      if let id = Int32(name) { ids.append(id) }
+    }
+    return ids
   }
 
   /// How many threads this process has: `/proc/self/task` links `.`, `..` and one
@@ -107,14 +118,14 @@ struct LeakCheck {
   private mutating func runningNewThreads() -> [String] {
     guard threadCount != knownThreads.count else { return [] }
     let current = Set(threadIDs())
-    let new = current.subtracting(knownThreads).sorted()
+    let new = current.subtracting(knownThreads).filter { !Self.isPoolThread($0) }.sorted()
     knownThreads = current
     guard !new.isEmpty else { return [] }
     let before = new.map(Self.cpuTime)
     Thread.sleep(forTimeInterval: Self.threadSample.timeInterval)
     let after = new.map(Self.cpuTime)
     let busy = Self.threadSample.nanoseconds / 4
-    // Names are read last: a pool thread gets its name only once it starts.
+    // A pool thread gets its name once it starts: one that was still unnamed is named now.
     return new.indices.filter { after[$0] - before[$0] >= busy && !Self.isPoolThread(new[$0]) }
       .map { "thread \(new[$0])" }
   }
@@ -175,26 +186,42 @@ struct LeakCheck {
   }
 }
 
-/// Jobs sent to Swift's cooperative pool as a test's code ends, at the priorities test code
-/// runs at: when one has not run a while later, every thread of the pool is held by work
-/// the test left behind. Sent from the end of the test's `async` body, the canaries run on
-/// the body's own thread as it frees up, so a clean test waits for nothing.
+/// A job sent to Swift's cooperative pool as a test's code ends, at the priority the harness
+/// runs `async` test bodies at (on Linux each priority has a pool of its own): when it has
+/// not run a while later, every thread of that pool is held by work the test left behind,
+/// and the next `async` test could not start. Sent from the end of the test's `async` body,
+/// the canary runs on the body's own thread as it frees up, so a clean test waits for
+/// nothing.
 final class PoolCanary: Sendable {
   private let sent = Atomic(0)
   private let ran = DispatchSemaphore(value: 0)
+  /// How many jobs had reached the pool when the test started, when they are counted.
+  private let poolJobsAtStart: UInt64?
 
-  /// Sends the canaries; again after more of the test's code ran, until checked.
-  func send() {
-    sent.add(2, ordering: .relaxed)
-    for priority in [TaskPriority.high, .medium] {
-      Task.detached(priority: priority) { [ran] in ran.signal() }
-    }
+  /// Makes the canary of a test about to start.
+  /// - Parameter countingPoolJobs: whether the pool's jobs are counted
+  ///   (``ConcurrencyCapture/poolJobs``): a test that sent none then needs no canary.
+  init(countingPoolJobs: Bool) {
+    poolJobsAtStart = countingPoolJobs ? ConcurrencyCapture.poolJobs.load(ordering: .relaxed) : nil
   }
 
-  /// Whether every canary sent ran within `patience`; sends them first when the test had
-  /// no `async` code to send them from.
+  /// The priority of the tasks the harness runs `async` bodies in (made on the main thread).
+  private static let bodyPriority = TaskPriority.high
+
+  /// Sends the canary; again after more of the test's code ran, until checked.
+  func send() {
+    sent.add(1, ordering: .relaxed)
+    Task.detached(priority: Self.bodyPriority) { [ran] in ran.signal() }
+  }
+
+  /// Whether every canary sent ran within `patience`. When the test had no `async` code to
+  /// send one from, one is sent now, unless the test sent the pool no job at all: then the
+  /// pool is as it was before the test.
   func hasRun(within patience: Duration) -> Bool {
-    if sent.load(ordering: .relaxed) == 0 { send() }
+    if sent.load(ordering: .relaxed) == 0 {
+      if let start = poolJobsAtStart, ConcurrencyCapture.poolJobs.load(ordering: .relaxed) == start { return true }
+      send()
+    }
     let deadline = DispatchTime.now() + .nanoseconds(patience.nanoseconds)
     for _ in 0..<sent.load(ordering: .relaxed) where ran.wait(timeout: deadline) == .timedOut { return false }
     return true

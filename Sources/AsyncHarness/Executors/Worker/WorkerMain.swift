@@ -65,7 +65,7 @@ enum WorkerMain {
             if case .issueRecorded(step.id, let issue) = event.kind, issue.isFailure { failed.store(true, ordering: .relaxed) }
             channel.send(event)
           }
-          let canary = PoolCanary()
+          let canary = PoolCanary(countingPoolJobs: leaks.countsPoolJobs)
           let (end, exceededTimeLimit) = executor.attempt(step, events: events, afterAsyncCode: canary.send)
           // A test past its limit retires its worker anyway, and its body may hold the pool.
           let leaked = exceededTimeLimit ? (messages: [], retire: false) : leaks.findings(canary: canary)
