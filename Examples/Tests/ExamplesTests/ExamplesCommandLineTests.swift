@@ -6,7 +6,7 @@ import XCTest
 final class ExamplesCommandLineTests: XCTestCase {
   private var examples: URL { builtExecutable("examples", for: Self.self) }
 
-  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds>] [--slow <seconds>] [--isolation <mode>] [--workers <N>] [--parallel] [--no-capture] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
+  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds|none>] [--slow <seconds>] [--isolation <mode>] [--workers <N>] [--parallel] [--no-capture] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
 
   func testHelpNamesTheExecutableAndShowsTheSeedAsOptional() throws {
     let result = try runToEnd(examples, ["--help"])
@@ -44,8 +44,9 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 github (adds file and line attributes).
         --timeout <seconds>     The timeout in seconds of waits that pass none
                                 (default 1).
-        --time-limit <seconds>  The longest a test may run, in seconds (default: no
-                                limit).
+        --time-limit <seconds|none>
+                                The longest a test may run, in seconds (fractions
+                                allowed), or none for no limit (default: 60).
         --slow <seconds>        Announce a test still running after this many seconds
                                 (and each multiple) as SLOW.
         --isolation <mode>      Where tests run: worker (a worker process, so a crash
