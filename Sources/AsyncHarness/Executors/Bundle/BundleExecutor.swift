@@ -71,12 +71,16 @@ final class BundleExecutor: TestExecutor {
           return ended.end
         }
         if state.worker?.holds(step.id) != true {
+          guard tests[step.id.path] != nil else {
+            return .couldNotStart(reason: "\(step.id.path) is not a test of the test bundle \(bundle)")
+          }
           // A worker running other steps (the runner asked for a retry first) is stopped:
           // the steps it had not ended run again in a new worker.
           state.worker?.kill()
           do {
-            state.worker = try BundleWorker(bundle: bundle, tests: tests, lineBuffering: lineBuffering,
-                                            steps: state.steps(from: step), gracePeriod: gracePeriod)
+            let steps = state.steps(from: step).compactMap { step in tests[step.id.path].map { (step, $0) } }
+            state.worker = try BundleWorker(bundle: bundle, lineBuffering: lineBuffering, steps: steps,
+                                            gracePeriod: gracePeriod)
           } catch {
             state.worker = nil
             return .couldNotStart(reason: "\(error)")
@@ -152,21 +156,19 @@ private struct BundleWorker {
   private var recent = OutputBuffer()
   private var groupStop: GroupStop
 
-  init(bundle: String, tests: [String: ExistingTest], lineBuffering: String?, steps: [Runner.Step],
-       gracePeriod: Duration) throws {
-    let existing = steps.map { step in
-      tests[step.id.path] ?? ExistingTest(library: .xctest, suite: step.suite.name, name: step.test.name,
-                                          id: step.id.path, isParameterized: false)
-    }
-    reader = BundleOutputReader(existing.first?.library ?? .xctest)
-    let (arguments, environment) = reader.invocation(of: existing)
+  /// Starts the bundle for `steps`, each with the test it stands for, all of one library.
+  init(bundle: String, lineBuffering: String?, steps: [(step: Runner.Step, test: ExistingTest)], gracePeriod: Duration)
+    throws
+  {
+    let reader = BundleOutputReader(steps.first?.test.library ?? .xctest)
+    let (arguments, environment) = reader.invocation(of: steps.map(\.test))
     let buffering = reader.buffersOutput ? lineBuffering : nil
     process = try ChildProcess(
       executable: buffering ?? bundle, arguments: (buffering == nil ? [] : ["-oL", bundle]) + arguments,
       environment: environment)
-    let reader = reader
-    self.steps = Dictionary(zip(existing.map { reader.name(of: $0) }, steps)) { first, _ in first }
-    groupStop = GroupStop(gracePeriod: gracePeriod, deadline: steps.first?.timeLimit.map { ContinuousClock().now + $0 })
+    self.reader = reader
+    self.steps = Dictionary(steps.map { (reader.name(of: $0.test), $0.step) }) { first, _ in first }
+    groupStop = GroupStop(gracePeriod: gracePeriod, deadline: steps.first?.step.timeLimit.map { ContinuousClock().now + $0 })
   }
 
   /// Whether the step is one this worker runs and has not ended yet.
