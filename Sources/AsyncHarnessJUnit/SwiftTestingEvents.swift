@@ -74,12 +74,11 @@ struct SwiftTestingStream {
       let exists = FileManager.default.fileExists(atPath: path)
       throw JUnitError.unreadableEventStream(path: path, reason: exists ? "it cannot be read" : "No such file or directory")
     }
-    let decoder = JSONDecoder()
     for (index, line) in data.split(separator: UInt8(ascii: "\n")).enumerated()
     where !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) {
-      let record: Record
+      let record: SwiftTestingRecord
       do {
-        record = try decoder.decode(Record.self, from: line)
+        record = try SwiftTestingRecord(line: line)
       } catch {
         throw JUnitError.unreadableEventStream(path: path, reason: "line \(index + 1) is not an event stream record")
       }
@@ -92,7 +91,7 @@ struct SwiftTestingStream {
     }
   }
 
-  private mutating func read(_ record: Record) {
+  private mutating func read(_ record: SwiftTestingRecord) {
     let payload = record.payload
     if record.kind == "test", let id = payload.id {
       declared.append(Declared(
@@ -109,8 +108,7 @@ struct SwiftTestingStream {
     case ("testStarted", let id?): progress[id, default: Progress()].started = instant
     case ("testEnded", let id?): progress[id, default: Progress()].ended = instant
     case ("testSkipped", let id?):
-      let comments = payload.comments ?? []
-      progress[id, default: Progress()].skipReason = .some(comments.isEmpty ? nil : comments.joined(separator: "; "))
+      progress[id, default: Progress()].skipReason = .some(payload.skipReason)
     case ("issueRecorded", let id?):
       if let issue = payload.recordedIssue { progress[id, default: Progress()].issues.append(issue) }
     default: break
@@ -199,97 +197,5 @@ struct SwiftTestingStream {
   /// `Module.Suite.Inner`).
   private static func encloses(_ suite: String, _ id: String) -> Bool {
     id.count > suite.count && id.hasPrefix(suite) && ["/", "."].contains(id[id.index(id.startIndex, offsetBy: suite.count)])
-  }
-}
-
-// MARK: Records
-
-/// One line of the stream: a declared test (`kind` `test`) or an event (`kind` `event`).
-private struct Record: Decodable {
-  var version: Int
-  var kind: String
-  var payload: Payload
-}
-
-/// The fields of a test or an event that the conversion reads; the rest is ignored.
-private struct Payload: Decodable {
-  var id: String?
-  var kind: String?
-  var name: String?
-  var sourceLocation: StreamLocation?
-  var instant: Instant?
-  var testID: String?
-  var messages: [Message]?
-  var issue: StreamIssue?
-  var comments: [String]?
-  var testCase: TestCase?
-
-  enum CodingKeys: String, CodingKey {
-    case id, kind, name, sourceLocation, instant, testID, messages, issue
-    case comments = "_comments"
-    case testCase = "_testCase"
-  }
-
-  struct Instant: Decodable {
-    var since1970: Double
-  }
-
-  struct Message: Decodable {
-    var symbol: String
-    var text: String
-  }
-
-  struct StreamIssue: Decodable {
-    var isKnown: Bool?
-    var severity: String?
-    var sourceLocation: StreamLocation?
-    var error: ThrownError?
-
-    enum CodingKeys: String, CodingKey {
-      case isKnown, severity, sourceLocation
-      case error = "_error"
-    }
-  }
-
-  struct ThrownError: Decodable {
-    var description: String?
-  }
-
-  struct TestCase: Decodable {
-    var displayName: String?
-  }
-
-  /// The issue an `issueRecorded` event carries: its messages (the first, then the details
-  /// after ` - `), the arguments of a parameterized test's case, and its kind.
-  var recordedIssue: Issue? {
-    guard let issue else { return nil }
-    let texts = messages ?? []
-    let details = texts.filter { $0.symbol == "details" }.map(\.text)
-    var message = texts.first { $0.symbol != "details" }?.text ?? issue.error?.description ?? "an issue was recorded"
-    if !details.isEmpty { message += " - " + details.joined(separator: " - ") }
-    if let arguments = testCase?.displayName { message += " (arguments: \(arguments))" }
-    let kind: Issue.Kind =
-      if issue.isKnown == true { .warning }
-      else if issue.severity == "warning" { .warning }
-      else if issue.error != nil { .errorThrown }
-      else { .expectationFailed }
-    if issue.isKnown == true { message = "known issue: " + message }
-    return Issue(kind: kind, message: message, sourceLocation: issue.sourceLocation?.location)
-  }
-}
-
-private struct StreamLocation: Decodable {
-  var fileID: String
-  var filePath: String?
-  var line: Int
-  var column: Int
-
-  enum CodingKeys: String, CodingKey {
-    case fileID, line, column
-    case filePath = "_filePath"
-  }
-
-  var location: SourceLocation {
-    SourceLocation(fileID: fileID, filePath: filePath ?? fileID, line: line, column: column)
   }
 }

@@ -3,9 +3,9 @@ import Foundation
 import Synchronization
 import XCTest
 
-/// Issue 32, first step: `harness test` runs the XCTest tests of a package that does not
-/// depend on AsyncHarness (Tests/Fixtures/ExistingTests, with EXISTING_TESTS_RUDE=1): every
-/// test is reported once with its verdict, a crash, an `exit` and a hang end only their
+/// Issue 32: `harness test` runs the XCTest and Swift Testing tests of a package that does
+/// not depend on AsyncHarness (Tests/Fixtures/ExistingTests, with EXISTING_TESTS_RUDE=1):
+/// every test is reported once with its verdict, a crash, an `exit` and a hang end only their
 /// test, the run ends within seconds of its limits, and the JUnit report passes the checker.
 final class HarnessTestCommandTests: ReportTestCase {
   private static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -33,15 +33,35 @@ final class HarnessTestCommandTests: ReportTestCase {
     "LedgerTests.RudeXCTests/testC_Exit": .errored,
     "LedgerTests.RudeXCTests/testD_Hangs": .errored,
     "LedgerTests.RudeXCTests/testE_AfterTheRudeOnes": .passed,
+    "LedgerTests.LedgerSuite/passes()": .passed,
+    "LedgerTests.LedgerSuite/failsWithExpect()": .failed,
+    "LedgerTests.LedgerSuite/throwsAnError()": .errored,
+    "LedgerTests.LedgerSuite/namedTest()": .passed,
+    "LedgerTests.LedgerSuite/disabled()": .skipped,
+    "LedgerTests.LedgerSuite/knownIssue()": .passed,
+    "LedgerTests.LedgerSuite/parameterized(amount:)": .failed,
+    "LedgerTests.LedgerSuite/twoArguments(label:amount:)": .passed,
+    "LedgerTests.LedgerSuite/prints()": .passed,
+    "LedgerTests.LedgerSuite/asyncPasses()": .passed,
+    "LedgerTests.LedgerSuite/asyncFails()": .failed,
+    "LedgerTests.LedgerSuite/Nested/insideNested()": .passed,
+    "LedgerTests.LedgerSuite/Nested/Deeper/insideDeeper()": .passed,
+    "LedgerTests.SerializedSuite/first()": .passed,
+    "LedgerTests.SerializedSuite/second()": .passed,
+    "LedgerTests.SerializedSuite/third(step:)": .passed,
+    "LedgerTests.DisabledSuite/neverRuns()": .skipped,
+    "LedgerTests.RudeSwiftTests/indexPastTheEnd()": .errored,
+    "LedgerTests.RudeSwiftTests/callsFatalError()": .errored,
+    "LedgerTests.RudeSwiftTests/callsExit()": .errored,
+    "LedgerTests.RudeSwiftTests/hangs()": .errored,
+    "LedgerTests/freeFunction()": .passed,
   ]
-  /// The fixture's Swift Testing functions: listed and reported as skipped for now.
-  private static let swiftTestingTests = 22
 
-  func testEveryXCTestTestIsReportedOnceWithItsVerdict() throws {
+  func testEveryTestIsReportedOnceWithItsVerdict() throws {
     try assertTheFixtureRuns([], attempts: 1)
   }
 
-  func testTwoWorkersRunTheClassesSideBySide() throws {
+  func testTwoWorkersRunTheSuitesSideBySide() throws {
     try assertTheFixtureRuns(["--workers", "2"], attempts: 1)
   }
 
@@ -97,7 +117,7 @@ final class HarnessTestCommandTests: ReportTestCase {
     var runDuration: Double?
     for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
       switch try Event(jsonLine: line).kind {
-      case .testEnded(let test, let result, _) where test.waiter == "xctest": results[test.path, default: []].append(result)
+      case .testEnded(let test, let result, _): results[test.path, default: []].append(result)
       case .outputCaptured(let test, let text): outputs[test.path, default: ""] += text
       case .runEnded(_, let duration): runDuration = duration
       default: break
@@ -127,17 +147,50 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertEqual(outputs["LedgerTests.LedgerXCTests/testPrints"],
                    "stdout line from testPrints\nstderr line from testPrints\n")
 
-    // The hang is stopped at its limit each attempt; everything else takes milliseconds.
+    let swift = "LedgerTests.RudeSwiftTests/"
+    XCTAssertEqual(last(swift + "indexPastTheEnd()")?.kind, .crashed)
+    XCTAssertTrue(last(swift + "indexPastTheEnd()")?.message.contains(
+      "indexPastTheEnd: printed before it goes\nSwift/ContiguousArrayBuffer.swift:692: Fatal error: Index out of range")
+      == true, "\(String(describing: last(swift + "indexPastTheEnd()")))")
+    XCTAssertTrue(last(swift + "callsFatalError()")?.message.contains("Fatal error: fatalError in a Swift Testing test") == true)
+    XCTAssertTrue(last(swift + "callsExit()")?.message.contains("ended with exit status 3") == true)
+    XCTAssertEqual(last(swift + "hangs()")?.kind, .timeLimitExceeded)
+    XCTAssertTrue(last(swift + "hangs()")?.message.contains("hangs: printed before it goes") == true)
+    let suite = "LedgerTests.LedgerSuite/"
+    let expectFailure = try XCTUnwrap(last(suite + "failsWithExpect()"))
+    XCTAssertEqual(expectFailure.kind, .expectationFailed)
+    XCTAssertEqual(expectFailure.message, "Expectation failed: (ledger.balance → 2) == 3 - two is not three")
+    XCTAssertEqual(expectFailure.sourceLocation?.fileName, "LedgerSwiftTests.swift")
+    XCTAssertEqual(expectFailure.sourceLocation?.line, 17)
+    XCTAssertEqual(last(suite + "throwsAnError()")?.kind, .errorThrown)
+    XCTAssertEqual(last(suite + "throwsAnError()")?.sourceLocation?.line, 20)
+    XCTAssertEqual(last(suite + "asyncFails()")?.sourceLocation?.line, 61)
+    XCTAssertEqual(results[suite + "disabled()"]?.last?.reason, "not on this machine")
+    XCTAssertEqual(results["LedgerTests.DisabledSuite/neverRuns()"]?.last?.reason, "the whole suite is off")
+    // A known issue does not fail its test: a warning says it occurred.
+    let known = try XCTUnwrap(results[suite + "knownIssue()"]?.last?.issues)
+    XCTAssertEqual(known.map(\.kind), [.warning])
+    XCTAssertEqual(known.first?.message,
+                   "known issue: Expectation failed: (Ledger().balance → 0) == 1 - rounding is off by one")
+    XCTAssertEqual(known.first?.sourceLocation?.line, 34)
+    // One test per function; the failing case is named by its arguments.
+    let parameterized = try XCTUnwrap(results[suite + "parameterized(amount:)"]?.last?.issues)
+    XCTAssertEqual(parameterized.map(\.message),
+                   ["Expectation failed: (ledger.balance → 2) != 2 - amount 2 (arguments: 2)"])
+    XCTAssertEqual(parameterized.first?.sourceLocation?.line, 41)
+    XCTAssertEqual(outputs[suite + "prints()"], "stdout line from prints()\nstderr line from prints()\n")
+
+    // Each hang (one XCTest, one Swift Testing) is stopped at its limit each attempt, side
+    // by side or one after the other; everything else takes milliseconds.
     let duration = try XCTUnwrap(runDuration)
     XCTAssertGreaterThanOrEqual(duration, Self.timeLimit * Double(attempts))
-    XCTAssertLessThan(duration, (Self.timeLimit + 1) * Double(attempts) + 5)
+    XCTAssertLessThan(duration, (Self.timeLimit + 1) * 2 * Double(attempts) + 5)
 
-    let skipped = Self.verdicts.values.filter { $0 == .skipped }.count + Self.swiftTestingTests
     try assertCheckerPasses(junit, [
-      "--expect-tests", String(Self.verdicts.count + Self.swiftTestingTests),
+      "--expect-tests", String(Self.verdicts.count),
       "--expect-failures", String(Self.verdicts.values.filter { $0 == .failed }.count),
       "--expect-errors", String(Self.verdicts.values.filter { $0 == .errored }.count),
-      "--expect-skipped", String(skipped),
+      "--expect-skipped", String(Self.verdicts.values.filter { $0 == .skipped }.count),
     ])
   }
 

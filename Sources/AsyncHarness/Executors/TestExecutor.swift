@@ -49,7 +49,8 @@ extension TestExecutor {
   /// in `duration` seconds; under a schedule, `trace` is the steps it took.
   case returned(duration: Double, trace: ScheduleTrace? = nil)
   /// The test skipped itself while it ran (an `XCTSkip` thrown in a package's own XCTest
-  /// test), after `duration` seconds, with `reason` (empty when it gave none). Its verdict
+  /// test, or a package's own Swift Testing test that its library reports as skipped, as
+  /// `.disabled("reason")`), after `duration` seconds, with `reason` (empty when it gave none). Its verdict
   /// is skipped with that reason, unless it recorded a failure first: it is then judged
   /// from its issues, as one that ``returned(duration:trace:)``.
   case skipped(reason: String, duration: Double)

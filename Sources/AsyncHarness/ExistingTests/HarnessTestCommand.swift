@@ -2,10 +2,9 @@ import Foundation
 
 /// `harness test [FLAGS] [--package-path DIR] [-- BUILD FLAGS]`: builds a package's tests
 /// (`swift build --build-tests`), lists the XCTest and Swift Testing tests of its test
-/// bundle, and runs the XCTest tests under the harness's runner with the flags, reporters
-/// and exit statuses of a suites executable (``HarnessMain``), each XCTest class a
-/// serialized suite run by a ``BundleExecutor``. Swift Testing tests are listed and
-/// reported as skipped, with a reason saying so: running them is a later step of issue 32.
+/// bundle, and runs them under the harness's runner with the flags, reporters and exit
+/// statuses of a suites executable (``HarnessMain``), each XCTest class and each Swift
+/// Testing suite a serialized suite run by a ``BundleExecutor``.
 package enum HarnessTestCommand {
   /// The synopsis.
   static let usage = "harness test [--package-path <dir>] [<options>] [-- <build flags>]"
@@ -42,9 +41,8 @@ package enum HarnessTestCommand {
     }
     if flags.contains("--help") || flags.contains("-h") {
       output("USAGE: \(usage)\n\nBuilds the package's tests (swift build --build-tests and the build flags after --), lists "
-        + "its XCTest and Swift Testing tests and runs the XCTest tests, each class in order in a worker process of "
-        + "the test bundle, so that a crash, an exit or a hang ends only its test. Swift Testing tests are listed "
-        + "and reported as skipped for now.\n\n  --package-path <dir>    The package (default: the current directory).\n\n"
+        + "its XCTest and Swift Testing tests and runs them, each XCTest class and each Swift Testing suite in order "
+        + "in a worker process of the test bundle, so that a crash, an exit or a hang ends only its test.\n\n  --package-path <dir>    The package (default: the current directory).\n\n"
         + "The other options are those of a suites executable:\n\n")
     }
     var packagePath = "."
@@ -81,7 +79,7 @@ package enum HarnessTestCommand {
         bundle.suites, options: options, registry: .builtIn, defaultWaiters: .suiteDefault, junit: junit,
         console: .forStandardOutput(), output: output, errors: errors, interrupts: interrupts, bazel: bazel
       ) { _ in
-        { BundleExecutor(bundle: bundle.path, lineBuffering: lineBuffering, stop: interrupts) }
+        { BundleExecutor(bundle: bundle.path, tests: bundle.tests, lineBuffering: lineBuffering, stop: interrupts) }
       }
     }
   }
@@ -112,12 +110,11 @@ struct TestBundle {
   /// The bundle's path (on Linux, an executable).
   let path: String
   /// One serialized suite per XCTest class (`Module.Class`, under the waiter `xctest`), in
-  /// the order XCTest runs them; then one per Swift Testing suite, its tests skipped.
+  /// the order XCTest runs them; then one per Swift Testing suite (its ID, under the waiter
+  /// `swift-testing`), its tests in declaration order, the order `--no-parallel` runs them in.
   let suites: [Suite]
-
-  /// Why the Swift Testing tests are skipped.
-  static let swiftTestingSkip = "Swift Testing tests are listed but not run by harness test yet (it runs XCTest tests "
-    + "so far); swift test runs them"
+  /// The tests the suites' tests stand for, by their path (`Suite/name`).
+  let tests: [String: ExistingTest]
 
   /// Builds the package's tests, finds the bundle and lists its tests.
   /// - Throws: ``UsageError`` for a directory without Package.swift, a failed build (with
@@ -148,12 +145,9 @@ struct TestBundle {
     let xctest = try ExistingTest.xctestListing(listing.output)
     let swiftTesting = swiftTestingTests(of: bundle, errors: errors)
     guard !xctest.isEmpty || !swiftTesting.isEmpty else { throw UsageError("no tests found in \(bundle)") }
-    if !swiftTesting.isEmpty {
-      errors("note: \(swiftTesting.count) Swift Testing test\(swiftTesting.count == 1 ? "" : "s") listed and reported "
-        + "as skipped: harness test runs XCTest tests only so far\n")
-    }
-    return TestBundle(path: bundle, suites: suites(of: xctest, waiter: "xctest", traits: [])
-      + suites(of: swiftTesting, waiter: "swift-testing", traits: [.skip(swiftTestingSkip)]))
+    return TestBundle(
+      path: bundle, suites: suites(of: xctest, waiter: "xctest") + suites(of: swiftTesting, waiter: "swift-testing"),
+      tests: Dictionary((xctest + swiftTesting).map { ("\($0.suite)/\($0.name)", $0) }) { first, _ in first })
   }
 
   /// The Swift Testing tests of `bundle`, or none with a warning when it cannot list them.
@@ -173,14 +167,14 @@ struct TestBundle {
 
   /// One serialized suite per test suite of `tests`, in first-seen order, under the waiter
   /// named `waiter`. The tests' bodies never run here: their test bundle runs them.
-  private static func suites(of tests: [ExistingTest], waiter: String, traits: [TestTrait]) -> [Suite] {
+  private static func suites(of tests: [ExistingTest], waiter: String) -> [Suite] {
     var order: [String] = []
     var bySuite: [String: [Test]] = [:]
     for test in tests {
       if bySuite[test.suite] == nil { order.append(test.suite) }
       let module = String(test.suite.prefix { $0 != "." && $0 != "/" })
       bySuite[test.suite, default: []].append(Test(
-        test.name, traits: traits, body: .blocking { _ in throw UsageError("\(test.id) runs in its test bundle") },
+        test.name, traits: [], body: .blocking { _ in throw UsageError("\(test.id) runs in its test bundle") },
         sourceLocation: test.sourceLocation ?? SourceLocation(fileID: module, filePath: module, line: 0, column: 0)))
     }
     return order.map { name in Suite(name, traits: [.serialized], waiter: LibraryWaiter(name: waiter)) { bySuite[name]! } }

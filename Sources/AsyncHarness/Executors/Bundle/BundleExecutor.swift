@@ -6,26 +6,31 @@ import Glibc
 import Darwin
 #endif
 
-/// Runs steps that stand for the XCTest tests of another package's test bundle
-/// (`harness test`): each step's suite is an XCTest class (`Module.Class`) and its test a
-/// method, and the test's body is never run in this process.
+/// Runs steps that stand for the tests of another package's test bundle (`harness test`):
+/// each step stands for one of `tests` (an XCTest method or a Swift Testing function, found
+/// by its suite and name), whose body is never run in this process.
 ///
-/// Not a process per test: one worker, the bundle started as `<bundle> Module.Class/a,…`,
-/// runs the step asked for and the steps the runner prepared after it (``prepare(_:)``), in
-/// one invocation, while this process reads its standard output a line at a time
-/// (``XCTestOutput``) and streams each test's failures (at file:line), thrown errors and
-/// output as events. A skip (`XCTSkip`) ends the attempt as
-/// ``AttemptEnd/skipped(reason:duration:)``. XCTest runs the tests in its own order: a test
-/// that ends before the runner asks for it is kept, with its events, until it does.
+/// Not a process per test: one worker, the bundle started for one testing library (see
+/// ``BundleOutputReader`` for each library's invocation), runs the step asked for and the
+/// steps of the same library the runner prepared after it (``prepare(_:)``), in one
+/// invocation, while this process reads its standard output a line at a time and streams
+/// each test's issues (failures at file:line, thrown errors, Swift Testing's known issues as
+/// warnings) and output as events. A skip (`XCTSkip`, a disabled Swift Testing test) ends
+/// the attempt as ``AttemptEnd/skipped(reason:duration:)``. A library may run the tests in
+/// its own order: a test that ends before the runner asks for it is kept, with its events,
+/// until it does.
 ///
 /// A crash, `exit`, or a test still running at its time limit (its process group is
 /// stopped: SIGTERM, then SIGKILL after `gracePeriod`) ends that test only, with the tail
-/// of its output; the tests after it run in a new worker. The worker's standard output is
-/// line-buffered through `stdbuf -oL` when the command finds it, so that what a test printed
-/// before it crashed is not lost in XCTest's buffer.
+/// of its output; the tests after it run in a new worker. An XCTest worker's standard output
+/// is line-buffered through `stdbuf -oL` when the command finds it, so that what a test
+/// printed before it crashed is not lost in XCTest's buffer (Swift Testing line-buffers its
+/// own).
 final class BundleExecutor: TestExecutor {
   /// The test bundle: on Linux, an executable.
   let bundle: String
+  /// The tests the steps stand for, by their path (`Suite/name`).
+  let tests: [String: ExistingTest]
   /// `stdbuf`, which starts the bundle with its standard output line-buffered, when there is one.
   let lineBuffering: String?
   /// How long a stopped worker has between SIGTERM and SIGKILL.
@@ -34,9 +39,11 @@ final class BundleExecutor: TestExecutor {
   let stop: StopRequest?
   private let state = Mutex(BundleRuns())
 
-  /// Creates an executor that runs the tests of `bundle`.
-  init(bundle: String, lineBuffering: String?, gracePeriod: Duration = .seconds(1), stop: StopRequest?) {
+  /// Creates an executor that runs `tests` of `bundle`.
+  init(bundle: String, tests: [String: ExistingTest], lineBuffering: String?, gracePeriod: Duration = .seconds(1),
+       stop: StopRequest?) {
     self.bundle = bundle
+    self.tests = tests
     self.lineBuffering = lineBuffering
     self.gracePeriod = gracePeriod
     self.stop = stop
@@ -64,12 +71,16 @@ final class BundleExecutor: TestExecutor {
           return ended.end
         }
         if state.worker?.holds(step.id) != true {
+          guard tests[step.id.path] != nil else {
+            return .couldNotStart(reason: "\(step.id.path) is not a test of the test bundle \(bundle)")
+          }
           // A worker running other steps (the runner asked for a retry first) is stopped:
           // the steps it had not ended run again in a new worker.
           state.worker?.kill()
           do {
-            state.worker = try BundleWorker(
-              bundle: bundle, lineBuffering: lineBuffering, steps: state.steps(from: step), gracePeriod: gracePeriod)
+            let steps = state.steps(from: step).compactMap { step in tests[step.id.path].map { (step, $0) } }
+            state.worker = try BundleWorker(bundle: bundle, lineBuffering: lineBuffering, steps: steps,
+                                            gracePeriod: gracePeriod)
           } catch {
             state.worker = nil
             return .couldNotStart(reason: "\(error)")
@@ -97,16 +108,19 @@ private struct BundleRuns {
   var prepared: Runner.Plan.Steps?
   var ended: [TestID: BundleWorker.Ended] = [:]
 
-  /// `step`, then the prepared steps after it that run and have not ended: what a new worker runs.
+  /// `step`, then the prepared steps after it of the same library (the same waiter) that run
+  /// and have not ended: what a new worker runs.
   func steps(from step: Runner.Step) -> [Runner.Step] {
     var first = step.id
     first.attempt = 1
     guard let prepared, let index = prepared.firstIndex(where: { $0.id == first }) else { return [step] }
-    return [step] + prepared[(index + 1)...].filter { $0.test.skipReason == nil && ended[$0.id] == nil }
+    return [step] + prepared[(index + 1)...].filter {
+      $0.test.skipReason == nil && ended[$0.id] == nil && $0.waiter.name == step.waiter.name
+    }
   }
 }
 
-/// One invocation of the test bundle running a list of XCTest tests, read a line at a time.
+/// One invocation of the test bundle running a list of tests of one library, read a line at a time.
 private struct BundleWorker {
   /// A test that ended: the events it streamed while the runner waited for another, and how
   /// it ended.
@@ -115,15 +129,13 @@ private struct BundleWorker {
     var end: AttemptEnd
   }
 
-  /// The test running now: where its events go, what of its record was relayed.
+  /// The test running now: where its events go, what it printed.
   private struct Running {
     let step: Runner.Step
     /// The runner's sink when the runner waits for this test, else `nil`: its events are kept.
     var sink: EventSink?
     var kept: [Event.Kind] = []
     var output = OutputBuffer()
-    var failuresRelayed = 0
-    var outputRelayed = 0
     let start = ContinuousClock().now
 
     mutating func emit(_ kind: Event.Kind) {
@@ -132,29 +144,36 @@ private struct BundleWorker {
   }
 
   let process: ChildProcess
-  /// The steps given to this worker, by the name XCTest prints for them.
+  /// The steps given to this worker, by the name their library prints for them.
   private let steps: [String: Runner.Step]
   private var lines = LineSplitter()
-  private var parsed = XCTestOutput()
+  private var reader: BundleOutputReader
   private var running: Running?
+  /// The names of the tests that started, and the steps that ended, in this worker.
+  private var started: Set<String> = []
+  private var finished: Set<TestID> = []
   /// Everything the worker printed, for a crash between tests.
   private var recent = OutputBuffer()
   private var groupStop: GroupStop
-  /// Whether a test given to this worker ended in it.
-  private var endedAny = false
 
-  init(bundle: String, lineBuffering: String?, steps: [Runner.Step], gracePeriod: Duration) throws {
-    let names = steps.map { "\($0.suite.name)/\($0.test.name)" }.joined(separator: ",")
+  /// Starts the bundle for `steps`, each with the test it stands for, all of one library.
+  init(bundle: String, lineBuffering: String?, steps: [(step: Runner.Step, test: ExistingTest)], gracePeriod: Duration)
+    throws
+  {
+    let reader = BundleOutputReader(steps.first?.test.library ?? .xctest)
+    let (arguments, environment) = reader.invocation(of: steps.map(\.test))
+    let buffering = reader.buffersOutput ? lineBuffering : nil
     process = try ChildProcess(
-      executable: lineBuffering ?? bundle, arguments: (lineBuffering == nil ? [] : ["-oL", bundle]) + [names],
-      environment: [:])
-    self.steps = Dictionary(steps.map { (XCTestOutput.name(ofMethod: $0.test.name, inClass: $0.suite.name), $0) }) { $1 }
-    groupStop = GroupStop(gracePeriod: gracePeriod, deadline: steps.first?.timeLimit.map { ContinuousClock().now + $0 })
+      executable: buffering ?? bundle, arguments: (buffering == nil ? [] : ["-oL", bundle]) + arguments,
+      environment: environment)
+    self.reader = reader
+    self.steps = Dictionary(steps.map { (reader.name(of: $0.test), $0.step) }) { first, _ in first }
+    groupStop = GroupStop(gracePeriod: gracePeriod, deadline: steps.first?.step.timeLimit.map { ContinuousClock().now + $0 })
   }
 
   /// Whether the step is one this worker runs and has not ended yet.
   func holds(_ id: TestID) -> Bool {
-    steps.values.contains { $0.id == id } && !parsed.records.contains { $0.outcome != nil && steps[$0.test]?.id == id }
+    steps.values.contains { $0.id == id } && !finished.contains(id)
   }
 
   /// Reads the worker until `step` ends (`true`: the worker runs on) or the worker ends
@@ -204,50 +223,39 @@ private struct BundleWorker {
                              ended: inout [TestID: Ended]) {
     let line = String(decoding: bytes, as: UTF8.self)
     _ = recent.append(ArraySlice((line + "\n").utf8))
-    let count = parsed.records.count
-    parsed.read(line[...])
-    guard let record = parsed.records.last else { return }
-    if parsed.records.count > count {
-      running = steps[record.test].map { Running(step: $0, sink: $0.id == asked.id ? events : nil) }
-      groupStop.deadline = running?.step.timeLimit.map { ContinuousClock().now + $0 }
-      return
+    for note in reader.read(line[...], running: running?.step) {
+      if case .started(let name) = note {
+        started.insert(name)
+        guard let step = steps[name] else { continue }
+        running = Running(step: step, sink: step.id == asked.id ? events : nil)
+        groupStop.deadline = step.timeLimit.map { ContinuousClock().now + $0 }
+        continue
+      }
+      guard var test = running else { continue }
+      switch note {
+      case .started: break
+      case .issue(var issue):
+        if issue.sourceLocation == nil { issue.sourceLocation = test.step.test.sourceLocation }
+        test.emit(.issueRecorded(test.step.id, issue))
+      case .output(let text):
+        if let text = test.output.append(ArraySlice((text + "\n").utf8)) { test.emit(.outputCaptured(test.step.id, text)) }
+      case .ended(let skipReason, let seconds):
+        let seconds = seconds ?? test.start.duration(to: .now).timeInterval
+        let end: AttemptEnd = skipReason.map { .skipped(reason: $0, duration: seconds) } ?? .returned(duration: seconds)
+        ended[test.step.id] = Ended(events: test.kept, end: end)
+        finished.insert(test.step.id)
+        running = nil
+        groupStop.deadline = asked.timeLimit.map { ContinuousClock().now + $0 }
+        continue
+      }
+      running = test
     }
-    guard var test = running else { return }
-    let module = test.step.suite.name.split(separator: ".").first.map(String.init) ?? test.step.suite.name
-    for failure in record.failures[test.failuresRelayed...] {
-      test.emit(.issueRecorded(test.step.id, Self.issue(failure, module: module, test: test.step.test)))
-    }
-    test.failuresRelayed = record.failures.count
-    for output in record.output[test.outputRelayed...] {
-      if let text = test.output.append(ArraySlice((output + "\n").utf8)) { test.emit(.outputCaptured(test.step.id, text)) }
-    }
-    test.outputRelayed = record.output.count
-    running = test
-    guard let outcome = record.outcome else { return }
-    let seconds = record.seconds ?? test.start.duration(to: .now).timeInterval
-    let end: AttemptEnd = outcome == .skipped
-      ? .skipped(reason: record.skipReason ?? "", duration: seconds) : .returned(duration: seconds)
-    ended[test.step.id] = Ended(events: test.kept, end: end)
-    endedAny = true
-    running = nil
-    groupStop.deadline = asked.timeLimit.map { ContinuousClock().now + $0 }
-  }
-
-  /// An XCTest failure as an issue: a thrown error (no location) at the test, an assertion
-  /// at its file and line.
-  private static func issue(_ failure: XCTestOutput.Failure, module: String, test: Test) -> Issue {
-    guard let file = failure.file else {
-      return Issue(kind: .errorThrown, message: failure.message, sourceLocation: test.sourceLocation)
-    }
-    let name = file.split(separator: "/").last.map(String.init) ?? file
-    return Issue(kind: .expectationFailed, message: failure.message,
-                 sourceLocation: SourceLocation(fileID: "\(module)/\(name)", filePath: file, line: failure.line ?? 0, column: 1))
   }
 
   /// Ends what the worker's end ends: the test it was running (a crash, `exit`, its time
   /// limit, an interrupt), or, when it ran none of its tests, the step asked for; the tests
-  /// it never started run again in a new worker, unless it ended as XCTest ends, having run
-  /// every test it knows (it has none of the others' names).
+  /// it never started run again in a new worker, unless it ended as its library ends having
+  /// run every test it knows (it has none of the others).
   private mutating func end(_ exit: ProcessEnding, asked: Runner.Step, ended: inout [TestID: Ended]) {
     if let test = running {
       ended[test.step.id] = Ended(
@@ -255,14 +263,13 @@ private struct BundleWorker {
       running = nil
       return
     }
-    let started = Set(parsed.records.map(\.test))
-    let finishedAsXCTestDoes = groupStop.stopped == nil && (exit == .exited(0) || exit == .exited(1))
-    if finishedAsXCTestDoes {
+    let complete = groupStop.stopped == nil && reader.statusesOfACompleteRun.contains { exit == .exited($0) }
+    if complete {
       for (name, step) in steps where !started.contains(name) {
         ended[step.id] = Ended(end: .couldNotStart(
-          reason: "The test bundle ran no test \(step.suite.name)/\(step.test.name): it has no such XCTest test"))
+          reason: "The test bundle ran no test \(step.id.path): it has no such \(reader.libraryName) test"))
       }
-    } else if !endedAny || groupStop.stopped != nil {
+    } else if finished.isEmpty || groupStop.stopped != nil {
       ended[asked.id] = Ended(end: groupStop.ending(exit, timeLimit: asked.timeLimit, output: recent.tail))
     }
   }

@@ -1,0 +1,132 @@
+import Foundation
+
+/// One line of a Swift Testing event stream, version 0 (`--event-stream-output-path PATH
+/// --event-stream-version 0`): a declared test (`kind` `test`) or an event (`kind` `event`).
+/// The one reader of those records: `harness test`'s Swift Testing worker
+/// (``BundleExecutor``) reads them as a test bundle writes them, and AsyncHarnessJUnit's
+/// `convertSwiftTestingEvents` reads a whole stream. See docs/RUNNING-EXISTING-TESTS.md for
+/// the format as measured.
+package struct SwiftTestingRecord: Decodable, Sendable {
+  /// The record's version; this reader understands 0.
+  package var version: Int
+  /// `test` or `event`.
+  package var kind: String
+  /// The test or the event.
+  package var payload: Payload
+
+  /// Decodes one line.
+  /// - Throws: `DecodingError` when the line is not a record.
+  package init(line: some Collection<UInt8>) throws {
+    self = try JSONDecoder().decode(Self.self, from: Data(line))
+  }
+
+  /// Splits a line of a worker's standard output that carries its event stream too: what a
+  /// test printed without a newline, then the record that followed it on the same line.
+  /// - Returns: The record and the text before it, or `nil` when the line holds no record.
+  package static func split(_ line: Substring) -> (printed: Substring, record: SwiftTestingRecord)? {
+    guard let start = ["{\"kind\":\"event\",\"payload\":", "{\"kind\":\"test\",\"payload\":"].lazy
+      .compactMap({ line.range(of: $0)?.lowerBound }).min(),
+      let record = try? SwiftTestingRecord(line: line[start...].utf8)
+    else { return nil }
+    return (line[..<start], record)
+  }
+
+  /// The fields of a test or an event that the harness reads; the rest is ignored.
+  package struct Payload: Decodable, Sendable {
+    package var id: String?
+    package var kind: String?
+    package var name: String?
+    package var sourceLocation: Location?
+    package var instant: Instant?
+    package var testID: String?
+    package var messages: [Message]?
+    package var issue: RecordedIssue?
+    package var comments: [String]?
+    package var testCase: TestCase?
+
+    enum CodingKeys: String, CodingKey {
+      case id, kind, name, sourceLocation, instant, testID, messages, issue
+      case comments = "_comments"
+      case testCase = "_testCase"
+    }
+
+    /// When an event happened.
+    package struct Instant: Decodable, Sendable {
+      package var since1970: Double
+    }
+
+    /// A line of an event's message, with the symbol Swift Testing shows before it.
+    package struct Message: Decodable, Sendable {
+      package var symbol: String
+      package var text: String
+    }
+
+    /// The issue of an `issueRecorded` event.
+    package struct RecordedIssue: Decodable, Sendable {
+      package var isKnown: Bool?
+      package var severity: String?
+      package var sourceLocation: Location?
+      package var error: ThrownError?
+
+      enum CodingKeys: String, CodingKey {
+        case isKnown, severity, sourceLocation
+        case error = "_error"
+      }
+    }
+
+    /// An error a test threw.
+    package struct ThrownError: Decodable, Sendable {
+      package var description: String?
+    }
+
+    /// The case of a parameterized test an event belongs to.
+    package struct TestCase: Decodable, Sendable {
+      /// The case's arguments as Swift Testing shows them (`"a", 10`).
+      package var displayName: String?
+    }
+
+    /// The reason a `testSkipped` event gives (its comments), or `nil` when it gives none.
+    package var skipReason: String? {
+      let comments = comments ?? []
+      return comments.isEmpty ? nil : comments.joined(separator: "; ")
+    }
+
+    /// The issue an `issueRecorded` event carries: its messages (the first, then the
+    /// details after ` - `), the arguments of a parameterized test's case, and its kind. A
+    /// known issue (`withKnownIssue`) and a warning do not fail a test: they are warnings,
+    /// a known issue's message prefixed `known issue: `.
+    package var recordedIssue: Issue? {
+      guard let issue else { return nil }
+      let texts = messages ?? []
+      let details = texts.filter { $0.symbol == "details" }.map(\.text)
+      var message = texts.first { $0.symbol != "details" }?.text ?? issue.error?.description ?? "an issue was recorded"
+      if !details.isEmpty { message += " - " + details.joined(separator: " - ") }
+      if let arguments = testCase?.displayName { message += " (arguments: \(arguments))" }
+      let kind: Issue.Kind =
+        if issue.isKnown == true { .warning }
+        else if issue.severity == "warning" { .warning }
+        else if issue.error != nil { .errorThrown }
+        else { .expectationFailed }
+      if issue.isKnown == true { message = "known issue: " + message }
+      return Issue(kind: kind, message: message, sourceLocation: issue.sourceLocation?.location)
+    }
+  }
+
+  /// Where a test or an issue is.
+  package struct Location: Decodable, Sendable {
+    package var fileID: String
+    package var filePath: String?
+    package var line: Int
+    package var column: Int
+
+    enum CodingKeys: String, CodingKey {
+      case fileID, line, column
+      case filePath = "_filePath"
+    }
+
+    /// The location, its path the file ID when the stream gives none.
+    package var location: SourceLocation {
+      SourceLocation(fileID: fileID, filePath: filePath ?? fileID, line: line, column: column)
+    }
+  }
+}
