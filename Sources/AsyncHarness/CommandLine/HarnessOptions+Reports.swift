@@ -13,8 +13,8 @@ extension HarnessOptions {
     if junitProfile != nil, junit == nil { throw UsageError("--junit-profile needs --junit PATH") }
     let named = [("--json", json), ("--trace", trace), ("--junit", junit)].compactMap { flag, path in path.map { (flag, $0) } }
     for (index, (flag, path)) in named.enumerated() {
-      if let (other, _) = named[..<index].first(where: { URL(fileURLWithPath: $1).standardized == URL(fileURLWithPath: path).standardized }) {
-        throw UsageError("\(other) and \(flag) name the same file \(path)")
+      if let (other, first) = named[..<index].first(where: { URL(fileURLWithPath: $1).standardized == URL(fileURLWithPath: path).standardized }) {
+        throw UsageError("\(other) and \(flag) name the same file \(first)")
       }
     }
     if let json, let reason = ReportDestination.problem(with: json) { throw ReportFileError(path: json, reason: reason) }
