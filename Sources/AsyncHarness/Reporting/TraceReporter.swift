@@ -199,8 +199,7 @@ public final class TraceReporter: Reporter {
       }
       json.field("cat", "issue")
       json.field("name", issue.kind.rawValue)
-      fields("i", track: lane, at: time, to: &json)
-      json.field("s", "t")
+      fields("i", track: lane, at: time, threadScoped: true, to: &json)
     case .suite(let suite, let id, let begins, let time):
       json.field("cat", "suite")
       json.field("id", id)
@@ -213,10 +212,12 @@ public final class TraceReporter: Reporter {
     }
   }
 
-  /// The fields every event has, after `name` in key order: `ph`, `pid`, `tid`, `ts`.
-  private func fields(_ phase: StaticString, track: Int, at time: Int64, to json: inout JSONText) {
+  /// The fields every event has, after `name` in key order: `ph`, `pid`, `tid`, `ts`; an
+  /// instant event's scope (`"s":"t"`, its track) when `threadScoped`.
+  private func fields(_ phase: StaticString, track: Int, at time: Int64, threadScoped: Bool = false, to json: inout JSONText) {
     json.field("ph") { $0.string(String(describing: phase)) }
     json.field("pid", processID)
+    if threadScoped { json.field("s", "t") }
     json.field("tid", track)
     json.field("ts", Int(time))
   }
