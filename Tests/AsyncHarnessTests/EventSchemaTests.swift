@@ -41,7 +41,10 @@ final class EventSchemaTests: XCTestCase {
            .runEnded: break
       }
     }
-    return kinds.map { Event($0, timestamp: timestamp) }
+    return kinds.map { kind in
+      if case .testStarted = kind { return Event(kind, timestamp: timestamp, lane: 2) }
+      return Event(kind, timestamp: timestamp)
+    }
   }
 
   private func json(_ data: some Collection<UInt8>) throws -> JSONValue {
@@ -61,6 +64,22 @@ final class EventSchemaTests: XCTestCase {
   }
 
   /// Each payload encoded alone is the object its event's line holds, and reads back equal.
+  /// Issue 33: `lane` is an optional field of `testStarted` only: written when known, read
+  /// back, absent from lines written before it existed (read as `nil`), and never read on
+  /// another kind.
+  func testTheLaneOfATestStartedIsOptional() throws {
+    let timestamp = Date(timeIntervalSince1970: 1_795_000_000.125)
+    let started = Event(.testStarted(Self.test), timestamp: timestamp, lane: 3)
+    XCTAssertTrue(started.jsonLine.contains("\"lane\":3,"), started.jsonLine)
+    XCTAssertEqual(try Event(jsonLine: started.jsonLine).lane, 3)
+    let without = Event(.testStarted(Self.test), timestamp: timestamp)
+    XCTAssertFalse(without.jsonLine.contains("lane"))
+    XCTAssertNil(try Event(jsonLine: without.jsonLine).lane)
+    let slow = Event(.testSlow(Self.test, elapsed: 1), timestamp: timestamp).jsonLine
+    let withLane = slow.replacingOccurrences(of: "\"kind\"", with: "\"lane\":4,\"kind\"")
+    XCTAssertNil(try Event(jsonLine: withLane).lane)
+  }
+
   func testEveryPayloadEncodesAsItsFieldInTheLine() throws {
     func check<T: Codable & Equatable>(_ value: T, in event: Event, field: String, line: UInt = #line) throws {
       let encoded = try JSONEncoder().encode(value)

@@ -101,14 +101,14 @@ final class RunOwnersTests: XCTestCase {
     let tests = TestLife(rules: rules(), events: channel.sink)
     run.begin(RunInfo())
     var handed: [Runner.Step] = []
-    while handed.count < 3, case .step(let step, _, _)? = run.next(startingWith: tests) { handed.append(step) }
-    guard case .entry(let entry)? = run.next(startingWith: tests) else { return XCTFail("S is handed out whole") }
+    while handed.count < 3, case .step(let step, _, _)? = run.next(startingWith: tests, lane: 1) { handed.append(step) }
+    guard case .entry(let entry)? = run.next(startingWith: tests, lane: 1) else { return XCTFail("S is handed out whole") }
     for (index, step) in handed.enumerated() {
       run.ended(step, with: TestResult(verdict: index == 1 ? .failed : .passed))
     }
     for step in steps(of: plan, suite: 1) { run.ended(step, with: TestResult(verdict: .passed)) }
     run.ended(entry)
-    XCTAssertNil(run.next(startingWith: tests))
+    XCTAssertNil(run.next(startingWith: tests, lane: 1))
     let total = run.end()
     XCTAssertEqual([total.passed, total.failed], [4, 1])
     XCTAssertEqual(recorder.events.map(\.outline), [
@@ -143,7 +143,7 @@ final class RunOwnersTests: XCTestCase {
     let step = try XCTUnwrap(steps(of: plan([Suite("R") { Test("r", .retries(2)) { _ in } }]), suite: 0).first)
     let executor = FailingFirst(failing: 1)
     let life = TestLife(rules: rules(), events: EventSink { recorder.handle($0) })
-    let result = life.runAttempts(of: life.start(step), with: executor)
+    let result = life.runAttempts(of: life.start(step, lane: 1), with: executor)
     XCTAssertEqual(result.verdict, .flaky)
     XCTAssertEqual(executor.runs.withLock { $0 }, 2)
     XCTAssertEqual(recorder.events.map(\.outline), [
@@ -156,14 +156,14 @@ final class RunOwnersTests: XCTestCase {
     let step = try XCTUnwrap(steps(of: plan([Suite("R") { Test("r", .retries(1)) { _ in } }]), suite: 0).first)
     let outOfRetries = FailingFirst(failing: 5)
     let life = TestLife(rules: rules(), events: EventSink { _ in })
-    XCTAssertEqual(life.runAttempts(of: life.start(step), with: outOfRetries).verdict, .failed)
+    XCTAssertEqual(life.runAttempts(of: life.start(step, lane: 1), with: outOfRetries).verdict, .failed)
     XCTAssertEqual(outOfRetries.runs.withLock { $0 }, 2)
 
     let stop = StopRequest()
     stop.request(signal: SIGINT)
     let stopped = FailingFirst(failing: 5)
     let stoppedLife = TestLife(rules: rules(stop: stop), events: EventSink { _ in })
-    let result = stoppedLife.runAttempts(of: stoppedLife.start(step), with: stopped)
+    let result = stoppedLife.runAttempts(of: stoppedLife.start(step, lane: 1), with: stopped)
     XCTAssertEqual([result.verdict == .failed, result.willRetry], [true, false])
     XCTAssertEqual(stopped.runs.withLock { $0 }, 1)
   }
@@ -173,7 +173,7 @@ final class RunOwnersTests: XCTestCase {
     let step = try XCTUnwrap(steps(of: plan([Suite("K") { Test("k", .skip("not today")) { _ in } }]), suite: 0).first)
     let executor = FailingFirst(failing: 0)
     let life = TestLife(rules: rules(), events: EventSink { recorder.handle($0) })
-    XCTAssertEqual(life.runAttempts(of: life.start(step), with: executor), TestResult(verdict: .skipped, reason: "not today"))
+    XCTAssertEqual(life.runAttempts(of: life.start(step, lane: 1), with: executor), TestResult(verdict: .skipped, reason: "not today"))
     XCTAssertEqual(executor.runs.withLock { $0 }, 0)
     XCTAssertEqual(recorder.events.map(\.outline), ["testStarted k", "testEnded k skipped"])
   }
@@ -185,7 +185,7 @@ final class RunOwnersTests: XCTestCase {
     let recorder = EventRecorder()
     let step = try XCTUnwrap(steps(of: plan([Suite("C") { Test("c", .knownIssue("flaky disk")) { _ in } }]), suite: 0).first)
     let life = TestLife(rules: rules(), events: EventSink { recorder.handle($0) })
-    let result = life.runAttempts(of: life.start(step), with: Crashing())
+    let result = life.runAttempts(of: life.start(step, lane: 1), with: Crashing())
     XCTAssertEqual(result.verdict, .errored, "a known issue does not cover an attempt that never returned")
     XCTAssertEqual(result.issues.map(\.message), ["no worker"])
     XCTAssertEqual(recorder.events.map(\.outline), ["testStarted c", "issueRecorded no worker", "testEnded c errored"])

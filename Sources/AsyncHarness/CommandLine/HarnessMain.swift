@@ -48,7 +48,7 @@ public enum HarnessMain {
     BazelTestProtocol.adoptTemporaryDirectory()
     let status = self.status(arguments: arguments, suites: suites, registry: registry,
                              defaultWaiters: defaultWaiters, defaultIsolation: .worker, junit: junit,
-                             interrupts: StopRequest())
+                             output: nil, errors: nil, interrupts: StopRequest(), recordsRun: true)
     exit(status)
   }
 
@@ -68,17 +68,47 @@ public enum HarnessMain {
                             output: (@Sendable (String) -> Void)? = nil, errors: (@Sendable (String) -> Void)? = nil,
                             interrupts: StopRequest? = nil,
                             environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
+    status(arguments: arguments, suites: suites, registry: registry, defaultWaiters: defaultWaiters,
+           defaultIsolation: defaultIsolation, junit: junit, console: console, output: output, errors: errors,
+           interrupts: interrupts, environment: environment, recordsRun: false)
+  }
+
+  /// ``status(arguments:suites:registry:defaultWaiters:defaultIsolation:junit:console:output:errors:interrupts:environment:)``;
+  /// `recordsRun` records the run for `--rerun-failed` in the working directory
+  /// (``RunRecord``), and lets `--rerun-failed` read the last one: what a suites executable
+  /// does.
+  static func status(arguments: [String], suites: [Suite], registry: WaiterRegistry,
+                     defaultWaiters: Configuration.WaiterSelection, defaultIsolation: Isolation,
+                     junit: JUnitSupport?, console: ConsoleReporter.Style = .forStandardOutput(),
+                     output: (@Sendable (String) -> Void)?, errors: (@Sendable (String) -> Void)?,
+                     interrupts: StopRequest?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                     recordsRun: Bool) -> Int32 {
     withBazel(environment: environment, interrupts: interrupts) { bazel in
       let output = output ?? { FileHandleOutput.standardOutput.write($0) }
       let errors = errors ?? { FileHandleOutput.standardError.write($0) }
-      let options: HarnessOptions
+      var arguments = HarnessOptions.expandingOptionalSeeds(arguments)
+      var options: HarnessOptions
       switch parse(arguments, output: output, errors: errors) {
       case .options(let parsed): options = parsed
       case .exit(let status): return status
       }
+      let executable = HarnessOptions.executableName
+      let record = recordsRun ? RunRecord.path(of: executable) : nil
+      if options.rerunFailed {
+        switch rerun(arguments, record: record, output: output, errors: errors) {
+        case .arguments(let rerun): arguments = rerun
+        case .exit(let status): return status
+        }
+        switch parse(arguments, output: output, errors: errors) {
+        case .options(let parsed): options = parsed
+        case .exit(let status): return status
+        }
+      }
       for warning in DeclaredNameNumbering.warnings(for: Suite.uniquelyNamed(suites)) { errors("warning: \(warning)\n") }
+      let recorder = record.map { RunRecorder(path: $0, executable: executable, arguments: arguments, warn: errors) }
       return run(suites, options: options, registry: registry, defaultWaiters: defaultWaiters, junit: junit,
-                 console: console, output: output, errors: errors, interrupts: interrupts, bazel: bazel) { options in
+                 console: console, output: output, errors: errors, interrupts: interrupts, bazel: bazel,
+                 recorder: recorder) { options in
         let isolation = options.isolation ?? (options.noCapture ? .none : defaultIsolation)
         if options.workers > 1 && isolation == .none {
           throw UsageError("--workers \(options.workers) runs tests in worker processes; --isolation none runs them in this process, one at a time")
@@ -98,6 +128,44 @@ public enum HarnessMain {
     let status = body(bazel)
     if interrupts?.signal == nil { bazel.runEnded() }
     return status
+  }
+
+  /// What `--rerun-failed` makes of a command line: the flags to run with, or the status to
+  /// exit with now.
+  enum Rerun {
+    /// The last run's flags, the new ones and an `--only` for each test that failed.
+    case arguments([String])
+    /// Exit now: 0 when nothing failed last time, 2 when there is no record to read.
+    case exit(Int32)
+  }
+
+  /// Reads the last run's record at `record` (nil: this command keeps none) for
+  /// `--rerun-failed` given with `arguments`, and says what it reruns.
+  static func rerun(_ arguments: [String], record: String?, output: @Sendable (String) -> Void,
+                    errors: @Sendable (String) -> Void) -> Rerun {
+    guard let record else {
+      errors("error: --rerun-failed reads the record a suites executable keeps of its last run (HarnessMain.run); this command keeps none\n")
+      return .exit(2)
+    }
+    let last: RunRecord?
+    do {
+      last = try RunRecord.read(from: record)
+    } catch {
+      errors("error: --rerun-failed: cannot read the last run's record \(record): \(error)\n")
+      return .exit(2)
+    }
+    guard let last else {
+      errors("error: --rerun-failed: no run of \(HarnessOptions.executableName) is recorded (\(record) does not exist); run the tests once first\n")
+      return .exit(2)
+    }
+    let failed = last.failed
+    guard !failed.isEmpty else {
+      output("Nothing to rerun: no test failed or errored in the last run (\(record))\n")
+      return .exit(0)
+    }
+    let tests = failed.count == 1 ? "1 test that" : "\(failed.count) tests that"
+    output("Rerunning \(tests) failed or errored in the last run (\(record))\n")
+    return .arguments(last.rerunArguments(given: arguments))
   }
 
   /// What parsing a command line gave: the options, or the status to exit with now.
@@ -131,16 +199,18 @@ public enum HarnessMain {
   /// with an executor that `makeExecutor` gives for the options, and returns the exit
   /// status: 0 when every test passed, 1 when a test failed (or was flaky, with
   /// `--fail-on-flaky`), 2 for a usage error (`makeExecutor` may throw one), 128 + the
-  /// signal when interrupted. Suites executables and `harness test` both run through here.
+  /// signal when interrupted. Suites executables and `harness test` both run through here;
+  /// `recorder` (a suites executable's) records the run for `--rerun-failed`.
   static func run(_ suites: [Suite], options: HarnessOptions, registry: WaiterRegistry,
                   defaultWaiters: Configuration.WaiterSelection, junit: JUnitSupport?, console: ConsoleReporter.Style,
                   output: @escaping @Sendable (String) -> Void, errors: @escaping @Sendable (String) -> Void,
-                  interrupts: StopRequest?, bazel: BazelTestProtocol,
+                  interrupts: StopRequest?, bazel: BazelTestProtocol, recorder: RunRecorder? = nil,
                   makeExecutor: (HarnessOptions) throws -> @Sendable () -> any TestExecutor) -> Int32 {
     let suites = Suite.uniquelyNamed(suites)
     _ = RunDirectory.start
     var options = options
     do {
+      if options.rerunFailed { throw UsageError("--rerun-failed applies to a suites executable (HarnessMain.run), which records its runs") }
       options.adopt(bazel, hasJUnit: junit != nil)
       var configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)
       if let warning = try options.applySharding(to: &configuration, suites: suites, bazel: bazel, junit: junit) {
@@ -154,6 +224,7 @@ public enum HarnessMain {
       interrupts?.handleInterrupts()
       var reporters: [any Reporter] = [ConsoleReporter(style: console, write: output)]
       reporters += try options.fileReporters(junit: junit?.reporter, suites: suites)
+      if let recorder { reporters.append(recorder) }
       let makeExecutor = try makeExecutor(options)
       // A command line never hangs silently: in-process, a test hung past its limit ends the run.
       configuration.hungTestGracePeriod = .seconds(1)

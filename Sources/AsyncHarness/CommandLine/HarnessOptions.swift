@@ -69,6 +69,9 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Write a JUnit XML report to this file.", valueName: "path"))
   var junit: String?
 
+  @Option(help: ArgumentHelp("Write the run as Chrome trace-event JSON (Perfetto, chrome://tracing) to this file when it ends: a track per lane, a slice per attempt.", valueName: "path"))
+  var trace: String?
+
   @Option(help: ArgumentHelp("With --junit: the profile, standard (the default) or github (adds file and line attributes).", valueName: "name"))
   var junitProfile: String?
 
@@ -116,6 +119,9 @@ struct HarnessOptions: ParsableCommand {
 
   @Option(help: ArgumentHelp("Run only the tests whose IDs this file lists, one a line.", valueName: "path"))
   var onlyFrom: String?
+
+  @Flag(help: "Run only the tests that failed or errored in this executable's last run (recorded in .build/harness/), under that run's flags unless new ones are given.")
+  var rerunFailed = false
 
   @Option(help: ArgumentHelp("Run only shard INDEX of COUNT, counted from 1 (1/3, 2/3, 3/3).", valueName: "index/count"))
   var shard: String?

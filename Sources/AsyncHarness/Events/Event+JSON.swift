@@ -57,7 +57,9 @@ extension Event {
     case "runEnded": kind = .runEnded(try summary(), duration: try duration())
     case let other: throw EventDecodingError(reason: "unknown kind \"\(other)\"")
     }
-    self.init(kind, timestamp: timestamp)
+    var lane: Int?
+    if case .testStarted = kind { lane = try json.optionalNumber("lane") }
+    self.init(kind, timestamp: timestamp, lane: lane)
   }
 }
 
@@ -183,6 +185,7 @@ extension JSONText {
         json.field("suite", suite.suite)
       case .testStarted(let test):
         json.field("kind", event.kind.name)
+        if let lane = event.lane { json.field("lane", lane) }
         json.field("test", test)
       case .issueRecorded(let test, let issue):
         json.field("issue", issue)

@@ -57,11 +57,16 @@ public struct Event: Sendable, Hashable {
   public var timestamp: Date
   /// What happened.
   public var kind: Kind
+  /// On `testStarted`: the runner's lane that runs the attempt, counted from 1 (each lane has
+  /// an executor of its own: with `--workers N`, a worker process at a time). `nil` on every
+  /// other event, and when not known (events written before lanes were reported).
+  public var lane: Int?
 
-  /// Creates an event that happens now, or at `timestamp`.
-  public init(_ kind: Kind, timestamp: Date = Date()) {
+  /// Creates an event that happens now, or at `timestamp`; `lane` only on `testStarted`.
+  public init(_ kind: Kind, timestamp: Date = Date(), lane: Int? = nil) {
     self.kind = kind
     self.timestamp = timestamp
+    self.lane = lane
   }
 
   /// The test a test event is about (`testStarted`, `issueRecorded`, `outputCaptured`,

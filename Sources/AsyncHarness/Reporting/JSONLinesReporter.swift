@@ -227,15 +227,18 @@ public struct ReportFileError: Error, Equatable, CustomStringConvertible {
   public var path: String
   /// Why it cannot be written.
   public var reason: String
+  /// What the file is, as the message names it: `the JSON Lines stream`, `the trace`.
+  public var report: String
 
   /// Creates the error.
-  public init(path: String, reason: String) {
+  public init(path: String, reason: String, report: String = "the JSON Lines stream") {
     self.path = path
     self.reason = reason
+    self.report = report
   }
 
   /// The message a user reads.
   public var description: String {
-    "cannot write the JSON Lines stream to \(path): \(reason)"
+    "cannot write \(report) to \(path): \(reason)"
   }
 }

@@ -40,6 +40,38 @@ package enum ReportDestination {
     return nil
   }
 
+  /// The bytes the temporary file of ``replace(_:with:)`` adds to a report's file name
+  /// (`.NAME.tmp-XXXXXX`): what ``problem(with:stagingBytes:)`` allows for.
+  package static let temporaryNameBytes = ".".utf8.count + ".tmp-XXXXXX".utf8.count
+
+  /// Writes `bytes` to `path` atomically: to a new temporary file beside it
+  /// (`.NAME.tmp-XXXXXX`), then renamed onto `path`, so a reader sees the old file or the
+  /// whole new one, never part of it. The temporary file is removed when anything fails.
+  /// - Throws: ``ReportFileError`` naming the `report` (as its message says it), `path` and
+  ///   why it failed.
+  package static func replace(_ path: String, report: String, with bytes: UnsafeBufferPointer<UInt8>) throws {
+    let url = URL(fileURLWithPath: path)
+    let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp-XXXXXX").path
+    var template = Array(temporary.utf8CString)
+    let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard descriptor >= 0 else {
+      throw ReportFileError(path: path, reason: "cannot create \(temporary): \(systemError())", report: report)
+    }
+    let staged = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    var writeError: ReportFileError?
+    do {
+      try writeWhole(UnsafeRawBufferPointer(bytes), to: descriptor, path: path)
+    } catch {
+      writeError = ReportFileError(path: path, reason: (error as? ReportFileError)?.reason ?? "\(error)", report: report)
+    }
+    _ = fchmod(descriptor, 0o644)  // mkstemp's 0600 would keep the report from others
+    let closed = close(descriptor) == 0
+    if writeError == nil, closed, rename(staged, path) == 0 { return }
+    let reason = systemError()
+    unlink(staged)
+    throw writeError ?? ReportFileError(path: path, reason: closed ? "rename: \(reason)" : reason, report: report)
+  }
+
   /// Whether `path` names an existing directory.
   package static func isDirectory(_ path: String) -> Bool {
     var info = stat()

@@ -77,9 +77,9 @@ final class RunLife: Sendable {
 
   /// The next work for a lane, or `nil` when none is left or the run stops. Suites are
   /// announced as their first work is taken, and a test handed out alone is started with
-  /// `tests`, both here, in plan order. When every entry is taken but a parallel entry
-  /// waits for its repetition to end, this waits for it.
-  func next(startingWith tests: TestLife) -> LaneWork? {
+  /// `tests`, both here, in plan order (in `lane`, counted from 1). When every entry is
+  /// taken but a parallel entry waits for its repetition to end, this waits for it.
+  func next(startingWith tests: TestLife, lane: Int) -> LaneWork? {
     changed.lock()
     defer { changed.unlock() }
     while stop?.signal == nil {
@@ -93,7 +93,7 @@ final class RunLife: Sendable {
       }
       switch next {
       case .work(.entry(let entry)): return .entry(entry)
-      case .work(.step(let step, let prepare)): return .step(step, tests.start(step), prepare: prepare)
+      case .work(.step(let step, let prepare)): return .step(step, tests.start(step, lane: lane), prepare: prepare)
       case .done: return nil
       case .wait: changed.wait()
       }

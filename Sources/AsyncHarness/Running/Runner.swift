@@ -129,7 +129,7 @@ public final class Runner: Sendable {
                          events: channel.sink)
     let lane = Lane(plan: plan, run: run, tests: tests, channel: channel)
     if lanes == 1 {
-      try walk(lane, executor: first)
+      try walk(lane, number: 1, executor: first)
     } else {
       let errors = Mutex<[any Error]>([])
       let group = DispatchGroup()
@@ -137,7 +137,7 @@ public final class Runner: Sendable {
         group.enter()
         let executor = index == 0 ? first : makeExecutor()
         Thread.detachNewThread { [self] in
-          do { try walk(lane, executor: executor) } catch { errors.withLock { $0.append(error) } }
+          do { try walk(lane, number: index + 1, executor: executor) } catch { errors.withLock { $0.append(error) } }
           group.leave()
         }
       }
@@ -159,14 +159,14 @@ public final class Runner: Sendable {
 
   /// One lane: takes work from the run's owner until none is left or the run stops, and
   /// runs it with the lane's executor: an entry whole, or one test of an entry whose tests
-  /// run in parallel.
-  private func walk(_ lane: Lane, executor: any TestExecutor) throws {
+  /// run in parallel. `number` counts lanes from 1: each test's `testStarted` names it.
+  private func walk(_ lane: Lane, number: Int, executor: any TestExecutor) throws {
     defer { executor.finish() }
-    while let work = lane.run.next(startingWith: lane.tests) {
+    while let work = lane.run.next(startingWith: lane.tests, lane: number) {
       try lane.channel.checkReporters()
       switch work {
       case .entry(let entry):
-        try run(entry, in: lane, executor: executor)
+        try run(entry, in: lane, number: number, executor: executor)
       case .step(let step, let started, let prepare):
         executor.prepare(prepare)
         lane.run.ended(step, with: lane.tests.runAttempts(of: started, with: executor))
@@ -176,7 +176,7 @@ public final class Runner: Sendable {
 
   /// Runs one entry (already announced) with `executor`, repetition by repetition, then
   /// has the run's owner end it.
-  private func run(_ entry: Plan.Entry, in lane: Lane, executor: any TestExecutor) throws {
+  private func run(_ entry: Plan.Entry, in lane: Lane, number: Int, executor: any TestExecutor) throws {
     repetitions: for repetition in 1...lane.plan.repetitions {
       var failed = false
       let steps = lane.plan.steps(of: entry, repetition: repetition)
@@ -184,7 +184,7 @@ public final class Runner: Sendable {
       for step in steps {
         guard stop?.signal == nil else { break repetitions }
         try lane.channel.checkReporters()
-        let result = lane.tests.runAttempts(of: lane.tests.start(step), with: executor)
+        let result = lane.tests.runAttempts(of: lane.tests.start(step, lane: number), with: executor)
         lane.run.ended(step, with: result)
         failed = failed || result.verdict.isFailure
       }

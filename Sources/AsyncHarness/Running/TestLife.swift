@@ -42,12 +42,13 @@ struct TestLife: Sendable {
   let rules: Rules
   let events: EventSink
 
-  /// Starts `step`: a skipped test is reported here (`testStarted`, then `testEnded` as
-  /// skipped), without running any of its code; otherwise its first attempt is announced.
-  func start(_ step: Runner.Step) -> Started {
-    guard let reason = step.test.skipReason else { return .running(begin(step)) }
+  /// Starts `step` in the lane numbered `lane` (from 1): a skipped test is reported here
+  /// (`testStarted`, then `testEnded` as skipped), without running any of its code; otherwise
+  /// its first attempt is announced.
+  func start(_ step: Runner.Step, lane: Int) -> Started {
+    guard let reason = step.test.skipReason else { return .running(begin(step, lane: lane)) }
     let result = TestResult(verdict: .skipped, reason: reason)
-    events(.testStarted(step.id))
+    events.send(Event(.testStarted(step.id), lane: lane))
     events(.testEnded(step.id, result, duration: 0))
     return .skipped(result)
   }
@@ -62,13 +63,14 @@ struct TestLife: Sendable {
     while true {
       let result = attempt.end(executor.run(attempt.step, events: attempt.sink))
       guard result.willRetry, let retry = attempt.step.retry else { return result }
-      attempt = begin(retry)
+      attempt = begin(retry, lane: attempt.lane)
     }
   }
 
-  /// Announces an attempt and starts its watch.
-  private func begin(_ step: Runner.Step) -> Attempt {
-    let attempt = Attempt(step: step, rules: rules, events: events, hangLimit: rules.watchesHangs ? step.timeLimit : nil)
+  /// Announces an attempt in the lane numbered `lane` and starts its watch.
+  private func begin(_ step: Runner.Step, lane: Int) -> Attempt {
+    let attempt = Attempt(step: step, lane: lane, rules: rules, events: events,
+                          hangLimit: rules.watchesHangs ? step.timeLimit : nil)
     attempt.begin()
     return attempt
   }
@@ -104,6 +106,8 @@ extension TestLife {
     }
 
     let step: Runner.Step
+    /// The lane that runs the attempt, counted from 1 (its `testStarted` says so).
+    let lane: Int
     private let rules: Rules
     private let events: EventSink
     /// Name the attempt on standard error at this limit (an executor that cannot stop it).
@@ -111,8 +115,9 @@ extension TestLife {
     private let state: Mutex<State>
     private let timer: SendableBox<any DispatchSourceTimer>?
 
-    init(step: Runner.Step, rules: Rules, events: EventSink, hangLimit: Duration?) {
+    init(step: Runner.Step, lane: Int, rules: Rules, events: EventSink, hangLimit: Duration?) {
       self.step = step
+      self.lane = lane
       self.rules = rules
       self.events = events
       self.hangLimit = hangLimit
@@ -123,7 +128,7 @@ extension TestLife {
 
     /// Announces the attempt (`testStarted`) and starts the watch: the executor runs it next.
     func begin() {
-      events(.testStarted(step.id))
+      events.send(Event(.testStarted(step.id), lane: lane))
       state.withLock { $0.start = ContinuousClock().now }
       guard let timer = timer?.value else { return }
       timer.setEventHandler { [weak self] in self?.check() }

@@ -173,6 +173,12 @@ let suites = [
     }
     Test("runs after the child") { t in t.expect(true) }
   },
+  // Tests whose names and messages are hostile to reports (markup, control characters), for
+  // the trace tests; the second fails with such a message.
+  Suite("Hostile") {
+    Test("<script>alert(1)</script>") { t in t.expect(true) }
+    Test("bell \u{07} escape \u{1B}[31m nul \u{00} end") { t in t.fail("</script><img src=x onerror=alert(1)> \u{01}\u{1F}") }
+  },
   // Tests that rely on running in order in one process: the second reads what the first
   // left behind. It says .serialized, so --parallel keeps it in order in one worker.
   Suite("Ordered", .serialized) {

@@ -1,0 +1,148 @@
+import Foundation
+import Synchronization
+
+/// What the last run of a suites executable ran, for `--rerun-failed`: the flags it was given
+/// (with the seeds `--shuffle` and `--jitter` drew) and how each test ended. Every run of
+/// `HarnessMain.run` writes it when the run ends (also when interrupted), atomically, to
+/// `.build/harness/EXECUTABLE/last-run.json` in the working directory, one file for each
+/// suites executable:
+///
+/// ```json
+/// {"arguments":["--waiter","semaphore"],"executable":"LoaderSuites","tests":[{"id":"Loader/loads",
+///  "repetition":1,"verdict":"failed","waiter":"semaphore"}],"version":1}
+/// ```
+///
+/// `tests` has each test's last attempt under each waiter and repetition, in the order they
+/// ended; `id` is the test's ID as `--only` reads it.
+struct RunRecord: Equatable {
+  /// How one test ended.
+  struct Ended: Equatable {
+    var id: TestIdentity
+    var waiter: String
+    var repetition: Int
+    var verdict: Verdict
+  }
+
+  /// The version of the file's layout.
+  static let version = 1
+  /// The flags of the run, as it parsed them.
+  var arguments: [String]
+  /// Each test's last attempt, in the order they ended.
+  var tests: [Ended]
+
+  /// The file of `executable`'s last run, relative to the working directory.
+  static func path(of executable: String) -> String {
+    ".build/harness/\(executable)/last-run.json"
+  }
+
+  /// The tests that failed or errored (under any waiter or repetition), each once, in the
+  /// order they ended.
+  var failed: [TestIdentity] {
+    var seen: Set<TestIdentity> = []
+    return tests.filter { $0.verdict == .failed || $0.verdict == .errored }.map(\.id).filter { seen.insert($0).inserted }
+  }
+
+  /// Writes the record to `path` atomically, creating its directories.
+  /// - Throws: the error of creating a directory, or ``ReportFileError``.
+  func write(to path: String, executable: String) throws {
+    try FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(),
+                                            withIntermediateDirectories: true)
+    var json = JSONText()
+    json.object { json in
+      json.field("arguments") { $0.array(arguments) { $0.string($1) } }
+      json.field("executable", executable)
+      json.field("tests") { json in
+        json.array(tests) { json, test in
+          json.object { json in
+            json.field("id", test.id.description)
+            json.field("repetition", test.repetition)
+            json.field("verdict", test.verdict.rawValue)
+            json.field("waiter", test.waiter)
+          }
+        }
+      }
+      json.field("version", Self.version)
+    }
+    json.newline()
+    try json.withUnsafeBytes { try ReportDestination.replace(path, report: "the run's record", with: $0) }
+  }
+
+  /// Reads the record at `path`; `nil` when there is no file.
+  /// - Throws: ``EventDecodingError`` when the file is not a record this build reads.
+  static func read(from path: String) throws -> RunRecord? {
+    guard let data = FileManager.default.contents(atPath: path) else { return nil }
+    guard let value = JSONValue.parse(data) else { throw EventDecodingError(reason: "not JSON") }
+    let json = try JSONFields(value)
+    let version: Int = try json.number("version")
+    guard version == Self.version else {
+      throw EventDecodingError(reason: "record version \(version); this build reads version \(Self.version)")
+    }
+    let arguments = try json.array("arguments") { value, path in
+      guard case .string(let argument) = value else { throw EventDecodingError(reason: "field \(path) has the wrong type") }
+      return argument
+    }
+    let tests = try json.array("tests") { value, path in
+      let test = try JSONFields(value, path: path)
+      return Ended(id: try TestIdentity(parsing: try test.string("id")), waiter: try test.string("waiter"),
+                   repetition: try test.number("repetition"), verdict: try test.raw("verdict"))
+    }
+    return RunRecord(arguments: arguments, tests: tests)
+  }
+
+  /// The flags of a rerun of the failed tests: this run's, without its selection (`--only`,
+  /// `--only-from`, `--filter`), then the flags given now (without `--rerun-failed`), which
+  /// win over this run's (the parser keeps an option's last value), then an `--only` for
+  /// each failed test.
+  func rerunArguments(given: [String]) -> [String] {
+    let selection: Set<String> = ["--only", "--only-from", "--filter"]
+    var kept: [String] = []
+    var index = arguments.startIndex
+    while index < arguments.endIndex {
+      let argument = arguments[index]
+      index += 1
+      if selection.contains(argument) {
+        index += 1  // and its value
+      } else if !selection.contains(where: { argument.hasPrefix("\($0)=") }) {
+        kept.append(argument)
+      }
+    }
+    return kept + given.filter { $0 != "--rerun-failed" } + failed.flatMap { ["--only", $0.description] }
+  }
+}
+
+/// Records each test's last attempt of a run and writes the ``RunRecord`` when the run ends.
+/// Never fails the run: a record that cannot be written is a warning.
+final class RunRecorder: Reporter {
+  private let path: String
+  private let executable: String
+  private let arguments: [String]
+  private let warn: @Sendable (String) -> Void
+  private let tests = Mutex<[RunRecord.Ended]>([])
+
+  /// Creates a recorder of a run of `executable` with `arguments`, writing to `path` and
+  /// warning through `warn`.
+  init(path: String, executable: String, arguments: [String], warn: @escaping @Sendable (String) -> Void) {
+    self.path = path
+    self.executable = executable
+    self.arguments = arguments
+    self.warn = warn
+  }
+
+  /// Keeps how a test's last attempt ended.
+  func handle(_ event: Event) {
+    guard case .testEnded(let test, let result, _) = event.kind, !result.willRetry else { return }
+    let ended = RunRecord.Ended(id: TestIdentity(suite: test.suite, name: test.name), waiter: test.waiter,
+                                repetition: test.repetition, verdict: result.verdict)
+    tests.withLock { $0.append(ended) }
+  }
+
+  /// Writes the record.
+  func finish() {
+    let record = RunRecord(arguments: arguments, tests: tests.withLock { $0 })
+    do {
+      try record.write(to: path, executable: executable)
+    } catch {
+      warn("warning: the run was not recorded for --rerun-failed: \(error)\n")
+    }
+  }
+}

@@ -1,0 +1,157 @@
+import AsyncHarness
+import Foundation
+import HarnessTestSupport
+import XCTest
+
+/// Issue 33, `--trace PATH`: the Chrome trace-event JSON of runs in this process and in
+/// worker processes (the `harness-fixture` executable as a child process), read with
+/// `JSONSerialization` and checked against the trace-event format: every event's required
+/// fields for its phase, slices that nest on each track, timestamps that never go back on a
+/// track, one slice for every attempt that ran, instant events for a crash, a time limit and
+/// an interrupt, and hostile test names kept as they are.
+final class TraceTests: ReportTestCase {
+  /// The trace's events, after checking the file's shape and every event's fields.
+  private func traceEvents(at path: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any], file: file, line: line)
+    XCTAssertEqual(object["displayTimeUnit"] as? String, "ms", file: file, line: line)
+    let events = try XCTUnwrap(object["traceEvents"] as? [[String: Any]], file: file, line: line)
+    var lastTime: [String: Int] = [:]
+    var slices: [String: [(start: Int, end: Int)]] = [:]
+    for event in events {
+      let phase = try XCTUnwrap(event["ph"] as? String, "\(event)", file: file, line: line)
+      for field in ["name", "ph", "ts", "pid", "tid"] + (phase == "X" ? ["dur"] : []) + (["b", "e"].contains(phase) ? ["id", "cat"] : []) {
+        XCTAssertNotNil(event[field], "\(phase) event without \(field): \(event)", file: file, line: line)
+      }
+      XCTAssertTrue(["X", "i", "b", "e", "M"].contains(phase), "phase \(phase)", file: file, line: line)
+      guard phase != "M", let time = event["ts"] as? Int, let pid = event["pid"] as? Int, let tid = event["tid"] as? Int else { continue }
+      let track = "\(pid)/\(tid)"
+      XCTAssertGreaterThanOrEqual(time, lastTime[track] ?? 0, "time goes back on track \(track): \(event)", file: file, line: line)
+      lastTime[track] = time
+      if phase == "X" { slices[track, default: []].append((time, time + (event["dur"] as? Int ?? -1))) }
+    }
+    for (track, spans) in slices {
+      var open: [Int] = []  // the ends of the slices that contain the next one
+      for span in spans.sorted(by: { ($0.start, $1.end) < ($1.start, $0.end) }) {
+        XCTAssertGreaterThanOrEqual(span.end, span.start, "a negative duration on \(track)", file: file, line: line)
+        while let end = open.last, end <= span.start { open.removeLast() }
+        if let end = open.last { XCTAssertLessThanOrEqual(span.end, end, "slices overlap on \(track)", file: file, line: line) }
+        open.append(span.end)
+      }
+    }
+    return events
+  }
+
+  private func slices(_ events: [[String: Any]]) -> [[String: Any]] { events.filter { $0["ph"] as? String == "X" } }
+  private func instants(_ events: [[String: Any]]) -> [[String: Any]] { events.filter { $0["ph"] as? String == "i" } }
+
+  /// Every attempt that ended in the JSON Lines file (test ID, attempt, lane of its start),
+  /// as the trace names its slices.
+  private func attempts(inStream path: String) throws -> [String: Int] {
+    var lanes: [TestID: Int] = [:]
+    var attempts: [String: Int] = [:]
+    for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
+      let event = try Event(jsonLine: line)
+      switch event.kind {
+      case .testStarted(let test): lanes[test] = event.lane
+      case .testEnded(let test, _, _): attempts["\(test.suite)/\(test.name) #\(test.attempt)"] = lanes[test]
+      default: break
+      }
+    }
+    return attempts
+  }
+
+  /// Worker processes in two lanes, tests spread over them, retries, a crash, a time limit:
+  /// one slice per attempt on the track of the lane its `testStarted` names, and the
+  /// instant events.
+  func testAWorkerRunsTraceHasASliceForEveryAttemptOnItsLane() throws {
+    let run = try runToEnd(try harnessFixture(), [
+      "--filter", "Hostile/", "--filter", "Flaky/", "--filter", "Crashes/fatal error", "--filter", "Crashes/hangs outside a wait",
+      "--time-limit", "1", "--retries", "1", "--workers", "2", "--parallel", "--trace", path("trace.json"),
+      "--json", path("events.jsonl"),
+    ], in: directory)
+    XCTAssertEqual(run.status, 1, run.output + run.errors)
+    let events = try traceEvents(at: path("trace.json"))
+    let expected = try attempts(inStream: path("events.jsonl"))
+    var traced: [String: Int] = [:]
+    for slice in slices(events) {
+      let args = try XCTUnwrap(slice["args"] as? [String: Any])
+      let key = "\(slice["name"] as? String ?? "?") #\(args["attempt"] as? Int ?? 0)"
+      XCTAssertNil(traced[key], "two slices for \(key)")
+      traced[key] = slice["tid"] as? Int
+      XCTAssertEqual(args["retry"] as? Int, (args["attempt"] as? Int ?? 0) - 1)
+      XCTAssertEqual(args["waiter"] as? String, "expectation")
+      XCTAssertNotNil(args["verdict"] as? String)
+    }
+    XCTAssertEqual(traced, expected)
+    XCTAssertEqual(Set(expected.values), [1, 2], "both lanes ran tests")
+    XCTAssertEqual(traced["Crashes/fatal error #2"].map { _ in true }, true, "the retry has a slice of its own")
+    let hostile = ["Hostile/<script>alert(1)</script> #1", "Hostile/bell \u{07} escape \u{1B}[31m nul \u{00} end #1"]
+    XCTAssertEqual(hostile.filter { traced[$0] != nil }, hostile, "\(traced.keys.sorted())")
+    let issues = instants(events).map { "\($0["name"] as? String ?? "?") \(($0["args"] as? [String: Any])?["test"] as? String ?? "?")" }
+    XCTAssertTrue(issues.contains("crashed Crashes/fatal error"), "\(issues)")
+    XCTAssertTrue(issues.contains("timeLimitExceeded Crashes/hangs outside a wait"), "\(issues)")
+    let names = events.filter { $0["ph"] as? String == "M" }.compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
+    XCTAssertEqual(Set(names), ["harness-fixture", "suites", "lane 1", "lane 2"])
+    let suites = events.filter { $0["cat"] as? String == "suite" }.compactMap { "\($0["ph"] as? String ?? "?") \($0["name"] as? String ?? "?")" }
+    XCTAssertEqual(Set(suites), ["b Flaky [expectation]", "e Flaky [expectation]", "b Hostile [expectation]",
+                                 "e Hostile [expectation]", "b Crashes [expectation]", "e Crashes [expectation]"])
+  }
+
+  /// In this process: one lane, a slice for each of a failing test's attempts, and names
+  /// holding markup and control characters kept as they are (the control characters escaped).
+  func testAnInProcessRunsTraceKeepsHostileTextAsItIs() throws {
+    let suites = [Suite("Hostile") {
+      Test("<script>alert(1)</script>") { t in t.expect(true) }
+      Test("tab\there \u{07}") { t in t.fail("fails") }
+    }]
+    let status = HarnessMain.status(arguments: ["--trace", path("trace.json"), "--retries", "2"], suites: suites,
+                                    output: { _ in }, errors: { _ in })
+    XCTAssertEqual(status, 1)
+    let events = try traceEvents(at: path("trace.json"))
+    let names = slices(events).map { "\($0["name"] as? String ?? "?") \(($0["args"] as? [String: Any])?["verdict"] as? String ?? "?")" }
+    XCTAssertEqual(names, ["Hostile/<script>alert(1)</script> passed", "Hostile/tab\there \u{07} failed (retried)",
+                           "Hostile/tab\there \u{07} failed (retried)", "Hostile/tab\there \u{07} failed"])
+    XCTAssertEqual(Set(slices(events).compactMap { $0["tid"] as? Int }), [1])
+    let text = try String(contentsOfFile: path("trace.json"), encoding: .utf8)
+    XCTAssertFalse(text.contains("\u{07}") || text.contains("\t"), "control characters are escaped")
+  }
+
+  /// A run interrupted by SIGINT while a test runs in a worker still writes its trace, with the
+  /// stopped test's slice and an `interrupted` instant event.
+  func testAnInterruptedRunStillWritesItsTrace() throws {
+    let process = Process()
+    process.executableURL = try harnessFixture()
+    process.arguments = ["--filter", "Fixture/", "--trace", path("trace.json"), "--json", path("events.jsonl")]
+    process.currentDirectoryURL = directory
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let watchdog = DispatchWorkItem { kill(process.processIdentifier, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
+    // The stream's testStarted line is written at once: then the test runs in its worker.
+    while process.isRunning,
+          (try? String(contentsOfFile: path("events.jsonl"), encoding: .utf8))?.contains("\"name\":\"blocks\"") != true {
+      usleep(10_000)
+    }
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    watchdog.cancel()
+    XCTAssertEqual(process.terminationStatus, 128 + SIGINT)
+    let events = try traceEvents(at: path("trace.json"))
+    XCTAssertEqual(slices(events).compactMap { $0["name"] as? String }, ["Fixture/passes", "Fixture/blocks"])
+    XCTAssertEqual(instants(events).compactMap { $0["name"] as? String }, ["interrupted"])
+  }
+
+  /// `--trace` is checked before any test runs, like the other reports.
+  func testABadTracePathIsAUsageError() {
+    let errors = WrittenText()
+    let status = HarnessMain.status(arguments: ["--trace", path("missing/trace.json")], suites: [Suite("S") { Test("t") { _ in } }],
+                                    output: { _ in }, errors: errors.write)
+    XCTAssertEqual(status, 2)
+    XCTAssertTrue(errors.text.contains("cannot write the trace to \(path("missing/trace.json")): the directory"), errors.text)
+    let same = HarnessMain.status(arguments: ["--trace", path("r"), "--json", path("r")], suites: [Suite("S") { Test("t") { _ in } }],
+                                  output: { _ in }, errors: { _ in })
+    XCTAssertEqual(same, 2)
+  }
+}

@@ -1,0 +1,38 @@
+@testable import AsyncHarness
+import Foundation
+import XCTest
+
+/// Issue 33, the record `--rerun-failed` reads: written and read back whatever the test names
+/// hold, the failed tests each once, and a rerun's flags.
+final class RunRecordTests: XCTestCase {
+  private let hostile = TestIdentity(suite: "S/1", name: "<script>alert(1)</script>\u{07}\n")
+
+  func testARecordReadsBackAndNamesEachFailedTestOnce() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("run-record-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("h/last-run.json").path
+    let plain = TestIdentity(suite: "S", name: "t")
+    let record = RunRecord(arguments: ["--waiter", "all", "--shuffle", "7"], tests: [
+      .init(id: hostile, waiter: "semaphore", repetition: 1, verdict: .failed),
+      .init(id: plain, waiter: "semaphore", repetition: 1, verdict: .flaky),
+      .init(id: hostile, waiter: "expectation", repetition: 1, verdict: .errored),
+      .init(id: plain, waiter: "expectation", repetition: 1, verdict: .passed),
+    ])
+    try record.write(to: path, executable: "Suites")
+    XCTAssertEqual(try RunRecord.read(from: path), record)
+    XCTAssertEqual(record.failed, [hostile])
+    XCTAssertNil(try RunRecord.read(from: directory.appendingPathComponent("none.json").path))
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("h").path),
+                   ["last-run.json"], "no temporary file is left")
+  }
+
+  /// The last run's selection is dropped (in both spellings), the flags given now come after
+  /// the recorded ones (so they win), then an `--only` for each failed test.
+  func testARerunKeepsTheLastFlagsButItsSelection() {
+    let record = RunRecord(arguments: ["--waiter", "semaphore", "--only", "A/a", "--filter=x", "--only-from", "ids.txt",
+                                       "--retries", "2"],
+                           tests: [.init(id: hostile, waiter: "semaphore", repetition: 1, verdict: .failed)])
+    XCTAssertEqual(record.rerunArguments(given: ["--rerun-failed", "--retries", "0"]),
+                   ["--waiter", "semaphore", "--retries", "2", "--retries", "0", "--only", hostile.description])
+  }
+}
