@@ -6,7 +6,7 @@ import XCTest
 final class ExamplesCommandLineTests: XCTestCase {
   private var examples: URL { builtExecutable("examples", for: Self.self) }
 
-  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds|none>] [--slow <seconds>] [--isolation <mode>] [--workers <N>] [--parallel] [--no-capture] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
+  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--trace <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds|none>] [--slow <seconds>] [--isolation <mode>] [--workers <N>] [--parallel] [--no-capture] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--rerun-failed] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
 
   func testHelpNamesTheExecutableAndShowsTheSeedAsOptional() throws {
     let result = try runToEnd(examples, ["--help"])
@@ -40,6 +40,9 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 random one is printed.
         --json <path>           Write the event stream as JSON Lines to this file.
         --junit <path>          Write a JUnit XML report to this file.
+        --trace <path>          Write the run as Chrome trace-event JSON (Perfetto,
+                                chrome://tracing) to this file when it ends: a track
+                                per lane, a slice per attempt.
         --junit-profile <name>  With --junit: the profile, standard (the default) or
                                 github (adds file and line attributes).
         --timeout <seconds>     The timeout in seconds of waits that pass none
@@ -85,6 +88,9 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 prints it (repeatable).
         --only-from <path>      Run only the tests whose IDs this file lists, one a
                                 line.
+        --rerun-failed          Run only the tests that failed or errored in this
+                                executable's last run (recorded in .build/harness/),
+                                under that run's flags unless new ones are given.
         --shard <index/count>   Run only shard INDEX of COUNT, counted from 1 (1/3,
                                 2/3, 3/3).
         --shard-by <suite|test> With --shard: what goes to a shard whole, suite (the
