@@ -91,6 +91,50 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertTrue(run.errors.contains("Broken.swift:1"), run.errors)
   }
 
+  func testSkipBuildRunsWhatIsBuiltWithoutBuilding() throws {
+    // A package that would not build: with --skip-build nothing builds it, so the run ends
+    // at the missing bundle instead of at the build's error.
+    try FileManager.default.createDirectory(at: directory.appendingPathComponent("Sources/Broken"),
+                                            withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: directory.appendingPathComponent("Tests/BrokenTests"),
+                                            withIntermediateDirectories: true)
+    try """
+      // swift-tools-version: 6.0
+      import PackageDescription
+      let package = Package(name: "Broken", targets: [
+        .target(name: "Broken"), .testTarget(name: "BrokenTests", dependencies: ["Broken"]),
+      ])
+      """.write(to: directory.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+    try "let broken: Int = \"not a number\"\n"
+      .write(to: directory.appendingPathComponent("Sources/Broken/Broken.swift"), atomically: true, encoding: .utf8)
+    try "import XCTest\n"
+      .write(to: directory.appendingPathComponent("Tests/BrokenTests/BrokenTests.swift"), atomically: true, encoding: .utf8)
+    let run = try runToEnd(try harness(), ["test", "--package-path", directory.path, "--skip-build"], limit: 300)
+    XCTAssertEqual(run.status, 2)
+    XCTAssertFalse(run.errors.contains("Building the tests"), run.errors)
+    XCTAssertFalse(run.errors.contains("swift build --build-tests failed"), run.errors)
+    XCTAssertTrue(run.errors.contains("error: no test bundle (*PackageTests.xctest)"), run.errors)
+    XCTAssertTrue(run.errors.contains("--skip-build builds nothing"), run.errors)
+  }
+
+  func testSkipBuildRunsTheFixtureAsBuilt() throws {
+    let harness = try harness()
+    try Self.buildFixture()
+    let json = path("events.jsonl")
+    let run = try runToEnd(harness, [
+      "test", "--package-path", Self.fixture.path, "--skip-build", "--json", json, "--",
+      "--scratch-path", Self.scratch.path,
+    ], limit: 300)
+    XCTAssertEqual(run.status, 1, run.errors)
+    XCTAssertFalse(run.errors.contains("Building the tests"), run.errors)
+    var ended: Set<String> = []
+    for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
+      if case .testEnded(let test, _, _) = try Event(jsonLine: line).kind { ended.insert(test.path) }
+    }
+    // Without EXISTING_TESTS_RUDE, the rude tests return at once: every test still ends.
+    XCTAssertEqual(ended, Set(Self.verdicts.keys))
+  }
+
   func testAFlagOfSuitesOnlyIsRefused() throws {
     let run = try runToEnd(try harness(), ["test", "--waiter", "semaphore"])
     XCTAssertEqual(run.status, 2)

@@ -45,6 +45,7 @@ if runs(6) { measureWorkers(counts, report, xctestPerTest: xctestPerTest) }
 if runs(7) { measureReports(counts, report) }
 if runs(8) { measureParallelTests(counts, report) }
 if runs(9) { measureScale(counts, report) }
+if runs(10) { measureHarnessTest(counts, report) }
 report.add(Row(label: "JUnit: 100,000 / 1,000,000 testcases", ours: nil,
                anchorLabel: "see junit-bench", anchor: nil, unit: ""))
 report.printTable()

@@ -1,13 +1,14 @@
 import Foundation
 
-/// `harness test [FLAGS] [--package-path DIR] [-- BUILD FLAGS]`: builds a package's tests
-/// (`swift build --build-tests`), lists the XCTest and Swift Testing tests of its test
+/// `harness test [FLAGS] [--package-path DIR] [--skip-build] [-- BUILD FLAGS]`: builds a
+/// package's tests (`swift build --build-tests`; not with `--skip-build`, as `swift test
+/// --skip-build`, which runs the bundle an earlier build left), lists the XCTest and Swift Testing tests of its test
 /// bundle, and runs them under the harness's runner with the flags, reporters and exit
 /// statuses of a suites executable (``HarnessMain``), each XCTest class and each Swift
 /// Testing suite a serialized suite run by a ``BundleExecutor``.
 package enum HarnessTestCommand {
   /// The synopsis.
-  static let usage = "harness test [--package-path <dir>] [<options>] [-- <build flags>]"
+  static let usage = "harness test [--package-path <dir>] [--skip-build] [<options>] [-- <build flags>]"
 
   /// The first flag given of a suites executable's that do not apply to a package's own
   /// tests, which run in their test bundle under their own library.
@@ -42,10 +43,14 @@ package enum HarnessTestCommand {
     if flags.contains("--help") || flags.contains("-h") {
       output("USAGE: \(usage)\n\nBuilds the package's tests (swift build --build-tests and the build flags after --), lists "
         + "its XCTest and Swift Testing tests and runs them, each XCTest class and each Swift Testing suite in order "
-        + "in a worker process of the test bundle, so that a crash, an exit or a hang ends only its test.\n\n  --package-path <dir>    The package (default: the current directory).\n\n"
+        + "in a worker process of the test bundle, so that a crash, an exit or a hang ends only its test.\n\n  --package-path <dir>    The package (default: the current directory).\n"
+        + "  --skip-build            Run the tests an earlier build left, without building them (as swift test "
+        + "--skip-build).\n\n"
         + "The other options are those of a suites executable:\n\n")
     }
     var packagePath = "."
+    let skipBuild = flags.contains("--skip-build")
+    flags.removeAll { $0 == "--skip-build" }
     do {
       packagePath = try takePackagePath(from: &flags) ?? "."
     } catch {
@@ -65,7 +70,7 @@ package enum HarnessTestCommand {
     return HarnessMain.withBazel(environment: environment, interrupts: interrupts) { bazel in
       let bundle: TestBundle
       do {
-        bundle = try TestBundle.build(packagePath: packagePath, buildFlags: buildFlags, errors: errors)
+        bundle = try TestBundle.build(packagePath: packagePath, buildFlags: buildFlags, skipBuild: skipBuild, errors: errors)
       } catch {
         errors("error: \(error)\n")
         return 2
@@ -116,20 +121,23 @@ struct TestBundle {
   /// The tests the suites' tests stand for, by their path (`Suite/name`).
   let tests: [String: ExistingTest]
 
-  /// Builds the package's tests, finds the bundle and lists its tests.
+  /// Builds the package's tests (unless `skipBuild`), finds the bundle and lists its tests.
   /// - Throws: ``UsageError`` for a directory without Package.swift, a failed build (with
   ///   the tail of its output), no bundle, or no test at all.
-  static func build(packagePath: String, buildFlags: [String], errors: @Sendable (String) -> Void) throws -> TestBundle {
+  static func build(packagePath: String, buildFlags: [String], skipBuild: Bool = false,
+                    errors: @Sendable (String) -> Void) throws -> TestBundle {
     let manifest = URL(fileURLWithPath: packagePath).appendingPathComponent("Package.swift")
     guard FileManager.default.fileExists(atPath: manifest.path) else {
       throw UsageError("no Package.swift in \(packagePath): --package-path names the package whose tests to run")
     }
     let packageFlags = ["--package-path", packagePath] + buildFlags
-    errors("Building the tests of \(packagePath)…\n")
-    let build = try Self.run("/usr/bin/env", ["swift", "build", "--build-tests"] + packageFlags)
-    guard build.status == 0 else {
-      let tail = build.output.split(separator: "\n", omittingEmptySubsequences: false).suffix(30).joined(separator: "\n")
-      throw UsageError("swift build --build-tests failed (\(build.ending)):\n\(tail)")
+    if !skipBuild {
+      errors("Building the tests of \(packagePath)…\n")
+      let build = try Self.run("/usr/bin/env", ["swift", "build", "--build-tests"] + packageFlags)
+      guard build.status == 0 else {
+        let tail = build.output.split(separator: "\n", omittingEmptySubsequences: false).suffix(30).joined(separator: "\n")
+        throw UsageError("swift build --build-tests failed (\(build.ending)):\n\(tail)")
+      }
     }
     let binPath = try Self.run("/usr/bin/env", ["swift", "build", "--show-bin-path"] + packageFlags)
     let directory = binPath.output.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
@@ -138,6 +146,7 @@ struct TestBundle {
     guard bundles.count == 1, let bundle = bundles.first.map({ "\(directory)/\($0)" }) else {
       throw UsageError(bundles.isEmpty
         ? "no test bundle (*PackageTests.xctest) in \(directory): does the package have a test target?"
+          + (skipBuild ? " Were its tests built (--skip-build builds nothing)?" : "")
         : "several test bundles in \(directory): \(bundles.joined(separator: ", "))")
     }
     let listing = try Self.run(bundle, ["--list-tests"])
