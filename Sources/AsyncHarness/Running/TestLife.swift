@@ -56,9 +56,10 @@ struct TestLife: Sendable {
   /// Runs a started test to its last attempt with `executor` and returns that attempt's
   /// result: a failing attempt runs again while retries are left.
   func runAttempts(of started: Started, with executor: any TestExecutor) -> TestResult {
-    guard case .running(var attempt) = started else {
-      if case .skipped(let result) = started { return result }
-      preconditionFailure("a started test is skipped or running")
+    var attempt: Attempt
+    switch started {
+    case .skipped(let result): return result
+    case .running(let first): attempt = first
     }
     while true {
       let result = attempt.end(executor.run(attempt.step, events: attempt.sink))

@@ -19,10 +19,10 @@ public struct Ledger: Sendable {
     entries[index]
   }
 
-  /// The balance after a delay, for async tests.
+  /// The balance, read by a task of its own, for async tests.
   public func settledBalance() async -> Int {
-    try? await Task.sleep(for: .milliseconds(10))
-    return balance
+    let balance = balance
+    return await Task { balance }.value
   }
 }
 
