@@ -243,7 +243,7 @@ extension Issue: JSONMapped {
   func write(to json: inout JSONText) {
     json.object { json in
       json.field("kind", self.kind.rawValue)
-      json.field("message", self.message)
+      json.field("message", json.messageLimit.map { CappedText.capped(self.message, limit: $0) } ?? self.message)
       if let location = self.sourceLocation {
         json.field("sourceLocation") { json in
           json.object { json in

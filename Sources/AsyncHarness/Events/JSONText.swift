@@ -10,8 +10,14 @@ struct JSONText: ~Copyable {
   private var needsComma = false
   /// The last timestamp's whole second and its text, kept by ``removeAll()``.
   private var lastSecond: (second: Int64, text: [UInt8])?
+  /// The most UTF-8 bytes an issue's message keeps: a longer one is written cut, ending in
+  /// ``CappedText/cutNote(bytes:limit:)``; `nil` writes every message whole.
+  let messageLimit: Int?
 
-  init() {}
+  /// Creates an empty text; `messageLimit` bounds every issue message it writes.
+  init(messageLimit: Int? = nil) {
+    self.messageLimit = messageLimit
+  }
 
   /// Empties the text and keeps its storage, so the next line is written without allocating.
   mutating func removeAll() {

@@ -60,6 +60,15 @@ package struct CappedText: Sendable {
     "\n[AsyncHarness: \(bytes) more bytes cut here; the report keeps at most \(limit) bytes per text]"
   }
 
+  /// `text` whole when it fits in `limit` UTF-8 bytes; else its longest prefix that does,
+  /// followed by ``cutNote(bytes:limit:)``.
+  package static func capped(_ text: String, limit: Int) -> String {
+    guard text.utf8.count > limit else { return text }
+    var capped = CappedText(limit: limit)
+    capped.append(text)
+    return capped.text
+  }
+
   /// The longest prefix of `text` that fits in `maxBytes` UTF-8 bytes without splitting a
   /// character's encoding.
   package static func prefix(of text: String, maxBytes: Int) -> String {

@@ -42,7 +42,7 @@ public final class JSONLinesReporter: Reporter {
 
   private let write: @Sendable (UnsafeBufferPointer<UInt8>) throws -> Void
   private let close: @Sendable () throws -> Void
-  private let state = Mutex(State())
+  private let state: Mutex<State>
   /// How long the lines between two tests may be held; nil: every line is written as its
   /// event happens.
   private let holdLimit: Duration?
@@ -54,7 +54,7 @@ public final class JSONLinesReporter: Reporter {
     /// several worker processes run at once).
     var output: [TestID: CappedText] = [:]
     /// The lines not written yet; the storage is kept from one write to the next.
-    var lines = JSONText()
+    var lines: JSONText
     /// Whether the hold timer will fire.
     var timerArmed = false
     /// Why the timer's last write failed, thrown by the next call.
@@ -74,6 +74,7 @@ public final class JSONLinesReporter: Reporter {
   init(outputLimit: Int, holdLimit: Duration?, write: @escaping @Sendable (UnsafeBufferPointer<UInt8>) throws -> Void,
        close: @escaping @Sendable () throws -> Void) {
     self.outputLimit = max(0, outputLimit)
+    state = Mutex(State(lines: JSONText(messageLimit: self.outputLimit)))
     self.write = write
     self.close = close
     self.holdLimit = holdLimit
@@ -125,28 +126,20 @@ public final class JSONLinesReporter: Reporter {
         state.failure = nil
         throw failure
       }
-      // The event as it came, unless it holds text over the limit: then a copy, cut.
+      // Output is kept per test up to the limit; issue messages are cut as they are written.
       switch event.kind {
-      case .issueRecorded(let test, var issue) where issue.message.utf8.count > outputLimit:
-        issue.message = capped(issue.message)
-        try add(Event(.issueRecorded(test, issue), timestamp: event.timestamp), to: &state)
       case .outputCaptured(let test, let text):
         let kept = state.output[test, default: CappedText(limit: outputLimit)].append(text)
         guard !kept.isEmpty || text.isEmpty else { return }
         // What was kept is a prefix of the text: as long as it, it is all of it.
         let whole = kept.utf8.count == text.utf8.count
         try add(whole ? event : Event(.outputCaptured(test, kept), timestamp: event.timestamp), to: &state)
-      case .testEnded(let test, var result, let duration):
+      case .testEnded(let test, _, _):
         if !state.output.isEmpty, let cut = state.output.removeValue(forKey: test)?.cutBytes, cut > 0 {
           let note = CappedText.cutNote(bytes: cut, limit: outputLimit)
           try add(Event(.outputCaptured(test, note), timestamp: event.timestamp), to: &state)
         }
-        if result.issues.contains(where: { $0.message.utf8.count > outputLimit }) {
-          result.issues = result.issues.map { var issue = $0; issue.message = capped(issue.message); return issue }
-          try add(Event(.testEnded(test, result, duration: duration), timestamp: event.timestamp), to: &state)
-        } else {
-          try add(event, to: &state)
-        }
+        try add(event, to: &state)
       default:
         try add(event, to: &state)
       }
@@ -207,13 +200,6 @@ public final class JSONLinesReporter: Reporter {
       guard !state.finished, state.failure == nil else { return }
       do { try writeLines(&state) } catch { state.failure = error }
     }
-  }
-
-  private func capped(_ text: String) -> String {
-    guard text.utf8.count > outputLimit else { return text }
-    var capped = CappedText(limit: outputLimit)
-    capped.append(text)
-    return capped.text
   }
 }
 

@@ -191,9 +191,7 @@ public final class TraceReporter: Reporter {
     case .instant(let issue, let test, let lane, let time):
       json.field("args") { json in
         json.object { args in
-          var message = CappedText(limit: Self.messageLimit)
-          _ = message.append(issue.message)
-          args.field("message", message.text)
+          args.field("message", CappedText.capped(issue.message, limit: Self.messageLimit))
           args.field("test", "\(test.suite)/\(test.name)")
         }
       }
