@@ -21,6 +21,10 @@ public import Testing
 ///   - waiter: the strategy; by default the one chosen with the `.waiter(...)` trait, else
 ///     `expectation`.
 ///   - timeout: the timeout of waits that pass none.
+///   - timeLimit: how long the body may take: its waits end at the limit and the test
+///     errors, as under the harness's runner. By default the Swift Testing test's own
+///     `.timeLimit` trait, else none. The body itself is not stopped at the limit: Swift
+///     Testing's `.timeLimit` stops it.
 ///   - fileID: The caller's file ID; leave the default.
 ///   - filePath: The caller's file path; leave the default.
 ///   - line: The caller's line; leave the default.
@@ -29,6 +33,7 @@ public import Testing
 /// - Returns: the harness's result, for further checks.
 @discardableResult
 public func withHarness(waiter: (any AsyncHarness.Waiter)? = nil, timeout: Duration = .seconds(1),
+                        timeLimit: Duration? = Testing.Test.current?.timeLimit,
                         fileID: String = #fileID, filePath: String = #filePath,
                         line: Int = #line, column: Int = #column,
                         _ body: (AsyncHarness.TestContext) async throws -> Void) async -> TestResult {
@@ -36,7 +41,8 @@ public func withHarness(waiter: (any AsyncHarness.Waiter)? = nil, timeout: Durat
   let location = AsyncHarness.SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
   let id = TestID(suite: Testing.Test.current?.id.moduleName ?? "SwiftTesting", name: Testing.Test.current?.name ?? "withHarness",
                   waiter: chosen.name)
-  let result = await StandaloneTest.run(id, waiter: chosen, defaultTimeout: timeout, sourceLocation: location,
+  let result = await StandaloneTest.run(id, waiter: chosen, defaultTimeout: timeout, timeLimit: timeLimit,
+                                        sourceLocation: location,
                                         lateIssue: { test, issue in
     FileHandle.standardError.write(Data("AsyncHarness: \(test): \(issue.description)\n".utf8))
   }, body: body)
@@ -49,7 +55,7 @@ public func withHarness(waiter: (any AsyncHarness.Waiter)? = nil, timeout: Durat
   return result
 }
 
-/// Chooses the waiter strategy that ``withHarness(waiter:timeout:fileID:filePath:line:column:_:)``
+/// Chooses the waiter strategy that ``withHarness(waiter:timeout:timeLimit:fileID:filePath:line:column:_:)``
 /// uses in a test, or in every test of a suite.
 public struct WaiterTrait: Testing.TestTrait, Testing.SuiteTrait, Testing.TestScoping {
   /// The chosen strategy.
@@ -60,7 +66,7 @@ public struct WaiterTrait: Testing.TestTrait, Testing.SuiteTrait, Testing.TestSc
   /// `true`: a suite's waiter applies to every test in it, nested suites included.
   public var isRecursive: Bool { true }
 
-  /// Runs the test with this trait's waiter as the one ``withHarness(waiter:timeout:fileID:filePath:line:column:_:)`` uses.
+  /// Runs the test with this trait's waiter as the one ``withHarness(waiter:timeout:timeLimit:fileID:filePath:line:column:_:)`` uses.
   /// - Parameters:
   ///   - test: The test.
   ///   - testCase: The test case, for a parameterized test.
@@ -73,7 +79,7 @@ public struct WaiterTrait: Testing.TestTrait, Testing.SuiteTrait, Testing.TestSc
 }
 
 extension Trait where Self == WaiterTrait {
-  /// Runs ``withHarness(waiter:timeout:fileID:filePath:line:column:_:)`` under this waiter strategy.
+  /// Runs ``withHarness(waiter:timeout:timeLimit:fileID:filePath:line:column:_:)`` under this waiter strategy.
   public static func waiter(_ waiter: some AsyncHarness.Waiter) -> Self {
     WaiterTrait(waiter: waiter)
   }

@@ -62,6 +62,50 @@ import Testing
     }
     #expect(log.withLock { $0 } == ["async", "blocking"])
   }
+
+  /// A time limit ends a wait that would outlast it, as under the runner: the test errors at
+  /// the limit, long before the wait's own timeout.
+  @Test func aWaitEndsAtTheTimeLimit() async {
+    let message = "Test exceeded its time limit of 0.1 seconds during the wait for \"never\""
+    await withKnownIssue("the time limit errors the test") {
+      let start = ContinuousClock.now
+      let result = await withHarness(waiter: .expectation, timeLimit: .milliseconds(100)) { t in
+        let never = t.expectation("never")
+        try await t.wait(for: never, timeout: .seconds(30))
+      }
+      #expect(result.verdict == .errored)
+      #expect(result.issues.map(\.message) == [message])
+      #expect(start.duration(to: .now) < .seconds(10))
+    } matching: { issue in
+      issue.comments.map(\.rawValue) == [message]
+    }
+  }
+
+  /// A body that runs on past its limit without waiting errors when it returns.
+  @Test func aBodyPastItsLimitErrors() async {
+    let message = "Test exceeded its time limit of 0.05 seconds in its body, which ran on past it"
+    await withKnownIssue("the time limit errors the test") {
+      let result = await withHarness(timeLimit: .milliseconds(50)) { _ in
+        let end = ContinuousClock.now.advanced(by: .milliseconds(80))
+        while ContinuousClock.now < end {}
+      }
+      #expect(result.verdict == .errored)
+      #expect(result.issues.map(\.message) == [message])
+    } matching: { issue in
+      issue.comments.map(\.rawValue) == [message]
+    }
+  }
+
+  /// Within its limit, a test's result is untouched.
+  @Test func aBodyWithinItsLimitPasses() async {
+    let result = await withHarness(timeLimit: .seconds(30)) { t in
+      let done = t.expectation("done")
+      DispatchQueue.global().async { done.fulfill() }
+      try await t.wait(for: done)
+    }
+    #expect(result.verdict == .passed)
+    #expect(result.issues.isEmpty)
+  }
 }
 
 /// Makes a blocking wait from synchronous code, as a closure inside `async` code would.
