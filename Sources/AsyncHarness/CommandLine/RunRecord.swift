@@ -131,7 +131,7 @@ final class RunRecorder: Reporter {
   /// Keeps how a test's last attempt ended.
   func handle(_ event: Event) {
     guard case .testEnded(let test, let result, _) = event.kind, !result.willRetry else { return }
-    let ended = RunRecord.Ended(id: TestIdentity(suite: test.suite, name: test.name), waiter: test.waiter,
+    let ended = RunRecord.Ended(id: test.identity, waiter: test.waiter,
                                 repetition: test.repetition, verdict: result.verdict)
     tests.withLock { $0.append(ended) }
   }

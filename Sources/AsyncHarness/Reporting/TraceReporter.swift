@@ -176,7 +176,7 @@ public final class TraceReporter: Reporter {
       json.field("args") { json in
         json.object { args in
           args.field("attempt", test.attempt)
-          args.field("id", TestIdentity(suite: test.suite, name: test.name).description)
+          args.field("id", test.identity.description)
           args.field("repetition", test.repetition)
           args.field("retry", test.attempt - 1)
           if let token = result?.replayToken(of: test) { args.field("schedule", token) }

@@ -1,6 +1,6 @@
 /// The exact identity of a test across runs and machines: its suite's name and its own name,
 /// written as one line, `Suite/test`, by `--list` and read back by `--only` and
-/// `--only-from`.
+/// `--only-from`. A run of it, under one waiter, repetition and attempt, is a ``TestID``.
 ///
 /// In each of the two names a backslash is written `\\`, a slash `\/`, a line feed `\n` and
 /// a carriage return `\r`; every other character (spaces and non-ASCII included) is written
