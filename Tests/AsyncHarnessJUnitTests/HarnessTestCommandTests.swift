@@ -118,21 +118,36 @@ final class HarnessTestCommandTests: ReportTestCase {
   }
 
   func testSkipBuildRunsTheFixtureAsBuilt() throws {
-    let harness = try harness()
     try Self.buildFixture()
+    try assertEveryTestEnds(["--package-path", Self.fixture.path, "--skip-build", "--", "--scratch-path", Self.scratch.path])
+  }
+
+  /// Without build flags the bundle is looked for where SwiftPM builds by default,
+  /// `.build/debug`, without asking SwiftPM: here a link to the fixture's build, which SwiftPM
+  /// would not name (it would say `.build/<triple>/debug`, where there is nothing).
+  func testWithoutBuildFlagsTheBundleIsFoundInBuildDebug() throws {
+    try Self.buildFixture()
+    try FileManager.default.createDirectory(at: directory.appendingPathComponent(".build"), withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent(".build/debug"),
+                                               withDestinationURL: Self.scratch.appendingPathComponent("debug"))
+    try FileManager.default.copyItem(at: Self.fixture.appendingPathComponent("Package.swift"),
+                                     to: directory.appendingPathComponent("Package.swift"))
+    try assertEveryTestEnds(["--package-path", directory.path, "--skip-build"])
+  }
+
+  /// Runs `harness test` with `arguments` and `--json`: the fixture's tests, not rude,
+  /// every one ends and the run fails.
+  private func assertEveryTestEnds(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
     let json = path("events.jsonl")
-    let run = try runToEnd(harness, [
-      "test", "--package-path", Self.fixture.path, "--skip-build", "--json", json, "--",
-      "--scratch-path", Self.scratch.path,
-    ], limit: 300)
-    XCTAssertEqual(run.status, 1, run.errors)
-    XCTAssertFalse(run.errors.contains("Building the tests"), run.errors)
+    let run = try runToEnd(try harness(), ["test", "--json", json] + arguments, limit: 300)
+    XCTAssertEqual(run.status, 1, run.errors, file: file, line: line)
+    XCTAssertFalse(run.errors.contains("Building the tests"), run.errors, file: file, line: line)
     var ended: Set<String> = []
     for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
       if case .testEnded(let test, _, _) = try Event(jsonLine: line).kind { ended.insert(test.path) }
     }
     // Without EXISTING_TESTS_RUDE, the rude tests return at once: every test still ends.
-    XCTAssertEqual(ended, Set(Self.verdicts.keys))
+    XCTAssertEqual(ended, Set(Self.verdicts.keys), file: file, line: line)
   }
 
   func testAFlagOfSuitesOnlyIsRefused() throws {

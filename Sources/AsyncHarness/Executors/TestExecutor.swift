@@ -15,6 +15,11 @@
   /// fails, or when the run stops, the runner may hand over other steps or none: an
   /// executor must then run what it is given, and nothing it was not.
   func prepare(_ steps: Runner.Plan.Steps)
+  /// Tells the executor, after ``prepare(_:)``, the entries whose steps (their first
+  /// repetition) the runner hands it after those, in order, when it knows them: in a run of
+  /// one lane. A hint, as ``prepare(_:)`` is: an executor whose worker starts with a list of
+  /// tests (a test bundle) may give it tests of several entries at once.
+  func prepare(following entries: ArraySlice<Runner.Plan.Entry>, of plan: Runner.Plan)
   /// Called once when the run ends: release what the executor holds (its worker processes).
   func finish()
   /// Whether the executor ends a test that runs past its time limit outside any wait by
@@ -30,6 +35,9 @@
 extension TestExecutor {
   /// Does nothing: the steps are run as they are handed over.
   @_spi(ForToolsIntegrationOnly) public func prepare(_ steps: Runner.Plan.Steps) {}
+
+  /// Does nothing: each entry's steps are prepared when it starts.
+  @_spi(ForToolsIntegrationOnly) public func prepare(following entries: ArraySlice<Runner.Plan.Entry>, of plan: Runner.Plan) {}
 
   /// Does nothing: an in-process executor holds nothing.
   @_spi(ForToolsIntegrationOnly) public func finish() {}

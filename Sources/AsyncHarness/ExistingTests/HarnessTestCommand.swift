@@ -139,44 +139,41 @@ struct TestBundle {
         throw UsageError("swift build --build-tests failed (\(build.ending)):\n\(tail)")
       }
     }
-    let binPath = try Self.run("/usr/bin/env", ["swift", "build", "--show-bin-path"] + packageFlags)
-    let directory = binPath.output.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
-    let bundles = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-      .filter { $0.hasSuffix("PackageTests.xctest") }.sorted()
+    // Without build flags the products are where SwiftPM puts them by default, which saves a
+    // second start of SwiftPM; with any, SwiftPM says where.
+    var directory = URL(fileURLWithPath: packagePath).appendingPathComponent(".build/debug").path
+    if !buildFlags.isEmpty || bundles(in: directory).isEmpty {
+      let binPath = try Self.run("/usr/bin/env", ["swift", "build", "--show-bin-path"] + packageFlags)
+      directory = binPath.output.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
+    }
+    let bundles = bundles(in: directory)
     guard bundles.count == 1, let bundle = bundles.first.map({ "\(directory)/\($0)" }) else {
       throw UsageError(bundles.isEmpty
         ? "no test bundle (*PackageTests.xctest) in \(directory): does the package have a test target?"
           + (skipBuild ? " Were its tests built (--skip-build builds nothing)?" : "")
         : "several test bundles in \(directory): \(bundles.joined(separator: ", "))")
     }
+    // The two listings run at once: Swift Testing's writes into files, XCTest's into a pipe.
+    let swiftTestingListing = SwiftTestingListing(bundle: bundle)
     let listing = try Self.run(bundle, ["--list-tests"])
+    let swiftTesting = swiftTestingListing.tests(errors: errors)
     guard listing.status == 0 else { throw UsageError("\(bundle) --list-tests failed (\(listing.ending)):\n\(listing.output)") }
     let xctest = try ExistingTest.xctestListing(listing.output)
-    let swiftTesting = swiftTestingTests(of: bundle, errors: errors)
     guard !xctest.isEmpty || !swiftTesting.isEmpty else { throw UsageError("no tests found in \(bundle)") }
     return TestBundle(
       path: bundle, suites: suites(of: xctest, waiter: "xctest") + suites(of: swiftTesting, waiter: "swift-testing"),
       tests: Dictionary((xctest + swiftTesting).map { ("\($0.suite)/\($0.name)", $0) }) { first, _ in first })
   }
 
-  /// The Swift Testing tests of `bundle`, or none with a warning when it cannot list them.
-  private static func swiftTestingTests(of bundle: String, errors: @Sendable (String) -> Void) -> [ExistingTest] {
-    let stream = FileManager.default.temporaryDirectory.appendingPathComponent("harness-list-\(UUID().uuidString).jsonl")
-    defer { try? FileManager.default.removeItem(at: stream) }
-    do {
-      let listing = try run(bundle, ["--testing-library", "swift-testing", "--list-tests", "--event-stream-output-path",
-                                     stream.path, "--event-stream-version", "0"])
-      guard listing.status == 0 else { throw UsageError("it ended with \(listing.ending): \(listing.output)") }
-      return try ExistingTest.swiftTestingListing(String(decoding: try Data(contentsOf: stream), as: UTF8.self))
-    } catch {
-      errors("warning: the Swift Testing tests of \(bundle) cannot be listed: \(error)\n")
-      return []
-    }
+  /// The test bundles in `directory`, by name.
+  private static func bundles(in directory: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix("PackageTests.xctest") }
+      .sorted()
   }
 
   /// One serialized suite per test suite of `tests`, in first-seen order, under the waiter
   /// named `waiter`. The tests' bodies never run here: their test bundle runs them.
-  private static func suites(of tests: [ExistingTest], waiter: String) -> [Suite] {
+  static func suites(of tests: [ExistingTest], waiter: String) -> [Suite] {
     var order: [String] = []
     var bySuite: [String: [Test]] = [:]
     for test in tests {
@@ -201,8 +198,68 @@ struct TestBundle {
     try process.run()
     let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    let ending = process.terminationReason == .uncaughtSignal
-      ? "signal \(process.terminationStatus)" : "exit status \(process.terminationStatus)"
-    return (process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus, ending, output)
+    return (status(of: process), ending(of: process), output)
+  }
+
+  /// A process's exit status, or 128 + the signal that ended it.
+  fileprivate static func status(of process: Process) -> Int32 {
+    process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+  }
+
+  /// `exit status N` or `signal N`, as messages say how a process ended.
+  fileprivate static func ending(of process: Process) -> String {
+    process.terminationReason == .uncaughtSignal ? "signal \(process.terminationStatus)" : "exit status \(process.terminationStatus)"
+  }
+}
+
+/// The Swift Testing listing of a test bundle, running beside the XCTest one: its event
+/// stream and its other output go into files of their own, so nothing waits on a pipe.
+private struct SwiftTestingListing {
+  let bundle: String
+  let stream = FileManager.default.temporaryDirectory.appendingPathComponent("harness-list-\(UUID().uuidString).jsonl")
+  let log = FileManager.default.temporaryDirectory.appendingPathComponent("harness-list-\(UUID().uuidString).log")
+  let process = Process()
+  /// Why it could not start, if it could not.
+  private var failure: (any Error)?
+
+  /// Starts the listing.
+  init(bundle: String) {
+    self.bundle = bundle
+    process.executableURL = URL(fileURLWithPath: bundle)
+    process.arguments = ["--testing-library", "swift-testing", "--list-tests", "--event-stream-output-path", stream.path,
+                         "--event-stream-version", "0"]
+    do {
+      guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+        throw UsageError("cannot create \(log.path)")
+      }
+      let output = try FileHandle(forWritingTo: log)
+      defer { try? output.close() }
+      process.standardOutput = output
+      process.standardError = output
+      try process.run()
+    } catch {
+      failure = error
+    }
+  }
+
+  /// The tests listed, once the listing ended, or none with a warning when they cannot be
+  /// listed.
+  func tests(errors: @Sendable (String) -> Void) -> [ExistingTest] {
+    defer {
+      try? FileManager.default.removeItem(at: stream)
+      try? FileManager.default.removeItem(at: log)
+    }
+    do {
+      if let failure { throw failure }
+      process.waitUntilExit()
+      guard TestBundle.status(of: process) == 0 else {
+        let output = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
+        throw UsageError("it ended with \(TestBundle.ending(of: process)): \(output)")
+      }
+      return try ExistingTest.swiftTestingListing(String(decoding: try Data(contentsOf: stream), as: UTF8.self))
+    } catch {
+      errors("warning: the Swift Testing tests of \(bundle) cannot be listed: \(error)\n")
+      return []
+    }
   }
 }

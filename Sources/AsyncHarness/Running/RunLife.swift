@@ -70,6 +70,10 @@ final class RunLife: Sendable {
   /// The most pieces of work that can run at once.
   var mostAtOnce: Int { state.withLock { $0.queue.mostAtOnce } }
 
+  /// The entries no lane has taken yet, in plan order: in a run of one lane, the ones it
+  /// runs next.
+  var untakenEntries: ArraySlice<Runner.Plan.Entry> { state.withLock { $0.queue.untakenEntries } }
+
   /// Starts the run: `runStarted`.
   func begin(_ info: RunInfo) {
     events(.runStarted(info))

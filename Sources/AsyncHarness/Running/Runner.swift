@@ -127,13 +127,14 @@ public final class Runner: Sendable {
                                                replaying: configuration.replay?.trace,
                                                hung: { run.testHung($0, of: $1) }),
                          events: channel.sink)
-    let lane = Lane(plan: plan, run: run, tests: tests, channel: channel)
-    if lanes == 1 {
+    let width = min(lanes, run.mostAtOnce)
+    let lane = Lane(plan: plan, run: run, tests: tests, channel: channel, isAlone: width <= 1)
+    if width <= 1 {
       try walk(lane, number: 1, executor: first)
     } else {
       let errors = Mutex<[any Error]>([])
       let group = DispatchGroup()
-      for index in 0..<min(lanes, run.mostAtOnce) {
+      for index in 0..<width {
         group.enter()
         let executor = index == 0 ? first : makeExecutor()
         Thread.detachNewThread { [self] in
@@ -155,6 +156,8 @@ public final class Runner: Sendable {
     let run: RunLife
     let tests: TestLife
     let channel: ReportingChannel
+    /// Whether this is the run's only lane, which therefore runs every entry in plan order.
+    let isAlone: Bool
   }
 
   /// One lane: takes work from the run's owner until none is left or the run stops, and
@@ -181,6 +184,9 @@ public final class Runner: Sendable {
       var failed = false
       let steps = lane.plan.steps(of: entry, repetition: repetition)
       executor.prepare(steps)
+      if lane.isAlone && repetition == lane.plan.repetitions {
+        executor.prepare(following: lane.run.untakenEntries, of: lane.plan)
+      }
       for step in steps {
         guard stop?.signal == nil else { break repetitions }
         try lane.channel.checkReporters()

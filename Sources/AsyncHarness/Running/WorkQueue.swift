@@ -54,6 +54,9 @@ struct WorkQueue: Sendable {
     self.splitsParallelEntries = splitsParallelEntries
   }
 
+  /// The entries of the plan that no lane has taken yet, in plan order.
+  var untakenEntries: ArraySlice<Runner.Plan.Entry> { plan.entries[nextEntry...] }
+
   /// The most pieces of work that can run at once: lanes beyond it would have nothing to do.
   var mostAtOnce: Int {
     plan.entries.contains(where: splits) ? Int.max : plan.entries.count

@@ -12,8 +12,9 @@ import Darwin
 ///
 /// Not a process per test: one worker, the bundle started for one testing library (see
 /// ``BundleOutputReader`` for each library's invocation), runs the step asked for and the
-/// steps of the same library the runner prepared after it (``prepare(_:)``), in one
-/// invocation, while this process reads its standard output a line at a time and streams
+/// steps of the same library the runner prepared after it (``prepare(_:)``, and in a run of
+/// one lane those of the entries after it, ``prepare(following:of:)``), in one invocation
+/// whose list of tests stays under ``BundleOutputReader/listLimit`` bytes, while this process reads its standard output a line at a time and streams
 /// each test's issues (failures at file:line, thrown errors, Swift Testing's known issues as
 /// warnings) and output as events. A skip (`XCTSkip`, a disabled Swift Testing test) ends
 /// the attempt as ``AttemptEnd/skipped(reason:duration:)``. A library may run the tests in
@@ -58,7 +59,16 @@ final class BundleExecutor: TestExecutor {
   /// Remembers the steps the runner hands over next: the worker started for a step runs
   /// them after it in the same process.
   func prepare(_ steps: Runner.Plan.Steps) {
-    state.withLock { $0.prepared = steps }
+    state.withLock { state in
+      state.prepared = steps
+      state.following = nil
+    }
+  }
+
+  /// Remembers the entries the runner hands over after the prepared steps: a new worker runs
+  /// their tests too.
+  func prepare(following entries: ArraySlice<Runner.Plan.Entry>, of plan: Runner.Plan) {
+    state.withLock { $0.following = (entries, plan) }
   }
 
   /// Runs `step` in the worker that was given it, or in a new worker given it and the
@@ -78,7 +88,7 @@ final class BundleExecutor: TestExecutor {
           // the steps it had not ended run again in a new worker.
           state.worker?.kill()
           do {
-            let steps = state.steps(from: step).compactMap { step in tests[step.id.path].map { (step, $0) } }
+            let steps = state.steps(from: step, of: tests)
             state.worker = try BundleWorker(bundle: bundle, lineBuffering: lineBuffering, steps: steps,
                                             gracePeriod: gracePeriod)
           } catch {
@@ -97,26 +107,46 @@ final class BundleExecutor: TestExecutor {
       state.worker?.kill()
       state.worker = nil
       state.prepared = nil
+      state.following = nil
     }
   }
 }
 
 /// The executor's worker, the steps prepared, and the tests that ended before the runner
 /// asked for them.
-private struct BundleRuns {
-  var worker: BundleWorker?
+struct BundleRuns {
+  fileprivate var worker: BundleWorker?
   var prepared: Runner.Plan.Steps?
-  var ended: [TestID: BundleWorker.Ended] = [:]
+  /// The entries the runner hands over after the prepared steps, when it knows them.
+  var following: (entries: ArraySlice<Runner.Plan.Entry>, plan: Runner.Plan)?
+  fileprivate var ended: [TestID: BundleWorker.Ended] = [:]
 
-  /// `step`, then the prepared steps after it of the same library (the same waiter) that run
-  /// and have not ended: what a new worker runs.
-  func steps(from step: Runner.Step) -> [Runner.Step] {
+  /// `step`, then the prepared steps after it and the steps of the following entries, of the
+  /// same library (the same waiter), that run and have not ended, each with the test it
+  /// stands for: what a new worker runs, as many as its list of tests holds.
+  func steps(from step: Runner.Step, of tests: [String: ExistingTest]) -> [(step: Runner.Step, test: ExistingTest)] {
+    guard let test = tests[step.id.path] else { return [] }
+    var batch = [(step: step, test: test)]
+    var listBytes = test.id.utf8.count
     var first = step.id
     first.attempt = 1
-    guard let prepared, let index = prepared.firstIndex(where: { $0.id == first }) else { return [step] }
-    return [step] + prepared[(index + 1)...].filter {
-      $0.test.skipReason == nil && ended[$0.id] == nil && $0.waiter.name == step.waiter.name
+    guard let prepared, let index = prepared.firstIndex(where: { $0.id == first }) else { return batch }
+    /// Adds the candidates that run; false once the list is full.
+    func add(_ candidates: some Sequence<Runner.Step>) -> Bool {
+      for candidate in candidates
+      where candidate.test.skipReason == nil && ended[candidate.id] == nil && candidate.waiter.name == step.waiter.name {
+        guard let test = tests[candidate.id.path] else { continue }
+        listBytes += 1 + test.id.utf8.count
+        guard listBytes <= BundleOutputReader.listLimit else { return false }
+        batch.append((candidate, test))
+      }
+      return true
     }
+    guard add(prepared[(index + 1)...]), let following else { return batch }
+    for entry in following.entries where entry.waiter.name == step.waiter.name {
+      guard add(following.plan.steps(of: entry, repetition: 1)) else { break }
+    }
+    return batch
   }
 }
 

@@ -58,6 +58,11 @@ enum BundleOutputReader {
     return XCTestOutput.name(ofMethod: String(method.last ?? ""), inClass: String(method.first ?? ""))
   }
 
+  /// The most bytes of test IDs one worker's list holds. The list is one argument, and Linux
+  /// takes at most 128 KiB in one (`MAX_ARG_STRLEN`); Swift Testing's filter escapes each
+  /// ID, which can double it.
+  static let listLimit = 48 * 1024
+
   /// The arguments of the bundle running `tests` in order, and the variables added to its
   /// environment.
   func invocation(of tests: [ExistingTest]) -> (arguments: [String], environment: [String: String]) {
