@@ -36,7 +36,7 @@ final class HarnessTestCommandTests: ReportTestCase {
     "LedgerTests.LedgerSuite/passes()": .passed,
     "LedgerTests.LedgerSuite/failsWithExpect()": .failed,
     "LedgerTests.LedgerSuite/throwsAnError()": .errored,
-    "LedgerTests.LedgerSuite/namedTest()": .passed,
+    "LedgerTests.LedgerSuite/A test with a display name": .passed,
     "LedgerTests.LedgerSuite/disabled()": .skipped,
     "LedgerTests.LedgerSuite/knownIssue()": .passed,
     "LedgerTests.LedgerSuite/parameterized(amount:)": .failed,
@@ -49,6 +49,10 @@ final class HarnessTestCommandTests: ReportTestCase {
     "LedgerTests.SerializedSuite/first()": .passed,
     "LedgerTests.SerializedSuite/second()": .passed,
     "LedgerTests.SerializedSuite/third(step:)": .passed,
+    "LedgerTests.Repeats/overloaded(amount:)": .passed,
+    "LedgerTests.Repeats/overloaded(amount:)#01": .failed,
+    "LedgerTests.Repeats/Same words": .passed,
+    "LedgerTests.Repeats/Same words#01": .failed,
     "LedgerTests.DisabledSuite/neverRuns()": .skipped,
     "LedgerTests.RudeSwiftTests/indexPastTheEnd()": .errored,
     "LedgerTests.RudeSwiftTests/callsFatalError()": .errored,
@@ -238,6 +242,10 @@ final class HarnessTestCommandTests: ReportTestCase {
                    ["Expectation failed: (ledger.balance → 2) != 2 - amount 2 (arguments: 2)"])
     XCTAssertEqual(parameterized.first?.sourceLocation?.line, 41)
     XCTAssertEqual(outputs[suite + "prints()"], "stdout line from prints()\nstderr line from prints()\n")
+    // Names a suite repeats are numbered, each standing for its own test.
+    XCTAssertEqual(last("LedgerTests.Repeats/overloaded(amount:)#01")?.message,
+                   #"Expectation failed: (amount → "one") == "two" - the String overload (arguments: "one")"#)
+    XCTAssertEqual(last("LedgerTests.Repeats/Same words#01")?.message, "Issue recorded - the second test with these words")
 
     // Each hang (one XCTest, one Swift Testing) is stopped at its limit each attempt, side
     // by side or one after the other; everything else takes milliseconds.

@@ -19,12 +19,11 @@ final class BundleBatchTests: XCTestCase {
                             isParameterized: false)
       }
     }
-    let xctest = (0..<classes).flatMap { tests(.xctest, "Module.Class\($0)") }
-    let swiftTesting = (0..<suites).flatMap { tests(.swiftTesting, "Module.Suite\($0)") }
-    let plan = try Runner.Plan(suites: TestBundle.suites(of: xctest, waiter: "xctest")
-                                 + TestBundle.suites(of: swiftTesting, waiter: "swift-testing"),
-                               configuration: Configuration(), registry: .builtIn)
-    return (plan, Dictionary(uniqueKeysWithValues: (xctest + swiftTesting).map { ("\($0.suite)/\($0.name)", $0) }))
+    let xctest = TestBundle.suites(of: (0..<classes).flatMap { tests(.xctest, "Module.Class\($0)") }, waiter: "xctest")
+    let swiftTesting = TestBundle.suites(of: (0..<suites).flatMap { tests(.swiftTesting, "Module.Suite\($0)") },
+                                         waiter: "swift-testing")
+    let plan = try Runner.Plan(suites: xctest.suites + swiftTesting.suites, configuration: Configuration(), registry: .builtIn)
+    return (plan, xctest.tests.merging(swiftTesting.tests) { first, _ in first })
   }
 
   /// The runs of a lane that starts `plan`'s first entry, told of the rest when `alone`.

@@ -160,9 +160,10 @@ struct TestBundle {
     guard listing.status == 0 else { throw UsageError("\(bundle) --list-tests failed (\(listing.ending)):\n\(listing.output)") }
     let xctest = try ExistingTest.xctestListing(listing.output)
     guard !xctest.isEmpty || !swiftTesting.isEmpty else { throw UsageError("no tests found in \(bundle)") }
-    return TestBundle(
-      path: bundle, suites: suites(of: xctest, waiter: "xctest") + suites(of: swiftTesting, waiter: "swift-testing"),
-      tests: Dictionary((xctest + swiftTesting).map { ("\($0.suite)/\($0.name)", $0) }) { first, _ in first })
+    let (xctestSuites, xctestTests) = suites(of: xctest, waiter: "xctest")
+    let (swiftTestingSuites, swiftTestingTests) = suites(of: swiftTesting, waiter: "swift-testing")
+    return TestBundle(path: bundle, suites: xctestSuites + swiftTestingSuites,
+                      tests: xctestTests.merging(swiftTestingTests) { first, _ in first })
   }
 
   /// The test bundles in `directory`, by name.
@@ -172,18 +173,33 @@ struct TestBundle {
   }
 
   /// One serialized suite per test suite of `tests`, in first-seen order, under the waiter
-  /// named `waiter`. The tests' bodies never run here: their test bundle runs them.
-  static func suites(of tests: [ExistingTest], waiter: String) -> [Suite] {
+  /// named `waiter`, and the test each of their tests stands for, by its path (`Suite/name`).
+  /// A test is named by its display name when it has one (`@Test("Adds two amounts")`), else
+  /// as its library names it; names a suite repeats (overloads, display names) are numbered
+  /// as for harness suites (`f(x:)#01`). The tests' bodies never run here: their test
+  /// bundle runs them.
+  static func suites(of tests: [ExistingTest], waiter: String) -> (suites: [Suite], tests: [String: ExistingTest]) {
     var order: [String] = []
-    var bySuite: [String: [Test]] = [:]
+    var bySuite: [String: [ExistingTest]] = [:]
     for test in tests {
       if bySuite[test.suite] == nil { order.append(test.suite) }
-      let module = String(test.suite.prefix { $0 != "." && $0 != "/" })
-      bySuite[test.suite, default: []].append(Test(
-        test.name, traits: [], body: .blocking { _ in throw UsageError("\(test.id) runs in its test bundle") },
-        sourceLocation: test.sourceLocation ?? SourceLocation(fileID: module, filePath: module, line: 0, column: 0)))
+      bySuite[test.suite, default: []].append(test)
     }
-    return order.map { name in Suite(name, traits: [.serialized], waiter: LibraryWaiter(name: waiter)) { bySuite[name]! } }
+    var byPath: [String: ExistingTest] = [:]
+    let suites = order.map { name in
+      let existing = bySuite[name]!
+      let suite = Suite(name, traits: [.serialized], waiter: LibraryWaiter(name: waiter)) {
+        existing.map { test in
+          let module = String(test.suite.prefix { $0 != "." && $0 != "/" })
+          return Test(test.displayName ?? test.name, traits: [],
+                      body: .blocking { _ in throw UsageError("\(test.id) runs in its test bundle") },
+                      sourceLocation: test.sourceLocation ?? SourceLocation(fileID: module, filePath: module, line: 0, column: 0))
+        }
+      }
+      for (test, stands) in zip(suite.tests, existing) { byPath["\(name)/\(test.name)"] = stands }
+      return suite
+    }
+    return (suites, byPath)
   }
 
   /// Runs `executable` to its end and returns its status and what it wrote (standard output

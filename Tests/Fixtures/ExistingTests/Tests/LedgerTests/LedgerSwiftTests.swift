@@ -81,6 +81,24 @@ import Testing
   }
 }
 
+/// Names a suite repeats: overloads, and one display name on two tests. The ones declared
+/// second fail, so a report that ran the first twice would show it.
+@Suite struct Repeats {
+  @Test(arguments: [1]) func overloaded(amount: Int) {
+    #expect(amount == 1)
+  }
+
+  @Test(arguments: ["one"]) func overloaded(amount: String) {
+    #expect(amount == "two", "the String overload")
+  }
+
+  @Test("Same words") func sameWordsFirst() {}
+
+  @Test("Same words") func sameWordsSecond() {
+    Issue.record("the second test with these words")
+  }
+}
+
 /// A suite skipped whole.
 @Suite(.disabled("the whole suite is off")) struct DisabledSuite {
   @Test func neverRuns() {}
