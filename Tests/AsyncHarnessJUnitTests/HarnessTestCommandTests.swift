@@ -33,6 +33,7 @@ final class HarnessTestCommandTests: ReportTestCase {
     "LedgerTests.RudeXCTests/testC_Exit": .errored,
     "LedgerTests.RudeXCTests/testD_Hangs": .errored,
     "LedgerTests.RudeXCTests/testE_AfterTheRudeOnes": .passed,
+    "LedgerTests.FilesXCTests/testReadsAFileByARelativePath": .passed,
     "LedgerTests.LedgerSuite/passes()": .passed,
     "LedgerTests.LedgerSuite/failsWithExpect()": .failed,
     "LedgerTests.LedgerSuite/throwsAnError()": .errored,
@@ -59,6 +60,7 @@ final class HarnessTestCommandTests: ReportTestCase {
     "LedgerTests.RudeSwiftTests/callsExit()": .errored,
     "LedgerTests.RudeSwiftTests/hangs()": .errored,
     "LedgerTests/freeFunction()": .passed,
+    "LedgerTests.Files/readsAFileByARelativePath()": .passed,
   ]
 
   func testEveryTestIsReportedOnceWithItsVerdict() throws {

@@ -84,7 +84,10 @@ package enum HarnessTestCommand {
         bundle.suites, options: options, registry: .builtIn, defaultWaiters: .suiteDefault, junit: junit,
         console: .forStandardOutput(), output: output, errors: errors, interrupts: interrupts, bazel: bazel
       ) { _ in
-        { BundleExecutor(bundle: bundle.path, tests: bundle.tests, lineBuffering: lineBuffering, stop: interrupts) }
+        {
+          BundleExecutor(bundle: bundle.path, directory: bundle.packageDirectory, tests: bundle.tests,
+                         lineBuffering: lineBuffering, stop: interrupts)
+        }
       }
     }
   }
@@ -114,6 +117,8 @@ package enum HarnessTestCommand {
 struct TestBundle {
   /// The bundle's path (on Linux, an executable).
   let path: String
+  /// The package's directory, absolute: the bundle runs there, as under `swift test`.
+  let packageDirectory: String
   /// One serialized suite per XCTest class (`Module.Class`, under the waiter `xctest`), in
   /// the order XCTest runs them; then one per Swift Testing suite (its ID, under the waiter
   /// `swift-testing`), its tests in declaration order, the order `--no-parallel` runs them in.
@@ -126,7 +131,8 @@ struct TestBundle {
   ///   the tail of its output), no bundle, or no test at all.
   static func build(packagePath: String, buildFlags: [String], skipBuild: Bool = false,
                     errors: @Sendable (String) -> Void) throws -> TestBundle {
-    let manifest = URL(fileURLWithPath: packagePath).appendingPathComponent("Package.swift")
+    let package = URL(fileURLWithPath: packagePath).standardizedFileURL
+    let manifest = package.appendingPathComponent("Package.swift")
     guard FileManager.default.fileExists(atPath: manifest.path) else {
       throw UsageError("no Package.swift in \(packagePath): --package-path names the package whose tests to run")
     }
@@ -141,7 +147,7 @@ struct TestBundle {
     }
     // Without build flags the products are where SwiftPM puts them by default, which saves a
     // second start of SwiftPM; with any, SwiftPM says where.
-    var directory = URL(fileURLWithPath: packagePath).appendingPathComponent(".build/debug").path
+    var directory = package.appendingPathComponent(".build/debug").path
     if !buildFlags.isEmpty || bundles(in: directory).isEmpty {
       let binPath = try Self.run("/usr/bin/env", ["swift", "build", "--show-bin-path"] + packageFlags)
       directory = binPath.output.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
@@ -154,15 +160,15 @@ struct TestBundle {
         : "several test bundles in \(directory): \(bundles.joined(separator: ", "))")
     }
     // The two listings run at once: Swift Testing's writes into files, XCTest's into a pipe.
-    let swiftTestingListing = SwiftTestingListing(bundle: bundle)
-    let listing = try Self.run(bundle, ["--list-tests"])
+    let swiftTestingListing = SwiftTestingListing(bundle: bundle, directory: package)
+    let listing = try Self.run(bundle, ["--list-tests"], in: package)
     let swiftTesting = swiftTestingListing.tests(errors: errors)
     guard listing.status == 0 else { throw UsageError("\(bundle) --list-tests failed (\(listing.ending)):\n\(listing.output)") }
     let xctest = try ExistingTest.xctestListing(listing.output)
     guard !xctest.isEmpty || !swiftTesting.isEmpty else { throw UsageError("no tests found in \(bundle)") }
     let (xctestSuites, xctestTests) = suites(of: xctest, waiter: "xctest")
     let (swiftTestingSuites, swiftTestingTests) = suites(of: swiftTesting, waiter: "swift-testing")
-    return TestBundle(path: bundle, suites: xctestSuites + swiftTestingSuites,
+    return TestBundle(path: bundle, packageDirectory: package.path, suites: xctestSuites + swiftTestingSuites,
                       tests: xctestTests.merging(swiftTestingTests) { first, _ in first })
   }
 
@@ -202,11 +208,13 @@ struct TestBundle {
     return (suites, byPath)
   }
 
-  /// Runs `executable` to its end and returns its status and what it wrote (standard output
-  /// and standard error together).
-  private static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, ending: String, output: String) {
+  /// Runs `executable` to its end, in `directory` when given, and returns its status and
+  /// what it wrote (standard output and standard error together).
+  private static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws
+    -> (status: Int32, ending: String, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
+    if let directory { process.currentDirectoryURL = directory }
     process.arguments = arguments
     let pipe = Pipe()
     process.standardOutput = pipe
@@ -238,10 +246,11 @@ private struct SwiftTestingListing {
   /// Why it could not start, if it could not.
   private var failure: (any Error)?
 
-  /// Starts the listing.
-  init(bundle: String) {
+  /// Starts the listing in `directory`.
+  init(bundle: String, directory: URL) {
     self.bundle = bundle
     process.executableURL = URL(fileURLWithPath: bundle)
+    process.currentDirectoryURL = directory
     process.arguments = ["--testing-library", "swift-testing", "--list-tests", "--event-stream-output-path", stream.path,
                          "--event-stream-version", "0"]
     do {
@@ -258,8 +267,9 @@ private struct SwiftTestingListing {
     }
   }
 
-  /// The tests listed, once the listing ended, or none with a warning when they cannot be
-  /// listed.
+  /// The tests listed, once the listing ended; none when the bundle has none (Swift Testing
+  /// then exits with status 69, `EX_UNAVAILABLE`: a package of XCTest tests only), and none
+  /// with a warning when they cannot be listed.
   func tests(errors: @Sendable (String) -> Void) -> [ExistingTest] {
     defer {
       try? FileManager.default.removeItem(at: stream)
@@ -268,6 +278,7 @@ private struct SwiftTestingListing {
     do {
       if let failure { throw failure }
       process.waitUntilExit()
+      if TestBundle.status(of: process) == 69 { return [] }
       guard TestBundle.status(of: process) == 0 else {
         let output = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
         throw UsageError("it ended with \(TestBundle.ending(of: process)): \(output)")

@@ -30,6 +30,9 @@ import Darwin
 final class BundleExecutor: TestExecutor {
   /// The test bundle: on Linux, an executable.
   let bundle: String
+  /// The directory its workers start in: the package's, as with `swift test`, so that tests
+  /// that read files by relative paths find them.
+  let directory: String
   /// The tests the steps stand for, by their path (`Suite/name`).
   let tests: [String: ExistingTest]
   /// `stdbuf`, which starts the bundle with its standard output line-buffered, when there is one.
@@ -41,9 +44,10 @@ final class BundleExecutor: TestExecutor {
   private let state = Mutex(BundleRuns())
 
   /// Creates an executor that runs `tests` of `bundle`.
-  init(bundle: String, tests: [String: ExistingTest], lineBuffering: String?, gracePeriod: Duration = .seconds(1),
-       stop: StopRequest?) {
+  init(bundle: String, directory: String, tests: [String: ExistingTest], lineBuffering: String?,
+       gracePeriod: Duration = .seconds(1), stop: StopRequest?) {
     self.bundle = bundle
+    self.directory = directory
     self.tests = tests
     self.lineBuffering = lineBuffering
     self.gracePeriod = gracePeriod
@@ -89,8 +93,8 @@ final class BundleExecutor: TestExecutor {
           state.worker?.kill()
           do {
             let steps = state.steps(from: step, of: tests)
-            state.worker = try BundleWorker(bundle: bundle, lineBuffering: lineBuffering, steps: steps,
-                                            gracePeriod: gracePeriod)
+            state.worker = try BundleWorker(bundle: bundle, directory: directory, lineBuffering: lineBuffering,
+                                            steps: steps, gracePeriod: gracePeriod)
           } catch {
             state.worker = nil
             return .couldNotStart(reason: "\(error)")
@@ -186,16 +190,16 @@ private struct BundleWorker {
   private var recent = OutputBuffer()
   private var groupStop: GroupStop
 
-  /// Starts the bundle for `steps`, each with the test it stands for, all of one library.
-  init(bundle: String, lineBuffering: String?, steps: [(step: Runner.Step, test: ExistingTest)], gracePeriod: Duration)
-    throws
-  {
+  /// Starts the bundle in `directory` for `steps`, each with the test it stands for, all of
+  /// one library.
+  init(bundle: String, directory: String, lineBuffering: String?, steps: [(step: Runner.Step, test: ExistingTest)],
+       gracePeriod: Duration) throws {
     let reader = BundleOutputReader(steps.first?.test.library ?? .xctest)
     let (arguments, environment) = reader.invocation(of: steps.map(\.test))
     let buffering = reader.buffersOutput ? lineBuffering : nil
     process = try ChildProcess(
       executable: buffering ?? bundle, arguments: (buffering == nil ? [] : ["-oL", bundle]) + arguments,
-      environment: environment)
+      environment: environment, directory: directory)
     self.reader = reader
     self.steps = Dictionary(steps.map { (reader.name(of: $0.test), $0.step) }) { first, _ in first }
     groupStop = GroupStop(gracePeriod: gracePeriod, deadline: steps.first?.step.timeLimit.map { ContinuousClock().now + $0 })

@@ -23,15 +23,17 @@ final class ChildProcess {
   let output: Int32
 
   /// Starts `executable` with `arguments`, this process's environment and `environment`,
-  /// handing over each of `descriptors` as its `to` descriptor. The Swift runtime's crash
-  /// backtracer is turned off unless `SWIFT_BACKTRACE` is set: it takes seconds to
-  /// symbolicate, and this process reports the crash itself.
+  /// handing over each of `descriptors` as its `to` descriptor, in `directory` when one is
+  /// given (else in this process's). The Swift runtime's crash backtracer is turned off
+  /// unless `SWIFT_BACKTRACE` is set: it takes seconds to symbolicate, and this process
+  /// reports the crash itself.
   init(executable: String, arguments: [String], environment extra: [String: String],
-       handing descriptors: [(descriptor: Int32, to: Int32)] = []) throws {
-    let output = try Self.makePipe()
+       handing descriptors: [(descriptor: Int32, to: Int32)] = [], directory: String? = nil) throws {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
+    if let directory { try Self.changeDirectory(to: directory, in: &actions) }
+    let output = try Self.makePipe()
     posix_spawn_file_actions_adddup2(&actions, output.write, 1)
     posix_spawn_file_actions_adddup2(&actions, output.write, 2)
     for handed in descriptors { posix_spawn_file_actions_adddup2(&actions, handed.descriptor, handed.to) }
@@ -80,6 +82,28 @@ final class ChildProcess {
   /// Closes every descriptor from `first` on in the started process.
   private static func closeFrom(_ first: Int32, in actions: inout posix_spawn_file_actions_t) {
     _ = addCloseFrom?(&actions, first)
+  }
+
+  private typealias AddChangeDirectory = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?,
+                                                         UnsafePointer<CChar>?) -> Int32
+  /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29 and later), which Swift's Glibc
+  /// module does not declare; `nil` on an older C library.
+  private static let addChangeDirectory: AddChangeDirectory? = dlsym(UnsafeMutableRawPointer(bitPattern: 0),
+                                                                     "posix_spawn_file_actions_addchdir_np")
+    .map { unsafeBitCast($0, to: AddChangeDirectory.self) }
+
+  /// Has the started process begin in `directory`.
+  /// - Throws: ``WorkerError`` on a C library too old to say so.
+  private static func changeDirectory(to directory: String, in actions: inout posix_spawn_file_actions_t) throws {
+    guard let addChangeDirectory else {
+      throw WorkerError("cannot start a process in \(directory): this C library lacks posix_spawn_file_actions_addchdir_np")
+    }
+    _ = addChangeDirectory(&actions, directory)
+  }
+  #else
+  /// Has the started process begin in `directory`.
+  private static func changeDirectory(to directory: String, in actions: inout posix_spawn_file_actions_t) throws {
+    _ = posix_spawn_file_actions_addchdir_np(&actions, directory)
   }
   #endif
 

@@ -136,3 +136,12 @@ import Testing
 @Test func freeFunction() {
   #expect(Ledger().entries.count == 0)
 }
+
+/// A test that reads a file of the package by a relative path, as `swift test` lets it: the
+/// test bundle runs in the package's directory.
+@Suite struct Files {
+  @Test func readsAFileByARelativePath() {
+    #expect(FileManager.default.fileExists(atPath: "Tests/LedgerTests/LedgerSwiftTests.swift"),
+            "run in \(FileManager.default.currentDirectoryPath)")
+  }
+}

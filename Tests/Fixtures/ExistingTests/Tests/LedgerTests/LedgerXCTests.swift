@@ -87,3 +87,12 @@ final class RudeXCTests: XCTestCase {
     XCTAssertTrue(true)
   }
 }
+
+/// A test that reads a file of the package by a relative path, as `swift test` lets it: the
+/// test bundle runs in the package's directory.
+final class FilesXCTests: XCTestCase {
+  func testReadsAFileByARelativePath() {
+    XCTAssertTrue(FileManager.default.fileExists(atPath: "Tests/LedgerTests/LedgerXCTests.swift"),
+                  "run in \(FileManager.default.currentDirectoryPath)")
+  }
+}
