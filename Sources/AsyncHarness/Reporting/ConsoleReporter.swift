@@ -96,8 +96,7 @@ public final class ConsoleReporter: Reporter {
           text += "    \(firstAttempt): passed on attempt \(test.attempt)\n"
         }
       }
-      text += "Result: \(summary.passed + summary.knownIssues) passed, \(summary.flaky > 0 ? "\(summary.flaky) flaky, " : "")"
-        + "\(summary.failed + summary.errored) failed, \(summary.skipped) skipped in \(Self.seconds(duration))\n"
+      text += "Result: \(summary.result(in: duration))\n"
       write(text)
     case .outputCaptured:
       break

@@ -1,0 +1,144 @@
+extension HTMLReport {
+  /// The whole page, titled `title`: the run's summary, its failures (message, location and
+  /// output), flaky tests, the slowest tests and the timeline, in that order.
+  func page(title: String) -> String {
+    var page = HTMLWriter()
+    page.markup("<!DOCTYPE html>\n")
+    page.element("html", ["lang": "en"]) { page in
+      page.element("head") { head in
+        head.void("meta", ["charset": "utf-8"])
+        head.void("meta", ["name": "viewport", "content": "width=device-width, initial-scale=1"])
+        head.element("title", text: "\(title): AsyncHarness run")
+        head.element("style") { $0.markup(HTMLReport.styleSheet) }
+      }
+      page.element("body") { body in
+        writeHeader(title: title, to: &body)
+        writeSummary(to: &body)
+        writeFailures(to: &body)
+        writeFlaky(to: &body)
+        writeSlowest(to: &body)
+        writeTimeline(to: &body)
+      }
+    }
+    page.markup("\n")
+    return page.html
+  }
+
+  private func writeHeader(title: String, to page: inout HTMLWriter) {
+    page.element("header") { header in
+      header.element("h1", text: title)
+      let verdict = summary.failed + summary.errored > 0 ? "failed" : "passed"
+      header.element("p", ["class": "result \(verdict)"], text: summary.result(in: duration ?? Double(timeline.latest) / 1_000_000))
+      if duration == nil {
+        header.element("p", ["class": "warning"], text: "The run did not end (it was interrupted): this page shows what happened until then.")
+      }
+      var facts = ["AsyncHarness \(run?.harnessVersion ?? AsyncHarnessVersion.current)"]
+      if let run {
+        facts.append("waiters: \(run.waiters.joined(separator: ", "))")
+        if run.repetitions > 1 { facts.append("each test \(run.repetitions) times") }
+        if let seed = run.seed { facts.append("shuffled with seed \(seed)") }
+        if let seed = run.jitterSeed { facts.append("jittered with seed \(seed)") }
+        if let shard = run.shard { facts.append("shard \(shard)") }
+      }
+      header.element("p", ["class": "facts"], text: facts.joined(separator: " · "))
+    }
+  }
+
+  private func writeSummary(to page: inout HTMLWriter) {
+    page.element("section", ["id": "summary"]) { section in
+      section.element("h2", text: "Summary")
+      let columns: [(String, KeyPath<Summary, Int>)] = [
+        ("passed", \.passed), ("failed", \.failed), ("errored", \.errored), ("skipped", \.skipped),
+        ("known issues", \.knownIssues), ("flaky", \.flaky),
+      ]
+      section.element("table") { table in
+        table.element("thead") { head in
+          head.element("tr") { row in
+            row.element("th", text: "Suite [waiter]")
+            for (name, _) in columns { row.element("th", text: name) }
+          }
+        }
+        table.element("tbody") { body in
+          for (suite, counts) in suites {
+            body.element("tr") { row in
+              row.element("td", text: suite.description)
+              for (_, count) in columns { row.element("td", text: counts.map { "\($0[keyPath: count])" } ?? "–") }
+            }
+          }
+          body.element("tr", ["class": "total"]) { row in
+            row.element("th", text: "All tests")
+            for (_, count) in columns { row.element("td", text: "\(summary[keyPath: count])") }
+          }
+        }
+      }
+    }
+  }
+
+  private func writeFailures(to page: inout HTMLWriter) {
+    page.element("section", ["id": "failures"]) { section in
+      section.element("h2", text: "Failures (\(failures.count))")
+      if failures.isEmpty { section.element("p", text: "No test failed.") }
+      for failure in failures {
+        section.element("article", ["class": "failure"]) { article in
+          article.element("h3", text: failure.test.path)
+          var facts = ["\(failure.result.verdict.rawValue)", "waiter \(failure.test.waiter)", "attempt \(failure.test.attempt)",
+                       ConsoleReporter.seconds(failure.duration)]
+          if failure.test.repetition > 1 { facts.insert("repetition \(failure.test.repetition)", at: 2) }
+          if let token = failure.result.replayToken(of: failure.test) { facts.append("replay: --schedule \(token)") }
+          article.element("p", ["class": "facts"], text: facts.joined(separator: " · "))
+          article.element("ul", ["class": "issues"]) { list in
+            for issue in failure.result.issues {
+              list.element("li", ["class": issue.isFailure ? "issue" : "issue note"]) { item in
+                item.element("span", ["class": "location"], text: issue.sourceLocation.map { "\($0.path):\($0.line)" } ?? "no location")
+                item.element("span", ["class": "kind"], text: issue.kind.rawValue)
+                item.element("pre", ["class": "message"], text: capped(issue.message))
+              }
+            }
+          }
+          article.element("h4", text: "Output")
+          switch failure.output {
+          case let output? where output.isEmpty: article.element("p", ["class": "none"], text: "No output.")
+          case let output?: article.element("pre", ["class": "output"], text: output)
+          case nil:
+            article.element("p", ["class": "none"],
+                            text: "Output not kept: the page keeps the output of the first \(Self.detailedFailures) failures.")
+          }
+        }
+      }
+    }
+  }
+
+  private func writeFlaky(to page: inout HTMLWriter) {
+    page.element("section", ["id": "flaky"]) { section in
+      section.element("h2", text: "Flaky tests (\(flaky.count))")
+      guard !flaky.isEmpty else { return section.element("p", text: "No test was flaky.") }
+      section.element("ul") { list in
+        for test in flaky {
+          list.element("li", text: "\(test.path) [\(test.waiter)]: failed, then passed on attempt \(test.attempt)")
+        }
+      }
+    }
+  }
+
+  private func writeSlowest(to page: inout HTMLWriter) {
+    page.element("section", ["id": "slowest"]) { section in
+      section.element("h2", text: "Slowest tests")
+      guard !slowest.isEmpty else { return section.element("p", text: "No test ran.") }
+      section.element("table") { table in
+        table.element("thead") { head in
+          head.element("tr") { row in
+            for name in ["Time", "Test"] { row.element("th", text: name) }
+          }
+        }
+        table.element("tbody") { body in
+          for (test, duration) in slowest {
+            body.element("tr") { row in
+              row.element("td", ["class": "time"], text: ConsoleReporter.seconds(duration))
+              row.element("td", text: test.description)
+            }
+          }
+        }
+      }
+    }
+  }
+}
