@@ -27,7 +27,7 @@ extension HTMLReport {
   private func writeHeader(title: String, to page: inout HTMLWriter) {
     page.element("header") { header in
       header.element("h1", text: title)
-      let verdict = summary.failed + summary.errored > 0 ? "failed" : "passed"
+      let verdict = summary.failed + summary.errored > 0 || duration == nil ? "failed" : "passed"
       header.element("p", ["class": "result \(verdict)"], text: summary.result(in: duration ?? Double(timeline.latest) / 1_000_000))
       if duration == nil {
         header.element("p", ["class": "warning"], text: "The run did not end (it was interrupted): this page shows what happened until then.")
