@@ -4,7 +4,7 @@ import Foundation
 /// events and bounded: each text keeps at most `outputLimit` bytes (``CappedText``), only the
 /// first ``detailedFailures`` failures keep their output, the slowest list keeps
 /// ``slowestCount`` attempts and the timeline draws at most ``timelineLimit`` bars.
-struct HTMLReport {
+struct HTMLReport: EndOfRunContents {
   /// The most failures whose output the page keeps.
   static let detailedFailures = 100
   /// How many of the slowest attempts the page lists.

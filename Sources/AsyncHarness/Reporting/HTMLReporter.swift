@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Writes a run as one self-contained HTML page (`--report-html PATH`): it loads nothing from
 /// anywhere else, needs no JavaScript and reads as well printed. In order, it shows:
@@ -27,10 +26,7 @@ public final class HTMLReporter: Reporter {
   public let path: String
   /// The page's title: the suites executable's name.
   public let title: String
-  private let state: Mutex<(report: HTMLReport, finished: Bool)>
-
-  /// How errors name the file.
-  private static let report = "the HTML report"
+  private let file: EndOfRunFile<HTMLReport>
 
   /// Creates a reporter that writes the page to `path` when the run ends (an existing file is
   /// replaced then, atomically).
@@ -44,34 +40,22 @@ public final class HTMLReporter: Reporter {
   ///   before any test runs.
   public init(path: String, title: String = ProcessInfo.processInfo.processName,
               outputLimit: Int = ReportDefaults.outputLimit) throws {
-    if let reason = ReportDestination.problem(with: path, stagingBytes: ReportDestination.temporaryNameBytes) {
-      throw ReportFileError(path: path, reason: reason, report: Self.report)
-    }
+    file = try EndOfRunFile(path: path, report: "the HTML report", contents: HTMLReport(outputLimit: outputLimit))
     self.path = path
     self.title = title
-    state = Mutex((HTMLReport(outputLimit: outputLimit), false))
   }
 
   /// Keeps what the page shows of one event.
   /// - Parameter event: The event.
   public func handle(_ event: Event) {
-    state.withLock { state in
-      guard !state.finished else { return }
-      state.report.record(event)
-    }
+    file.record(event)
   }
 
   /// Ends what is still open and writes the page, atomically.
   /// - Throws: ``ReportFileError`` when the file cannot be written.
   public func finish() throws {
-    let report = state.withLock { state -> HTMLReport? in
-      guard !state.finished else { return nil }
-      state.finished = true
-      state.report.close()
-      return state.report
-    }
-    guard let report else { return }
+    guard let report = file.take() else { return }
     var page = report.page(title: title)
-    try page.withUTF8 { try ReportDestination.replace(path, report: Self.report, with: $0) }
+    try page.withUTF8 { try file.replace(with: $0) }
   }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// Times are microseconds from the run's start (the `runStarted` event's timestamp, or the
 /// first event's) and never go back on a track (the lanes, counted from 1, and the suites'
 /// track 0): an attempt never starts before the one before it in its lane ended.
-struct RunTimeline {
+struct RunTimeline: EndOfRunContents {
   /// An attempt that ran, on the lane its `testStarted` names.
   struct Attempt {
     /// The attempt's test.

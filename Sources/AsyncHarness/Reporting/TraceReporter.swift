@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -37,7 +36,7 @@ public final class TraceReporter: Reporter {
   public let path: String
   private let processName: String
   private let processID = Int(getpid())
-  private let state = Mutex(State())
+  private let file: EndOfRunFile<RunTimeline>
 
   /// The most UTF-8 bytes of an issue's message an instant event keeps.
   static let messageLimit = 4096
@@ -49,11 +48,6 @@ public final class TraceReporter: Reporter {
     case timeline(RunTimeline.Entry)
   }
 
-  private struct State {
-    var timeline = RunTimeline()
-    var finished = false
-  }
-
   /// Creates a reporter that writes the trace to `path` when the run ends (an existing file is
   /// replaced then, atomically).
   /// - Parameters:
@@ -63,38 +57,24 @@ public final class TraceReporter: Reporter {
   ///   directory, the directory is missing or cannot hold a file, the name is too long),
   ///   before any test runs.
   public init(path: String, processName: String = ProcessInfo.processInfo.processName) throws {
-    if let reason = ReportDestination.problem(with: path, stagingBytes: ReportDestination.temporaryNameBytes) {
-      throw ReportFileError(path: path, reason: reason, report: Self.report)
-    }
+    file = try EndOfRunFile(path: path, report: "the trace", contents: RunTimeline())
     self.path = path
     self.processName = processName
   }
 
-  /// How errors name the file.
-  private static let report = "the trace"
-
   /// Keeps what the trace shows of one event.
   /// - Parameter event: The event.
   public func handle(_ event: Event) {
-    state.withLock { state in
-      guard !state.finished else { return }
-      state.timeline.record(event)
-    }
+    file.record(event)
   }
 
   /// Ends what is still open and writes the trace, atomically.
   /// - Throws: ``ReportFileError`` when the file cannot be written.
   public func finish() throws {
-    let timeline = state.withLock { state -> RunTimeline? in
-      guard !state.finished else { return nil }
-      state.finished = true
-      state.timeline.close()
-      return state.timeline
-    }
-    guard let timeline else { return }
+    guard let timeline = file.take() else { return }
     var json = JSONText()
     write(timeline, to: &json)
-    try json.withUnsafeBytes { try ReportDestination.replace(path, report: Self.report, with: $0) }
+    try json.withUnsafeBytes { try file.replace(with: $0) }
   }
 
   /// Writes the trace's one JSON object: the metadata naming the process and its tracks,
