@@ -46,7 +46,7 @@ final class HTMLReportBrowserTests: ReportTestCase {
     XCTAssertEqual(printed.status, 0, printed.errors)
     let read = try runToEnd(pdftotext, [path("report.pdf"), "-"])
     XCTAssertEqual(read.status, 0, read.errors)
-    let lines = read.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    let lines = read.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }  // a page starts with \f
     let seen = ["Summary", "Failures (2)", "Hostile/<script>document.title=\"pwned\"</script>",
                 "Hostile/<img src=x onerror=\"document.title='pwned'\">", "Flaky tests (1)", "Slowest tests", "Timeline",
                 "lane 1: 7 attempts, busy"].map { heading in lines.firstIndex { $0.hasPrefix(heading) } }

@@ -44,30 +44,31 @@ extension HTMLReport {
     }
   }
 
+  /// The counts of every test, then the table of suites × waiters, as the console ends.
   private func writeSummary(to page: inout HTMLWriter) {
     page.element("section", ["id": "summary"]) { section in
       section.element("h2", text: "Summary")
-      let columns: [(String, KeyPath<Summary, Int>)] = [
-        ("passed", \.passed), ("failed", \.failed), ("errored", \.errored), ("skipped", \.skipped),
-        ("known issues", \.knownIssues), ("flaky", \.flaky),
-      ]
-      section.element("table") { table in
-        table.element("thead") { head in
-          head.element("tr") { row in
-            row.element("th", text: "Suite [waiter]")
-            for (name, _) in columns { row.element("th", text: name) }
-          }
+      let counts = [("passed", summary.passed), ("failed", summary.failed), ("errored", summary.errored),
+                    ("skipped", summary.skipped), ("known issues", summary.knownIssues), ("flaky", summary.flaky)]
+      writeTable([""] + counts.map(\.0), rows: [["All tests"] + counts.map { "\($0.1)" }], to: &section)
+      writeTable(["Suite"] + table.waiters, rows: table.rows.map { row in [row.suite] + table.waiters.map { SummaryTable.cell(row.cells[$0]) } },
+                 to: &section)
+    }
+  }
+
+  /// A table with a header row; a cell that says `FAIL` is marked so.
+  private func writeTable(_ header: [String], rows: [[String]], to page: inout HTMLWriter) {
+    page.element("table") { table in
+      table.element("thead") { head in
+        head.element("tr") { row in
+          for name in header { row.element("th", text: name) }
         }
-        table.element("tbody") { body in
-          for (suite, counts) in suites {
-            body.element("tr") { row in
-              row.element("td", text: suite.description)
-              for (_, count) in columns { row.element("td", text: counts.map { "\($0[keyPath: count])" } ?? "–") }
-            }
-          }
-          body.element("tr", ["class": "total"]) { row in
-            row.element("th", text: "All tests")
-            for (_, count) in columns { row.element("td", text: "\(summary[keyPath: count])") }
+      }
+      table.element("tbody") { body in
+        for cells in rows {
+          body.element("tr") { row in
+            row.element("th", text: cells[0])
+            for cell in cells.dropFirst() { row.element("td", cell.hasSuffix(" FAIL") ? ["class": "fail"] : [:], text: cell) }
           }
         }
       }
@@ -124,21 +125,7 @@ extension HTMLReport {
     page.element("section", ["id": "slowest"]) { section in
       section.element("h2", text: "Slowest tests")
       guard !slowest.isEmpty else { return section.element("p", text: "No test ran.") }
-      section.element("table") { table in
-        table.element("thead") { head in
-          head.element("tr") { row in
-            for name in ["Time", "Test"] { row.element("th", text: name) }
-          }
-        }
-        table.element("tbody") { body in
-          for (test, duration) in slowest {
-            body.element("tr") { row in
-              row.element("td", ["class": "time"], text: ConsoleReporter.seconds(duration))
-              row.element("td", text: test.description)
-            }
-          }
-        }
-      }
+      writeTable(["Time", "Test"], rows: slowest.map { [ConsoleReporter.seconds($0.duration), $0.test.description] }, to: &section)
     }
   }
 }

@@ -14,11 +14,11 @@ extension HTMLReport {
     .result.failed { color: #b3261e; background: none; }
     .facts, .none { color: #555; margin: 0.2em 0; overflow-wrap: anywhere; }
     .warning { background: #fff4ce; border-left: 4px solid #c98b00; padding: 0.4em 0.8em; }
-    table { border-collapse: collapse; }
+    table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.92em; }
     th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: left; overflow-wrap: anywhere; }
     td { font-variant-numeric: tabular-nums; }
-    tr.total { font-weight: 600; }
-    td.time { text-align: right; white-space: nowrap; }
+    tbody th { font-weight: normal; }
+    td.fail { color: #b3261e; font-weight: 600; }
     article.failure { border: 1px solid #e5b4b0; border-left: 5px solid #b3261e; border-radius: 4px;
       margin: 1em 0; padding: 0.7em 1em; break-inside: avoid-page; }
     ul.issues { list-style: none; padding: 0; margin: 0.4em 0; }

@@ -32,8 +32,8 @@ struct HTMLReport: EndOfRunContents {
   private(set) var summary = Summary()
   /// The run's duration, from `runEnded`; nil when the run did not end (it was interrupted).
   private(set) var duration: Double?
-  /// Each suite run's counts, in the order the suites started.
-  private(set) var suites: [(run: SuiteRun, summary: Summary?)] = []
+  /// Each suite's counts under each waiter.
+  private(set) var table = SummaryTable()
   private(set) var failures: [Failure] = []
   /// The flaky tests, by the attempt that passed.
   private(set) var flaky: [TestID] = []
@@ -55,8 +55,9 @@ struct HTMLReport: EndOfRunContents {
     switch event.kind {
     case .runStarted(let info):
       run = info
+      table.waiters = info.waiters
     case .suiteStarted(let suite):
-      suites.append((suite, nil))
+      table.start(suite)
     case .outputCaptured(let test, let text):
       output[test, default: CappedText(limit: outputLimit)].append(text)
     case .testEnded(let test, let result, let duration):
@@ -69,7 +70,7 @@ struct HTMLReport: EndOfRunContents {
         failures.append(Failure(test: test, result: result, duration: duration, output: output))
       }
     case .suiteEnded(let suite, let counts, _):
-      if let index = suites.lastIndex(where: { $0.run == suite }) { suites[index].summary = counts }
+      table.record(counts, of: suite)
     case .runEnded(_, let duration):
       self.duration = duration
     case .testStarted, .issueRecorded, .testSlow:
