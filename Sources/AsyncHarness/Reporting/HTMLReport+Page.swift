@@ -28,9 +28,11 @@ extension HTMLReport {
     page.element("header") { header in
       header.element("h1", text: title)
       let verdict = summary.failed + summary.errored > 0 || duration == nil ? "failed" : "passed"
-      header.element("p", ["class": "result \(verdict)"], text: summary.result(in: duration ?? Double(timeline.latest) / 1_000_000))
+      let seconds = duration ?? Double(timeline.latest) / 1_000_000
+      header.element("p", ["class": "result \(verdict)"], text: summary.result(in: seconds))
       if duration == nil {
-        header.element("p", ["class": "warning"], text: "The run did not end (it was interrupted): this page shows what happened until then.")
+        header.element("p", ["class": "warning"],
+                       text: "The run did not end (it was interrupted): this page shows what happened until then.")
       }
       var facts = ["AsyncHarness \(run?.harnessVersion ?? AsyncHarnessVersion.current)"]
       if let run {
@@ -51,8 +53,8 @@ extension HTMLReport {
       let counts = [("passed", summary.passed), ("failed", summary.failed), ("errored", summary.errored),
                     ("skipped", summary.skipped), ("known issues", summary.knownIssues), ("flaky", summary.flaky)]
       writeTable([""] + counts.map(\.0), rows: [["All tests"] + counts.map { "\($0.1)" }], to: &section)
-      writeTable(["Suite"] + table.waiters, rows: table.rows.map { row in [row.suite] + table.waiters.map { SummaryTable.cell(row.cells[$0]) } },
-                 to: &section)
+      let rows = table.rows.map { row in [row.suite] + table.waiters.map { SummaryTable.cell(row.cells[$0]) } }
+      writeTable(["Suite"] + table.waiters, rows: rows, to: &section)
     }
   }
 
@@ -68,7 +70,9 @@ extension HTMLReport {
         for cells in rows {
           body.element("tr") { row in
             row.element("th", text: cells[0])
-            for cell in cells.dropFirst() { row.element("td", cell.hasSuffix(" FAIL") ? ["class": "fail"] : [:], text: cell) }
+            for cell in cells.dropFirst() {
+              row.element("td", cell.hasSuffix(" FAIL") ? ["class": "fail"] : [:], text: cell)
+            }
           }
         }
       }
@@ -81,16 +85,18 @@ extension HTMLReport {
       if failures.isEmpty { section.element("p", text: "No test failed.") }
       for failure in failures {
         section.element("article", ["class": "failure"]) { article in
-          article.element("h3", text: failure.test.path)
-          var facts = ["\(failure.result.verdict.rawValue)", "waiter \(failure.test.waiter)", "attempt \(failure.test.attempt)",
+          let test = failure.test
+          article.element("h3", text: test.path)
+          var facts = [failure.result.verdict.rawValue, "waiter \(test.waiter)", "attempt \(test.attempt)",
                        ConsoleReporter.seconds(failure.duration)]
-          if failure.test.repetition > 1 { facts.insert("repetition \(failure.test.repetition)", at: 2) }
-          if let token = failure.result.replayToken(of: failure.test) { facts.append("replay: --schedule \(token)") }
+          if test.repetition > 1 { facts.insert("repetition \(test.repetition)", at: 2) }
+          if let token = failure.result.replayToken(of: test) { facts.append("replay: --schedule \(token)") }
           article.element("p", ["class": "facts"], text: facts.joined(separator: " · "))
           article.element("ul", ["class": "issues"]) { list in
             for issue in failure.result.issues {
               list.element("li", ["class": issue.isFailure ? "issue" : "issue note"]) { item in
-                item.element("span", ["class": "location"], text: issue.sourceLocation.map { "\($0.path):\($0.line)" } ?? "no location")
+                let location = issue.sourceLocation.map { "\($0.path):\($0.line)" } ?? "no location"
+                item.element("span", ["class": "location"], text: location)
                 item.element("span", ["class": "kind"], text: issue.kind.rawValue)
                 item.element("pre", ["class": "message"], text: capped(issue.message))
               }
@@ -125,7 +131,8 @@ extension HTMLReport {
     page.element("section", ["id": "slowest"]) { section in
       section.element("h2", text: "Slowest tests")
       guard !slowest.isEmpty else { return section.element("p", text: "No test ran.") }
-      writeTable(["Time", "Test"], rows: slowest.map { [ConsoleReporter.seconds($0.duration), $0.test.description] }, to: &section)
+      let rows = slowest.map { [ConsoleReporter.seconds($0.duration), $0.test.description] }
+      writeTable(["Time", "Test"], rows: rows, to: &section)
     }
   }
 }

@@ -12,10 +12,10 @@ extension HTMLReport {
       section.element("h2", text: "Timeline")
       let lanes = timeline.lanes
       guard !lanes.isEmpty else { return section.element("p", text: "No test ran.") }
-      var intro = "\(attempts.count) attempt\(attempts.count == 1 ? "" : "s") in \(lanes.count) lane\(lanes.count == 1 ? "" : "s")"
-        + " over \(Self.seconds(length))."
+      var intro = "\(Self.count(attempts.count, "attempt")) in \(Self.count(lanes.count, "lane")) over \(Self.seconds(length))."
       if drawn.count < attempts.count {
-        intro += " The \(attempts.count - drawn.count) shortest are not drawn: the page draws the \(Self.timelineLimit) longest."
+        intro += " The \(attempts.count - drawn.count) shortest are not drawn: the page draws the \(Self.timelineLimit)"
+          + " longest."
       }
       section.element("p", text: intro)
       section.element("p", ["class": "legend"]) { legend in
@@ -33,7 +33,7 @@ extension HTMLReport {
         let busy = indices.reduce(Int64(0)) { $0 + attempts[$1].duration }
         section.element("div", ["class": "lane"]) { row in
           row.element("div", ["class": "lane-name"],
-                      text: "lane \(lane): \(indices.count) attempt\(indices.count == 1 ? "" : "s"), busy \(Self.seconds(busy))")
+                      text: "lane \(lane): \(Self.count(indices.count, "attempt")), busy \(Self.seconds(busy))")
           row.element("div", ["class": "track"]) { track in
             for index in indices where drawn.contains(index) { writeBar(attempts[index], of: length, to: &track) }
           }
@@ -62,6 +62,11 @@ extension HTMLReport {
     let thousandths = part * 100_000 / max(whole, 1)
     let fraction = String(thousandths % 1000)
     return "\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)%"
+  }
+
+  /// `1 attempt`, `2 attempts`.
+  static func count(_ number: Int, _ noun: String) -> String {
+    "\(number) \(noun)\(number == 1 ? "" : "s")"
   }
 
   /// Microseconds as the console writes seconds.
