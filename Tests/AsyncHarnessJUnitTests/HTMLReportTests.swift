@@ -103,6 +103,14 @@ final class HTMLReportTests: ReportTestCase {
       XCTAssertEqual(errors.text, message)
     }
     XCTAssertFalse(ran.load(ordering: .relaxed), "no test ran")
+    // A suites executable exits with that status, having run nothing.
+    let run = try runToEnd(try harnessFixture(), ["--report-html", path("missing/report.html"), "--json", path("events.jsonl")],
+                           in: directory)
+    XCTAssertEqual(run.status, 2)
+    XCTAssertEqual(run.errors,
+                   "error: cannot write the HTML report to \(path("missing/report.html")): the directory \(path("missing")) does not exist\n")
+    XCTAssertEqual(run.output, "")
+    XCTAssertFalse(FileManager.default.fileExists(atPath: path("events.jsonl")), "no report was started")
   }
 
   /// The trace's complete slices, in order: `Suite/test` and lane.
