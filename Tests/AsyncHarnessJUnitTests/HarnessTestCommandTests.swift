@@ -3,6 +3,8 @@ import Foundation
 import Synchronization
 import XCTest
 
+@testable import AsyncHarnessJUnit
+
 /// Issue 32: `harness test` runs the XCTest and Swift Testing tests of a package that does
 /// not depend on AsyncHarness (Tests/Fixtures/ExistingTests, with EXISTING_TESTS_RUDE=1):
 /// every test is reported once with its verdict, a crash, an `exit` and a hang end only their
@@ -141,11 +143,12 @@ final class HarnessTestCommandTests: ReportTestCase {
     try assertEveryTestEnds(["--package-path", directory.path, "--skip-build"])
   }
 
-  /// Runs `harness test` with `arguments` and `--json`: the fixture's tests, not rude,
+  /// Runs `harness test` with `arguments`, `--json`, `--trace` and `--report-html`: the fixture's tests, not rude,
   /// every one ends and the run fails.
   private func assertEveryTestEnds(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
     let json = path("events.jsonl")
-    let run = try runToEnd(try harness(), ["test", "--json", json] + arguments, limit: 300)
+    let run = try runToEnd(try harness(), ["test", "--json", json, "--trace", path("trace.json"),
+                                           "--report-html", path("report.html")] + arguments, limit: 300)
     XCTAssertEqual(run.status, 1, run.errors, file: file, line: line)
     XCTAssertFalse(run.errors.contains("Building the tests"), run.errors, file: file, line: line)
     var ended: Set<String> = []
@@ -154,6 +157,16 @@ final class HarnessTestCommandTests: ReportTestCase {
     }
     // Without EXISTING_TESTS_RUDE, the rude tests return at once: every test still ends.
     XCTAssertEqual(ended, Set(Self.verdicts.keys), file: file, line: line)
+    // The trace has a slice for each, and the page a failure for each that failed.
+    let trace = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path("trace.json")))) as? [String: Any]
+    let slices = (trace?["traceEvents"] as? [[String: Any]] ?? []).filter { $0["ph"] as? String == "X" }
+    XCTAssertEqual(Set(slices.compactMap { $0["name"] as? String }), ended)
+    let page = try XMLReader.readDocument(path("report.html"))
+    let failures = page.descendants.filter { $0.attribute("class") == "failure" }
+    XCTAssertEqual(Set(failures.compactMap { $0.elements(named: "h3").first?.text }),
+                   Set(Self.verdicts.filter { $0.value.isFailure && !$0.key.contains("Rude") }.keys))
+    let failure = failures.first { $0.elements(named: "h3").first?.text == "LedgerTests.LedgerXCTests/testFailsWithXCTAssert" }
+    XCTAssertEqual(failure?.descendants.first { $0.attribute("class") == "location" }?.text.hasSuffix("LedgerXCTests.swift:17"), true)
   }
 
   func testAFlagOfSuitesOnlyIsRefused() throws {

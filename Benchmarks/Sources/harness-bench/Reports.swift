@@ -6,19 +6,23 @@ import Foundation
 
 /// Runs the same suite of tests that pass at once with the console reporter only, then with a
 /// JUnit report beside it, then with a JUnit report and a JSON Lines stream (what `--junit
-/// PATH --json PATH` makes), interleaved so that the machine's load falls on each alike. Each
-/// set's median wall time and median process CPU time (the CPU time moves less on a shared
-/// machine) are compared with the console-only run's.
+/// PATH --json PATH` makes), then with a trace and an HTML page (what `--trace PATH
+/// --report-html PATH` makes), interleaved so that the machine's load falls on each alike.
+/// Each set's median wall time and median process CPU time (the CPU time moves less on a
+/// shared machine) are compared with the console-only run's; the trace's and the page's sizes
+/// are printed per 10,000 tests.
 @MainActor
 func measureReports(_ counts: Counts, _ report: Report) {
   let count = counts.reportTests
-  report.section("7. Report files: \(count) tests that pass at once, console only, + JUnit, + JUnit + JSON Lines "
-    + "(s, median of \(counts.reportRepeats))")
+  report.section("7. Report files: \(count) tests that pass at once, console only, + JUnit, + JUnit + JSON Lines, "
+    + "+ trace + HTML (s, median of \(counts.reportRepeats))")
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent("harness-bench-reports-\(getpid())")
   try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
   defer { try? FileManager.default.removeItem(at: directory) }
   let junit = directory.appendingPathComponent("report.xml").path
   let json = directory.appendingPathComponent("events.jsonl").path
+  let trace = directory.appendingPathComponent("trace.json").path
+  let html = directory.appendingPathComponent("report.html").path
 
   let tests = (0..<count).map { index in Test("test \(index)") { _ in } }
   // Each set's label, its short form for the comparison table, and its reporters.
@@ -27,6 +31,7 @@ func measureReports(_ counts: Counts, _ report: Report) {
     ("console + JUnit", "+JUnit", { [try! JUnitReporter(path: junit)] }),
     ("console + JUnit + JSON Lines", "+JUnit +JSON",
      { [try! JSONLinesReporter(path: json), try! JUnitReporter(path: junit)] }),
+    ("console + trace + HTML", "+trace +HTML", { [try! TraceReporter(path: trace), try! HTMLReporter(path: html)] }),
   ]
   var wall = Array(repeating: [Double](), count: sets.count)
   var cpu = Array(repeating: [Double](), count: sets.count)
@@ -54,5 +59,34 @@ func measureReports(_ counts: Counts, _ report: Report) {
                      anchorLabel: "console only (ours)", anchor: cpuMedians[0], unit: "s"))
     }
   }
+  for (name, path) in [("trace (--trace)", trace), ("HTML page (--report-html)", html)] {
+    let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    print(String(format: "%@: %.2f MB for %d tests, %.2f MB per 10,000 tests", name, Double(bytes) / 1e6, count,
+                 Double(bytes) / 1e6 * 10_000 / Double(count)))
+  }
+  fflush(nil)
+  measureTraceAndPageFlags(counts, report, in: directory)
+}
+
+/// What `--trace PATH --report-html PATH` add to a command-line run as users make it: this
+/// executable as the suites executable of part 6's trivially-async tests (`--filter trivial/`,
+/// one worker process), without and with the two flags, interleaved, the median wall time of
+/// each (of `reportRepeats`).
+func measureTraceAndPageFlags(_ counts: Counts, _ report: Report, in directory: URL) {
+  let count = counts.tests
+  let executable = Bundle.main.executablePath ?? "/proc/self/exe"
+  let flags = ["--trace", directory.appendingPathComponent("trace.json").path,
+               "--report-html", directory.appendingPathComponent("report.html").path]
+  var neither: [Double] = []
+  var both: [Double] = []
+  for _ in 0..<counts.reportRepeats {
+    neither.append(runSuitesExecutable(executable, tests: count, ["--filter", "trivial/"], samplingMemory: false).seconds)
+    both.append(runSuitesExecutable(executable, tests: count, ["--filter", "trivial/"] + flags, samplingMemory: false).seconds)
+  }
+  let (plain, traced) = (neither.sorted()[neither.count / 2], both.sorted()[both.count / 2])
+  print(String(format: "%d trivially-async tests in a worker: neither %.3f s, --trace --report-html %.3f s, %.2f×",
+               count, plain, traced, traced / plain))
+  report.add(Row(label: "\(count) tests in a worker · --trace --report-html", ours: traced,
+                 anchorLabel: "neither (ours) × 1.2 (target)", anchor: plain * 1.2, unit: "s"))
   fflush(nil)
 }

@@ -6,7 +6,7 @@ import XCTest
 final class ExamplesCommandLineTests: XCTestCase {
   private var examples: URL { builtExecutable("examples", for: Self.self) }
 
-  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--trace <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds|none>] [--slow <seconds>] [--isolation <mode>] [--workers <N>] [--parallel] [--no-capture] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--rerun-failed] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
+  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--trace <path>] [--report-html <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds|none>] [--slow <seconds>] [--isolation <mode>] [--workers <N>] [--parallel] [--no-capture] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--rerun-failed] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
 
   func testHelpNamesTheExecutableAndShowsTheSeedAsOptional() throws {
     let result = try runToEnd(examples, ["--help"])
@@ -43,6 +43,9 @@ final class ExamplesCommandLineTests: XCTestCase {
         --trace <path>          Write the run as Chrome trace-event JSON (Perfetto,
                                 chrome://tracing) to this file when it ends: a track
                                 per lane, a slice per attempt.
+        --report-html <path>    Write the run as one self-contained HTML page to this
+                                file when it ends: summary, failures with their
+                                output, flaky and slowest tests, a timeline per lane.
         --junit-profile <name>  With --junit: the profile, standard (the default) or
                                 github (adds file and line attributes).
         --timeout <seconds>     The timeout in seconds of waits that pass none

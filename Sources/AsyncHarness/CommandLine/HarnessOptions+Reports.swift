@@ -1,17 +1,18 @@
 import Foundation
 
 extension HarnessOptions {
-  /// Makes the reporters for `--json`, `--trace` and `--junit`, checking every destination
-  /// before any file is opened, so a bad path is a usage error before the first test and never
-  /// empties an existing report.
+  /// Makes the reporters for `--json`, `--trace`, `--report-html` and `--junit`, checking every
+  /// destination before any file is opened, so a bad path is a usage error before the first
+  /// test and never empties an existing report.
   ///
-  /// The JSON Lines and trace destinations are checked first (the trace is written only when
-  /// the run ends); the JUnit reporter then checks its own (and its profile) and creates only
-  /// a temporary file beside it; the JSON Lines file is opened last.
+  /// The JSON Lines, trace and HTML destinations are checked first (the trace and the page are
+  /// written only when the run ends); the JUnit reporter then checks its own (and its profile)
+  /// and creates only a temporary file beside it; the JSON Lines file is opened last.
   /// - Throws: ``UsageError``, ``ReportFileError`` or what `junit` throws.
   func fileReporters(junit factory: JUnitReporterFactory?, suites: [Suite]) throws -> [any Reporter] {
     if junitProfile != nil, junit == nil { throw UsageError("--junit-profile needs --junit PATH") }
-    let named = [("--json", json), ("--trace", trace), ("--junit", junit)].compactMap { flag, path in path.map { (flag, $0) } }
+    let named = [("--json", json), ("--trace", trace), ("--report-html", reportHTML), ("--junit", junit)]
+      .compactMap { flag, path in path.map { (flag, $0) } }
     for (index, (flag, path)) in named.enumerated() {
       if let (other, first) = named[..<index].first(where: { URL(fileURLWithPath: $1).standardized == URL(fileURLWithPath: path).standardized }) {
         throw UsageError("\(other) and \(flag) name the same file \(first)")
@@ -19,6 +20,7 @@ extension HarnessOptions {
     }
     if let json, let reason = ReportDestination.problem(with: json) { throw ReportFileError(path: json, reason: reason) }
     let traceReporter: (any Reporter)? = try trace.map { try TraceReporter(path: $0, processName: Self.executableName) }
+    let htmlReporter: (any Reporter)? = try reportHTML.map { try HTMLReporter(path: $0, title: Self.executableName) }
     let junitReporter = try junit.map { path in
       guard let factory else {
         throw UsageError("--junit needs the AsyncHarnessJUnit product: call HarnessMain.run(suites, junit: JUnitReporter.factory)")
@@ -26,6 +28,6 @@ extension HarnessOptions {
       return try factory(path, junitProfile ?? "standard", suites)
     }
     let jsonReporter: (any Reporter)? = try json.map { try JSONLinesReporter(path: $0) }
-    return [jsonReporter, traceReporter, junitReporter].compactMap(\.self)
+    return [jsonReporter, traceReporter, htmlReporter, junitReporter].compactMap(\.self)
   }
 }

@@ -72,6 +72,9 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Write the run as Chrome trace-event JSON (Perfetto, chrome://tracing) to this file when it ends: a track per lane, a slice per attempt.", valueName: "path"))
   var trace: String?
 
+  @Option(name: .customLong("report-html"), help: ArgumentHelp("Write the run as one self-contained HTML page to this file when it ends: summary, failures with their output, flaky and slowest tests, a timeline per lane.", valueName: "path"))
+  var reportHTML: String?
+
   @Option(help: ArgumentHelp("With --junit: the profile, standard (the default) or github (adds file and line attributes).", valueName: "name"))
   var junitProfile: String?
 

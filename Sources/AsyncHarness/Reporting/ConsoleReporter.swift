@@ -96,8 +96,7 @@ public final class ConsoleReporter: Reporter {
           text += "    \(firstAttempt): passed on attempt \(test.attempt)\n"
         }
       }
-      text += "Result: \(summary.passed + summary.knownIssues) passed, \(summary.flaky > 0 ? "\(summary.flaky) flaky, " : "")"
-        + "\(summary.failed + summary.errored) failed, \(summary.skipped) skipped in \(Self.seconds(duration))\n"
+      text += "Result: \(summary.result(in: duration))\n"
       write(text)
     case .outputCaptured:
       break
@@ -109,13 +108,7 @@ public final class ConsoleReporter: Reporter {
     let (waiters, table) = self.table.withLock { ($0.waiters, $0.rows) }
     guard !table.isEmpty else { return "" }
     let header = ["Suite"] + waiters
-    let rows = table.map { row in
-      [row.suite] + waiters.map { waiter in
-        guard let cell = row.cells[waiter] else { return "-" }
-        let good = cell.total - cell.failed - cell.errored
-        return good == cell.total ? "\(good)/\(cell.total)" : "\(good)/\(cell.total) FAIL"
-      }
-    }
+    let rows = table.map { row in [row.suite] + waiters.map { SummaryTable.cell(row.cells[$0]) } }
     let widths = header.indices.map { column in
       ([header] + rows).map { $0[column].count }.max() ?? 0
     }
@@ -147,22 +140,5 @@ public final class ConsoleReporter: Reporter {
     let milliseconds = Int((max(0, value.isFinite ? value : 0) * 1000).rounded())
     let fraction = String(milliseconds % 1000)
     return "\(milliseconds / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)s"
-  }
-}
-
-/// The cells of the summary table: each suite's counts under each waiter.
-private struct SummaryTable {
-  var waiters: [String] = []
-  var rows: [(suite: String, cells: [String: Summary])] = []
-
-  /// Adds the suite's row when it starts: rows keep the order suites start in (the plan's),
-  /// whichever ends first.
-  mutating func start(_ run: SuiteRun) {
-    if !rows.contains(where: { $0.suite == run.suite }) { rows.append((run.suite, [:])) }
-  }
-
-  mutating func record(_ summary: Summary, of run: SuiteRun) {
-    start(run)
-    if let index = rows.firstIndex(where: { $0.suite == run.suite }) { rows[index].cells[run.waiter] = summary }
   }
 }

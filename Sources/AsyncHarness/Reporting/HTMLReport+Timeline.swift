@@ -1,0 +1,76 @@
+extension HTMLReport {
+  /// The timeline: a row per lane with a bar per attempt, placed and sized in percent of the
+  /// run's length (CSS only), from the same ``RunTimeline`` as the trace; each bar's title
+  /// names the attempt, its verdict and its time. At most ``timelineLimit`` bars, the longest.
+  func writeTimeline(to page: inout HTMLWriter) {
+    let attempts = timeline.attempts
+    let length = max(timeline.latest, 1)
+    let drawn = attempts.count > Self.timelineLimit
+      ? Set(attempts.indices.sorted { attempts[$0].duration > attempts[$1].duration }.prefix(Self.timelineLimit))
+      : Set(attempts.indices)
+    page.element("section", ["id": "timeline"]) { section in
+      section.element("h2", text: "Timeline")
+      let lanes = timeline.lanes
+      guard !lanes.isEmpty else { return section.element("p", text: "No test ran.") }
+      var intro = "\(Self.count(attempts.count, "attempt")) in \(Self.count(lanes.count, "lane")) over \(Self.seconds(length))."
+      if drawn.count < attempts.count {
+        intro += " The \(attempts.count - drawn.count) shortest are not drawn: the page draws the \(Self.timelineLimit)"
+          + " longest."
+      }
+      section.element("p", text: intro)
+      section.element("p", ["class": "legend"]) { legend in
+        for (verdict, name) in [("passed", "passed"), ("failed", "failed"), ("errored", "errored"), ("skipped", "skipped"),
+                                ("knownIssue", "known issue"), ("flaky", "flaky"), ("retried", "failed, retried"),
+                                ("unfinished", "unfinished")] {
+          legend.element("span", ["class": "key"]) { key in
+            key.element("span", ["class": "swatch \(verdict)"], text: "")
+            key.text(name)
+          }
+        }
+      }
+      for lane in lanes {
+        let indices = attempts.indices.filter { attempts[$0].lane == lane }
+        let busy = indices.reduce(Int64(0)) { $0 + attempts[$1].duration }
+        section.element("div", ["class": "lane"]) { row in
+          row.element("div", ["class": "lane-name"],
+                      text: "lane \(lane): \(Self.count(indices.count, "attempt")), busy \(Self.seconds(busy))")
+          row.element("div", ["class": "track"]) { track in
+            for index in indices where drawn.contains(index) { writeBar(attempts[index], of: length, to: &track) }
+          }
+        }
+      }
+      section.element("div", ["class": "axis"]) { axis in
+        for quarter in Int64(0)...4 {
+          axis.element("span", ["style": "left:\(Self.percent(length * quarter / 4, of: length))"],
+                       text: Self.seconds(length * quarter / 4))
+        }
+      }
+    }
+  }
+
+  private func writeBar(_ attempt: RunTimeline.Attempt, of length: Int64, to track: inout HTMLWriter) {
+    let verdict = attempt.result.map { $0.willRetry ? "retried" : $0.verdict.rawValue } ?? "unfinished"
+    track.element("span", [
+      "class": "bar \(verdict)",
+      "style": "left:\(Self.percent(attempt.start, of: length));width:\(Self.percent(attempt.duration, of: length))",
+      "title": "\(attempt.test.description): \(verdict), \(Self.seconds(attempt.duration))",
+    ], text: "")
+  }
+
+  /// `part` of `whole` in percent with three decimals: `12.345%`, the same on every locale.
+  static func percent(_ part: Int64, of whole: Int64) -> String {
+    let thousandths = part * 100_000 / max(whole, 1)
+    let fraction = String(thousandths % 1000)
+    return "\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)%"
+  }
+
+  /// `1 attempt`, `2 attempts`.
+  static func count(_ number: Int, _ noun: String) -> String {
+    "\(number) \(noun)\(number == 1 ? "" : "s")"
+  }
+
+  /// Microseconds as the console writes seconds.
+  static func seconds(_ micros: Int64) -> String {
+    ConsoleReporter.seconds(Double(micros) / 1_000_000)
+  }
+}

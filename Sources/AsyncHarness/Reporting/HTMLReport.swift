@@ -1,0 +1,97 @@
+import Foundation
+
+/// What the HTML report (`--report-html`, ``HTMLReporter``) shows of a run, collected from its
+/// events and bounded: each text keeps at most `outputLimit` bytes (``CappedText``), only the
+/// first ``detailedFailures`` failures keep their output, the slowest list keeps
+/// ``slowestCount`` attempts and the timeline draws at most ``timelineLimit`` bars.
+struct HTMLReport: EndOfRunContents {
+  /// The most failures whose output the page keeps.
+  static let detailedFailures = 100
+  /// How many of the slowest attempts the page lists.
+  static let slowestCount = 10
+  /// The most attempts the timeline draws (the longest ones); the page says how many it left out.
+  static let timelineLimit = 2000
+
+  /// A test whose last attempt failed or errored.
+  struct Failure {
+    /// The last attempt.
+    var test: TestID
+    /// How it ended.
+    var result: TestResult
+    /// How long it ran, in seconds.
+    var duration: Double
+    /// What it printed; nil past the first ``HTMLReport/detailedFailures`` failures.
+    var output: String?
+  }
+
+  /// The most UTF-8 bytes kept of each text.
+  let outputLimit: Int
+  /// The run's facts, from `runStarted`.
+  private(set) var run: RunInfo?
+  /// The counts of the tests that ended (their last attempts).
+  private(set) var summary = Summary()
+  /// The run's duration, from `runEnded`; nil when the run did not end (it was interrupted).
+  private(set) var duration: Double?
+  /// Each suite's counts under each waiter.
+  private(set) var table = SummaryTable()
+  private(set) var failures: [Failure] = []
+  /// The flaky tests, by the attempt that passed.
+  private(set) var flaky: [TestID] = []
+  /// The slowest attempts, slowest first.
+  private(set) var slowest: [(test: TestID, duration: Double)] = []
+  /// The attempts in time, as the trace has them.
+  private(set) var timeline = RunTimeline()
+  /// What each running attempt printed so far.
+  private var output: [TestID: CappedText] = [:]
+
+  /// An empty report keeping at most `outputLimit` bytes of each text.
+  init(outputLimit: Int) {
+    self.outputLimit = max(0, outputLimit)
+  }
+
+  /// Keeps what the page shows of `event`.
+  mutating func record(_ event: Event) {
+    timeline.record(event)
+    switch event.kind {
+    case .runStarted(let info):
+      run = info
+      table.waiters = info.waiters
+    case .suiteStarted(let suite):
+      table.start(suite)
+    case .outputCaptured(let test, let text):
+      output[test, default: CappedText(limit: outputLimit)].append(text)
+    case .testEnded(let test, let result, let duration):
+      let printed = output.removeValue(forKey: test)
+      summary.count(result)
+      keepSlowest(test, duration)
+      if result.verdict == .flaky { flaky.append(test) }
+      if result.verdict.isFailure, !result.willRetry {
+        let output = failures.count < Self.detailedFailures ? printed?.text ?? "" : nil
+        failures.append(Failure(test: test, result: result, duration: duration, output: output))
+      }
+    case .suiteEnded(let suite, let counts, _):
+      table.record(counts, of: suite)
+    case .runEnded(_, let duration):
+      self.duration = duration
+    case .testStarted, .issueRecorded, .testSlow:
+      break
+    }
+  }
+
+  /// Ends what is still open on the timeline (the run was interrupted).
+  mutating func close() {
+    timeline.close()
+  }
+
+  /// `text` cut to the output limit, with the note saying how much was cut.
+  func capped(_ text: String) -> String {
+    CappedText.capped(text, limit: outputLimit)
+  }
+
+  private mutating func keepSlowest(_ test: TestID, _ duration: Double) {
+    guard slowest.count < Self.slowestCount || duration > slowest[slowest.count - 1].duration else { return }
+    let index = slowest.firstIndex { $0.duration < duration } ?? slowest.endIndex
+    slowest.insert((test, duration), at: index)
+    if slowest.count > Self.slowestCount { slowest.removeLast() }
+  }
+}

@@ -1,0 +1,89 @@
+@testable import AsyncHarness
+import Foundation
+import XCTest
+
+/// Issue 33, `--report-html`: how the page escapes text from tests, and its bounds (each text,
+/// the failures that keep their output, the bars of the timeline), fed events directly; and a
+/// run that did not end. (HTMLReportTests, beside the JUnit tests, parses whole pages back.)
+final class HTMLReporterTests: XCTestCase {
+  private var directory: URL!
+
+  override func setUpWithError() throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("html-reporter-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  }
+
+  override func tearDownWithError() throws {
+    try FileManager.default.removeItem(at: directory)
+  }
+
+  func testEveryTextIsEscapedAndEveryForbiddenCharacterShownVisibly() {
+    XCTAssertEqual(HTMLWriter.escaped("<script>alert('x') & \"y\"</script>"),
+                   "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;")
+    XCTAssertEqual(HTMLWriter.escaped("tab\tnewline\nreturn\r"), "tab\tnewline\nreturn\r")
+    XCTAssertEqual(HTMLWriter.escaped("\u{00}\u{07}\u{1B}[31m\u{1F}\u{7F}"), "␀␇␛[31m␟␡")
+    let noncharacters = String(String.UnicodeScalarView([0xFDD0, 0xFDEF, 0xFFFE, 0xFFFF, 0x1FFFE].compactMap(Unicode.Scalar.init)))
+    XCTAssertEqual(HTMLWriter.escaped("c1 \u{80}\u{85}\u{9F} nonchar \(noncharacters)"),
+                   "c1 \u{FFFD}\u{FFFD}\u{FFFD} nonchar \u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}")
+    XCTAssertEqual(HTMLWriter.escaped("plain é 日本 🙂 \u{A0}\u{FFFD}"), "plain é 日本 🙂 \u{A0}\u{FFFD}")
+    var writer = HTMLWriter()
+    writer.element("td", ["title": "a\"b<c>"], text: "<b>")
+    XCTAssertEqual(writer.html, "<td title=\"a&quot;b&lt;c&gt;\">&lt;b&gt;</td>\n")
+  }
+
+  /// Each text keeps at most the output limit; only the first 100 failures keep their output;
+  /// the timeline draws the 2,000 longest attempts and says how many it left out.
+  func testThePageIsBounded() throws {
+    let path = directory.appendingPathComponent("report.html").path
+    let reporter = try HTMLReporter(path: path, title: "Bounded", outputLimit: 64)
+    let start = Date(timeIntervalSince1970: 1_000_000)
+    reporter.handle(Event(.runStarted(RunInfo(waiters: ["semaphore"])), timestamp: start))
+    var time = start
+    for index in 0..<2005 {
+      let test = TestID(suite: "S", name: "t\(index)", waiter: "semaphore")
+      reporter.handle(Event(.testStarted(test), timestamp: time, lane: 1))
+      let failing = index < 101
+      if failing { reporter.handle(Event(.outputCaptured(test, String(repeating: "o", count: 200)), timestamp: time)) }
+      time += 0.001 * Double(index + 1)  // each attempt longer than the one before
+      let result = failing ? TestResult(verdict: .failed, issues: [Issue(kind: .expectationFailed, message: String(repeating: "m", count: 100))])
+        : TestResult(verdict: .passed)
+      reporter.handle(Event(.testEnded(test, result, duration: 0.001 * Double(index + 1)), timestamp: time))
+    }
+    reporter.handle(Event(.runEnded(Summary(), duration: time.timeIntervalSince(start)), timestamp: time))
+    try reporter.finish()
+    let page = try String(contentsOfFile: path, encoding: .utf8)
+    XCTAssertEqual(page.components(separatedBy: "<span class=\"bar ").count - 1, 2000)
+    XCTAssertTrue(page.contains("<p>2005 attempts in 1 lane over 2011.015s. The 5 shortest are not drawn: the page draws the 2000 longest.</p>"))
+    XCTAssertFalse(page.contains("title=\"S/t4 [semaphore]"), "the shortest are left out")
+    XCTAssertTrue(page.contains("title=\"S/t5 [semaphore]: failed, 0.006s\""))
+    let output = "<pre class=\"output\">" + String(repeating: "o", count: 64) + CappedText.cutNote(bytes: 136, limit: 64) + "</pre>"
+    XCTAssertEqual(page.components(separatedBy: output).count - 1, 100, "the first 100 failures keep their output")
+    XCTAssertEqual(page.components(separatedBy: "<p class=\"none\">Output not kept: the page keeps the output of the first 100 failures.</p>")
+      .count - 1, 1)
+    let message = "<pre class=\"message\">" + String(repeating: "m", count: 64) + CappedText.cutNote(bytes: 36, limit: 64) + "</pre>"
+    XCTAssertEqual(page.components(separatedBy: message).count - 1, 101)
+    XCTAssertTrue(page.contains("<h2>Failures (101)</h2>"))
+  }
+
+  /// A run that did not end (interrupted) still writes its page: it says so, and the attempt
+  /// still running is drawn as unfinished up to the last event.
+  func testARunThatDidNotEndSaysSo() throws {
+    let path = directory.appendingPathComponent("report.html").path
+    let reporter = try HTMLReporter(path: path, title: "Stopped")
+    let start = Date(timeIntervalSince1970: 1_000_000)
+    let test = TestID(suite: "S", name: "blocks", waiter: "semaphore")
+    reporter.handle(Event(.runStarted(RunInfo(waiters: ["semaphore"])), timestamp: start))
+    reporter.handle(Event(.suiteStarted(test.suiteRun), timestamp: start))
+    reporter.handle(Event(.testStarted(test), timestamp: start + 0.5, lane: 1))
+    reporter.handle(Event(.outputCaptured(test, "blocking\n"), timestamp: start + 2))
+    try reporter.finish()
+    reporter.handle(Event(.runEnded(Summary(), duration: 9), timestamp: start + 9))
+    try reporter.finish()
+    let page = try String(contentsOfFile: path, encoding: .utf8)
+    XCTAssertTrue(page.contains("<p class=\"result failed\">0 passed, 0 failed, 0 skipped in 2.000s</p>\n"
+      + "<p class=\"warning\">The run did not end (it was interrupted): this page shows what happened until then.</p>"))
+    XCTAssertTrue(page.contains("<tr><th>S</th>\n<td>-</td>\n</tr>"), "a suite that did not end has no counts")
+    XCTAssertTrue(page.contains("<span class=\"bar unfinished\" style=\"left:25.000%;width:75.000%\" "
+      + "title=\"S/blocks [semaphore]: unfinished, 1.500s\"></span>"))
+  }
+}
