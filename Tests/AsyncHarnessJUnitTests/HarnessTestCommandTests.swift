@@ -138,8 +138,11 @@ final class HarnessTestCommandTests: ReportTestCase {
     try FileManager.default.createDirectory(at: directory.appendingPathComponent(".build"), withIntermediateDirectories: true)
     try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent(".build/debug"),
                                                withDestinationURL: Self.scratch.appendingPathComponent("debug"))
-    try FileManager.default.copyItem(at: Self.fixture.appendingPathComponent("Package.swift"),
-                                     to: directory.appendingPathComponent("Package.swift"))
+    // The package's files, which its tests read by relative paths in the package's directory.
+    for item in ["Package.swift", "Tests"] {
+      try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent(item),
+                                                 withDestinationURL: Self.fixture.appendingPathComponent(item))
+    }
     try assertEveryTestEnds(["--package-path", directory.path, "--skip-build"])
   }
 
