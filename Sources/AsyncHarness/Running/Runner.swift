@@ -119,7 +119,9 @@ public final class Runner: Sendable {
   private func walk(_ plan: Plan, channel: ReportingChannel) throws -> Summary {
     let first = makeExecutor()
     let lanes = first.isolatesTests ? lanes : 1
-    let run = RunLife(queue: WorkQueue(plan: plan, splitsParallelEntries: lanes > 1), channel: channel, stop: stop)
+    let sideBySide = (first as? WorkerExecutor).map { $0.asyncWidth > 1 } ?? false
+    let run = RunLife(queue: WorkQueue(plan: plan, splitsParallelEntries: lanes > 1, sideBySide: sideBySide),
+                      channel: channel, stop: stop)
     run.begin(RunInfo(seed: configuration.shuffleSeed, jitterSeed: configuration.jitter?.seed,
                       repetitions: plan.repetitions, waiters: plan.waiterNames, shard: configuration.sharding?.shard))
     let tests = TestLife(rules: TestLife.Rules(slow: configuration.slowThreshold, watchesHangs: !first.stopsHungTests,
@@ -150,7 +152,7 @@ public final class Runner: Sendable {
   }
 
   /// What every lane of a run shares.
-  private struct Lane: Sendable {
+  struct Lane: Sendable {
     let plan: Plan
     let run: RunLife
     let tests: TestLife
@@ -167,6 +169,8 @@ public final class Runner: Sendable {
       switch work {
       case .entry(let entry):
         try run(entry, in: lane, number: number, executor: executor)
+      case .step(let step, let started, _) where step.runsSideBySide && (executor as? WorkerExecutor)?.asyncWidth ?? 1 > 1:
+        runSideBySide(from: (step, started), in: lane, number: number, executor: executor as! WorkerExecutor)
       case .step(let step, let started, let prepare):
         executor.prepare(prepare)
         lane.run.ended(step, with: lane.tests.runAttempts(of: started, with: executor))
