@@ -90,10 +90,10 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Run tests in N worker processes at once; a suite runs whole in one of them, unless its tests run in parallel.", valueName: "N"))
   var workers = 1
 
-  @Flag(help: "With --workers: spread the tests of every suite not marked .serialized over the workers, as if marked .parallel.")
+  @Flag(help: "Treat every suite not marked .serialized as .parallel: its tests spread over the workers, its async tests side by side in each.")
   var parallel = false
 
-  @Option(help: ArgumentHelp("Run up to N async tests of a suite whose tests run in parallel side by side in each worker, as tasks (default: \(WorkerExecutor.defaultAsyncWidth)); 1 runs each alone.", valueName: "N"))
+  @Option(help: ArgumentHelp("Run up to N async tests of a suite whose tests run in parallel side by side in each worker, as tasks; 1 runs each alone.", valueName: "N"))
   var asyncWidth = WorkerExecutor.defaultAsyncWidth
 
   @Flag(help: "Run the tests in this process (as --isolation none) and let what they print through to the terminal instead of capturing it as their output.")

@@ -77,29 +77,22 @@ struct SideBySideWorker {
   /// and whether the worker ended.
   mutating func wait() -> (endings: [Ending], workerEnded: Bool) {
     var endings: [Ending] = []
-    var descriptors = [
-      pollfd(fd: process.channel, events: 0, revents: 0),
-      pollfd(fd: process.output, events: Int16(POLLIN), revents: 0),
-      pollfd(fd: stop?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
-    ]
+    var descriptors = process.pollDescriptors(stop: stop)
     while endings.isEmpty {
       groupStop.deadline = running.compactMap(\.deadline).min()
-      descriptors[0].events = Int16(POLLIN) | (process.hasUnsentRequests ? Int16(POLLOUT) : 0)
-      let ready = poll(&descriptors, nfds_t(descriptors.count), groupStop.timeout())
-      if ready < 0 && errno != EINTR { return (workerEnded(), true) }
-      if ready == 0 {
+      switch process.poll(&descriptors, groupStop: &groupStop, stop: stop) {
+      case .failed:
+        return (workerEnded(), true)
+      case .timedOut:
         if groupStop.stopped == nil {
           let now = ContinuousClock().now
           pastLimit = running.filter { $0.deadline.map { $0 <= now } ?? false }.map(\.step.id)
         }
         groupStop.stop(process.process)
         continue
+      case .ready:
+        break
       }
-      if descriptors[2].revents != 0, let signal = stop?.signal {
-        descriptors[2].fd = -1
-        groupStop.stop(process.process, interrupt: signal)
-      }
-      if descriptors[0].revents & Int16(POLLOUT) != 0 { process.flush() }
       if descriptors[0].revents & ~Int16(POLLOUT) != 0 {
         let count = read(process.channel, &buffer, buffer.count)
         if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
