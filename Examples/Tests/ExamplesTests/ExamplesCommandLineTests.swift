@@ -59,9 +59,12 @@ final class ExamplesCommandLineTests: XCTestCase {
         --workers <N>           Run tests in N worker processes at once; a suite runs
                                 whole in one of them, unless its tests run in
                                 parallel. (default: 1)
-        --parallel              With --workers: spread the tests of every suite not
-                                marked .serialized over the workers, as if marked
-                                .parallel.
+        --parallel              Treat every suite not marked .serialized as
+                                .parallel: its tests spread over the workers, its
+                                async tests side by side in each.
+        --async-width <N>       Run up to N async tests of a suite whose tests run in
+                                parallel side by side in each worker, as tasks; 1
+                                runs each alone. (default: 64)
         --no-capture            Run the tests in this process (as --isolation none)
                                 and let what they print through to the terminal
                                 instead of capturing it as their output.
