@@ -113,9 +113,10 @@ final class SideBySideTests: ReportTestCase {
                   "what tests side by side print goes to the run's standard error: \(run.errors)")
   }
 
-  /// Two at a time, the hang holds one place while the others take turns at the other: at its
-  /// limit the worker is stopped, the hang errors naming the test beside it, and that test
-  /// runs again alone and passes.
+  /// Two at a time, the hang holds one place while the others (each waiting 0.4 s) take turns
+  /// at the other: at its limit and margin (1.5 s) the worker is stopped in the middle of the
+  /// fourth, the hang errors naming the test beside it, and that test runs again alone and
+  /// passes.
   func testAHangAmongThemErrorsThatTestAndRunsTheOneBesideItAgain() throws {
     let run = try runFixture(["--filter", "SideBySideRude/awaits", "--filter", "SideBySideRude/hangs",
                               "--waiter", "semaphore", "--async-width", "2", "--time-limit", "1"], name: "hang")

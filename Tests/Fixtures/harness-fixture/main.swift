@@ -194,7 +194,7 @@ let suites = [
     for number in 0..<6 {
       Test("awaits \(number)") { t async throws in
         let called = t.expectation("callback \(number)")
-        t.queue("callbacks").asyncAfter(.milliseconds(300)) { called.fulfill() }
+        t.queue("callbacks").asyncAfter(.milliseconds(400)) { called.fulfill() }
         try await t.wait(for: called)
       }
     }
