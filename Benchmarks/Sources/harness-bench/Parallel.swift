@@ -113,17 +113,21 @@ private func measureSideBySide(_ counts: Counts, _ report: Report, awaitingAncho
   setenv(WaitBoundSuite.triviallyAsyncKey, "\(trivial)", 1)
   let suites = WorkerSuites.suites(count: 0, waitBound: count, triviallyAsync: trivial)
   let executable = Bundle.main.executablePath ?? "/proc/self/exe"
-  func run(_ filter: String, workers: Int) -> Double {
+  func run(_ filter: String, workers: Int, width: Int = WorkerExecutor.defaultAsyncWidth) -> Double {
     var configuration = Configuration()
     configuration.filters = [filter]
     let start = monotonicNanos()
     let summary = (try? Runner(suites: suites, configuration: configuration, lanes: workers,
-                               makeExecutor: { WorkerExecutor(executable: executable, asyncWidth: WorkerExecutor.defaultAsyncWidth) },
+                               makeExecutor: { WorkerExecutor(executable: executable, asyncWidth: width) },
                                reporters: [consoleToNowhere()]).run()) ?? Summary()
     let seconds = Double(monotonicNanos() - start) / 1e9
-    print(String(format: "%@, --workers %d, --async-width %d: %.2f s (%d passed)", filter, workers,
-                 WorkerExecutor.defaultAsyncWidth, seconds, summary.passed))
+    print(String(format: "%@, --workers %d, --async-width %d: %.2f s (%d passed)", filter, workers, width, seconds,
+                 summary.passed))
     return seconds
+  }
+  // How the width changes it (the default is among them).
+  for width in [16, 64, 256, 1024] where width != WorkerExecutor.defaultAsyncWidth {
+    _ = run("wait-bound-awaiting/", workers: 1, width: width)
   }
   var awaiting: [Int: Double] = [:]
   for workers in [1, 2, 4] { awaiting[workers] = run("wait-bound-awaiting/", workers: workers) }
