@@ -12,6 +12,15 @@ extension Runner.Step {
   }
 }
 
+extension TestExecutor {
+  /// The executor, when it runs `async` tests side by side in its workers (a
+  /// ``WorkerExecutor`` of a width above 1).
+  var sideBySide: WorkerExecutor? {
+    guard let worker = self as? WorkerExecutor, worker.asyncWidth > 1 else { return nil }
+    return worker
+  }
+}
+
 extension Runner {
   /// Runs `first`, and the tests that can run side by side after it while they are next in
   /// the plan, side by side in the lane's side-by-side worker, up to the executor's width at
