@@ -7,8 +7,9 @@ import XCTest
 
 /// Issue 31, async tests side by side inside a worker: the `harness-fixture` executable's
 /// `SideBySide` suite (async tests that await callbacks, fail, throw, time out in a wait, are
-/// fulfilled late and record a known issue, with a blocking test among them) run side by side
-/// gives each test the verdict and the issues of a run one at a time (`--async-width 1`); in
+/// fulfilled late, record a known issue and pass on a retry, with a blocking test among them)
+/// run side by side gives each test the verdict and the issues of a run one at a time
+/// (`--async-width 1`); in
 /// `SideBySideRude`, a crash among tests side by side errors that test and runs the others
 /// again alone, a hang errors the test past its limit and runs the one beside it again, and an
 /// interrupt ends every test running.
@@ -57,7 +58,7 @@ final class SideBySideTests: ReportTestCase {
     let serial = try runFixture(selection + ["--async-width", "1"], name: "serial")
     XCTAssertEqual(serial.status, 1, serial.output)
     let expected = recorded(serial.events)
-    XCTAssertEqual(expected.count, 6 * 19)
+    XCTAssertEqual(expected.count, 6 * 20 + 5, "20 tests under 6 strategies, one with a second attempt but under a schedule")
     for round in 1...5 {
       let sideBySide = try runFixture(selection, name: "side-by-side-\(round)")
       XCTAssertEqual(sideBySide.status, 1, sideBySide.output)
@@ -80,6 +81,8 @@ final class SideBySideTests: ReportTestCase {
     }
     let late = try XCTUnwrap(expected[TestID(suite: "SideBySide", name: "fulfils late", waiter: "semaphore")])
     XCTAssertEqual(late.issues.map(\.kind).sorted { $0.rawValue < $1.rawValue }, [.lateSignal, .waitFailed])
+    let retried = TestID(suite: "SideBySide", name: "passes on attempt 2", waiter: "semaphore", attempt: 2)
+    XCTAssertEqual(expected[retried]?.verdicts, [.flaky])
   }
 
   /// With every test started at once, the crash comes while the six others wait: nothing

@@ -151,8 +151,8 @@ let suites = [
     Test("passes") { t in t.expect(true) }
   },
   // Async tests side by side in a worker (issue 31): under each real-time strategy they await
-  // callbacks, fail, throw, time out in a wait, are fulfilled late and record a known issue,
-  // each with issues of its own; a blocking test among them runs alone. `fulfils late` comes
+  // callbacks, fail, throw, time out in a wait, are fulfilled late, record a known issue and
+  // pass on a retry, each with issues of its own; a blocking test among them runs alone. `fulfils late` comes
   // first and `outlives the late callback` keeps the worker busy past its late callback.
   Suite("SideBySide", .parallel) {
     Test("fulfils late") { t async throws in
@@ -180,6 +180,7 @@ let suites = [
       try await t.wait(for: t.expectation("a callback that never comes"), timeout: .milliseconds(50))
     }
     Test("records a known issue", .knownIssue("the cart miscounts")) { t async in t.fail("counts 3, not 2") }
+    Test("passes on attempt 2", .retries(1)) { t async in t.expect(t.id.attempt >= 2, "attempt \(t.id.attempt) fails") }
     Test("outlives the late callback") { _ async throws in try await Task.sleep(for: .milliseconds(300)) }
   },
   // A crash, a hang and an interrupt among async tests side by side (each run selects one).
