@@ -45,7 +45,7 @@ final class ArchitectureDocTests: XCTestCase {
     let bytes = Array(sample.utf8)
     if try XCTUnwrap(JSONFields(XCTUnwrap(JSONValue.parse(bytes), "not JSON: \(sample)"))).optional("request") != nil {
       let request = try WorkerRequest(line: bytes)
-      let name = switch request { case .run: "run"; case .resume: "resume"; case .stop: "stop" }
+      let name = switch request { case .run: "run"; case .start: "start"; case .resume: "resume"; case .stop: "stop" }
       return (request.line, "request \(name)")
     }
     switch try WorkerMessage(line: bytes) {
@@ -66,7 +66,7 @@ final class ArchitectureDocTests: XCTestCase {
       XCTAssertEqual(JSONValue.parse(line), JSONValue.parse(Array(sample.utf8)),
                      "ARCHITECTURE.md shows\n\(sample)\nthe encoder writes\n\(String(decoding: line, as: UTF8.self))")
     }
-    XCTAssertEqual(kinds, ["request run", "request resume", "request stop", "event", "reply returned", "reply cannotRun"])
+    XCTAssertEqual(kinds, ["request run", "request start", "request resume", "request stop", "event", "reply returned", "reply cannotRun"])
   }
 
   /// The samples show every field a `returned` reply and a `run` request can carry.

@@ -19,8 +19,8 @@ final class RunOwnersTests: XCTestCase {
 
   /// What `take()` gave, as text: `entry S`, `step P/p1#2`, `wait`, `done`, after the
   /// entries it opened (`+P`).
-  private func take(_ queue: inout WorkQueue) -> String {
-    let (next, opened) = queue.take()
+  private func take(_ queue: inout WorkQueue, onlySideBySide: Bool = false) -> String {
+    let (next, opened) = queue.take(only: onlySideBySide ? { $0.runsSideBySide } : nil)
     let prefix = opened.map { "+\($0.suite.name) " }.joined()
     switch next {
     case .work(.entry(let entry)): return prefix + "entry \(entry.suite.name)"
@@ -89,6 +89,25 @@ final class RunOwnersTests: XCTestCase {
     XCTAssertEqual(take(&untouched), "+P step P/p0#1")
     XCTAssertNil(untouched.finished(tests[0], failed: false, stopped: false), "p1 and p2 are left")
     XCTAssertEqual(untouched.closeOpenEntries().map(\.suite.name), ["P"])
+  }
+
+  /// Issue 31: with tests side by side, a parallel entry with an async test is handed out
+  /// test by test even to one lane (a parallel entry of blocking tests still goes whole), and
+  /// a lane that runs tests side by side takes only async tests of real-time strategies, in
+  /// plan order: at a blocking test, a serial entry or the scheduled strategy it takes
+  /// nothing, and that work stays next.
+  func testALaneRunningTestsSideBySideTakesOnlyAsyncTestsWhileTheyAreNext() throws {
+    let mixed = Suite("M", .parallel) { Test("a0") { _ async in }; Test("b1") { _ in }; Test("a2") { _ async in } }
+    let scheduled = Suite("Z", .parallel, waiter: .scheduled) { Test("z0") { _ async in } }
+    var queue = WorkQueue(plan: try plan([parallel, mixed, serial, scheduled]), splitsParallelEntries: false, sideBySide: true)
+    XCTAssertEqual(take(&queue, onlySideBySide: true), "wait", "P's tests block: P is next, whole")
+    XCTAssertEqual(take(&queue), "+P entry P")
+    XCTAssertEqual([take(&queue, onlySideBySide: true), take(&queue, onlySideBySide: true)], ["+M step M/a0#1", "wait"])
+    XCTAssertEqual(take(&queue), "step M/b1#1")
+    XCTAssertEqual([take(&queue, onlySideBySide: true), take(&queue, onlySideBySide: true)], ["step M/a2#1", "wait"])
+    XCTAssertEqual(take(&queue), "+S entry S")
+    XCTAssertEqual([take(&queue, onlySideBySide: true), take(&queue)], ["wait", "+Z entry Z"],
+                   "the scheduled strategy's tests run alone")
   }
 
   // MARK: The run's owner

@@ -26,6 +26,39 @@ enum WaitBoundSuite {
   }
 }
 
+extension WaitBoundSuite {
+  /// The environment variable carrying the number of trivially-async tests to the workers.
+  static let triviallyAsyncKey = "HARNESS_BENCH_TRIVIALLY_ASYNC_TESTS"
+
+  /// `count` tests, marked `.parallel`, each awaiting its callback: a worker runs them side
+  /// by side.
+  static func awaitingSuite(count: Int) -> Suite {
+    Suite("wait-bound-awaiting", .parallel, waiter: .expectation) {
+      (0..<count).map { index in
+        Test("awaits \(index)") { t async throws in
+          let called = t.expectation("the callback")
+          t.queue("callbacks").asyncAfter(.milliseconds(delayMilliseconds)) { called.fulfill() }
+          try await t.wait(for: called)
+        }
+      }
+    }
+  }
+
+  /// `count` trivially-async tests, marked `.parallel`: a background callback fulfils an
+  /// expectation the test awaits (Swift Testing's side: part 3's `confirmation`).
+  static func triviallyAsyncSuite(count: Int) -> Suite {
+    Suite("trivially-async", .parallel, waiter: .expectation) {
+      (0..<count).map { index in
+        Test("awaits \(index)") { t async throws in
+          let done = t.expectation("the callback")
+          t.background.async { done.fulfill() }
+          try await t.wait(for: done)
+        }
+      }
+    }
+  }
+}
+
 /// The wall time of the wait-bound suite with 1 to 16 workers, beside Swift Testing's
 /// parallel run of the same waits (blocking a thread, as the harness's tests do, and
 /// suspending, as async code can).
@@ -59,6 +92,7 @@ func measureParallelTests(_ counts: Counts, _ report: Report) {
   }
   let blocking = swiftTesting(blocking: true)
   let awaiting = swiftTesting(blocking: false)
+  measureSideBySide(counts, report, awaitingAnchor: awaiting)
   print(String(format: "--workers 8 speed-up over --workers 1: %.1f× (target ≥ 6×)", seconds[1]! / seconds[8]!))
   report.add(Row(label: "wait-bound suite · --workers 8", ours: seconds[8], anchorLabel: "--workers 1 ÷ 6 (target)",
                  anchor: seconds[1]! / 6, unit: "s"))
@@ -67,6 +101,51 @@ func measureParallelTests(_ counts: Counts, _ report: Report) {
   report.add(Row(label: "wait-bound suite · --workers 16", ours: seconds[16], anchorLabel: "Swift Testing parallel, awaiting",
                  anchor: awaiting, unit: "s"))
   fflush(nil)
+}
+
+/// The awaiting variant of part 8: the same waits, awaited, run side by side in each worker
+/// at the default width (`--parallel` alone, then `--workers 2` and 4), and trivially-async
+/// tests so, beside Swift Testing's parallel runs of the same tests.
+@MainActor
+private func measureSideBySide(_ counts: Counts, _ report: Report, awaitingAnchor: Double?) {
+  let count = counts.waitBoundTests
+  let trivial = count * 5
+  setenv(WaitBoundSuite.triviallyAsyncKey, "\(trivial)", 1)
+  let suites = WorkerSuites.suites(count: 0, waitBound: count, triviallyAsync: trivial)
+  let executable = Bundle.main.executablePath ?? "/proc/self/exe"
+  func run(_ filter: String, workers: Int, width: Int = WorkerExecutor.defaultAsyncWidth) -> Double {
+    var configuration = Configuration()
+    configuration.filters = [filter]
+    let start = monotonicNanos()
+    let summary = (try? Runner(suites: suites, configuration: configuration, lanes: workers,
+                               makeExecutor: { WorkerExecutor(executable: executable, asyncWidth: width) },
+                               reporters: [consoleToNowhere()]).run()) ?? Summary()
+    let seconds = Double(monotonicNanos() - start) / 1e9
+    print(String(format: "%@, --workers %d, --async-width %d: %.2f s (%d passed)", filter, workers, width, seconds,
+                 summary.passed))
+    return seconds
+  }
+  // How the width changes it (the default is among them).
+  for width in [16, 64, 256, 1024] where width != WorkerExecutor.defaultAsyncWidth {
+    _ = run("wait-bound-awaiting/", workers: 1, width: width)
+  }
+  var awaiting: [Int: Double] = [:]
+  for workers in [1, 2, 4] { awaiting[workers] = run("wait-bound-awaiting/", workers: workers) }
+  let triviallyAsync = [1, 2].map { run("trivially-async/", workers: $0) }
+  let child = runChild(["swift-testing", "parallel"], environment: [SwiftTestingLoad.environmentKey: "\(trivial)"])
+  print(String(format: "Swift Testing, parallel, %d trivially-async tests: %@", trivial,
+               child.map { String(format: "%.2f s (exit status %d)", $0.seconds, $0.counts.last ?? -1) } ?? "did not run"))
+  let target = { (anchor: Double?) in anchor.map { $0 * 1.5 } }
+  report.add(Row(label: "awaiting · --parallel (1 worker)", ours: awaiting[1], anchorLabel: "1.5× Swift Testing parallel (target)",
+                 anchor: target(awaitingAnchor), unit: "s"))
+  report.add(Row(label: "awaiting · --workers 2", ours: awaiting[2], anchorLabel: "1.5× Swift Testing parallel (target)",
+                 anchor: target(awaitingAnchor), unit: "s"))
+  report.add(Row(label: "awaiting · --workers 4", ours: awaiting[4], anchorLabel: "1.5× Swift Testing parallel (target)",
+                 anchor: target(awaitingAnchor), unit: "s"))
+  report.add(Row(label: "\(trivial) trivially async · --parallel", ours: triviallyAsync[0],
+                 anchorLabel: "1.5× Swift Testing parallel (target)", anchor: target(child?.seconds), unit: "s"))
+  report.add(Row(label: "\(trivial) trivially async · --workers 2", ours: triviallyAsync[1],
+                 anchorLabel: "1.5× Swift Testing parallel (target)", anchor: target(child?.seconds), unit: "s"))
 }
 
 /// A console reporter formatting every line into `/dev/null`, as the other parts' runs have.

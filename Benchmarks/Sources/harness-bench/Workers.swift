@@ -20,13 +20,15 @@ enum WorkerSuites {
   static var fromEnvironment: [Suite] {
     let environment = ProcessInfo.processInfo.environment
     return suites(count: environment[countKey].flatMap { Int($0) } ?? 0,
-                  waitBound: environment[WaitBoundSuite.countKey].flatMap { Int($0) } ?? 0)
+                  waitBound: environment[WaitBoundSuite.countKey].flatMap { Int($0) } ?? 0,
+                  triviallyAsync: environment[WaitBoundSuite.triviallyAsyncKey].flatMap { Int($0) } ?? 0)
   }
 
   /// `trivial`: `count` trivially-async tests (as in part 3); `crash`: pairs of a test that
   /// prints the clock and crashes, and one that prints the clock as it starts; `wait-bound`:
-  /// part 8's `waitBound` tests that wait for a late callback.
-  static func suites(count: Int, waitBound: Int = 0) -> [Suite] {
+  /// part 8's `waitBound` tests that wait for a late callback; `wait-bound-awaiting`: as many
+  /// that await it; `trivially-async`: part 8's `triviallyAsync` parallel async tests.
+  static func suites(count: Int, waitBound: Int = 0, triviallyAsync: Int = 0) -> [Suite] {
     let crashes = (0..<max(10, count / 50)).flatMap { index in
       [
         Test("crash \(index)") { _ in
@@ -40,6 +42,8 @@ enum WorkerSuites {
       Suite("trivial", waiter: .expectation) { trivialTests(count: count, .main) },
       Suite("crash", waiter: .expectation) { crashes },
       WaitBoundSuite.suite(count: waitBound),
+      WaitBoundSuite.awaitingSuite(count: waitBound),
+      WaitBoundSuite.triviallyAsyncSuite(count: triviallyAsync),
     ]
   }
 }

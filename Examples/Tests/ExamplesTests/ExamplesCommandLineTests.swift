@@ -6,7 +6,7 @@ import XCTest
 final class ExamplesCommandLineTests: XCTestCase {
   private var examples: URL { builtExecutable("examples", for: Self.self) }
 
-  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--trace <path>] [--report-html <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds|none>] [--slow <seconds>] [--isolation <mode>] [--workers <N>] [--parallel] [--no-capture] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--rerun-failed] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
+  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--trace <path>] [--report-html <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds|none>] [--slow <seconds>] [--isolation <mode>] [--workers <N>] [--parallel] [--async-width <N>] [--no-capture] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--rerun-failed] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
 
   func testHelpNamesTheExecutableAndShowsTheSeedAsOptional() throws {
     let result = try runToEnd(examples, ["--help"])
@@ -62,9 +62,12 @@ final class ExamplesCommandLineTests: XCTestCase {
         --workers <N>           Run tests in N worker processes at once; a suite runs
                                 whole in one of them, unless its tests run in
                                 parallel. (default: 1)
-        --parallel              With --workers: spread the tests of every suite not
-                                marked .serialized over the workers, as if marked
-                                .parallel.
+        --parallel              Treat every suite not marked .serialized as
+                                .parallel: its tests spread over the workers, its
+                                async tests side by side in each.
+        --async-width <N>       Run up to N async tests of a suite whose tests run in
+                                parallel side by side in each worker, as tasks; 1
+                                runs each alone. (default: 256)
         --no-capture            Run the tests in this process (as --isolation none)
                                 and let what they print through to the terminal
                                 instead of capturing it as their output.

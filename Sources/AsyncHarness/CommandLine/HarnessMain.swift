@@ -114,7 +114,8 @@ public enum HarnessMain {
           throw UsageError("--workers \(options.workers) runs tests in worker processes; --isolation none runs them in this process, one at a time")
         }
         let capturesOutput = !options.noCapture
-        return { isolation.makeExecutor(stop: interrupts, capturesOutput: capturesOutput) }
+        let asyncWidth = options.asyncWidth
+        return { isolation.makeExecutor(stop: interrupts, capturesOutput: capturesOutput, asyncWidth: asyncWidth) }
       }
     }
   }
@@ -246,10 +247,11 @@ public enum HarnessMain {
 
 extension HarnessMain.Isolation {
   /// The executor of one lane of a run; in-process, it captures what tests print unless
-  /// `capturesOutput` is off (`--no-capture`).
-  func makeExecutor(stop: StopRequest?, capturesOutput: Bool) -> any TestExecutor {
+  /// `capturesOutput` is off (`--no-capture`). In a worker, up to `asyncWidth` `async` tests of
+  /// parallel suites run side by side; under `--isolation test` each runs alone in its process.
+  func makeExecutor(stop: StopRequest?, capturesOutput: Bool, asyncWidth: Int) -> any TestExecutor {
     switch self {
-    case .worker: WorkerExecutor.relaunchingThisExecutable(stop: stop)
+    case .worker: WorkerExecutor.relaunchingThisExecutable(stop: stop, asyncWidth: asyncWidth)
     case .test: WorkerExecutor.relaunchingThisExecutable(freshProcessPerTest: true, stop: stop)
     case .none: InProcessExecutor(capturesOutput: capturesOutput)
     }

@@ -93,8 +93,11 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Run tests in N worker processes at once; a suite runs whole in one of them, unless its tests run in parallel.", valueName: "N"))
   var workers = 1
 
-  @Flag(help: "With --workers: spread the tests of every suite not marked .serialized over the workers, as if marked .parallel.")
+  @Flag(help: "Treat every suite not marked .serialized as .parallel: its tests spread over the workers, its async tests side by side in each.")
   var parallel = false
+
+  @Option(help: ArgumentHelp("Run up to N async tests of a suite whose tests run in parallel side by side in each worker, as tasks; 1 runs each alone.", valueName: "N"))
+  var asyncWidth = WorkerExecutor.defaultAsyncWidth
 
   @Flag(help: "Run the tests in this process (as --isolation none) and let what they print through to the terminal instead of capturing it as their output.")
   var noCapture = false
@@ -139,6 +142,7 @@ struct HarnessOptions: ParsableCommand {
     guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1, not \(repetitions)") }
     guard retries >= 0 else { throw ValidationError("--retries must be 0 or more, not \(retries)") }
     guard workers >= 1 else { throw ValidationError("--workers must be at least 1, not \(workers)") }
+    guard asyncWidth >= 1 else { throw ValidationError("--async-width must be at least 1, not \(asyncWidth)") }
     try validateSchedules()
     if noCapture, let isolation, isolation != .none {
       throw ValidationError("--no-capture runs the tests in this process, so it cannot be combined with --isolation \(isolation.rawValue)")

@@ -87,15 +87,7 @@ final class RunLife: Sendable {
     changed.lock()
     defer { changed.unlock() }
     while stop?.signal == nil {
-      let next = state.withLock { state -> WorkQueue.Next in
-        let (next, opened) = state.queue.take()
-        for entry in opened {
-          events(.suiteStarted(entry.suiteRun))
-          state.open.append(OpenSuite(suite: entry.suiteRun, start: ContinuousClock().now))
-        }
-        return next
-      }
-      switch next {
+      switch take(only: nil) {
       case .work(.entry(let entry)): return .entry(entry)
       case .work(.step(let step, let prepare)): return .step(step, tests.start(step, lane: lane), prepare: prepare)
       case .done: return nil
@@ -103,6 +95,28 @@ final class RunLife: Sendable {
       }
     }
     return nil
+  }
+
+  /// The next test for a lane running `async` tests side by side, started as ``next(startingWith:lane:)``
+  /// starts it, when it is one that can run so (``Runner/Step/runsSideBySide``); `nil`, without
+  /// waiting, when the next work is anything else, or none is left, or the run stops.
+  func nextSideBySide(startingWith tests: TestLife, lane: Int) -> (Runner.Step, TestLife.Started)? {
+    changed.lock()
+    defer { changed.unlock() }
+    guard stop?.signal == nil, case .work(.step(let step, _)) = take(only: \.runsSideBySide) else { return nil }
+    return (step, tests.start(step, lane: lane))
+  }
+
+  /// Takes work from the queue (``WorkQueue/take(only:)``) and announces the suites it opened.
+  private func take(only accepts: ((Runner.Step) -> Bool)?) -> WorkQueue.Next {
+    state.withLock { state -> WorkQueue.Next in
+      let (next, opened) = state.queue.take(only: accepts)
+      for entry in opened {
+        events(.suiteStarted(entry.suiteRun))
+        state.open.append(OpenSuite(suite: entry.suiteRun, start: ContinuousClock().now))
+      }
+      return next
+    }
   }
 
   /// Counts the last result of a test; for a test handed out alone, ends its suite when it

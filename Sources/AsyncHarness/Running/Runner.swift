@@ -119,7 +119,8 @@ public final class Runner: Sendable {
   private func walk(_ plan: Plan, channel: ReportingChannel) throws -> Summary {
     let first = makeExecutor()
     let lanes = first.isolatesTests ? lanes : 1
-    let run = RunLife(queue: WorkQueue(plan: plan, splitsParallelEntries: lanes > 1), channel: channel, stop: stop)
+    let run = RunLife(queue: WorkQueue(plan: plan, splitsParallelEntries: lanes > 1, sideBySide: first.sideBySide != nil),
+                      channel: channel, stop: stop)
     run.begin(RunInfo(seed: configuration.shuffleSeed, jitterSeed: configuration.jitter?.seed,
                       repetitions: plan.repetitions, waiters: plan.waiterNames, shard: configuration.sharding?.shard))
     let tests = TestLife(rules: TestLife.Rules(slow: configuration.slowThreshold, watchesHangs: !first.stopsHungTests,
@@ -151,7 +152,7 @@ public final class Runner: Sendable {
   }
 
   /// What every lane of a run shares.
-  private struct Lane: Sendable {
+  struct Lane: Sendable {
     let plan: Plan
     let run: RunLife
     let tests: TestLife
@@ -165,14 +166,19 @@ public final class Runner: Sendable {
   /// run in parallel. `number` counts lanes from 1: each test's `testStarted` names it.
   private func walk(_ lane: Lane, number: Int, executor: any TestExecutor) throws {
     defer { executor.finish() }
+    let sideBySide = executor.sideBySide
     while let work = lane.run.next(startingWith: lane.tests, lane: number) {
       try lane.channel.checkReporters()
       switch work {
       case .entry(let entry):
         try run(entry, in: lane, number: number, executor: executor)
       case .step(let step, let started, let prepare):
-        executor.prepare(prepare)
-        lane.run.ended(step, with: lane.tests.runAttempts(of: started, with: executor))
+        if step.runsSideBySide, let sideBySide {
+          runSideBySide(from: (step, started), in: lane, number: number, executor: sideBySide)
+        } else {
+          executor.prepare(prepare)
+          lane.run.ended(step, with: lane.tests.runAttempts(of: started, with: executor))
+        }
       }
     }
   }

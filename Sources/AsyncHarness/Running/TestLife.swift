@@ -62,10 +62,18 @@ struct TestLife: Sendable {
     case .running(let first): attempt = first
     }
     while true {
-      let result = attempt.end(executor.run(attempt.step, events: attempt.sink))
-      guard result.willRetry, let retry = attempt.step.retry else { return result }
-      attempt = begin(retry, lane: attempt.lane)
+      let (result, retry) = end(attempt, as: executor.run(attempt.step, events: attempt.sink))
+      guard let retry else { return result }
+      attempt = retry
     }
+  }
+
+  /// Ends `attempt` as `ending` says; returns its result, and the next attempt, already
+  /// announced, when the test runs again.
+  func end(_ attempt: Attempt, as ending: AttemptEnd) -> (result: TestResult, retry: Attempt?) {
+    let result = attempt.end(ending)
+    guard result.willRetry, let retry = attempt.step.retry else { return (result, nil) }
+    return (result, begin(retry, lane: attempt.lane))
   }
 
   /// Announces an attempt in the lane numbered `lane` and starts its watch.

@@ -42,16 +42,21 @@ struct WorkQueue: Sendable {
 
   private let plan: Runner.Plan
   private let splitsParallelEntries: Bool
+  private let sideBySide: Bool
   /// The next entry of the plan no lane has taken.
   private var nextEntry = 0
   /// The parallel entries opened and not closed, in plan order.
   private var parallel: [ParallelEntry] = []
 
-  /// - Parameter splitsParallelEntries: whether the tests of a parallel entry are handed out
-  ///   one by one (several lanes); with one lane every entry runs whole.
-  init(plan: Runner.Plan, splitsParallelEntries: Bool) {
+  /// - Parameters:
+  ///   - splitsParallelEntries: whether the tests of a parallel entry are handed out one by
+  ///     one (several lanes); with one lane every entry runs whole.
+  ///   - sideBySide: whether lanes run `async` tests side by side: a parallel entry with such
+  ///     a test is then handed out one by one even to one lane.
+  init(plan: Runner.Plan, splitsParallelEntries: Bool, sideBySide: Bool = false) {
     self.plan = plan
     self.splitsParallelEntries = splitsParallelEntries
+    self.sideBySide = sideBySide
   }
 
   /// The entries of the plan that no lane has taken yet, in plan order.
@@ -63,29 +68,37 @@ struct WorkQueue: Sendable {
   }
 
   private func splits(_ entry: Runner.Plan.Entry) -> Bool {
-    splitsParallelEntries && entry.suite.runsTestsInParallel(byDefault: plan.configuration.parallelTests)
+    guard entry.suite.runsTestsInParallel(byDefault: plan.configuration.parallelTests) else { return false }
+    return splitsParallelEntries
+      || sideBySide && entry.tests.contains { Runner.Step.runsSideBySide($0, under: entry.waiter) }
   }
 
-  /// Takes the next work, and says which entries taking it opened, in plan order.
-  mutating func take() -> (next: Next, opened: [Runner.Plan.Entry]) {
+  /// Takes the next work, and says which entries taking it opened, in plan order. With
+  /// `only`, only a test it accepts is taken: when the next work is anything else, nothing is
+  /// (``Next/wait``), and it stays next.
+  mutating func take(only accepts: ((Runner.Step) -> Bool)? = nil) -> (next: Next, opened: [Runner.Plan.Entry]) {
     var opened: [Runner.Plan.Entry] = []
-    if let step = nextStep() { return (.work(step), opened) }
+    if let step = nextStep(accepts) { return (.work(step), opened) }
+    if accepts != nil && parallel.contains(where: \.hasStepsLeft) { return (.wait, opened) }
     while nextEntry < plan.entries.count {
       let entry = plan.entries[nextEntry]
+      if accepts != nil && !splits(entry) { return (.wait, opened) }
       nextEntry += 1
       opened.append(entry)
       guard splits(entry) else { return (.work(.entry(entry)), opened) }
       parallel.append(ParallelEntry(entry: entry, steps: plan.steps(of: entry, repetition: 1)))
-      if let step = nextStep() { return (.work(step), opened) }
+      if let step = nextStep(accepts) { return (.work(step), opened) }
     }
     return (parallel.isEmpty ? .done : .wait, opened)
   }
 
-  /// The next test of the first parallel entry that has one to hand out now.
-  private mutating func nextStep() -> Work? {
+  /// The next test of the first parallel entry that has one to hand out now, unless
+  /// `accepts` refuses it.
+  private mutating func nextStep(_ accepts: ((Runner.Step) -> Bool)?) -> Work? {
     for index in parallel.indices {
       advance(&parallel[index])
       guard parallel[index].hasStepsLeft else { continue }
+      if let accepts, !accepts(parallel[index].steps[parallel[index].next]) { return nil }
       let next = parallel[index].next
       parallel[index].next += 1
       parallel[index].running += 1

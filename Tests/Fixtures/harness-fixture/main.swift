@@ -150,6 +150,62 @@ let suites = [
     Test("skipped", .skip("not here")) { _ in }
     Test("passes") { t in t.expect(true) }
   },
+  // Async tests side by side in a worker (issue 31): under each real-time strategy they await
+  // callbacks, fail, throw, time out in a wait, are fulfilled late, record a known issue and
+  // pass on a retry, each with issues of its own; a blocking test among them runs alone. `fulfils late` comes
+  // first and `outlives the late callback` keeps the worker busy past its late callback.
+  Suite("SideBySide", .parallel) {
+    Test("fulfils late") { t async throws in
+      let late = t.expectation("a late callback")
+      t.queue("late").asyncAfter(.milliseconds(100)) { late.fulfill() }
+      try await t.wait(for: late, timeout: .milliseconds(20))
+    }
+    for number in 0..<12 {
+      Test("awaits \(number)") { t async throws in
+        let called = t.expectation("callback \(number)")
+        t.queue("callbacks").asyncAfter(.milliseconds(25)) { called.fulfill() }
+        try await t.wait(for: called)
+        t.log("awaited \(number)\n")
+      }
+      if number == 5 { Test("blocks among them") { t in t.expect(true) } }
+    }
+    Test("fails after awaiting") { t async throws in
+      let called = t.expectation("the callback")
+      t.background.async { called.fulfill() }
+      try await t.wait(for: called)
+      t.fail("fails on purpose")
+    }
+    Test("throws") { _ async throws in throw CocoaError(.featureUnsupported) }
+    Test("times out") { t async throws in
+      try await t.wait(for: t.expectation("a callback that never comes"), timeout: .milliseconds(50))
+    }
+    Test("records a known issue", .knownIssue("the cart miscounts")) { t async in t.fail("counts 3, not 2") }
+    Test("passes on attempt 2", .retries(1)) { t async in t.expect(t.id.attempt >= 2, "attempt \(t.id.attempt) fails") }
+    Test("outlives the late callback") { _ async throws in try await Task.sleep(for: .milliseconds(300)) }
+  },
+  // A crash, a hang and an interrupt among async tests side by side (each run selects one).
+  Suite("SideBySideRude", .parallel) {
+    Test("hangs") { _ async in
+      while ProcessInfo.processInfo.environment["FIXTURE_NEVER_SET"] == nil {}
+    }
+    Test("crashes") { _ async throws in
+      try await Task.sleep(for: .milliseconds(100))
+      fatalError("a side-by-side test crashes")
+    }
+    for number in 0..<6 {
+      Test("awaits \(number)") { t async throws in
+        let called = t.expectation("callback \(number)")
+        t.queue("callbacks").asyncAfter(.milliseconds(400)) { called.fulfill() }
+        try await t.wait(for: called)
+      }
+    }
+    for number in 0..<4 {
+      Test("waits for an interrupt \(number)") { _ async throws in
+        print("side by side: \(number) waits")
+        try await Task.sleep(for: .seconds(30))
+      }
+    }
+  },
   // Tests that leave work running when they return, each followed by a test that needs a
   // clean process: spinning tasks hold the cooperative pool, a spinning thread, a child
   // process nobody waits for.

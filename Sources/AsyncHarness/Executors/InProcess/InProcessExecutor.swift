@@ -54,9 +54,7 @@ import Synchronization
   func attempt(_ step: Runner.Step, events: EventSink,
                afterAsyncCode: (@Sendable () -> Void)? = nil) -> (end: AttemptEnd, exceededTimeLimit: Bool) {
     let start = ContinuousClock().now
-    let record = TestRecord(id: step.id, events: events)
-    let context = TestContext(record: record, waiter: step.waiter, defaultTimeout: step.defaultTimeout,
-                              timeLimit: step.timeLimit, schedule: step.schedule, jitter: step.jitter)
+    let (record, context) = Self.context(of: step, events: events)
     let hooks = Hooks(scope: step.waiter.scope(for: context), afterAsyncCode: afterAsyncCode)
     capture?.begin()
     TestRecord.$current.withValue(record) {
@@ -65,6 +63,32 @@ import Synchronization
     capture?.end { record.capture($0) }
     record.end()
     return (.returned(duration: start.duration(to: .now).timeInterval, trace: hooks.scope?.trace), record.exceededTimeLimit)
+  }
+
+  /// Runs one step of an `async` test in the calling task, side by side with others (a
+  /// worker's `start` request, ``WorkerRequest/start(_:)``): its set-up, body, teardown blocks
+  /// and tear-down. The task carries the test's record, so what the test records, its waits
+  /// and expectations stay its own while other tests run. The test has no strategy's scope
+  /// (the scheduled strategy keeps a test alone in its process) and no time limit of its own
+  /// outside its waits: its parent stops the worker when it runs past its limit.
+  func attemptSideBySide(_ step: Runner.Step, events: EventSink) async -> (end: AttemptEnd, exceededTimeLimit: Bool) {
+    let start = ContinuousClock().now
+    let (record, context) = Self.context(of: step, events: events)
+    await TestRecord.$current.withValue(record) {
+      await TestRecord.$body.withValue(record) {
+        record.markBodyTask()
+        await executeSideBySide(step.test, in: step.suite, with: context)
+      }
+    }
+    record.end()
+    return (.returned(duration: start.duration(to: .now).timeInterval, trace: nil), record.exceededTimeLimit)
+  }
+
+  /// A test's record and context as an attempt starts.
+  private static func context(of step: Runner.Step, events: EventSink) -> (TestRecord, TestContext) {
+    let record = TestRecord(id: step.id, events: events)
+    return (record, TestContext(record: record, waiter: step.waiter, defaultTimeout: step.defaultTimeout,
+                                timeLimit: step.timeLimit, schedule: step.schedule, jitter: step.jitter))
   }
 
   /// Stops capturing output.
@@ -150,6 +174,35 @@ import Synchronization
       throw TestStopped()
     }
     try result.get()
+  }
+
+  /// ``execute(_:in:with:hooks:)`` in a task: the `async` code is awaited, the rest runs in
+  /// the task too.
+  private func executeSideBySide(_ test: Test, in suite: Suite, with context: TestContext) async {
+    var completed = capture(at: test.sourceLocation, in: context) { try suite.setUp?(context) }
+    if completed, case .async(let body) = test.body {
+      completed = await capture(at: test.sourceLocation, in: context) { try await body(context) }
+    }
+    for teardown in context.takeTeardowns() {
+      switch teardown {
+      case .blocking(let block, let location): capture(at: location, in: context, block)
+      case .async(let block, let location): await capture(at: location, in: context, block)
+      }
+    }
+    capture(at: test.sourceLocation, in: context) { try suite.tearDown?(context) }
+    if completed { context.recordUnwaitedExpectations() }
+  }
+
+  /// Awaits `work`, recording what it throws; returns whether it ran to its end.
+  @discardableResult
+  private func capture(at location: SourceLocation, in context: TestContext, _ work: () async throws -> Void) async -> Bool {
+    do {
+      try await work()
+      return true
+    } catch {
+      context.recordThrown(error, at: location)
+      return false
+    }
   }
 
   /// Runs `work`, recording what it throws; returns whether it ran to its end.

@@ -93,19 +93,24 @@ final class WorkerChannel: Sendable {
   }
 }
 
-/// The requests the parent writes, read on the main thread between tests.
+/// The requests the parent writes, read on the main thread between tests, or while tests run
+/// side by side.
 struct WorkerRequests {
   private let channel: WorkerChannel
+  private let sideBySide: SideBySideTests
   private var lines = LineSplitter()
   private var ended = false
   private var buffer = [UInt8](repeating: 0, count: 65536)
 
-  init(channel: WorkerChannel) { self.channel = channel }
+  init(channel: WorkerChannel, sideBySide: SideBySideTests) {
+    self.channel = channel
+    self.sideBySide = sideBySide
+  }
 
-  /// The next request, waiting for it; `nil` when the parent closed the channel. An
-  /// unreadable request ends the process with status 2.
+  /// The next request, waiting for it (turning the main run loop while tests run side by
+  /// side); `nil` when the parent closed the channel. An unreadable request ends the process
+  /// with status 2.
   mutating func next() -> WorkerRequest? {
-    channel.testEnded()
     guard let line = nextLine() else { return nil }
     do {
       return try WorkerRequest(line: line)
@@ -121,6 +126,7 @@ struct WorkerRequests {
     while true {
       if let line = lines.next() { return line }
       if ended { return nil }
+      if !sideBySide.awaitRequest() { channel.testEnded() }
       let count = read(channel.descriptor, &buffer, buffer.count)
       if count < 0 && errno == EINTR { continue }
       if count <= 0 { ended = true } else { lines.append(buffer[..<count]) }

@@ -45,6 +45,10 @@ import Darwin
   /// after test until it dies. A spare worker then starts while each test runs, so only the
   /// first test waits for a process to start; the spare left at the end is stopped unused.
   @_spi(ForToolsIntegrationOnly) public let freshProcessPerTest: Bool
+  /// How many `async` tests of parallel suites one worker runs side by side, as tasks
+  /// (`--async-width`); 1 runs each alone. Such tests run in a worker of their own, beside
+  /// the one that runs the lane's other tests one at a time.
+  @_spi(ForToolsIntegrationOnly) public let asyncWidth: Int
   private let state = Mutex(Pipeline())
   /// The line a worker writes to its output as each test starts (``WorkerMain/markerVariable``),
   /// unique to this executor so that no test prints it by chance.
@@ -58,11 +62,13 @@ import Darwin
   ///   - gracePeriod: how long a stopped worker has between SIGTERM and SIGKILL.
   ///   - timeLimitMargin: how long past its time limit a test runs before its worker is stopped.
   ///   - stop: a request to stop the run, made by SIGINT or SIGTERM.
+  ///   - asyncWidth: how many `async` tests of parallel suites one worker runs side by side.
   @_spi(ForToolsIntegrationOnly)
   public init(executable: String, freshProcessPerTest: Bool = false, gracePeriod: Duration = .seconds(1),
-              timeLimitMargin: Duration = .milliseconds(500), stop: StopRequest? = nil) {
+              timeLimitMargin: Duration = .milliseconds(500), stop: StopRequest? = nil, asyncWidth: Int = 1) {
     self.executable = executable
     self.freshProcessPerTest = freshProcessPerTest
+    self.asyncWidth = max(1, asyncWidth)
     self.gracePeriod = gracePeriod
     self.timeLimitMargin = timeLimitMargin
     self.stop = stop
@@ -72,12 +78,18 @@ import Darwin
   /// - Parameters:
   ///   - freshProcessPerTest: `true` to start a worker for every test.
   ///   - stop: a request to stop the run, made by SIGINT or SIGTERM.
+  ///   - asyncWidth: how many `async` tests of parallel suites one worker runs side by side.
   /// - Returns: the executor.
   @_spi(ForToolsIntegrationOnly)
-  public static func relaunchingThisExecutable(freshProcessPerTest: Bool = false, stop: StopRequest? = nil) -> WorkerExecutor {
+  public static func relaunchingThisExecutable(freshProcessPerTest: Bool = false, stop: StopRequest? = nil,
+                                               asyncWidth: Int = 1) -> WorkerExecutor {
     WorkerExecutor(executable: Bundle.main.executablePath ?? CommandLine.arguments[0],
-                   freshProcessPerTest: freshProcessPerTest, stop: stop)
+                   freshProcessPerTest: freshProcessPerTest, stop: stop, asyncWidth: asyncWidth)
   }
+
+  /// How many `async` tests of parallel suites one worker runs side by side unless told
+  /// otherwise (`--async-width`).
+  @_spi(ForToolsIntegrationOnly) public static let defaultAsyncWidth = 256
 
   /// How many requests a worker holds at most: the test it runs and the ones it runs next.
   @_spi(ForToolsIntegrationOnly) public static let pipelineDepth = 8
@@ -175,8 +187,54 @@ import Darwin
         if worker.inFlight.isEmpty { retire(worker.process) } else { Self.kill(worker.process) }
       }
       if let spare = state.takeSpare() { retire(spare.process) }
+      if let sideBySide = state.sideBySide {
+        if sideBySide.count == 0 { retire(sideBySide.worker) } else { Self.kill(sideBySide.worker) }
+      }
+      state.sideBySide = nil
       state.worker = nil
       state.prepared = nil
+    }
+  }
+
+  /// Whether another test may start side by side now: not while the worker running them
+  /// retires (``WorkerRetirement``), until the tests it runs ended.
+  var takesSideBySide: Bool {
+    state.withLock { !($0.sideBySide?.retiring ?? false) }
+  }
+
+  /// Starts `step` side by side with the tests running so (``WorkerRequest/start(_:)``), in
+  /// the lane's side-by-side worker, started now when there is none; returns how the attempt
+  /// ended when it could not start. ``waitSideBySide()`` says how it ends.
+  func startSideBySide(_ step: Runner.Step, events: EventSink) -> AttemptEnd? {
+    state.withLock { state in
+      if state.sideBySide == nil {
+        do {
+          state.sideBySide = try SideBySideWorker(executable: executable, gracePeriod: gracePeriod, stop: stop)
+        } catch {
+          return .couldNotStart(reason: "\(error)")
+        }
+      }
+      // A worker that dies before reading it is reported by the wait.
+      _ = state.sideBySide!.start(step, events: events,
+                                  deadline: step.timeLimit.map { ContinuousClock().now + $0 + timeLimitMargin })
+      return nil
+    }
+  }
+
+  /// Waits until at least one test started side by side ended, and says how each that did
+  /// ended. A worker that ended is forgotten (the next test starts a fresh one); a retiring
+  /// one is retired once its last test ended.
+  func waitSideBySide() -> [SideBySideWorker.Ending] {
+    state.withLock { state in
+      guard state.sideBySide != nil else { return [] }
+      let (endings, ended) = state.sideBySide!.wait()
+      if ended {
+        state.sideBySide = nil
+      } else if let sideBySide = state.sideBySide, sideBySide.retiring, sideBySide.count == 0 {
+        retire(sideBySide.worker)
+        state.sideBySide = nil
+      }
+      return endings
     }
   }
 
@@ -203,6 +261,8 @@ private struct Pipeline {
   var worker: WorkerConnection?
   /// Under `--isolation test`, the worker started for the next test while this one runs.
   var spare: WorkerConnection?
+  /// The worker running `async` tests side by side, when one was started.
+  var sideBySide: SideBySideWorker?
   /// The steps the runner said it hands over next, and the index of the first not sent yet.
   var prepared: Runner.Plan.Steps?
   var nextToSend = 0

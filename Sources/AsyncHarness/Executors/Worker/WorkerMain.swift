@@ -10,7 +10,8 @@ import Darwin
 /// The worker side of `--isolation worker`: a suites executable started with
 /// ``WorkerMain/flag`` runs the steps its parent asks for on its private channel
 /// (``WorkerChannel``), one at a time, on its main thread (so blocking waits turn a real main
-/// run loop), and streams their issues back on the same channel.
+/// run loop), or `async` tests side by side as tasks (``SideBySideTests``), and streams their
+/// issues back on the same channel.
 ///
 /// Test code sees an ordinary process: standard input is the one the run was given,
 /// standard output and standard error go to its parent as the test's output, and the
@@ -42,7 +43,8 @@ enum WorkerMain {
     let catalog = WorkerCatalog(suites, registry: registry)
     let executor = InProcessExecutor.inWorker
     var leaks = LeakCheck()
-    var requests = WorkerRequests(channel: channel)
+    let sideBySide = SideBySideTests(channel: channel)
+    var requests = WorkerRequests(channel: channel, sideBySide: sideBySide)
     var paused = false
     while let request = requests.next() {
       switch request {
@@ -50,8 +52,19 @@ enum WorkerMain {
         exit(0)
       case .resume:
         paused = false
+      case .start(let request):
+        switch catalog.step(for: request) {
+        case .success(let step) where step.runsSideBySide:
+          sideBySide.start(step, executor: executor)
+        case .success:
+          channel.send(.cannotRun(request.id, reason: "\(request.id.path) cannot run side by side with other tests: "
+            + "only an async test of a real-time strategy can"))
+        case .failure(let error):
+          channel.send(.cannotRun(request.id, reason: error.description))
+        }
       case .run(let request):
         if paused { continue }
+        sideBySide.awaitNoneRunning()
         channel.testStarts()
         streams.restore()
         if let marker {

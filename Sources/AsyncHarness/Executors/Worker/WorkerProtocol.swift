@@ -4,7 +4,8 @@ import Foundation
 /// private channel (``WorkerChannel``), one JSON object a line: requests and replies carry
 /// the protocol's ``version``, events the event schema's.
 ///
-/// The parent sends ``WorkerRequest``s: run a step, resume after a pause, stop. A step names
+/// The parent sends ``WorkerRequest``s: run a step, start one side by side with others,
+/// resume after a pause, stop. A step names
 /// its test by its position among the suites the executable declares (``Runner/Step/Position``),
 /// never by its names (two tests may share one), and carries its whole ``TestID``, which the
 /// worker checks against the test at that position. The worker answers each step with the
@@ -18,8 +19,9 @@ import Foundation
 enum WorkerProtocol {
   /// The version both sides speak; a line of another version is refused. Version 2: a
   /// `returned` reply says when the worker must be retired (`retire`), instead of the parent
-  /// guessing it from the test's issues.
-  static let version = 2
+  /// guessing it from the test's issues. Version 3: the `start` request runs an `async` test
+  /// side by side with the others the worker runs so.
+  static let version = 3
 
   /// Reads one line's object and checks its version.
   static func fields(of line: some Collection<UInt8>) throws -> JSONFields {
@@ -42,6 +44,10 @@ enum WorkerProtocol {
 enum WorkerRequest: Sendable, Equatable {
   /// Run this test next.
   case run(WorkerRunRequest)
+  /// Start this `async` test now, as a task, side by side with the tests started so that
+  /// still run; its reply comes when it ends, in whichever order they end. The worker never
+  /// pauses for such a test, and writes no marker line for it (their output cannot be split).
+  case start(WorkerRunRequest)
   /// Go on after a pause: the worker pauses after a step that recorded a failure, dropping
   /// the steps it reads until this (the parent may run a retry first instead).
   case resume
@@ -56,6 +62,10 @@ enum WorkerRequest: Sendable, Equatable {
       case .run(let request):
         json.field("protocol", WorkerProtocol.version)
         json.field("request", "run")
+        json.field("step") { $0.runRequest(request) }
+      case .start(let request):
+        json.field("protocol", WorkerProtocol.version)
+        json.field("request", "start")
         json.field("step") { $0.runRequest(request) }
       case .resume:
         json.field("protocol", WorkerProtocol.version)
@@ -75,6 +85,7 @@ enum WorkerRequest: Sendable, Equatable {
     let json = try WorkerProtocol.fields(of: line)
     switch try json.string("request") {
     case "run": self = .run(try WorkerRunRequest(json: json.object("step")))
+    case "start": self = .start(try WorkerRunRequest(json: json.object("step")))
     case "resume": self = .resume
     case "stop": self = .stop
     case let other: throw EventDecodingError(reason: "unknown request \"\(other)\"")

@@ -40,21 +40,13 @@ struct WorkerSession {
     while let line = connection.lines.next() {
       if let ending = relay(line, &connection) { return ending }
     }
-    var descriptors = [
-      pollfd(fd: worker.channel, events: 0, revents: 0),
-      pollfd(fd: worker.output, events: Int16(POLLIN), revents: 0),
-      pollfd(fd: stop?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
-    ]
+    var descriptors = worker.pollDescriptors(stop: stop)
     while true {
-      descriptors[0].events = Int16(POLLIN) | (worker.hasUnsentRequests ? Int16(POLLOUT) : 0)
-      let ready = poll(&descriptors, nfds_t(descriptors.count), groupStop.timeout())
-      if ready < 0 && errno != EINTR { return .workerEnded(end(worker.waitForExit())) }
-      if ready == 0 { groupStop.stop(worker.process); continue }
-      if descriptors[2].revents != 0, let signal = stop?.signal {
-        descriptors[2].fd = -1
-        groupStop.stop(worker.process, interrupt: signal)
+      switch worker.poll(&descriptors, groupStop: &groupStop, stop: stop) {
+      case .failed: return .workerEnded(end(worker.waitForExit()))
+      case .timedOut: groupStop.stop(worker.process); continue
+      case .ready: break
       }
-      if descriptors[0].revents & Int16(POLLOUT) != 0 { worker.flush() }
       // Events first: an issue precedes the output the test then writes.
       if descriptors[0].revents & ~Int16(POLLOUT) != 0 {
         let count = read(worker.channel, &buffer, buffer.count)

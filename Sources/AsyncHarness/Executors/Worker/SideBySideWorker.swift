@@ -1,0 +1,187 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A worker process running `async` tests side by side (``WorkerRequest/start(_:)``), seen
+/// from its parent: it starts tests, relays what each records to that test's attempt, and
+/// says how each ended.
+///
+/// Each test's events are held until its reply, so that a test that runs again (below)
+/// reports only what its second run recorded. What the tests write straight to standard
+/// output and standard error cannot be split between them: it goes to this process's
+/// standard error as it arrives, and its tail into the issue of a test the worker ended in.
+///
+/// When the worker ends while tests run: a test past its time limit (the worker was stopped
+/// for it) ends so, and an interrupt ends every test; otherwise, with one test running, that
+/// test crashed. With several, nothing shows which one crashed it, and a crash is no evidence
+/// against any one of them: every test that did not end so runs again alone, with a warning
+/// naming the tests it ran with.
+struct SideBySideWorker {
+  /// How a test run side by side ended.
+  enum Ending {
+    /// The attempt of the test with this ID ended so; `note` names the tests it ran with
+    /// when the worker ended in it.
+    case ended(TestID, AttemptEnd, note: Issue?)
+    /// The worker ended while the test ran beside others, and not for it: it runs again alone,
+    /// with `note` (a warning) saying why.
+    case runAgain(TestID, note: Issue)
+  }
+
+  private struct Running {
+    let step: Runner.Step
+    let events: EventSink
+    let deadline: ContinuousClock.Instant?
+    var held: [Event] = []
+  }
+
+  private let process: WorkerProcess
+  private let stop: StopRequest?
+  private var running: [Running] = []
+  /// The tests the worker was stopped for, past their time limit.
+  private var pastLimit: [TestID] = []
+  private var lines = LineSplitter()
+  private var output = OutputBuffer()
+  private var groupStop: GroupStop
+  private var buffer = [UInt8](repeating: 0, count: 65536)
+  /// Where the events of tests that ended go (late signals): the sink of the last test started.
+  private var others: EventSink?
+  /// Whether a test's reply said the worker must not run another (``WorkerRetirement``): it
+  /// takes no more tests, and is retired once the ones it runs ended.
+  private(set) var retiring = false
+
+  init(executable: String, gracePeriod: Duration, stop: StopRequest?) throws {
+    process = try WorkerProcess(executable: executable, arguments: [WorkerMain.flag], environment: [:])
+    groupStop = GroupStop(gracePeriod: gracePeriod, deadline: nil)
+    self.stop = stop
+  }
+
+  /// How many tests run.
+  var count: Int { running.count }
+
+  /// The worker's process, for the executor to retire or kill.
+  var worker: WorkerProcess { process }
+
+  /// Starts `step`, whose events go to `events`; `false` when the worker no longer reads (it
+  /// died: the next ``wait()`` says how).
+  mutating func start(_ step: Runner.Step, events: EventSink, deadline: ContinuousClock.Instant?) -> Bool {
+    running.append(Running(step: step, events: events, deadline: deadline))
+    others = events
+    return process.send(.start(WorkerRunRequest(step)))
+  }
+
+  /// Waits until at least one test ended, relaying what they record; returns how they ended,
+  /// and whether the worker ended.
+  mutating func wait() -> (endings: [Ending], workerEnded: Bool) {
+    var endings: [Ending] = []
+    var descriptors = process.pollDescriptors(stop: stop)
+    while endings.isEmpty {
+      groupStop.deadline = running.compactMap(\.deadline).min()
+      switch process.poll(&descriptors, groupStop: &groupStop, stop: stop) {
+      case .failed:
+        return (workerEnded(), true)
+      case .timedOut:
+        if groupStop.stopped == nil {
+          let now = ContinuousClock().now
+          pastLimit = running.filter { $0.deadline.map { $0 <= now } ?? false }.map(\.step.id)
+        }
+        groupStop.stop(process.process)
+        continue
+      case .ready:
+        break
+      }
+      if descriptors[0].revents & ~Int16(POLLOUT) != 0 {
+        let count = read(process.channel, &buffer, buffer.count)
+        if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
+        guard count > 0 else { return (endings + workerEnded(), true) }
+        lines.append(buffer[..<count])
+        while let line = lines.next() { endings += relay(line) }
+      }
+      if descriptors[1].revents != 0 {
+        let count = read(process.output, &buffer, buffer.count)
+        if count > 0 { passOn(buffer[..<count]) } else { descriptors[1].fd = -1 }
+      }
+    }
+    return (endings, false)
+  }
+
+  /// Relays one line of the worker's: an event to its test's held events, or a reply that
+  /// ends a test.
+  private mutating func relay(_ line: ArraySlice<UInt8>) -> [Ending] {
+    guard !line.isEmpty else { return [] }
+    switch try? WorkerMessage(line: line) {
+    case .event(let event):
+      if let index = running.firstIndex(where: { $0.step.id == event.test }) {
+        running[index].held.append(event)
+      } else {
+        others?.send(event)
+      }
+    case .reply(.returned(let id, let duration, let trace, _, let retire)):
+      retiring = retiring || retire != nil
+      return end(id, .returned(duration: duration, trace: trace))
+    case .reply(.cannotRun(let id, let reason)):
+      return end(id, .couldNotStart(reason: reason))
+    case nil:
+      // Not the worker's (a test wrote to the channel?): shown rather than lost.
+      passOn(line + [0x0A])
+    }
+    return []
+  }
+
+  /// Ends the test with `id` as `end`, after relaying what it recorded.
+  private mutating func end(_ id: TestID, _ end: AttemptEnd, note: Issue? = nil) -> [Ending] {
+    guard let index = running.firstIndex(where: { $0.step.id == id }) else { return [] }
+    let test = running.remove(at: index)
+    for event in test.held { test.events.send(event) }
+    return [.ended(id, end, note: note)]
+  }
+
+  /// How the tests running when the worker ended end, once its output is read to its end.
+  private mutating func workerEnded() -> [Ending] {
+    var ready = pollfd(fd: process.output, events: Int16(POLLIN), revents: 0)
+    while poll(&ready, 1, -1) > 0 {
+      let count = read(process.output, &buffer, buffer.count)
+      guard count > 0 else { break }
+      passOn(buffer[..<count])
+    }
+    let exit = process.waitForExit()
+    let tail = output.tail
+    if let interrupt = groupStop.stopped?.interrupt {
+      return running.flatMap { end($0.step.id, .interrupted(signal: interrupt, output: tail)) }
+    }
+    if running.count == 1, let only = running.first {
+      return end(only.step.id, groupStop.ending(exit, timeLimit: only.step.timeLimit, output: tail))
+    }
+    let culprits = running.filter { pastLimit.contains($0.step.id) }
+    let innocent = running.filter { !pastLimit.contains($0.step.id) }
+    let why = culprits.isEmpty
+      ? "ended with \(exit) before they returned; a crash among tests running side by side is no evidence against any one of them"
+      : "was stopped because \(Self.names(culprits)) ran past its time limit"
+    var endings: [Ending] = innocent.map { test in
+      .runAgain(test.step.id, note: Issue(
+        kind: .warning, message: "The worker process running this test side by side with "
+          + "\(Self.names(running.filter { $0.step.id != test.step.id })) \(why), so this test ran again alone",
+        sourceLocation: test.step.test.sourceLocation))
+    }
+    running = culprits
+    for test in culprits {
+      let note = Issue(kind: .warning, message: "Side by side with this test ran \(Self.names(innocent)), which ran again "
+        + "alone", sourceLocation: test.step.test.sourceLocation)
+      endings += end(test.step.id, groupStop.ending(exit, timeLimit: test.step.timeLimit, output: tail),
+                     note: innocent.isEmpty ? nil : note)
+    }
+    return endings
+  }
+
+  private static func names(_ tests: [Running]) -> String {
+    tests.map { "\($0.step.id.path)" }.joined(separator: ", ")
+  }
+
+  /// Writes what the tests wrote to this process's standard error, keeping its tail.
+  private mutating func passOn(_ bytes: ArraySlice<UInt8>) {
+    if let text = output.append(bytes) { FileHandleOutput.standardError.write(text) }
+  }
+}

@@ -1,0 +1,177 @@
+import AsyncHarness
+import Foundation
+import HarnessTestSupport
+import XCTest
+
+@testable import AsyncHarnessJUnit
+
+/// Issue 31, async tests side by side inside a worker: the `harness-fixture` executable's
+/// `SideBySide` suite (async tests that await callbacks, fail, throw, time out in a wait, are
+/// fulfilled late, record a known issue and pass on a retry, with a blocking test among them)
+/// run side by side gives each test the verdict and the issues of a run one at a time
+/// (`--async-width 1`); in
+/// `SideBySideRude`, a crash among tests side by side errors that test and runs the others
+/// again alone, a hang errors the test past its limit and runs the one beside it again, and an
+/// interrupt ends every test running.
+final class SideBySideTests: ReportTestCase {
+  /// Each test's verdicts (one per attempt) and everything it recorded and logged, as a set.
+  private struct Recorded: Equatable, CustomStringConvertible {
+    var verdicts: [Verdict] = []
+    var issues: Set<Issue> = []
+    var output = ""
+    var description: String { "\(verdicts) \(issues.map(\.message).sorted()) \(output.debugDescription)" }
+  }
+
+  private func runFixture(_ arguments: [String], name: String) throws -> (status: Int32, output: String, errors: String, events: [Event]) {
+    let events = path("\(name).jsonl")
+    let run = try runToEnd(try harnessFixture(), ["--json", events] + arguments)
+    let lines = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
+    return (run.status, run.output, run.errors, try lines.map { try Event(jsonLine: $0) })
+  }
+
+  private func recorded(_ events: [Event]) -> [TestID: Recorded] {
+    var tests: [TestID: Recorded] = [:]
+    for event in events {
+      switch event.kind {
+      case .issueRecorded(let test, let issue): tests[test, default: Recorded()].issues.insert(issue)
+      case .outputCaptured(let test, let text): tests[test, default: Recorded()].output += text
+      case .testEnded(let test, let result, _): tests[test, default: Recorded()].verdicts.append(result.verdict)
+      default: break
+      }
+    }
+    return tests
+  }
+
+  /// When each test started and ended.
+  private func times(_ events: [Event]) -> [TestID: (start: Date, end: Date)] {
+    var started: [TestID: Date] = [:]
+    var times: [TestID: (start: Date, end: Date)] = [:]
+    for event in events {
+      if case .testStarted(let test) = event.kind { started[test] = event.timestamp }
+      if case .testEnded(let test, _, _) = event.kind, let start = started[test] { times[test] = (start, event.timestamp) }
+    }
+    return times
+  }
+
+  func testAsyncTestsSideBySideGetTheVerdictsAndIssuesOfASerialRun() throws {
+    let selection = ["--filter", "SideBySide/", "--waiter", "all", "--time-limit", "5"]
+    let serial = try runFixture(selection + ["--async-width", "1"], name: "serial")
+    XCTAssertEqual(serial.status, 1, serial.output)
+    let expected = recorded(serial.events)
+    XCTAssertEqual(expected.count, 6 * 20 + 5, "20 tests under 6 strategies, one with a second attempt but under a schedule")
+    for round in 1...5 {
+      let sideBySide = try runFixture(selection, name: "side-by-side-\(round)")
+      XCTAssertEqual(sideBySide.status, 1, sideBySide.output)
+      let got = recorded(sideBySide.events)
+      XCTAssertEqual(Set(got.keys), Set(expected.keys))
+      for (test, recorded) in expected where got[test] != recorded {
+        XCTFail("round \(round), \(test): side by side \(got[test].map(\.description) ?? "nothing"), one at a time \(recorded)")
+      }
+      // Under each real-time strategy the awaiting tests ran at once: each started before any
+      // ended (a blocking test comes after the sixth). The scheduled strategy keeps each alone.
+      let times = times(sideBySide.events)
+      for waiter in ["expectation", "semaphore", "probePoller", "notification", "synchronous", "scheduled"] {
+        // (A scheduled test's ID names its schedule.)
+        let awaiting = times.filter { $0.key.waiter == waiter && (0..<6).map { "awaits \($0)" }.contains($0.key.name) }.values
+        XCTAssertEqual(awaiting.count, 6)
+        guard let lastStart = awaiting.map(\.start).max(), let firstEnd = awaiting.map(\.end).min() else { continue }
+        let overlap = lastStart < firstEnd
+        XCTAssertEqual(overlap, waiter != "scheduled", "\(waiter): \(awaiting)")
+      }
+    }
+    let late = try XCTUnwrap(expected[TestID(suite: "SideBySide", name: "fulfils late", waiter: "semaphore")])
+    XCTAssertEqual(late.issues.map(\.kind).sorted { $0.rawValue < $1.rawValue }, [.lateSignal, .waitFailed])
+    let retried = TestID(suite: "SideBySide", name: "passes on attempt 2", waiter: "semaphore", attempt: 2)
+    XCTAssertEqual(expected[retried]?.verdicts, [.flaky])
+  }
+
+  /// With every test started at once, the crash comes while the six others wait: nothing
+  /// shows which test crashed the worker, so each runs again alone, and only the crash
+  /// crashes again.
+  func testACrashAmongThemErrorsThatTestAndRunsTheOthersAgainAlone() throws {
+    let run = try runFixture(["--filter", "SideBySideRude/awaits", "--filter", "SideBySideRude/crashes",
+                              "--waiter", "semaphore"], name: "crash")
+    XCTAssertEqual(run.status, 1, run.output)
+    let tests = recorded(run.events)
+    let names = ["crashes"] + (0..<6).map { "awaits \($0)" }
+    XCTAssertEqual(Set(tests.keys.map(\.name)), Set(names))
+    for (test, recorded) in tests {
+      let others = names.filter { $0 != test.name }.map { "SideBySideRude/\($0)" }.joined(separator: ", ")
+      let warning = "The worker process running this test side by side with \(others) ended with signal SIGILL "
+        + "(illegal instruction) before they returned; a crash among tests running side by side is no evidence "
+        + "against any one of them, so this test ran again alone"
+      XCTAssertEqual(recorded.issues.filter { $0.kind == .warning }.map(\.message), [warning])
+      if test.name == "crashes" {
+        XCTAssertEqual(recorded.verdicts, [.errored])
+        let crash = try XCTUnwrap(recorded.issues.first { $0.kind == .crashed })
+        XCTAssertTrue(crash.message.hasPrefix("Crashed: the worker process running the test ended with signal SIGILL "
+          + "(illegal instruction); its last output:\n"), crash.message)
+        XCTAssertTrue(crash.message.contains("Fatal error: a side-by-side test crashes"), crash.message)
+      } else {
+        XCTAssertEqual(recorded.verdicts, [.passed], "\(test)")
+        XCTAssertEqual(recorded.issues.count, 1, "\(test)")
+      }
+    }
+    XCTAssertTrue(run.errors.contains("Fatal error: a side-by-side test crashes"),
+                  "what tests side by side print goes to the run's standard error: \(run.errors)")
+  }
+
+  /// Two at a time, the hang holds one place while the others (each waiting 0.4 s) take turns
+  /// at the other: at its limit and margin (1.5 s) the worker is stopped in the middle of the
+  /// fourth, the hang errors naming the test beside it, and that test runs again alone and
+  /// passes.
+  func testAHangAmongThemErrorsThatTestAndRunsTheOneBesideItAgain() throws {
+    let run = try runFixture(["--filter", "SideBySideRude/awaits", "--filter", "SideBySideRude/hangs",
+                              "--waiter", "semaphore", "--async-width", "2", "--time-limit", "1"], name: "hang")
+    XCTAssertEqual(run.status, 1, run.output)
+    let tests = recorded(run.events)
+    let hang = try XCTUnwrap(tests[TestID(suite: "SideBySideRude", name: "hangs", waiter: "semaphore")])
+    XCTAssertEqual(hang.verdicts, [.errored])
+    XCTAssertEqual(hang.issues.filter { $0.kind == .timeLimitExceeded }.map(\.message), [
+      "Test exceeded its time limit of 1 seconds outside any wait the harness could end, so its worker process was "
+        + "stopped with SIGTERM; it printed nothing",
+    ])
+    let note = try XCTUnwrap(hang.issues.first { $0.kind == .warning }?.message)
+    let beside = try XCTUnwrap(note.firstMatch(of: /^Side by side with this test ran SideBySideRude\/(awaits \d), which ran again alone$/)?.1)
+    for number in 0..<6 {
+      let awaits = try XCTUnwrap(tests[TestID(suite: "SideBySideRude", name: "awaits \(number)", waiter: "semaphore")])
+      XCTAssertEqual(awaits.verdicts, [.passed])
+      XCTAssertEqual(awaits.issues.map(\.message), "awaits \(number)" == beside ? [
+        "The worker process running this test side by side with SideBySideRude/hangs was stopped because "
+          + "SideBySideRude/hangs ran past its time limit, so this test ran again alone",
+      ] : [])
+    }
+  }
+
+  /// SIGINT while four tests wait side by side (each says so on the run's standard error):
+  /// each ends as interrupted, and the run exits with 128 + SIGINT.
+  func testAnInterruptEndsEveryTestRunningSideBySide() throws {
+    let process = Process()
+    process.executableURL = try harnessFixture()
+    process.arguments = ["--filter", "SideBySideRude/waits for an interrupt", "--waiter", "semaphore",
+                         "--json", path("interrupt.jsonl")]
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    var seen = ""
+    while (0..<4).contains(where: { !seen.contains("side by side: \($0) waits\n") }) {
+      let data = errors.fileHandleForReading.availableData
+      guard !data.isEmpty else { break }
+      seen += String(decoding: data, as: UTF8.self)
+    }
+    kill(process.processIdentifier, SIGINT)
+    _ = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationStatus, 128 + SIGINT)
+    let lines = try String(contentsOfFile: path("interrupt.jsonl"), encoding: .utf8).split(separator: "\n")
+    let tests = recorded(try lines.map { try Event(jsonLine: $0) })
+    XCTAssertEqual(tests.count, 4)
+    for (test, recorded) in tests {
+      XCTAssertEqual(recorded.verdicts, [.errored], "\(test)")
+      XCTAssertEqual(recorded.issues.map(\.kind), [.interrupted], "\(test)")
+      XCTAssertTrue(recorded.issues.first?.message.hasPrefix("Interrupted: the run received SIGINT (interrupt) while "
+        + "the test ran, so its worker process was stopped") ?? false, "\(recorded)")
+    }
+  }
+}
