@@ -3,6 +3,8 @@ import Foundation
 import HarnessTestSupport
 import XCTest
 
+@testable import AsyncHarnessJUnit
+
 /// Issue 33, `--trace PATH`: the Chrome trace-event JSON of runs in this process and in
 /// worker processes (the `harness-fixture` executable as a child process), read with
 /// `JSONSerialization` and checked against the trace-event format: every event's required
@@ -96,6 +98,73 @@ final class TraceTests: ReportTestCase {
     let suites = events.filter { $0["cat"] as? String == "suite" }.compactMap { "\($0["ph"] as? String ?? "?") \($0["name"] as? String ?? "?")" }
     XCTAssertEqual(Set(suites), ["b Flaky [expectation]", "e Flaky [expectation]", "b Hostile [expectation]",
                                  "e Hostile [expectation]", "b Crashes [expectation]", "e Crashes [expectation]"])
+  }
+
+  /// Issue 31's async tests side by side in a worker (`--parallel`, the fixture's `SideBySide`
+  /// suite): attempts that overlap in a lane go on sub-tracks of it, so slices still nest and
+  /// never go back on every track, one slice per attempt; the HTML page's rows are the
+  /// trace's tracks, with the same attempts.
+  func testAttemptsSideBySideInAWorkerGoOnSubTracksOfTheirLane() throws {
+    let run = try runToEnd(try harnessFixture(), [
+      "--filter", "SideBySide/", "--time-limit", "5", "--parallel", "--trace", path("trace.json"),
+      "--report-html", path("report.html"), "--json", path("events.jsonl"),
+    ], in: directory)
+    XCTAssertEqual(run.status, 1, run.output + run.errors)
+    let events = try traceEvents(at: path("trace.json"))
+    var names: [Int: String] = [:]
+    for event in events where event["name"] as? String == "thread_name" {
+      names[event["tid"] as? Int ?? -1] = (event["args"] as? [String: Any])?["name"] as? String
+    }
+    var traced: [String: String] = [:]  // each attempt's track
+    var perTrack: [String: [String]] = [:]
+    for slice in slices(events) {
+      let key = "\(slice["name"] as? String ?? "?") #\((slice["args"] as? [String: Any])?["attempt"] as? Int ?? 0)"
+      XCTAssertNil(traced[key], "two slices for \(key)")
+      let track = try XCTUnwrap(names[slice["tid"] as? Int ?? -1], "a slice on a track without a name: \(slice)")
+      traced[key] = track
+      perTrack[track, default: []].append(slice["name"] as? String ?? "?")  // (no markup in these names)
+    }
+    let expected = try attempts(inStream: path("events.jsonl"))
+    XCTAssertEqual(Set(traced.keys), Set(expected.keys), "one slice per attempt")
+    XCTAssertEqual(expected.count, 21, "20 tests, one of them with a second attempt")
+    for (key, track) in traced {
+      // On its lane's track or one of its sub-tracks: `lane N` or `lane N · K`, K from 2.
+      let lane = "lane \(expected[key] ?? 0)"
+      XCTAssertTrue(track == lane || track.hasPrefix(lane + " · "), "\(key) on \(track), started in \(lane)")
+    }
+    XCTAssertTrue(perTrack.keys.contains("lane 1 · 2") || perTrack.keys.contains("lane 2 · 2"),
+                  "the awaiting tests ran side by side: \(perTrack)")
+    XCTAssertEqual(Set(names.values).count, names.count, "each track has a name of its own: \(names)")
+    // The page draws the same rows, with the same attempts.
+    let page = try XMLReader.readDocument(path("report.html"))
+    var drawn: [String: [String]] = [:]
+    for row in page.descendants where row.attribute("class") == "lane" {
+      let name = String(row.descendants.first { $0.attribute("class") == "lane-name" }?.text.prefix { $0 != ":" } ?? "?")
+      drawn[name] = row.descendants.compactMap { $0.attribute("title")?.components(separatedBy: " [expectation]").first }
+    }
+    XCTAssertEqual(drawn.mapValues { $0.sorted() }, perTrack.mapValues { $0.sorted() })
+  }
+
+  /// A lane's own track keeps its lane's number as `tid`; its sub-tracks come after the last
+  /// lane's, each with a name that says which lane it belongs to.
+  func testSubTracksComeAfterTheLanes() throws {
+    let reporter = try TraceReporter(path: path("trace.json"), processName: "p")
+    let start = Date(timeIntervalSince1970: 1_000_000)
+    let test = { (name: String) in TestID(suite: "S", name: name, waiter: "expectation") }
+    reporter.handle(Event(.runStarted(RunInfo(waiters: ["expectation"])), timestamp: start))
+    for (name, lane, at) in [("a", 1, 0.0), ("b", 1, 0.1), ("c", 2, 0.2)] {
+      reporter.handle(Event(.testStarted(test(name)), timestamp: start + at, lane: lane))
+    }
+    for (name, at) in [("a", 1.0), ("b", 1.1), ("c", 1.2)] {
+      reporter.handle(Event(.testEnded(test(name), TestResult(verdict: .passed), duration: 1), timestamp: start + at))
+    }
+    try reporter.finish()
+    let events = try traceEvents(at: path("trace.json"))
+    let tracks = events.filter { $0["name"] as? String == "thread_name" }
+      .map { "\($0["tid"] as? Int ?? -1) \(($0["args"] as? [String: Any])?["name"] as? String ?? "?")" }
+    XCTAssertEqual(tracks, ["0 suites", "1 lane 1", "3 lane 1 · 2", "2 lane 2"])
+    XCTAssertEqual(slices(events).map { "\($0["tid"] as? Int ?? -1) \($0["name"] as? String ?? "?") \($0["ts"] as? Int ?? -1)" },
+                   ["1 S/a 0", "3 S/b 100000", "2 S/c 200000"])
   }
 
   /// In this process: one lane, a slice for each of a failing test's attempts, and names
