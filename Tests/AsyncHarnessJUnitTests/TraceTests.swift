@@ -145,6 +145,86 @@ final class TraceTests: ReportTestCase {
     XCTAssertEqual(drawn.mapValues { $0.sorted() }, perTrack.mapValues { $0.sorted() })
   }
 
+  /// Each worker replacement in the stream (`workerReplaced`: reason, test, lane), in order,
+  /// after checking that it comes while its attempt runs (between its `testStarted` and its
+  /// `testEnded`).
+  private func replacements(inStream path: String) throws -> [String] {
+    var running: Set<TestID> = []
+    var replaced: [String] = []
+    for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
+      let event = try Event(jsonLine: line)
+      switch event.kind {
+      case .testStarted(let test): running.insert(test)
+      case .testEnded(let test, _, _): running.remove(test)
+      case .workerReplaced(let test, let reason):
+        XCTAssertTrue(running.contains(test), "\(test)'s worker replaced while it did not run")
+        replaced.append("\(reason) \(test.suite)/\(test.name) #\(test.attempt) lane \(event.lane ?? 0)")
+      default: break
+      }
+    }
+    return replaced
+  }
+
+  /// The trace's `workerReplaced` instants: reason, test, and the track of its attempt's
+  /// slice, which it must end.
+  private func replacements(inTrace events: [[String: Any]]) -> [String] {
+    let slices = slices(events)
+    return instants(events).filter { $0["name"] as? String == "workerReplaced" }.map { instant in
+      let args = instant["args"] as? [String: Any] ?? [:]
+      let test = args["test"] as? String ?? "?"
+      let ends = slices.contains {
+        $0["name"] as? String == test && $0["tid"] as? Int == instant["tid"] as? Int
+          && ($0["ts"] as? Int ?? 0) + ($0["dur"] as? Int ?? 0) == instant["ts"] as? Int
+      }
+      return "\(args["reason"] as? String ?? "?") \(test)\(ends ? "" : " (not at the end of its slice)")"
+    }
+  }
+
+  /// A worker that crashes, is stopped past a time limit or is retired for leaked work is
+  /// replaced: the stream says so with the lane, and the trace shows an instant at the end of
+  /// the attempt it ran; tests that kept their worker have none.
+  func testAWorkerReplacedIsAnEventAndAnInstantOnItsLane() throws {
+    let run = try runToEnd(try harnessFixture(), [
+      "--filter", "Crashes/passes first", "--filter", "Crashes/fatal error", "--filter", "Crashes/hangs outside a wait",
+      "--filter", "Leaks/spins", "--filter", "Leaks/awaits after the thread", "--time-limit", "1",
+      "--trace", path("trace.json"), "--json", path("events.jsonl"),
+    ], in: directory)
+    XCTAssertEqual(run.status, 1, run.output + run.errors)
+    XCTAssertEqual(try replacements(inStream: path("events.jsonl")), [
+      "crashed Crashes/fatal error #1 lane 1", "stoppedAtTimeLimit Crashes/hangs outside a wait #1 lane 1",
+      "leakedWork Leaks/spins tasks #1 lane 1", "leakedWork Leaks/spins a thread #1 lane 1",
+    ])
+    XCTAssertEqual(replacements(inTrace: try traceEvents(at: path("trace.json"))), [
+      "crashed Crashes/fatal error", "stoppedAtTimeLimit Crashes/hangs outside a wait", "leakedWork Leaks/spins tasks",
+      "leakedWork Leaks/spins a thread",
+    ])
+  }
+
+  /// Side by side: a worker that crashes while several tests run is replaced once (said
+  /// through the first test running), and the crashing test's rerun alone replaces the other;
+  /// a test whose wait reached its time limit retires its worker once.
+  func testASideBySideWorkerReplacedIsSaidOnce() throws {
+    let crash = try runToEnd(try harnessFixture(), [
+      "--filter", "SideBySideRude/crashes", "--filter", "SideBySideRude/awaits 0", "--filter", "SideBySideRude/awaits 1",
+      "--parallel", "--trace", path("crash.json"), "--json", path("crash.jsonl"),
+    ], in: directory)
+    XCTAssertEqual(crash.status, 1, crash.output + crash.errors)
+    XCTAssertEqual(try replacements(inStream: path("crash.jsonl")),
+                   ["crashed SideBySideRude/crashes #1 lane 1", "crashed SideBySideRude/crashes #1 lane 1"])
+    XCTAssertEqual(replacements(inTrace: try traceEvents(at: path("crash.json"))),
+                   ["crashed SideBySideRude/crashes", "crashed SideBySideRude/crashes"])
+    let limit = try runToEnd(try harnessFixture(), [
+      "--filter", "SideBySideRude/awaits", "--parallel", "--time-limit", "0.2", "--trace", path("limit.json"),
+      "--json", path("limit.jsonl"),
+    ], in: directory)
+    XCTAssertEqual(limit.status, 1, limit.output + limit.errors)
+    let replaced = try replacements(inStream: path("limit.jsonl"))
+    XCTAssertEqual(replaced.count, 1, "\(replaced)")
+    XCTAssertTrue(replaced.allSatisfy { $0.hasPrefix("exceededTimeLimit SideBySideRude/awaits ") }, "\(replaced)")
+    let traced = replacements(inTrace: try traceEvents(at: path("limit.json")))
+    XCTAssertEqual(traced, replaced.map { String($0.prefix { $0 != "#" }.dropLast()) })
+  }
+
   /// A lane's own track keeps its lane's number as `tid`; its sub-tracks come after the last
   /// lane's, each with a name that says which lane it belongs to.
   func testSubTracksComeAfterTheLanes() throws {

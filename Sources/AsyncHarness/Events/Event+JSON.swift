@@ -55,10 +55,14 @@ extension Event {
     case "testEnded": kind = .testEnded(try test(), try TestResult(json: json.object("result")), duration: try duration())
     case "suiteEnded": kind = .suiteEnded(try suiteRun(), try summary(), duration: try duration())
     case "runEnded": kind = .runEnded(try summary(), duration: try duration())
+    case "workerReplaced": kind = .workerReplaced(try test(), reason: try json.string("reason"))
     case let other: throw EventDecodingError(reason: "unknown kind \"\(other)\"")
     }
     var lane: Int?
-    if case .testStarted = kind { lane = try json.optionalNumber("lane") }
+    switch kind {
+    case .testStarted, .workerReplaced: lane = try json.optionalNumber("lane")
+    default: break
+    }
     self.init(kind, timestamp: timestamp, lane: lane)
   }
 }
@@ -213,6 +217,11 @@ extension JSONText {
         json.field("duration", duration)
         json.field("kind", event.kind.name)
         json.field("summary", summary)
+      case .workerReplaced(let test, let reason):
+        json.field("kind", event.kind.name)
+        if let lane = event.lane { json.field("lane", lane) }
+        json.field("reason", reason)
+        json.field("test", test)
       }
       json.field("timestamp") { $0.timestamp(event.timestamp) }
       json.field("version", Event.schemaVersion)

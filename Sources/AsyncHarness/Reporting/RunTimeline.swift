@@ -46,6 +46,9 @@ struct RunTimeline: EndOfRunContents {
     case attempt(Attempt)
     /// An issue shown at a point in time: at its attempt's end, on its track.
     case instant(Issue, of: TestID, track: Track, at: Int64)
+    /// The worker process that ran an attempt was replaced (`workerReplaced`), for `reason`:
+    /// shown at the attempt's end, on its track.
+    case workerReplaced(reason: String, of: TestID, track: Track, at: Int64)
     /// A suite's span begins or ends.
     case suite(SuiteRun, id: Int, begins: Bool, at: Int64)
   }
@@ -61,6 +64,8 @@ struct RunTimeline: EndOfRunContents {
   private var origin: Date?
   /// The attempts that started and have not ended: their track and start.
   private var running: [TestID: (track: Track, start: Int64)] = [:]
+  /// Why the workers of a running attempt were replaced, shown when the attempt ends.
+  private var replaced: [TestID: [String]] = [:]
   /// The suite spans that began and have not ended, with their IDs.
   private var openSuites: [SuiteRun: Int] = [:]
   private var suiteCount = 0
@@ -88,9 +93,15 @@ struct RunTimeline: EndOfRunContents {
       for issue in result.issues where Self.instantKinds.contains(issue.kind) {
         entries.append(.instant(issue, of: test, track: track, at: end))
       }
+      for reason in replaced.removeValue(forKey: test) ?? [] {
+        entries.append(.workerReplaced(reason: reason, of: test, track: track, at: end))
+      }
     case .suiteEnded(let suite, _, _):
       guard let id = openSuites.removeValue(forKey: suite) else { return }
       entries.append(.suite(suite, id: id, begins: false, at: time(event.timestamp, on: Self.suites)))
+    case .workerReplaced(let test, let reason):
+      if running[test] != nil { replaced[test, default: []].append(reason) }
+      _ = time(event.timestamp, on: Self.suites)
     case .issueRecorded, .outputCaptured, .testSlow, .runEnded:
       _ = time(event.timestamp, on: Self.suites)
     }
@@ -102,6 +113,7 @@ struct RunTimeline: EndOfRunContents {
       entries.append(.attempt(Attempt(test: test, track: track, start: start, duration: max(0, latest - start), result: nil)))
     }
     running = [:]
+    replaced = [:]
     for (suite, id) in openSuites.sorted(by: { $0.value < $1.value }) {
       entries.append(.suite(suite, id: id, begins: false, at: latest))
     }

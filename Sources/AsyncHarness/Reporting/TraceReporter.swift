@@ -25,6 +25,10 @@ import Darwin
 /// - an instant event (`"ph":"i"`, on the attempt's track, at its end) for each crash, time
 ///   limit, interrupt and leak (issue kinds `crashed`, `timeLimitExceeded`, `interrupted`,
 ///   `leaked`), named by the kind, with the test and the message (at most 4 KiB) as args;
+/// - an instant event named `workerReplaced` (on the attempt's track, at its end) where the
+///   lane's worker process ended or was retired and the next test got a fresh one, with the
+///   test and the reason (`crashed`, `stoppedAtTimeLimit`, `exceededTimeLimit`, `leakedWork`)
+///   as args;
 /// - a span for each suite under a waiter, as async begin and end events (`"ph":"b"`/`"e"`),
 ///   which may overlap when suites run in several lanes;
 /// - metadata events (`"ph":"M"`) naming the process and the tracks.
@@ -141,6 +145,16 @@ public final class TraceReporter: Reporter {
       }
       json.field("cat", "issue")
       json.field("name", issue.kind.rawValue)
+      fields("i", track: ids[track] ?? 0, at: time, threadScoped: true, to: &json)
+    case .timeline(.workerReplaced(let reason, let test, let track, let time)):
+      json.field("args") { json in
+        json.object { args in
+          args.field("reason", reason)
+          args.field("test", "\(test.suite)/\(test.name)")
+        }
+      }
+      json.field("cat", "worker")
+      json.field("name", "workerReplaced")
       fields("i", track: ids[track] ?? 0, at: time, threadScoped: true, to: &json)
     case .timeline(.suite(let suite, let id, let begins, let time)):
       json.field("cat", "suite")
