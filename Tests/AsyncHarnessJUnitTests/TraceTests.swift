@@ -44,7 +44,27 @@ final class TraceTests: ReportTestCase {
     return events
   }
 
-  private func slices(_ events: [[String: Any]]) -> [[String: Any]] { events.filter { $0["ph"] as? String == "X" } }
+  /// The attempts' slices.
+  private func slices(_ events: [[String: Any]]) -> [[String: Any]] {
+    events.filter { $0["ph"] as? String == "X" && $0["cat"] as? String == "test" }
+  }
+
+  /// The waits' slices, each as `tid name outcome waiter test`, after checking that each lies
+  /// inside a slice of its test on its track.
+  private func waits(_ events: [[String: Any]], file: StaticString = #filePath, line: UInt = #line) -> [String] {
+    let attempts = slices(events)
+    return events.filter { $0["cat"] as? String == "wait" }.map { wait in
+      let args = wait["args"] as? [String: Any] ?? [:]
+      let (start, end) = (wait["ts"] as? Int ?? -1, (wait["ts"] as? Int ?? -1) + (wait["dur"] as? Int ?? -1))
+      let inside = attempts.contains { attempt in
+        let from = attempt["ts"] as? Int ?? 0
+        return attempt["name"] as? String == args["test"] as? String && attempt["tid"] as? Int == wait["tid"] as? Int
+          && from <= start && end <= from + (attempt["dur"] as? Int ?? 0)
+      }
+      XCTAssertTrue(inside, "a wait outside its attempt: \(wait)", file: file, line: line)
+      return [wait["tid"], wait["name"], args["outcome"], args["waiter"], args["test"]].map { "\($0 ?? "?")" }.joined(separator: " ")
+    }
+  }
   private func instants(_ events: [[String: Any]]) -> [[String: Any]] { events.filter { $0["ph"] as? String == "i" } }
 
   /// Every attempt that ended in the JSON Lines file (test ID, attempt, lane of its start),
@@ -143,6 +163,44 @@ final class TraceTests: ReportTestCase {
       drawn[name] = row.descendants.compactMap { $0.attribute("title")?.components(separatedBy: " [expectation]").first }
     }
     XCTAssertEqual(drawn.mapValues { $0.sorted() }, perTrack.mapValues { $0.sorted() })
+    // Each awaiting test's wait is a slice inside its own, on its sub-track.
+    let awaited = waits(events).filter { $0.contains(" SideBySide/awaits ") }.map { $0.split(separator: " ", maxSplits: 1)[1] }
+    XCTAssertEqual(awaited.sorted(), (0..<12).map { "the wait for \"callback \($0)\" completed expectation SideBySide/awaits \($0)" }.sorted())
+  }
+
+  /// `--trace` asks for the waits: each is a slice inside its attempt's, named by what it
+  /// awaited, with the strategy and how it ended; a run without it reports none.
+  func testEachWaitIsASliceInsideItsAttempt() throws {
+    let suites = [Suite("Waits") {
+      Test("loads") { t in
+        let loaded = t.expectation("loaded")
+        t.background.async { loaded.fulfill() }
+        try t.wait(for: loaded)
+        try t.wait(until: "ready", timeout: .seconds(1)) { true }
+      }
+      Test("times out") { t in try t.wait(for: t.expectation("never"), timeout: .milliseconds(20)) }
+      Test("runs out of time") { t in try t.wait(for: t.expectation("late"), timeout: .seconds(30)) }
+      Test("fails while waiting") { t in
+        let never = t.expectation("a reply")
+        t.background.async { t.fail("no reply") }
+        try t.wait(for: never)
+      }
+    }]
+    let status = HarnessMain.status(arguments: ["--trace", path("trace.json"), "--json", path("events.jsonl"), "--waiter", "semaphore",
+                                                "--time-limit", "0.2"], suites: suites, output: { _ in }, errors: { _ in })
+    XCTAssertEqual(status, 1)
+    XCTAssertEqual(waits(try traceEvents(at: path("trace.json"))), [
+      "1 the wait for \"loaded\" completed semaphore Waits/loads", "1 the wait until \"ready\" completed semaphore Waits/loads",
+      "1 the wait for \"never\" timedOut semaphore Waits/times out",
+      "1 the wait for \"late\" timeLimitExceeded semaphore Waits/runs out of time",
+      "1 the wait for \"a reply\" interrupted semaphore Waits/fails while waiting",
+    ])
+    let lines = try String(contentsOfFile: path("events.jsonl"), encoding: .utf8)
+    XCTAssertEqual(lines.components(separatedBy: "\"kind\":\"waitEnded\"").count - 1, 5)
+    let quiet = HarnessMain.status(arguments: ["--json", path("quiet.jsonl"), "--waiter", "semaphore", "--time-limit", "0.2"],
+                                   suites: suites, output: { _ in }, errors: { _ in })
+    XCTAssertEqual(quiet, 1)
+    XCTAssertFalse(try String(contentsOfFile: path("quiet.jsonl"), encoding: .utf8).contains("waitEnded"))
   }
 
   /// Each worker replacement in the stream (`workerReplaced`: reason, test, lane), in order,

@@ -34,11 +34,12 @@ final class EventSchemaTests: XCTestCase {
       .issueRecorded(test, issue), .outputCaptured(test, "out\u{1}put ✓"), .testSlow(test, elapsed: 2.5),
       .testEnded(test, result, duration: 0.25), .suiteEnded(SuiteRun(suite: "Race", waiter: "scheduled"), summary, duration: 1.5),
       .runEnded(summary, duration: 3.75), .workerReplaced(test, reason: "crashed"),
+      .waitEnded(test, awaited: "the wait for \"loaded\"", outcome: "timedOut", duration: 0.5),
     ]
     for kind in kinds {
       switch kind {
       case .runStarted, .suiteStarted, .testStarted, .issueRecorded, .outputCaptured, .testSlow, .testEnded, .suiteEnded,
-           .runEnded, .workerReplaced: break
+           .runEnded, .workerReplaced, .waitEnded: break
       }
     }
     return kinds.map { kind in

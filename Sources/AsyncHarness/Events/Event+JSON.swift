@@ -52,6 +52,8 @@ extension Event {
     case "issueRecorded": kind = .issueRecorded(try test(), try Issue(json: json.object("issue")))
     case "outputCaptured": kind = .outputCaptured(try test(), try json.string("output"))
     case "testSlow": kind = .testSlow(try test(), elapsed: try json.number("elapsed"))
+    case "waitEnded":
+      kind = .waitEnded(try test(), awaited: try json.string("awaited"), outcome: try json.string("outcome"), duration: try duration())
     case "testEnded": kind = .testEnded(try test(), try TestResult(json: json.object("result")), duration: try duration())
     case "suiteEnded": kind = .suiteEnded(try suiteRun(), try summary(), duration: try duration())
     case "runEnded": kind = .runEnded(try summary(), duration: try duration())
@@ -202,6 +204,12 @@ extension JSONText {
       case .testSlow(let test, let elapsed):
         json.field("elapsed", elapsed)
         json.field("kind", event.kind.name)
+        json.field("test", test)
+      case .waitEnded(let test, let awaited, let outcome, let duration):
+        json.field("awaited", awaited)
+        json.field("duration", duration)
+        json.field("kind", event.kind.name)
+        json.field("outcome", outcome)
         json.field("test", test)
       case .testEnded(let test, let result, let duration):
         json.field("duration", duration)

@@ -30,6 +30,12 @@ public struct Event: Sendable, Hashable {
     /// A test is still running after `elapsed` seconds: a multiple of the run's slow
     /// threshold (`--slow`). A warning, never a failure.
     case testSlow(TestID, elapsed: Double)
+    /// A wait a test made ended: `awaited` names what it waited for (`the wait for "loaded"`),
+    /// `outcome` how it ended (`completed`, `timedOut`, `incorrectOrder`,
+    /// `invertedFulfillment`, `interrupted`, `timeLimitExceeded`, `waiterReturnedEarly`), after
+    /// `duration` seconds. Sent only when the run asks for waits
+    /// (``Configuration/reportsWaits``, `--trace`).
+    case waitEnded(TestID, awaited: String, outcome: String, duration: Double)
     /// A test ended; the result holds every issue recorded while it ran.
     case testEnded(TestID, TestResult, duration: Double)
     /// A suite ended under one waiter strategy, with its counts.
@@ -54,6 +60,7 @@ public struct Event: Sendable, Hashable {
       case .issueRecorded: "issueRecorded"
       case .outputCaptured: "outputCaptured"
       case .testSlow: "testSlow"
+      case .waitEnded: "waitEnded"
       case .testEnded: "testEnded"
       case .suiteEnded: "suiteEnded"
       case .runEnded: "runEnded"
@@ -81,11 +88,11 @@ public struct Event: Sendable, Hashable {
   }
 
   /// The test a test event is about (`testStarted`, `issueRecorded`, `outputCaptured`,
-  /// `testSlow`, `workerReplaced`, `testEnded`); `nil` for run and suite events.
+  /// `testSlow`, `waitEnded`, `workerReplaced`, `testEnded`); `nil` for run and suite events.
   public var test: TestID? {
     switch kind {
     case .testStarted(let test), .issueRecorded(let test, _), .outputCaptured(let test, _),
-         .testSlow(let test, _), .workerReplaced(let test, _), .testEnded(let test, _, _):
+         .testSlow(let test, _), .waitEnded(let test, _, _, _), .workerReplaced(let test, _), .testEnded(let test, _, _):
       test
     case .runStarted, .suiteStarted, .suiteEnded, .runEnded:
       nil

@@ -40,10 +40,26 @@ struct RunTimeline: EndOfRunContents {
     var result: TestResult?
   }
 
+  /// A wait an attempt made (`waitEnded`), inside the attempt on its track.
+  struct Wait {
+    /// The attempt's test.
+    var test: TestID
+    /// What it waited for: `the wait for "loaded"`.
+    var awaited: String
+    /// How it ended: `completed`, `timedOut`…
+    var outcome: String
+    /// When it started.
+    var start: Int64
+    /// How long it waited.
+    var duration: Int64
+  }
+
   /// One thing on the timeline.
   enum Entry {
     /// An attempt.
     case attempt(Attempt)
+    /// A wait, on its attempt's track, within the attempt and after the waits before it.
+    case wait(Wait, track: Track)
     /// An issue shown at a point in time: at its attempt's end, on its track.
     case instant(Issue, of: TestID, track: Track, at: Int64)
     /// The worker process that ran an attempt was replaced (`workerReplaced`), for `reason`:
@@ -66,6 +82,8 @@ struct RunTimeline: EndOfRunContents {
   private var running: [TestID: (track: Track, start: Int64)] = [:]
   /// Why the workers of a running attempt were replaced, shown when the attempt ends.
   private var replaced: [TestID: [String]] = [:]
+  /// The waits of running attempts, placed when the attempt ends.
+  private var waits: [TestID: [Wait]] = [:]
   /// The suite spans that began and have not ended, with their IDs.
   private var openSuites: [SuiteRun: Int] = [:]
   private var suiteCount = 0
@@ -90,6 +108,13 @@ struct RunTimeline: EndOfRunContents {
       guard let (track, start) = running.removeValue(forKey: test) else { return }
       let end = time(event.timestamp, on: track)
       entries.append(.attempt(Attempt(test: test, track: track, start: start, duration: end - start, result: result)))
+      var floor = start
+      for var wait in waits.removeValue(forKey: test) ?? [] {
+        let waitStart = min(max(wait.start, floor), end)
+        (wait.start, wait.duration) = (waitStart, min(max(wait.start + wait.duration, waitStart), end) - waitStart)
+        entries.append(.wait(wait, track: track))
+        floor = wait.start + wait.duration
+      }
       for issue in result.issues where Self.instantKinds.contains(issue.kind) {
         entries.append(.instant(issue, of: test, track: track, at: end))
       }
@@ -99,6 +124,13 @@ struct RunTimeline: EndOfRunContents {
     case .suiteEnded(let suite, _, _):
       guard let id = openSuites.removeValue(forKey: suite) else { return }
       entries.append(.suite(suite, id: id, begins: false, at: time(event.timestamp, on: Self.suites)))
+    case .waitEnded(let test, let awaited, let outcome, let duration):
+      let end = offset(event.timestamp)
+      let length = Int64((duration * 1_000_000).rounded())
+      latest = max(latest, end)
+      if running[test] != nil {
+        waits[test, default: []].append(Wait(test: test, awaited: awaited, outcome: outcome, start: end - length, duration: length))
+      }
     case .workerReplaced(let test, let reason):
       if running[test] != nil { replaced[test, default: []].append(reason) }
       _ = time(event.timestamp, on: Self.suites)
@@ -114,6 +146,7 @@ struct RunTimeline: EndOfRunContents {
     }
     running = [:]
     replaced = [:]
+    waits = [:]
     for (suite, id) in openSuites.sorted(by: { $0.value < $1.value }) {
       entries.append(.suite(suite, id: id, begins: false, at: latest))
     }
@@ -136,12 +169,16 @@ struct RunTimeline: EndOfRunContents {
     return track
   }
 
-  /// `date` in microseconds from the run's start, never before the last time on `track`.
-  private mutating func time(_ date: Date, on track: Track) -> Int64 {
+  /// `date` in microseconds from the run's start.
+  private mutating func offset(_ date: Date) -> Int64 {
     let origin = origin ?? date
     self.origin = origin
-    let micros = max(0, Int64((date.timeIntervalSince(origin) * 1_000_000).rounded()))
-    let time = max(micros, trackTimes[track] ?? 0)
+    return max(0, Int64((date.timeIntervalSince(origin) * 1_000_000).rounded()))
+  }
+
+  /// `date` in microseconds from the run's start, never before the last time on `track`.
+  private mutating func time(_ date: Date, on track: Track) -> Int64 {
+    let time = max(offset(date), trackTimes[track] ?? 0)
     trackTimes[track] = time
     latest = max(latest, time)
     return time

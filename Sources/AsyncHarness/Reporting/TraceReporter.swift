@@ -22,6 +22,10 @@ import Darwin
 ///   `Suite/test`, on the track (or sub-track) of the lane its `testStarted` names, with the waiter, the
 ///   verdict, the attempt, the retry number (0 for a first attempt), the repetition, the
 ///   test's ID (as `--only` reads it) and, under a schedule, its replay token as args;
+/// - a complete slice inside the attempt's for each wait it made (`waitEnded`,
+///   ``Configuration/reportsWaits``, which `--trace` turns on), named by what it awaited
+///   (`the wait for "loaded"`), with the strategy and how it ended (`completed`, `timedOut`,
+///   `interrupted`, `timeLimitExceeded`…) as args;
 /// - an instant event (`"ph":"i"`, on the attempt's track, at its end) for each crash, time
 ///   limit, interrupt and leak (issue kinds `crashed`, `timeLimitExceeded`, `interrupted`,
 ///   `leaked`), named by the kind, with the test and the message (at most 4 KiB) as args;
@@ -136,6 +140,18 @@ public final class TraceReporter: Reporter {
       json.field("dur", Int(attempt.duration))
       json.field("name", "\(test.suite)/\(test.name)")
       fields("X", track: ids[attempt.track] ?? 0, at: attempt.start, to: &json)
+    case .timeline(.wait(let wait, let track)):
+      json.field("args") { json in
+        json.object { args in
+          args.field("outcome", wait.outcome)
+          args.field("test", "\(wait.test.suite)/\(wait.test.name)")
+          args.field("waiter", wait.test.waiter)
+        }
+      }
+      json.field("cat", "wait")
+      json.field("dur", Int(wait.duration))
+      json.field("name", wait.awaited)
+      fields("X", track: ids[track] ?? 0, at: wait.start, to: &json)
     case .timeline(.instant(let issue, let test, let track, let time)):
       json.field("args") { json in
         json.object { args in
