@@ -1,7 +1,8 @@
 import Foundation
 
-/// A run laid out in time: its attempts on the lanes that ran them, its suites' spans and the
-/// issues worth a point in time. The one reading of events that both the trace (`--trace`,
+/// A run laid out in time: its attempts on the lanes that ran them, the waits inside them
+/// (when the run reports waits), its suites' spans, and the issues and worker replacements
+/// worth a point in time. The one reading of events that both the trace (`--trace`,
 /// ``TraceReporter``) and the HTML report's timeline (`--report-html`, ``HTMLReporter``)
 /// draw from, so the two always agree.
 ///
@@ -110,10 +111,12 @@ struct RunTimeline: EndOfRunContents {
       entries.append(.attempt(Attempt(test: test, track: track, start: start, duration: end - start, result: result)))
       var floor = start
       for var wait in waits.removeValue(forKey: test) ?? [] {
-        let waitStart = min(max(wait.start, floor), end)
-        (wait.start, wait.duration) = (waitStart, min(max(wait.start + wait.duration, waitStart), end) - waitStart)
+        // Inside the attempt, after the wait before it: the slices nest.
+        let from = min(max(wait.start, floor), end)
+        let to = min(max(wait.start + wait.duration, from), end)
+        (wait.start, wait.duration) = (from, to - from)
         entries.append(.wait(wait, track: track))
-        floor = wait.start + wait.duration
+        floor = to
       }
       for issue in result.issues where Self.instantKinds.contains(issue.kind) {
         entries.append(.instant(issue, of: test, track: track, at: end))

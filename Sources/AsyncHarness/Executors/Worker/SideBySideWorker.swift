@@ -17,11 +17,11 @@ import Darwin
 ///
 /// When the worker ends while tests run: a test past its time limit (the worker was stopped
 /// for it) ends so, and an interrupt ends every test; otherwise, with one test running, that
-/// test crashed. Unless the run was interrupted, a `workerReplaced` event says so once,
-/// through the test the worker was stopped for (or the first running); a test whose reply
-/// retires the worker says so with its events. With several, nothing shows which one crashed it, and a crash is no evidence
+/// test crashed. With several, nothing shows which one crashed it, and a crash is no evidence
 /// against any one of them: every test that did not end so runs again alone, with a warning
-/// naming the tests it ran with.
+/// naming the tests it ran with. Unless the run was interrupted, a `workerReplaced` event
+/// says the worker ended, once, through the test it was stopped for (or the first running);
+/// a test whose reply retires the worker says so with its events.
 struct SideBySideWorker {
   /// How a test run side by side ended.
   enum Ending {
