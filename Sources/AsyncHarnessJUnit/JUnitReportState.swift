@@ -63,7 +63,7 @@ final class JUnitReport {
       }
     case .runEnded(_, let duration):
       runTime = duration
-    case .testSlow:
+    case .testSlow, .waitEnded, .workerReplaced:
       break
     }
   }

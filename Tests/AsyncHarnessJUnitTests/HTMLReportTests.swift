@@ -113,11 +113,11 @@ final class HTMLReportTests: ReportTestCase {
     XCTAssertFalse(FileManager.default.fileExists(atPath: path("events.jsonl")), "no report was started")
   }
 
-  /// The trace's complete slices, in order: `Suite/test` and lane.
+  /// The trace's attempts' slices, in order: `Suite/test` and lane.
   private func traceSlices(_ path: String) throws -> [(name: String, lane: Int)] {
     let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
     let events = try XCTUnwrap(object?["traceEvents"] as? [[String: Any]])
-    return events.filter { $0["ph"] as? String == "X" }.map { ($0["name"] as? String ?? "?", $0["tid"] as? Int ?? 0) }
+    return events.filter { $0["ph"] as? String == "X" && $0["cat"] as? String == "test" }.map { ($0["name"] as? String ?? "?", $0["tid"] as? Int ?? 0) }
   }
 
   private func section(_ id: String, of body: ParsedElement) -> ParsedElement {

@@ -162,7 +162,7 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertEqual(ended, Set(Self.verdicts.keys), file: file, line: line)
     // The trace has a slice for each, and the page a failure for each that failed.
     let trace = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path("trace.json")))) as? [String: Any]
-    let slices = (trace?["traceEvents"] as? [[String: Any]] ?? []).filter { $0["ph"] as? String == "X" }
+    let slices = (trace?["traceEvents"] as? [[String: Any]] ?? []).filter { $0["cat"] as? String == "test" }
     XCTAssertEqual(Set(slices.compactMap { $0["name"] as? String }), ended)
     let page = try XMLReader.readDocument(path("report.html"))
     let failures = page.descendants.filter { $0.attribute("class") == "failure" }

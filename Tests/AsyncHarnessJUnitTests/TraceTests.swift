@@ -3,6 +3,8 @@ import Foundation
 import HarnessTestSupport
 import XCTest
 
+@testable import AsyncHarnessJUnit
+
 /// Issue 33, `--trace PATH`: the Chrome trace-event JSON of runs in this process and in
 /// worker processes (the `harness-fixture` executable as a child process), read with
 /// `JSONSerialization` and checked against the trace-event format: every event's required
@@ -42,7 +44,27 @@ final class TraceTests: ReportTestCase {
     return events
   }
 
-  private func slices(_ events: [[String: Any]]) -> [[String: Any]] { events.filter { $0["ph"] as? String == "X" } }
+  /// The attempts' slices.
+  private func slices(_ events: [[String: Any]]) -> [[String: Any]] {
+    events.filter { $0["ph"] as? String == "X" && $0["cat"] as? String == "test" }
+  }
+
+  /// The waits' slices, each as `tid name outcome waiter test`, after checking that each lies
+  /// inside a slice of its test on its track.
+  private func waits(_ events: [[String: Any]], file: StaticString = #filePath, line: UInt = #line) -> [String] {
+    let attempts = slices(events)
+    return events.filter { $0["cat"] as? String == "wait" }.map { wait in
+      let args = wait["args"] as? [String: Any] ?? [:]
+      let (start, end) = (wait["ts"] as? Int ?? -1, (wait["ts"] as? Int ?? -1) + (wait["dur"] as? Int ?? -1))
+      let inside = attempts.contains { attempt in
+        let from = attempt["ts"] as? Int ?? 0
+        return attempt["name"] as? String == args["test"] as? String && attempt["tid"] as? Int == wait["tid"] as? Int
+          && from <= start && end <= from + (attempt["dur"] as? Int ?? 0)
+      }
+      XCTAssertTrue(inside, "a wait outside its attempt: \(wait)", file: file, line: line)
+      return [wait["tid"], wait["name"], args["outcome"], args["waiter"], args["test"]].map { "\($0 ?? "?")" }.joined(separator: " ")
+    }
+  }
   private func instants(_ events: [[String: Any]]) -> [[String: Any]] { events.filter { $0["ph"] as? String == "i" } }
 
   /// Every attempt that ended in the JSON Lines file (test ID, attempt, lane of its start),
@@ -96,6 +118,191 @@ final class TraceTests: ReportTestCase {
     let suites = events.filter { $0["cat"] as? String == "suite" }.compactMap { "\($0["ph"] as? String ?? "?") \($0["name"] as? String ?? "?")" }
     XCTAssertEqual(Set(suites), ["b Flaky [expectation]", "e Flaky [expectation]", "b Hostile [expectation]",
                                  "e Hostile [expectation]", "b Crashes [expectation]", "e Crashes [expectation]"])
+  }
+
+  /// Issue 31's async tests side by side in a worker (`--parallel`, the fixture's `SideBySide`
+  /// suite): attempts that overlap in a lane go on sub-tracks of it, so slices still nest and
+  /// never go back on every track, one slice per attempt; the HTML page's rows are the
+  /// trace's tracks, with the same attempts.
+  func testAttemptsSideBySideInAWorkerGoOnSubTracksOfTheirLane() throws {
+    let run = try runToEnd(try harnessFixture(), [
+      "--filter", "SideBySide/", "--time-limit", "5", "--parallel", "--trace", path("trace.json"),
+      "--report-html", path("report.html"), "--json", path("events.jsonl"),
+    ], in: directory)
+    XCTAssertEqual(run.status, 1, run.output + run.errors)
+    let events = try traceEvents(at: path("trace.json"))
+    var names: [Int: String] = [:]
+    for event in events where event["name"] as? String == "thread_name" {
+      names[event["tid"] as? Int ?? -1] = (event["args"] as? [String: Any])?["name"] as? String
+    }
+    var traced: [String: String] = [:]  // each attempt's track
+    var perTrack: [String: [String]] = [:]
+    for slice in slices(events) {
+      let key = "\(slice["name"] as? String ?? "?") #\((slice["args"] as? [String: Any])?["attempt"] as? Int ?? 0)"
+      XCTAssertNil(traced[key], "two slices for \(key)")
+      let track = try XCTUnwrap(names[slice["tid"] as? Int ?? -1], "a slice on a track without a name: \(slice)")
+      traced[key] = track
+      perTrack[track, default: []].append(slice["name"] as? String ?? "?")  // (no markup in these names)
+    }
+    let expected = try attempts(inStream: path("events.jsonl"))
+    XCTAssertEqual(Set(traced.keys), Set(expected.keys), "one slice per attempt")
+    XCTAssertEqual(expected.count, 21, "20 tests, one of them with a second attempt")
+    for (key, track) in traced {
+      // On its lane's track or one of its sub-tracks: `lane N` or `lane N · K`, K from 2.
+      let lane = "lane \(expected[key] ?? 0)"
+      XCTAssertTrue(track == lane || track.hasPrefix(lane + " · "), "\(key) on \(track), started in \(lane)")
+    }
+    XCTAssertTrue(perTrack.keys.contains("lane 1 · 2") || perTrack.keys.contains("lane 2 · 2"),
+                  "the awaiting tests ran side by side: \(perTrack)")
+    XCTAssertEqual(Set(names.values).count, names.count, "each track has a name of its own: \(names)")
+    // The page draws the same rows, with the same attempts.
+    let page = try XMLReader.readDocument(path("report.html"))
+    var drawn: [String: [String]] = [:]
+    for row in page.descendants where row.attribute("class") == "lane" {
+      let name = String(row.descendants.first { $0.attribute("class") == "lane-name" }?.text.prefix { $0 != ":" } ?? "?")
+      drawn[name] = row.descendants.compactMap { $0.attribute("title")?.components(separatedBy: " [expectation]").first }
+    }
+    XCTAssertEqual(drawn.mapValues { $0.sorted() }, perTrack.mapValues { $0.sorted() })
+    // Each awaiting test's wait is a slice inside its own, on its sub-track.
+    let awaited = waits(events).filter { $0.contains(" SideBySide/awaits ") }.map { $0.split(separator: " ", maxSplits: 1)[1] }
+    XCTAssertEqual(awaited.sorted(), (0..<12).map { "the wait for \"callback \($0)\" completed expectation SideBySide/awaits \($0)" }.sorted())
+  }
+
+  /// `--trace` asks for the waits: each is a slice inside its attempt's, named by what it
+  /// awaited, with the strategy and how it ended; a run without it reports none.
+  func testEachWaitIsASliceInsideItsAttempt() throws {
+    let suites = [Suite("Waits") {
+      Test("loads") { t in
+        let loaded = t.expectation("loaded")
+        t.background.async { loaded.fulfill() }
+        try t.wait(for: loaded)
+        try t.wait(until: "ready", timeout: .seconds(1)) { true }
+      }
+      Test("times out") { t in try t.wait(for: t.expectation("never"), timeout: .milliseconds(20)) }
+      Test("runs out of time") { t in try t.wait(for: t.expectation("late"), timeout: .seconds(30)) }
+      Test("fails while waiting") { t in
+        let never = t.expectation("a reply")
+        t.background.async { t.fail("no reply") }
+        try t.wait(for: never)
+      }
+    }]
+    let status = HarnessMain.status(arguments: ["--trace", path("trace.json"), "--json", path("events.jsonl"), "--waiter", "semaphore",
+                                                "--time-limit", "0.2"], suites: suites, output: { _ in }, errors: { _ in })
+    XCTAssertEqual(status, 1)
+    XCTAssertEqual(waits(try traceEvents(at: path("trace.json"))), [
+      "1 the wait for \"loaded\" completed semaphore Waits/loads", "1 the wait until \"ready\" completed semaphore Waits/loads",
+      "1 the wait for \"never\" timedOut semaphore Waits/times out",
+      "1 the wait for \"late\" timeLimitExceeded semaphore Waits/runs out of time",
+      "1 the wait for \"a reply\" interrupted semaphore Waits/fails while waiting",
+    ])
+    let lines = try String(contentsOfFile: path("events.jsonl"), encoding: .utf8)
+    XCTAssertEqual(lines.components(separatedBy: "\"kind\":\"waitEnded\"").count - 1, 5)
+    let quiet = HarnessMain.status(arguments: ["--json", path("quiet.jsonl"), "--waiter", "semaphore", "--time-limit", "0.2"],
+                                   suites: suites, output: { _ in }, errors: { _ in })
+    XCTAssertEqual(quiet, 1)
+    XCTAssertFalse(try String(contentsOfFile: path("quiet.jsonl"), encoding: .utf8).contains("waitEnded"))
+  }
+
+  /// Each worker replacement in the stream (`workerReplaced`: reason, test, lane), in order,
+  /// after checking that it comes while its attempt runs (between its `testStarted` and its
+  /// `testEnded`).
+  private func replacements(inStream path: String) throws -> [String] {
+    var running: Set<TestID> = []
+    var replaced: [String] = []
+    for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
+      let event = try Event(jsonLine: line)
+      switch event.kind {
+      case .testStarted(let test): running.insert(test)
+      case .testEnded(let test, _, _): running.remove(test)
+      case .workerReplaced(let test, let reason):
+        XCTAssertTrue(running.contains(test), "\(test)'s worker replaced while it did not run")
+        replaced.append("\(reason) \(test.suite)/\(test.name) #\(test.attempt) lane \(event.lane ?? 0)")
+      default: break
+      }
+    }
+    return replaced
+  }
+
+  /// The trace's `workerReplaced` instants: reason, test, and the track of its attempt's
+  /// slice, which it must end.
+  private func replacements(inTrace events: [[String: Any]]) -> [String] {
+    let slices = slices(events)
+    return instants(events).filter { $0["name"] as? String == "workerReplaced" }.map { instant in
+      let args = instant["args"] as? [String: Any] ?? [:]
+      let test = args["test"] as? String ?? "?"
+      let ends = slices.contains {
+        $0["name"] as? String == test && $0["tid"] as? Int == instant["tid"] as? Int
+          && ($0["ts"] as? Int ?? 0) + ($0["dur"] as? Int ?? 0) == instant["ts"] as? Int
+      }
+      return "\(args["reason"] as? String ?? "?") \(test)\(ends ? "" : " (not at the end of its slice)")"
+    }
+  }
+
+  /// A worker that crashes, is stopped past a time limit or is retired for leaked work is
+  /// replaced: the stream says so with the lane, and the trace shows an instant at the end of
+  /// the attempt it ran; tests that kept their worker have none.
+  func testAWorkerReplacedIsAnEventAndAnInstantOnItsLane() throws {
+    let run = try runToEnd(try harnessFixture(), [
+      "--filter", "Crashes/passes first", "--filter", "Crashes/fatal error", "--filter", "Crashes/hangs outside a wait",
+      "--filter", "Leaks/spins", "--filter", "Leaks/awaits after the thread", "--time-limit", "1",
+      "--trace", path("trace.json"), "--json", path("events.jsonl"),
+    ], in: directory)
+    XCTAssertEqual(run.status, 1, run.output + run.errors)
+    XCTAssertEqual(try replacements(inStream: path("events.jsonl")), [
+      "crashed Crashes/fatal error #1 lane 1", "stoppedAtTimeLimit Crashes/hangs outside a wait #1 lane 1",
+      "leakedWork Leaks/spins tasks #1 lane 1", "leakedWork Leaks/spins a thread #1 lane 1",
+    ])
+    XCTAssertEqual(replacements(inTrace: try traceEvents(at: path("trace.json"))), [
+      "crashed Crashes/fatal error", "stoppedAtTimeLimit Crashes/hangs outside a wait", "leakedWork Leaks/spins tasks",
+      "leakedWork Leaks/spins a thread",
+    ])
+  }
+
+  /// Side by side: a worker that crashes while several tests run is replaced once (said
+  /// through the first test running), and the crashing test's rerun alone replaces the other;
+  /// a test whose wait reached its time limit retires its worker once.
+  func testASideBySideWorkerReplacedIsSaidOnce() throws {
+    let crash = try runToEnd(try harnessFixture(), [
+      "--filter", "SideBySideRude/crashes", "--filter", "SideBySideRude/awaits 0", "--filter", "SideBySideRude/awaits 1",
+      "--parallel", "--trace", path("crash.json"), "--json", path("crash.jsonl"),
+    ], in: directory)
+    XCTAssertEqual(crash.status, 1, crash.output + crash.errors)
+    XCTAssertEqual(try replacements(inStream: path("crash.jsonl")),
+                   ["crashed SideBySideRude/crashes #1 lane 1", "crashed SideBySideRude/crashes #1 lane 1"])
+    XCTAssertEqual(replacements(inTrace: try traceEvents(at: path("crash.json"))),
+                   ["crashed SideBySideRude/crashes", "crashed SideBySideRude/crashes"])
+    let limit = try runToEnd(try harnessFixture(), [
+      "--filter", "SideBySideRude/awaits", "--parallel", "--time-limit", "0.2", "--trace", path("limit.json"),
+      "--json", path("limit.jsonl"),
+    ], in: directory)
+    XCTAssertEqual(limit.status, 1, limit.output + limit.errors)
+    let replaced = try replacements(inStream: path("limit.jsonl"))
+    XCTAssertEqual(replaced.count, 1, "\(replaced)")
+    XCTAssertTrue(replaced.allSatisfy { $0.hasPrefix("exceededTimeLimit SideBySideRude/awaits ") }, "\(replaced)")
+    let traced = replacements(inTrace: try traceEvents(at: path("limit.json")))
+    XCTAssertEqual(traced, replaced.map { String($0.prefix { $0 != "#" }.dropLast()) })
+  }
+
+  /// A lane's own track keeps its lane's number as `tid`; its sub-tracks come after the last
+  /// lane's, each with a name that says which lane it belongs to.
+  func testSubTracksComeAfterTheLanes() throws {
+    let reporter = try TraceReporter(path: path("trace.json"), processName: "p")
+    let start = Date(timeIntervalSince1970: 1_000_000)
+    let test = { (name: String) in TestID(suite: "S", name: name, waiter: "expectation") }
+    reporter.handle(Event(.runStarted(RunInfo(waiters: ["expectation"])), timestamp: start))
+    for (name, lane, at) in [("a", 1, 0.0), ("b", 1, 0.1), ("c", 2, 0.2)] {
+      reporter.handle(Event(.testStarted(test(name)), timestamp: start + at, lane: lane))
+    }
+    for (name, at) in [("a", 1.0), ("b", 1.1), ("c", 1.2)] {
+      reporter.handle(Event(.testEnded(test(name), TestResult(verdict: .passed), duration: 1), timestamp: start + at))
+    }
+    try reporter.finish()
+    let events = try traceEvents(at: path("trace.json"))
+    let tracks = events.filter { $0["name"] as? String == "thread_name" }
+      .map { "\($0["tid"] as? Int ?? -1) \(($0["args"] as? [String: Any])?["name"] as? String ?? "?")" }
+    XCTAssertEqual(tracks, ["0 suites", "1 lane 1", "3 lane 1 · 2", "2 lane 2"])
+    XCTAssertEqual(slices(events).map { "\($0["tid"] as? Int ?? -1) \($0["name"] as? String ?? "?") \($0["ts"] as? Int ?? -1)" },
+                   ["1 S/a 0", "3 S/b 100000", "2 S/c 200000"])
   }
 
   /// In this process: one lane, a slice for each of a failing test's attempts, and names

@@ -88,6 +88,7 @@ final class ArchitectureDocTests: XCTestCase {
     var configuration = Configuration()
     configuration.timeLimit = .seconds(3)
     configuration.jitter = Jitter(seed: 7)
+    configuration.reportsWaits = true
     let plan = try Runner.Plan(suites: [Suite("S") { Test("t") { _ in } }], configuration: configuration, registry: .builtIn)
     let step = try XCTUnwrap(plan.steps(of: plan.entries[0], repetition: 1).first)
     guard case .object(let request) = JSONValue.parse(WorkerRequest.run(WorkerRunRequest(step)).line),

@@ -33,17 +33,20 @@ final class EventSchemaTests: XCTestCase {
       .runStarted(run), .suiteStarted(SuiteRun(suite: "Race", waiter: "scheduled")), .testStarted(test),
       .issueRecorded(test, issue), .outputCaptured(test, "out\u{1}put ✓"), .testSlow(test, elapsed: 2.5),
       .testEnded(test, result, duration: 0.25), .suiteEnded(SuiteRun(suite: "Race", waiter: "scheduled"), summary, duration: 1.5),
-      .runEnded(summary, duration: 3.75),
+      .runEnded(summary, duration: 3.75), .workerReplaced(test, reason: "crashed"),
+      .waitEnded(test, awaited: "the wait for \"loaded\"", outcome: "timedOut", duration: 0.5),
     ]
     for kind in kinds {
       switch kind {
       case .runStarted, .suiteStarted, .testStarted, .issueRecorded, .outputCaptured, .testSlow, .testEnded, .suiteEnded,
-           .runEnded: break
+           .runEnded, .workerReplaced, .waitEnded: break
       }
     }
     return kinds.map { kind in
-      if case .testStarted = kind { return Event(kind, timestamp: timestamp, lane: 2) }
-      return Event(kind, timestamp: timestamp)
+      switch kind {
+      case .testStarted, .workerReplaced: Event(kind, timestamp: timestamp, lane: 2)
+      default: Event(kind, timestamp: timestamp)
+      }
     }
   }
 
@@ -64,9 +67,9 @@ final class EventSchemaTests: XCTestCase {
   }
 
   /// Each payload encoded alone is the object its event's line holds, and reads back equal.
-  /// Issue 33: `lane` is an optional field of `testStarted` only: written when known, read
-  /// back, absent from lines written before it existed (read as `nil`), and never read on
-  /// another kind.
+  /// Issue 33: `lane` is an optional field of `testStarted` (and of `workerReplaced`) only:
+  /// written when known, read back, absent from lines written before it existed (read as
+  /// `nil`), and never read on another kind.
   func testTheLaneOfATestStartedIsOptional() throws {
     let timestamp = Date(timeIntervalSince1970: 1_795_000_000.125)
     let started = Event(.testStarted(Self.test), timestamp: timestamp, lane: 3)
@@ -75,6 +78,10 @@ final class EventSchemaTests: XCTestCase {
     let without = Event(.testStarted(Self.test), timestamp: timestamp)
     XCTAssertFalse(without.jsonLine.contains("lane"))
     XCTAssertNil(try Event(jsonLine: without.jsonLine).lane)
+    let replaced = Event(.workerReplaced(Self.test, reason: "leakedWork"), timestamp: timestamp, lane: 5)
+    XCTAssertTrue(replaced.jsonLine.hasPrefix("{\"kind\":\"workerReplaced\",\"lane\":5,\"reason\":\"leakedWork\",\"test\":"),
+                  replaced.jsonLine)
+    XCTAssertEqual(try Event(jsonLine: replaced.jsonLine), replaced)
     let slow = Event(.testSlow(Self.test, elapsed: 1), timestamp: timestamp).jsonLine
     let withLane = slow.replacingOccurrences(of: "\"kind\"", with: "\"lane\":4,\"kind\"")
     XCTAssertNil(try Event(jsonLine: withLane).lane)

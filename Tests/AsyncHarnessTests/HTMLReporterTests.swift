@@ -86,4 +86,33 @@ final class HTMLReporterTests: XCTestCase {
     XCTAssertTrue(page.contains("<span class=\"bar unfinished\" style=\"left:25.000%;width:75.000%\" "
       + "title=\"S/blocks [semaphore]: unfinished, 1.500s\"></span>"))
   }
+
+  /// Attempts side by side in a lane: one that starts while others run goes on the lane's first
+  /// free sub-track, a row of its own named after the lane, so no row's bars overlap.
+  func testAttemptsSideBySideInALaneGetRowsOfTheirOwn() throws {
+    let path = directory.appendingPathComponent("report.html").path
+    let reporter = try HTMLReporter(path: path, title: "Side by side")
+    let start = Date(timeIntervalSince1970: 1_000_000)
+    let test = { (name: String) in TestID(suite: "S", name: name, waiter: "expectation") }
+    reporter.handle(Event(.runStarted(RunInfo(waiters: ["expectation"])), timestamp: start))
+    // a, b and c start side by side in lane 1; d starts when b has ended, in b's row; e runs alone in lane 2.
+    let started = { (name: String, at: TimeInterval, lane: Int) in Event(.testStarted(test(name)), timestamp: start + at, lane: lane) }
+    let ended = { (name: String, at: TimeInterval) in
+      Event(.testEnded(test(name), TestResult(verdict: .passed), duration: 1), timestamp: start + at)
+    }
+    for event in [started("a", 0, 1), started("e", 0, 2), started("b", 1, 1), ended("e", 1), started("c", 2, 1), ended("b", 3),
+                  started("d", 3, 1), ended("a", 4), ended("c", 5), ended("d", 6)] {
+      reporter.handle(event)
+    }
+    try reporter.finish()
+    let page = try String(contentsOfFile: path, encoding: .utf8)
+    let rows = page.components(separatedBy: "<div class=\"lane-name\">").dropFirst().map { $0.prefix { $0 != "<" } }
+    XCTAssertEqual(rows, ["lane 1: 1 attempt, busy 4.000s", "lane 1 · 2: 2 attempts, busy 5.000s", "lane 1 · 3: 1 attempt, busy 3.000s",
+                          "lane 2: 1 attempt, busy 1.000s"])
+    let bars = page.components(separatedBy: "<div class=\"lane-name\">").dropFirst().map { row in
+      row.components(separatedBy: "title=\"S/").dropFirst().map { $0.prefix { $0 != " " } }.joined(separator: " ")
+    }
+    XCTAssertEqual(bars, ["a", "b d", "c", "e"])
+    XCTAssertTrue(page.contains("<p>5 attempts in 2 lanes over 6.000s.</p>"))
+  }
 }

@@ -70,6 +70,7 @@ final class JSONReadingTests: XCTestCase {
     configuration.defaultTimeout = .milliseconds(250)
     configuration.explorations = 2
     configuration.waiters = .named("scheduled")
+    configuration.reportsWaits = true
     let suite = Suite("Quote \" and \\ suite") { Test("é 🦊 test\n") { _ in } }
     let plan = try Plan(suites: [suite], configuration: configuration, registry: .builtIn)
     let catalog = WorkerCatalog([suite], registry: .builtIn)
@@ -88,7 +89,14 @@ final class JSONReadingTests: XCTestCase {
       XCTAssertEqual(found.schedule, step.schedule)
       XCTAssertEqual(found.timeLimit, .milliseconds(1500))
       XCTAssertEqual(found.defaultTimeout, .milliseconds(250))
+      XCTAssertTrue(found.reportsWaits)
     }
+    // Without waits asked for, the step says nothing of them, and the worker reports none.
+    let quiet = try Plan(suites: [suite], configuration: Configuration(), registry: .builtIn)
+    let line = WorkerRequest.run(WorkerRunRequest(quiet.steps(of: quiet.entries[0], repetition: 1)[0])).line
+    XCTAssertFalse(String(decoding: line, as: UTF8.self).contains("reportsWaits"))
+    guard case .run(let received) = try WorkerRequest(line: line.dropLast()) else { return XCTFail("not a run request") }
+    XCTAssertFalse(try catalog.step(for: received).get().reportsWaits)
     for request in [WorkerRequest.resume, .stop] {
       XCTAssertEqual(try WorkerRequest(line: request.line), request)
     }

@@ -180,6 +180,7 @@ struct HarnessOptions: ParsableCommand {
     configuration.slowThreshold = slow.map { .milliseconds(Int64(($0 * 1000).rounded())) }
     try applySchedules(to: &configuration, registry: registry)
     configuration.jitter = jitter.map(Jitter.init(seed:))
+    configuration.reportsWaits = trace != nil
     return configuration
   }
 

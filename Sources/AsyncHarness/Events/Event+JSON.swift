@@ -52,13 +52,19 @@ extension Event {
     case "issueRecorded": kind = .issueRecorded(try test(), try Issue(json: json.object("issue")))
     case "outputCaptured": kind = .outputCaptured(try test(), try json.string("output"))
     case "testSlow": kind = .testSlow(try test(), elapsed: try json.number("elapsed"))
+    case "waitEnded":
+      kind = .waitEnded(try test(), awaited: try json.string("awaited"), outcome: try json.string("outcome"), duration: try duration())
     case "testEnded": kind = .testEnded(try test(), try TestResult(json: json.object("result")), duration: try duration())
     case "suiteEnded": kind = .suiteEnded(try suiteRun(), try summary(), duration: try duration())
     case "runEnded": kind = .runEnded(try summary(), duration: try duration())
+    case "workerReplaced": kind = .workerReplaced(try test(), reason: try json.string("reason"))
     case let other: throw EventDecodingError(reason: "unknown kind \"\(other)\"")
     }
     var lane: Int?
-    if case .testStarted = kind { lane = try json.optionalNumber("lane") }
+    switch kind {
+    case .testStarted, .workerReplaced: lane = try json.optionalNumber("lane")
+    default: break
+    }
     self.init(kind, timestamp: timestamp, lane: lane)
   }
 }
@@ -199,6 +205,12 @@ extension JSONText {
         json.field("elapsed", elapsed)
         json.field("kind", event.kind.name)
         json.field("test", test)
+      case .waitEnded(let test, let awaited, let outcome, let duration):
+        json.field("awaited", awaited)
+        json.field("duration", duration)
+        json.field("kind", event.kind.name)
+        json.field("outcome", outcome)
+        json.field("test", test)
       case .testEnded(let test, let result, let duration):
         json.field("duration", duration)
         json.field("kind", event.kind.name)
@@ -213,6 +225,11 @@ extension JSONText {
         json.field("duration", duration)
         json.field("kind", event.kind.name)
         json.field("summary", summary)
+      case .workerReplaced(let test, let reason):
+        json.field("kind", event.kind.name)
+        if let lane = event.lane { json.field("lane", lane) }
+        json.field("reason", reason)
+        json.field("test", test)
       }
       json.field("timestamp") { $0.timestamp(event.timestamp) }
       json.field("version", Event.schemaVersion)

@@ -30,12 +30,26 @@ public struct Event: Sendable, Hashable {
     /// A test is still running after `elapsed` seconds: a multiple of the run's slow
     /// threshold (`--slow`). A warning, never a failure.
     case testSlow(TestID, elapsed: Double)
+    /// A wait a test made ended: `awaited` names what it waited for (`the wait for "loaded"`),
+    /// `outcome` how it ended (`completed`, `timedOut`, `incorrectOrder`,
+    /// `invertedFulfillment`, `interrupted`, `timeLimitExceeded`, `waiterReturnedEarly`), after
+    /// `duration` seconds. Sent only when the run asks for waits
+    /// (``Configuration/reportsWaits``, `--trace`).
+    case waitEnded(TestID, awaited: String, outcome: String, duration: Double)
     /// A test ended; the result holds every issue recorded while it ran.
     case testEnded(TestID, TestResult, duration: Double)
     /// A suite ended under one waiter strategy, with its counts.
     case suiteEnded(SuiteRun, Summary, duration: Double)
     /// The run ended, with its counts.
     case runEnded(Summary, duration: Double)
+    /// The worker process that ran `test` ended or was retired for it, so the lane's next
+    /// test runs in a fresh one. `reason` is `crashed` (it ended while the test ran),
+    /// `stoppedAtTimeLimit` (it was stopped: the test ran past its time limit outside any
+    /// wait), `exceededTimeLimit` or `leakedWork` (it was retired after the test, which
+    /// exceeded its time limit or left work running that holds the worker's threads). Sent
+    /// just before that attempt's `testEnded`, with the attempt's ``Event/lane``; not for the
+    /// fresh process of every test of `--isolation test`, nor when the run stops.
+    case workerReplaced(TestID, reason: String)
 
     /// The name of the kind, as the `kind` field of a JSON line.
     public var name: String {
@@ -46,9 +60,11 @@ public struct Event: Sendable, Hashable {
       case .issueRecorded: "issueRecorded"
       case .outputCaptured: "outputCaptured"
       case .testSlow: "testSlow"
+      case .waitEnded: "waitEnded"
       case .testEnded: "testEnded"
       case .suiteEnded: "suiteEnded"
       case .runEnded: "runEnded"
+      case .workerReplaced: "workerReplaced"
       }
     }
   }
@@ -58,11 +74,13 @@ public struct Event: Sendable, Hashable {
   /// What happened.
   public var kind: Kind
   /// On `testStarted`: the runner's lane that runs the attempt, counted from 1 (each lane has
-  /// an executor of its own: with `--workers N`, a worker process at a time). `nil` on every
-  /// other event, and when not known (events written before lanes were reported).
+  /// an executor of its own: with `--workers N`, a worker process at a time); on
+  /// `workerReplaced`, the lane whose worker was replaced. `nil` on every other event, and
+  /// when not known (events written before lanes were reported).
   public var lane: Int?
 
-  /// Creates an event that happens now, or at `timestamp`; `lane` only on `testStarted`.
+  /// Creates an event that happens now, or at `timestamp`; `lane` only on `testStarted` and
+  /// `workerReplaced`.
   public init(_ kind: Kind, timestamp: Date = Date(), lane: Int? = nil) {
     self.kind = kind
     self.timestamp = timestamp
@@ -70,11 +88,11 @@ public struct Event: Sendable, Hashable {
   }
 
   /// The test a test event is about (`testStarted`, `issueRecorded`, `outputCaptured`,
-  /// `testSlow`, `testEnded`); `nil` for run and suite events.
+  /// `testSlow`, `waitEnded`, `workerReplaced`, `testEnded`); `nil` for run and suite events.
   public var test: TestID? {
     switch kind {
     case .testStarted(let test), .issueRecorded(let test, _), .outputCaptured(let test, _),
-         .testSlow(let test, _), .testEnded(let test, _, _):
+         .testSlow(let test, _), .waitEnded(let test, _, _, _), .workerReplaced(let test, _), .testEnded(let test, _, _):
       test
     case .runStarted, .suiteStarted, .suiteEnded, .runEnded:
       nil

@@ -1,7 +1,9 @@
 extension HTMLReport {
-  /// The timeline: a row per lane with a bar per attempt, placed and sized in percent of the
-  /// run's length (CSS only), from the same ``RunTimeline`` as the trace; each bar's title
-  /// names the attempt, its verdict and its time. At most ``timelineLimit`` bars, the longest.
+  /// The timeline: a row per lane, and per sub-track of a lane whose attempts ran side by side
+  /// (`lane 1 · 2`), with a bar per attempt, placed and sized in percent of the run's length
+  /// (CSS only), from the same ``RunTimeline`` as the trace, so its rows are the trace's
+  /// tracks; each bar's title names the attempt, its verdict and its time. At most
+  /// ``timelineLimit`` bars, the longest.
   func writeTimeline(to page: inout HTMLWriter) {
     let attempts = timeline.attempts
     let length = max(timeline.latest, 1)
@@ -10,9 +12,10 @@ extension HTMLReport {
       : Set(attempts.indices)
     page.element("section", ["id": "timeline"]) { section in
       section.element("h2", text: "Timeline")
-      let lanes = timeline.lanes
-      guard !lanes.isEmpty else { return section.element("p", text: "No test ran.") }
-      var intro = "\(Self.count(attempts.count, "attempt")) in \(Self.count(lanes.count, "lane")) over \(Self.seconds(length))."
+      let tracks = timeline.tracks
+      guard !tracks.isEmpty else { return section.element("p", text: "No test ran.") }
+      let lanes = Set(tracks.map(\.lane)).count
+      var intro = "\(Self.count(attempts.count, "attempt")) in \(Self.count(lanes, "lane")) over \(Self.seconds(length))."
       if drawn.count < attempts.count {
         intro += " The \(attempts.count - drawn.count) shortest are not drawn: the page draws the \(Self.timelineLimit)"
           + " longest."
@@ -28,12 +31,12 @@ extension HTMLReport {
           }
         }
       }
-      for lane in lanes {
-        let indices = attempts.indices.filter { attempts[$0].lane == lane }
+      for track in tracks {
+        let indices = attempts.indices.filter { attempts[$0].track == track }
         let busy = indices.reduce(Int64(0)) { $0 + attempts[$1].duration }
         section.element("div", ["class": "lane"]) { row in
           row.element("div", ["class": "lane-name"],
-                      text: "lane \(lane): \(Self.count(indices.count, "attempt")), busy \(Self.seconds(busy))")
+                      text: "\(track.name): \(Self.count(indices.count, "attempt")), busy \(Self.seconds(busy))")
           row.element("div", ["class": "track"]) { track in
             for index in indices where drawn.contains(index) { writeBar(attempts[index], of: length, to: &track) }
           }

@@ -12,15 +12,27 @@ import Darwin
 ///
 /// The run is one process (this one's pid) with a track (`tid`) for each lane of the runner,
 /// named `lane N` (with `--workers N`, each lane runs its tests in a worker process of its
-/// own); track 0 holds the suites. What the trace holds:
+/// own; its track's `tid` is N); track 0 holds the suites. Attempts that run side by side in a
+/// lane (`async` tests of parallel suites, `--async-width`) would overlap on its track: an
+/// attempt that starts while others run in its lane goes on a sub-track of the lane, the first
+/// one free, named `lane N · 2`, `lane N · 3`… (`tid`s after the last lane's), so slices on
+/// every track follow one another. What the trace holds:
 ///
 /// - a complete slice (`"ph":"X"`) for each attempt that ran, retries included, named
-///   `Suite/test`, on the track of the lane its `testStarted` names, with the waiter, the
+///   `Suite/test`, on the track (or sub-track) of the lane its `testStarted` names, with the waiter, the
 ///   verdict, the attempt, the retry number (0 for a first attempt), the repetition, the
 ///   test's ID (as `--only` reads it) and, under a schedule, its replay token as args;
+/// - a complete slice inside the attempt's for each wait it made (`waitEnded`,
+///   ``Configuration/reportsWaits``, which `--trace` turns on), named by what it awaited
+///   (`the wait for "loaded"`), with the strategy and how it ended (`completed`, `timedOut`,
+///   `interrupted`, `timeLimitExceeded`…) as args;
 /// - an instant event (`"ph":"i"`, on the attempt's track, at its end) for each crash, time
 ///   limit, interrupt and leak (issue kinds `crashed`, `timeLimitExceeded`, `interrupted`,
 ///   `leaked`), named by the kind, with the test and the message (at most 4 KiB) as args;
+/// - an instant event named `workerReplaced` (on the attempt's track, at its end) where the
+///   lane's worker process ended or was retired and the next test got a fresh one, with the
+///   test and the reason (`crashed`, `stoppedAtTimeLimit`, `exceededTimeLimit`, `leakedWork`)
+///   as args;
 /// - a span for each suite under a waiter, as async begin and end events (`"ph":"b"`/`"e"`),
 ///   which may overlap when suites run in several lanes;
 /// - metadata events (`"ph":"M"`) naming the process and the tracks.
@@ -80,18 +92,36 @@ public final class TraceReporter: Reporter {
   /// Writes the trace's one JSON object: the metadata naming the process and its tracks,
   /// then the timeline's entries.
   private func write(_ timeline: RunTimeline, to json: inout JSONText) {
+    let tracks = timeline.tracks
+    let ids = Self.trackIDs(tracks)
     let names = [TraceEvent.metadata("process_name", name: processName, track: 0), .metadata("thread_name", name: "suites", track: 0)]
-      + timeline.lanes.map { TraceEvent.metadata("thread_name", name: "lane \($0)", track: $0) }
+      + tracks.map { TraceEvent.metadata("thread_name", name: $0.name, track: ids[$0] ?? 0) }
     json.object { json in
       json.field("displayTimeUnit", "ms")
       json.field("traceEvents") { json in
-        json.array(names + timeline.entries.map(TraceEvent.timeline)) { json, event in json.object { write(event, to: &$0) } }
+        json.array(names + timeline.entries.map(TraceEvent.timeline)) { json, event in json.object { write(event, ids: ids, to: &$0) } }
       }
     }
   }
 
-  /// Writes the fields of one trace event, keys sorted.
-  private func write(_ event: TraceEvent, to json: inout JSONText) {
+  /// Each track's `tid`: a lane's own track has its lane's number, its sub-tracks come after
+  /// the last lane's, in order.
+  private static func trackIDs(_ tracks: [RunTimeline.Track]) -> [RunTimeline.Track: Int] {
+    var ids: [RunTimeline.Track: Int] = [:]
+    var next = (tracks.map(\.lane).max() ?? 0) + 1
+    for track in tracks {
+      if track.slot == 1 {
+        ids[track] = track.lane
+      } else {
+        ids[track] = next
+        next += 1
+      }
+    }
+    return ids
+  }
+
+  /// Writes the fields of one trace event, keys sorted; `ids` gives each track's `tid`.
+  private func write(_ event: TraceEvent, ids: [RunTimeline.Track: Int], to json: inout JSONText) {
     switch event {
     case .timeline(.attempt(let attempt)):
       let (test, result) = (attempt.test, attempt.result)
@@ -109,8 +139,20 @@ public final class TraceReporter: Reporter {
       json.field("cat", "test")
       json.field("dur", Int(attempt.duration))
       json.field("name", "\(test.suite)/\(test.name)")
-      fields("X", track: attempt.lane, at: attempt.start, to: &json)
-    case .timeline(.instant(let issue, let test, let lane, let time)):
+      fields("X", track: ids[attempt.track] ?? 0, at: attempt.start, to: &json)
+    case .timeline(.wait(let wait, let track)):
+      json.field("args") { json in
+        json.object { args in
+          args.field("outcome", wait.outcome)
+          args.field("test", "\(wait.test.suite)/\(wait.test.name)")
+          args.field("waiter", wait.test.waiter)
+        }
+      }
+      json.field("cat", "wait")
+      json.field("dur", Int(wait.duration))
+      json.field("name", wait.awaited)
+      fields("X", track: ids[track] ?? 0, at: wait.start, to: &json)
+    case .timeline(.instant(let issue, let test, let track, let time)):
       json.field("args") { json in
         json.object { args in
           args.field("message", CappedText.capped(issue.message, limit: Self.messageLimit))
@@ -119,7 +161,17 @@ public final class TraceReporter: Reporter {
       }
       json.field("cat", "issue")
       json.field("name", issue.kind.rawValue)
-      fields("i", track: lane, at: time, threadScoped: true, to: &json)
+      fields("i", track: ids[track] ?? 0, at: time, threadScoped: true, to: &json)
+    case .timeline(.workerReplaced(let reason, let test, let track, let time)):
+      json.field("args") { json in
+        json.object { args in
+          args.field("reason", reason)
+          args.field("test", "\(test.suite)/\(test.name)")
+        }
+      }
+      json.field("cat", "worker")
+      json.field("name", "workerReplaced")
+      fields("i", track: ids[track] ?? 0, at: time, threadScoped: true, to: &json)
     case .timeline(.suite(let suite, let id, let begins, let time)):
       json.field("cat", "suite")
       json.field("id", id)

@@ -65,6 +65,10 @@ public struct Configuration: Sendable {
   /// When set, the real queues tests get delay each item by a small random amount drawn
   /// from this jitter's seed (`--jitter SEED`, ``Jitter``).
   public var jitter: Jitter?
+  /// Whether each wait a test makes is reported when it ends (a `waitEnded` event: what was
+  /// awaited, how it ended, how long it took), for the trace's wait slices; `--trace` turns
+  /// it on. Off by default: a wait then sends nothing and costs nothing more.
+  public var reportsWaits = false
   // Sharding (issue 10): applied by `selection(of:)` in Sharding/Configuration+Sharding.swift.
   /// When set, only these exact tests are selected (`--only ID`, `--only-from FILE`), and
   /// the filters narrow them further.

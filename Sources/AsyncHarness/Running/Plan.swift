@@ -33,6 +33,8 @@ extension Runner {
     @_spi(ForToolsIntegrationOnly) public let jitter: Jitter?
     /// How many times the test runs again after a failing attempt (0 under a schedule).
     @_spi(ForToolsIntegrationOnly) public let retries: Int
+    /// Whether the test's waits are reported as they end (``Configuration/reportsWaits``).
+    @_spi(ForToolsIntegrationOnly) public var reportsWaits = false
 
     /// The next attempt of this step, when a failing attempt can still be retried.
     @_spi(ForToolsIntegrationOnly) public var retry: Step? {
@@ -40,7 +42,7 @@ extension Runner {
       var id = id
       id.attempt += 1
       return Step(suite: suite, test: test, waiter: waiter, id: id, position: position, defaultTimeout: defaultTimeout,
-                  timeLimit: timeLimit, schedule: schedule, jitter: jitter, retries: retries)
+                  timeLimit: timeLimit, schedule: schedule, jitter: jitter, retries: retries, reportsWaits: reportsWaits)
     }
   }
 
@@ -133,7 +135,8 @@ extension Runner {
         return Step(suite: entry.suite, test: test, waiter: entry.waiter, id: id,
                     position: Step.Position(suite: entry.suiteIndex, test: test.index),
                     defaultTimeout: configuration.defaultTimeout, timeLimit: configuration.timeLimit, schedule: schedule,
-                    jitter: configuration.jitter, retries: schedule == nil ? test.retries ?? configuration.retries : 0)
+                    jitter: configuration.jitter, retries: schedule == nil ? test.retries ?? configuration.retries : 0,
+                    reportsWaits: configuration.reportsWaits)
       }
 
       /// The steps at `bounds`.

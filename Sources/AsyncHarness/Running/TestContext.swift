@@ -15,6 +15,8 @@ public final class TestContext: Sendable {
   public let defaultTimeout: Duration
   /// The test's time limit and the instant it runs out, when it has one.
   let timeLimit: (duration: Duration, deadline: ContinuousClock.Instant)?
+  /// Whether each wait is reported as it ends (`waitEnded`, ``Configuration/reportsWaits``).
+  let reportsWaits: Bool
   /// The blocks registered with `addTeardown`, in registration order.
   private let teardowns = Mutex<[Teardown]>([])
   /// The queues and the clock the waiter strategy made for this test.
@@ -26,8 +28,9 @@ public final class TestContext: Sendable {
   public let background: any Dispatching
 
   init(record: TestRecord, waiter: any Waiter, defaultTimeout: Duration, timeLimit: Duration? = nil,
-       schedule: Schedule? = nil, jitter: Jitter? = nil) {
+       schedule: Schedule? = nil, jitter: Jitter? = nil, reportsWaits: Bool = false) {
     self.record = record
+    self.reportsWaits = reportsWaits
     self.waiter = waiter
     self.defaultTimeout = defaultTimeout
     self.timeLimit = timeLimit.map { ($0, ContinuousClock().now.advanced(by: $0)) }

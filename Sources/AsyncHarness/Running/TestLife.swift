@@ -166,6 +166,8 @@ extension TestLife {
       case .testStarted(step.id), .testEnded(step.id, _, _):
         // The test's owner alone starts and ends the attempt.
         break
+      case .workerReplaced:
+        events.send(Event(event.kind, timestamp: event.timestamp, lane: lane))
       default:
         events.send(event)
       }

@@ -79,6 +79,11 @@ final class TestRecord: Sendable {
     acknowledged.store(failureCount, ordering: .releasing)
   }
 
+  /// Reports how a wait of the test ended (`waitEnded`).
+  func waitEnded(_ awaited: String, outcome: String, duration: Double) {
+    events(.waitEnded(id, awaited: awaited, outcome: outcome, duration: duration))
+  }
+
   /// Records an issue; a failing one ends the wait in progress at once.
   func record(_ issue: Issue) {
     record(issue, unlessAlreadyRecorded: false)

@@ -34,6 +34,21 @@ enum WaitEnd: Sendable, Equatable {
   case timeLimitReached
   /// The waiter returned before the wait was decided and before its deadline.
   case waiterReturnedEarly
+
+  /// How the wait ended, as `waitEnded` says it: `completed`, `timedOut`, `incorrectOrder`,
+  /// `invertedFulfillment`, `interrupted` (a failure recorded during it ended it),
+  /// `timeLimitExceeded` or `waiterReturnedEarly`.
+  var outcome: String {
+    switch self {
+    case .decided(.completed, _, _, _): "completed"
+    case .decided(.timedOut, _, _, _): "timedOut"
+    case .decided(.incorrectOrder, _, _, _): "incorrectOrder"
+    case .decided(.invertedFulfillment, _, _, _): "invertedFulfillment"
+    case .decided(.interrupted, _, _, _), .interruptedByFailure: "interrupted"
+    case .timeLimitReached: "timeLimitExceeded"
+    case .waiterReturnedEarly: "waiterReturnedEarly"
+    }
+  }
 }
 
 /// The wait engine: the one wait every public form of waiting (TestContext+Waiting.swift)
@@ -106,6 +121,25 @@ extension TestContext {
   /// already. A wait that would have to block where no thread may be blocked (inside a
   /// main-queue callout, or on a Swift concurrency thread) is misuse.
   func blockingWait(_ spec: WaitSpec) throws -> WaitEnd {
+    let started = reportsWaits ? Date() : nil
+    return reported(try makeBlockingWait(spec), of: spec, since: started)
+  }
+
+  /// Makes a suspending wait: the waiter suspends the calling task, unless the wait is
+  /// decided already.
+  func suspendingWait(_ spec: WaitSpec) async throws -> WaitEnd {
+    let started = reportsWaits ? Date() : nil
+    return reported(try await makeSuspendingWait(spec), of: spec, since: started)
+  }
+
+  /// Reports how the wait ended (`waitEnded`) when the run asks for it (``reportsWaits``,
+  /// `started` is then when it began).
+  private func reported(_ end: WaitEnd, of spec: WaitSpec, since started: Date?) -> WaitEnd {
+    if let started { record.waitEnded(spec.summary, outcome: end.outcome, duration: Date().timeIntervalSince(started)) }
+    return end
+  }
+
+  private func makeBlockingWait(_ spec: WaitSpec) throws -> WaitEnd {
     if let decided = decidedAtStart(spec) { return decided }
     if MainThreadPump.isInsideCallout {
       throw misuse("A blocking wait cannot run inside a main-queue callout: the main run loop cannot turn here. Use `try await t.wait(...)` instead", at: spec.location)
@@ -118,9 +152,7 @@ extension TestContext {
     return conclude(spec, wait)
   }
 
-  /// Makes a suspending wait: the waiter suspends the calling task, unless the wait is
-  /// decided already.
-  func suspendingWait(_ spec: WaitSpec) async throws -> WaitEnd {
+  private func makeSuspendingWait(_ spec: WaitSpec) async throws -> WaitEnd {
     if let decided = decidedAtStart(spec) { return decided }
     let wait = try beginWait(spec)
     if wait.hasTimeLeft { await waiter.suspend(on: wait.condition, until: wait.deadline.effective) }

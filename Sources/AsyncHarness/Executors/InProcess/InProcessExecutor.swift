@@ -88,7 +88,8 @@ import Synchronization
   private static func context(of step: Runner.Step, events: EventSink) -> (TestRecord, TestContext) {
     let record = TestRecord(id: step.id, events: events)
     return (record, TestContext(record: record, waiter: step.waiter, defaultTimeout: step.defaultTimeout,
-                                timeLimit: step.timeLimit, schedule: step.schedule, jitter: step.jitter))
+                                timeLimit: step.timeLimit, schedule: step.schedule, jitter: step.jitter,
+                                reportsWaits: step.reportsWaits))
   }
 
   /// Stops capturing output.

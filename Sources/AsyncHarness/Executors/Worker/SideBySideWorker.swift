@@ -19,7 +19,9 @@ import Darwin
 /// for it) ends so, and an interrupt ends every test; otherwise, with one test running, that
 /// test crashed. With several, nothing shows which one crashed it, and a crash is no evidence
 /// against any one of them: every test that did not end so runs again alone, with a warning
-/// naming the tests it ran with.
+/// naming the tests it ran with. Unless the run was interrupted, a `workerReplaced` event
+/// says the worker ended, once, through the test it was stopped for (or the first running);
+/// a test whose reply retires the worker says so with its events.
 struct SideBySideWorker {
   /// How a test run side by side ended.
   enum Ending {
@@ -120,6 +122,9 @@ struct SideBySideWorker {
         others?.send(event)
       }
     case .reply(.returned(let id, let duration, let trace, _, let retire)):
+      if let retire, !retiring, let index = running.firstIndex(where: { $0.step.id == id }) {
+        running[index].held.append(Event(.workerReplaced(id, reason: retire.rawValue)))
+      }
       retiring = retiring || retire != nil
       return end(id, .returned(duration: duration, trace: trace))
     case .reply(.cannotRun(let id, let reason)):
@@ -151,6 +156,11 @@ struct SideBySideWorker {
     let tail = output.tail
     if let interrupt = groupStop.stopped?.interrupt {
       return running.flatMap { end($0.step.id, .interrupted(signal: interrupt, output: tail)) }
+    }
+    // The worker is replaced: said once, through a test it was stopped for, or the first running.
+    if let said = running.first(where: { pastLimit.contains($0.step.id) }) ?? running.first,
+       let reason = groupStop.ending(exit, timeLimit: nil, output: "").replacesWorker {
+      said.events(.workerReplaced(said.step.id, reason: reason))
     }
     if running.count == 1, let only = running.first {
       return end(only.step.id, groupStop.ending(exit, timeLimit: only.step.timeLimit, output: tail))

@@ -153,6 +153,7 @@ import Darwin
         state.worker!.inFlight.removeFirst()
         state.rewind()
         state.worker = nil
+        if let reason = end.replacesWorker { events(.workerReplaced(step.id, reason: reason)) }
         return end
       case .replied(let end, let paused, let retirement):
         state.worker!.inFlight.removeFirst()
@@ -161,6 +162,7 @@ import Darwin
           state.rewind()
           retire(state.worker!.process)
           state.worker = nil
+          if let retirement { events(.workerReplaced(step.id, reason: retirement.rawValue)) }
         } else if paused {
           // The worker drops what it was sent until it reads this: the runner may run another
           // step next (a retry).
@@ -253,6 +255,19 @@ import Darwin
   private static func kill(_ process: WorkerProcess) {
     process.signal(SIGKILL)
     _ = process.waitForExit()
+  }
+}
+
+extension AttemptEnd {
+  /// Why the worker process that ended in this attempt is replaced (`workerReplaced`'s
+  /// reason): `crashed` when it ended while the test ran, `stoppedAtTimeLimit` when it was
+  /// stopped past the test's time limit; `nil` when it was not (an interrupt ends the run).
+  var replacesWorker: String? {
+    switch self {
+    case .processEnded: "crashed"
+    case .stoppedAtLimit: "stoppedAtTimeLimit"
+    case .returned, .skipped, .interrupted, .couldNotStart: nil
+    }
   }
 }
 

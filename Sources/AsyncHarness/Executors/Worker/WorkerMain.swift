@@ -134,6 +134,6 @@ struct WorkerCatalog {
       suite: suite, test: test, waiter: waiter, id: id, position: position,
       defaultTimeout: .seconds(request.defaultTimeout), timeLimit: request.timeLimit.map { .seconds($0) },
       schedule: id.schedule.flatMap { ScheduleToken($0)?.schedule }, jitter: request.jitterSeed.map(Jitter.init(seed:)),
-      retries: 0)) // The parent's runner decides retries.
+      retries: 0, reportsWaits: request.reportsWaits)) // The parent's runner decides retries.
   }
 }

@@ -106,6 +106,8 @@ struct WorkerRunRequest: Sendable, Equatable {
   var timeLimit: Double?
   /// The seed of the delays of the test's real queues (`--jitter`).
   var jitterSeed: UInt64?
+  /// Whether the test's waits are reported as they end (`reportsWaits`, sent only when true).
+  var reportsWaits: Bool
 
   init(_ step: Runner.Step) {
     position = step.position
@@ -113,6 +115,7 @@ struct WorkerRunRequest: Sendable, Equatable {
     defaultTimeout = step.defaultTimeout.timeInterval
     timeLimit = step.timeLimit?.timeInterval
     jitterSeed = step.jitter?.seed
+    reportsWaits = step.reportsWaits
   }
 
   init(json: JSONFields) throws {
@@ -121,6 +124,11 @@ struct WorkerRunRequest: Sendable, Equatable {
     defaultTimeout = try json.number("defaultTimeout")
     timeLimit = try json.optionalNumber("timeLimit")
     jitterSeed = try json.optionalNumber("jitterSeed")
+    switch json.optional("reportsWaits") {
+    case nil: reportsWaits = false
+    case .bool(let reports)?: reportsWaits = reports
+    default: throw json.wrongType("reportsWaits")
+    }
   }
 }
 
@@ -218,6 +226,7 @@ extension JSONText {
       json.field("defaultTimeout", request.defaultTimeout)
       json.field("id", request.id)
       if let jitterSeed = request.jitterSeed { json.field("jitterSeed", jitterSeed) }
+      if request.reportsWaits { json.field("reportsWaits") { $0.literal("true") } }
       json.field("suite", request.position.suite)
       json.field("test", request.position.test)
       if let timeLimit = request.timeLimit { json.field("timeLimit", timeLimit) }
