@@ -63,7 +63,7 @@ final class JUnitReport {
       }
     case .runEnded(_, let duration):
       runTime = duration
-    case .testSlow, .waitEnded, .workerReplaced:
+    case .testSlow, .waitEnded, .scheduleStep, .workerReplaced:
       break
     }
   }

@@ -1,6 +1,7 @@
 import AsyncHarness
 import Foundation
 import HarnessTestSupport
+import Synchronization
 import XCTest
 
 @testable import AsyncHarnessJUnit
@@ -10,7 +11,8 @@ import XCTest
 /// `JSONSerialization` and checked against the trace-event format: every event's required
 /// fields for its phase, slices that nest on each track, timestamps that never go back on a
 /// track, one slice for every attempt that ran, instant events for a crash, a time limit and
-/// an interrupt, and hostile test names kept as they are.
+/// an interrupt, the waits and the steps of scheduled tests inside their attempts, and
+/// hostile test names kept as they are.
 final class TraceTests: ReportTestCase {
   /// The trace's events, after checking the file's shape and every event's fields.
   private func traceEvents(at path: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
@@ -201,6 +203,89 @@ final class TraceTests: ReportTestCase {
                                    suites: suites, output: { _ in }, errors: { _ in })
     XCTAssertEqual(quiet, 1)
     XCTAssertFalse(try String(contentsOfFile: path("quiet.jsonl"), encoding: .utf8).contains("waitEnded"))
+  }
+
+  /// Under `scheduled`, `--trace` shows each step the schedule took as an instant inside its
+  /// attempt: what ran, in the order it ran, at its virtual time; as many as the result's
+  /// `scheduleTrace` counts. A run without `--trace` sends no step.
+  func testEachScheduleStepIsAnInstantInsideItsAttemptInTheOrderItRan() throws {
+    let orders = Mutex<[[String]]>([])  // what each attempt's queues ran, in order
+    let suites = [Suite("Race") {
+      Test("last writer wins") { t in
+        let ran = Mutex<[String]>([])
+        let done = t.expectation("all stored", expectedFulfillmentCount: 3)
+        for label in ["first", "second"] {
+          t.queue(label).async { ran.withLock { $0.append(label) }; done.fulfill() }
+        }
+        t.queue("later").asyncAfter(.milliseconds(500)) { ran.withLock { $0.append("later") }; done.fulfill() }
+        try t.wait(for: done)
+        orders.withLock { $0.append(ran.withLock { $0 }) }
+        t.expectEqual(ran.withLock { $0 }.first, "first")
+      }
+    }]
+    let status = HarnessMain.status(arguments: ["--trace", path("trace.json"), "--json", path("events.jsonl"), "--explore", "6"],
+                                    suites: suites, output: { _ in }, errors: { _ in })
+    XCTAssertEqual(status, 1, "some schedules run `second` first")
+    let events = try traceEvents(at: path("trace.json"))
+    let steps = events.filter { $0["cat"] as? String == "step" }
+    let attempts = slices(events)
+    var drawn: [[String]] = []  // the steps of each attempt, as the trace lists them
+    for step in steps {
+      let args = try XCTUnwrap(step["args"] as? [String: Any], "\(step)")
+      XCTAssertEqual(step["ph"] as? String, "i")
+      XCTAssertEqual(step["s"] as? String, "t", "scoped to the attempt's track")
+      XCTAssertEqual(args["test"] as? String, "Race/last writer wins")
+      let time = try XCTUnwrap(step["ts"] as? Int)
+      XCTAssertTrue(attempts.contains { attempt in
+        let from = attempt["ts"] as? Int ?? 0
+        return attempt["tid"] as? Int == step["tid"] as? Int && from <= time && time <= from + (attempt["dur"] as? Int ?? 0)
+      }, "a step outside its attempt: \(step)")
+      let number = try XCTUnwrap(args["step"] as? Int)
+      if number == 1 { drawn.append([]) }
+      XCTAssertEqual(number, drawn.last.map { $0.count + 1 }, "steps in the order they ran: \(step)")
+      let virtualTime = try XCTUnwrap(args["virtualTime"] as? Double)
+      XCTAssertEqual(virtualTime, step["name"] as? String == "later" ? 0.5 : 0, "\(step)")
+      drawn[drawn.count - 1].append(try XCTUnwrap(step["name"] as? String))
+    }
+    let ran = orders.withLock { $0 }
+    XCTAssertEqual(ran.count, 6)
+    XCTAssertEqual(drawn.map { $0.joined(separator: " ") }.sorted(), ran.map { $0.joined(separator: " ") }.sorted())
+    XCTAssertEqual(Set(drawn.map { $0.joined(separator: " ") }), ["first second later", "second first later"])
+    var counted = 0
+    for line in try String(contentsOfFile: path("events.jsonl"), encoding: .utf8).split(separator: "\n") {
+      if case .testEnded(_, let result, _) = try Event(jsonLine: line).kind { counted += try XCTUnwrap(result.scheduleTrace).steps }
+    }
+    XCTAssertEqual(counted, steps.count, "as many steps as the schedules took")
+    let quiet = HarnessMain.status(arguments: ["--json", path("quiet.jsonl"), "--explore", "6"], suites: suites,
+                                   output: { _ in }, errors: { _ in })
+    XCTAssertEqual(quiet, 1)
+    XCTAssertFalse(try String(contentsOfFile: path("quiet.jsonl"), encoding: .utf8).contains("scheduleStep"))
+  }
+
+  /// The steps of Swift concurrency tasks under `scheduled`, in a worker process: they cross
+  /// its back channel, named by the task the scheduler names, as many as the schedules took.
+  func testAWorkersScheduleStepsReachTheTrace() throws {
+    let run = try runToEnd(try harnessFixture(), ["--filter", "Concurrency/", "--explore", "3", "--trace", path("trace.json"),
+                                                  "--json", path("events.jsonl")], in: directory)
+    XCTAssertEqual(run.status, 1, run.output + run.errors)
+    let steps = try traceEvents(at: path("trace.json")).filter { $0["cat"] as? String == "step" }
+    var drawn: [[String]] = []
+    for step in steps {
+      let args = try XCTUnwrap(step["args"] as? [String: Any], "\(step)")
+      if args["step"] as? Int == 1 { drawn.append([]) }
+      XCTAssertEqual(args["step"] as? Int, drawn.last.map { $0.count + 1 }, "\(step)")
+      XCTAssertEqual(args["virtualTime"] as? Double, 0, "no sleep: \(step)")
+      drawn[drawn.count - 1].append(try XCTUnwrap(step["name"] as? String))
+    }
+    XCTAssertEqual(drawn.count, 3, "one list of steps per schedule")
+    for names in drawn {
+      XCTAssertEqual(Set(names), ["task #1", "task #2", "task #3", "an actor's job"], "the test's task, the two it starts, the actor")
+    }
+    var counted: [Int] = []
+    for line in try String(contentsOfFile: path("events.jsonl"), encoding: .utf8).split(separator: "\n") {
+      if case .testEnded(_, let result, _) = try Event(jsonLine: line).kind { counted.append(try XCTUnwrap(result.scheduleTrace).steps) }
+    }
+    XCTAssertEqual(drawn.map(\.count), counted, "each attempt's steps, as many as its schedule took")
   }
 
   /// Each worker replacement in the stream (`workerReplaced`: reason, test, lane), in order,

@@ -35,11 +35,12 @@ final class EventSchemaTests: XCTestCase {
       .testEnded(test, result, duration: 0.25), .suiteEnded(SuiteRun(suite: "Race", waiter: "scheduled"), summary, duration: 1.5),
       .runEnded(summary, duration: 3.75), .workerReplaced(test, reason: "crashed"),
       .waitEnded(test, awaited: "the wait for \"loaded\"", outcome: "timedOut", duration: 0.5),
+      .scheduleStep(test, step: 3, ran: "task #2", virtualTime: 1.5),
     ]
     for kind in kinds {
       switch kind {
       case .runStarted, .suiteStarted, .testStarted, .issueRecorded, .outputCaptured, .testSlow, .testEnded, .suiteEnded,
-           .runEnded, .workerReplaced, .waitEnded: break
+           .runEnded, .workerReplaced, .waitEnded, .scheduleStep: break
       }
     }
     return kinds.map { kind in

@@ -30,6 +30,9 @@ public struct QueueSetup: Sendable {
   /// real queues (``RealQueues`` applies them); `nil` for none.
   public let jitter: Jitter?
   let record: TestRecord?
+  /// Whether a strategy that orders work itself reports each step it takes (`scheduleStep`,
+  /// ``Configuration/reportsWaits``).
+  let reportsSteps: Bool
 
   /// A setup for queues that belong to no test (a strategy author's own tests): their
   /// issues go to the test running at that moment.
@@ -38,14 +41,15 @@ public struct QueueSetup: Sendable {
   ///   - schedule: the schedule, for a strategy that orders work itself.
   ///   - jitter: the delays real queues add to each item.
   public init(test: TestID, schedule: Schedule? = nil, jitter: Jitter? = nil) {
-    self.init(test: test, schedule: schedule, jitter: jitter, record: nil)
+    self.init(test: test, schedule: schedule, jitter: jitter, record: nil, reportsSteps: false)
   }
 
-  init(test: TestID, schedule: Schedule?, jitter: Jitter?, record: TestRecord?) {
+  init(test: TestID, schedule: Schedule?, jitter: Jitter?, record: TestRecord?, reportsSteps: Bool) {
     self.test = test
     self.schedule = schedule
     self.jitter = jitter
     self.record = record
+    self.reportsSteps = reportsSteps
   }
 
   /// Where queues made for this test record the issues they detect.

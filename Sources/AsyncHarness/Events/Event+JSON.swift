@@ -54,6 +54,8 @@ extension Event {
     case "testSlow": kind = .testSlow(try test(), elapsed: try json.number("elapsed"))
     case "waitEnded":
       kind = .waitEnded(try test(), awaited: try json.string("awaited"), outcome: try json.string("outcome"), duration: try duration())
+    case "scheduleStep":
+      kind = .scheduleStep(try test(), step: try json.number("step"), ran: try json.string("ran"), virtualTime: try json.number("virtualTime"))
     case "testEnded": kind = .testEnded(try test(), try TestResult(json: json.object("result")), duration: try duration())
     case "suiteEnded": kind = .suiteEnded(try suiteRun(), try summary(), duration: try duration())
     case "runEnded": kind = .runEnded(try summary(), duration: try duration())
@@ -211,6 +213,12 @@ extension JSONText {
         json.field("kind", event.kind.name)
         json.field("outcome", outcome)
         json.field("test", test)
+      case .scheduleStep(let test, let step, let ran, let virtualTime):
+        json.field("kind", event.kind.name)
+        json.field("ran", ran)
+        json.field("step", step)
+        json.field("test", test)
+        json.field("virtualTime", virtualTime)
       case .testEnded(let test, let result, let duration):
         json.field("duration", duration)
         json.field("kind", event.kind.name)

@@ -14,6 +14,11 @@ public struct Event: Sendable, Hashable {
   /// are still read.
   public static let schemaVersion = 2
 
+  /// The most `scheduleStep` events one attempt sends: its first 10,000 steps. Its result's
+  /// ``TestResult/scheduleTrace`` counts every step, so a longer schedule left out
+  /// `steps - 10,000`.
+  public static let scheduleStepLimit = 10_000
+
   /// What happened, with what it carries.
   public enum Kind: Sendable, Hashable {
     /// The run began.
@@ -36,6 +41,13 @@ public struct Event: Sendable, Hashable {
     /// `duration` seconds. Sent only when the run asks for waits
     /// (``Configuration/reportsWaits``, `--trace`).
     case waitEnded(TestID, awaited: String, outcome: String, duration: Double)
+    /// A step the schedule of a test under the `scheduled` strategy took: `step` counts it
+    /// from 1 (as the replay token's `STEPS` does), `ran` names what it ran (its queue's label:
+    /// `main`, `background`, `io`, `clock`; or a Swift concurrency job's: `task #2`,
+    /// `an actor's job`), at `virtualTime` seconds on the test's virtual clock. Sent when the
+    /// step is taken, only when the run asks for waits (``Configuration/reportsWaits``,
+    /// `--trace`), and only for an attempt's first ``scheduleStepLimit`` steps.
+    case scheduleStep(TestID, step: Int, ran: String, virtualTime: Double)
     /// A test ended; the result holds every issue recorded while it ran.
     case testEnded(TestID, TestResult, duration: Double)
     /// A suite ended under one waiter strategy, with its counts.
@@ -61,6 +73,7 @@ public struct Event: Sendable, Hashable {
       case .outputCaptured: "outputCaptured"
       case .testSlow: "testSlow"
       case .waitEnded: "waitEnded"
+      case .scheduleStep: "scheduleStep"
       case .testEnded: "testEnded"
       case .suiteEnded: "suiteEnded"
       case .runEnded: "runEnded"
@@ -88,11 +101,13 @@ public struct Event: Sendable, Hashable {
   }
 
   /// The test a test event is about (`testStarted`, `issueRecorded`, `outputCaptured`,
-  /// `testSlow`, `waitEnded`, `workerReplaced`, `testEnded`); `nil` for run and suite events.
+  /// `testSlow`, `waitEnded`, `scheduleStep`, `workerReplaced`, `testEnded`); `nil` for run
+  /// and suite events.
   public var test: TestID? {
     switch kind {
     case .testStarted(let test), .issueRecorded(let test, _), .outputCaptured(let test, _),
-         .testSlow(let test, _), .waitEnded(let test, _, _, _), .workerReplaced(let test, _), .testEnded(let test, _, _):
+         .testSlow(let test, _), .waitEnded(let test, _, _, _), .scheduleStep(let test, _, _, _),
+         .workerReplaced(let test, _), .testEnded(let test, _, _):
       test
     case .runStarted, .suiteStarted, .suiteEnded, .runEnded:
       nil

@@ -98,7 +98,7 @@ public final class ConsoleReporter: Reporter {
       }
       text += "Result: \(summary.result(in: duration))\n"
       write(text)
-    case .outputCaptured, .waitEnded, .workerReplaced:
+    case .outputCaptured, .waitEnded, .scheduleStep, .workerReplaced:
       break
     }
   }

@@ -73,7 +73,7 @@ struct HTMLReport: EndOfRunContents {
       table.record(counts, of: suite)
     case .runEnded(_, let duration):
       self.duration = duration
-    case .testStarted, .issueRecorded, .testSlow, .waitEnded, .workerReplaced:
+    case .testStarted, .issueRecorded, .testSlow, .waitEnded, .scheduleStep, .workerReplaced:
       break
     }
   }

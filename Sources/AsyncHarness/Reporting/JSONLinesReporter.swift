@@ -17,8 +17,8 @@ import Darwin
 /// that stops early (a crash, Ctrl-C, a reporter error) leaves every event up to then and no
 /// `runEnded`. A line that test code may follow is written at once, with one `write` call:
 /// `testStarted` (the test runs next: if it crashes the process, the stream names it),
-/// what a running test records (`issueRecorded`, `outputCaptured`, `testSlow`, `waitEnded`) and
-/// `runEnded`. The lines between one test and the next (`workerReplaced`, `testEnded`,
+/// what a running test records (`issueRecorded`, `outputCaptured`, `testSlow`, `waitEnded`,
+/// `scheduleStep`) and `runEnded`. The lines between one test and the next (`workerReplaced`, `testEnded`,
 /// `suiteEnded`, `suiteStarted`, `runStarted`), made while only the harness runs, are held and written
 /// with the next line written at once, or by a timer 0.1 s after the first of them:
 /// one `write` a test instead of two, which is most of what the stream costs
@@ -181,7 +181,7 @@ public final class JSONLinesReporter: Reporter {
   /// harness alone, and can wait for the next.
   private static func writesAtOnce(_ kind: Event.Kind) -> Bool {
     switch kind {
-    case .testStarted, .issueRecorded, .outputCaptured, .testSlow, .waitEnded, .runEnded: true
+    case .testStarted, .issueRecorded, .outputCaptured, .testSlow, .waitEnded, .scheduleStep, .runEnded: true
     case .runStarted, .suiteStarted, .workerReplaced, .testEnded, .suiteEnded: false
     }
   }

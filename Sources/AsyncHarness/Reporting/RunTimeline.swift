@@ -1,10 +1,10 @@
 import Foundation
 
-/// A run laid out in time: its attempts on the lanes that ran them, the waits inside them
-/// (when the run reports waits), its suites' spans, and the issues and worker replacements
-/// worth a point in time. The one reading of events that both the trace (`--trace`,
-/// ``TraceReporter``) and the HTML report's timeline (`--report-html`, ``HTMLReporter``)
-/// draw from, so the two always agree.
+/// A run laid out in time: its attempts on the lanes that ran them, the waits and schedule
+/// steps inside them (when the run reports waits), its suites' spans, and the issues and
+/// worker replacements worth a point in time. The one reading of events that both the trace
+/// (`--trace`, ``TraceReporter``) and the HTML report's timeline (`--report-html`,
+/// ``HTMLReporter``) draw from, so the two always agree.
 ///
 /// Each lane, counted from 1, has a track; an attempt that starts while others run on its lane
 /// (`async` tests side by side in a worker, `--async-width`) goes on a sub-track of that lane,
@@ -55,12 +55,29 @@ struct RunTimeline: EndOfRunContents {
     var duration: Int64
   }
 
+  /// A step an attempt's schedule took (`scheduleStep`), at a point inside the attempt on its
+  /// track.
+  struct Step {
+    /// The attempt's test.
+    var test: TestID
+    /// The step's number, from 1.
+    var number: Int
+    /// What it ran: `main`, `io`, `task #2`…
+    var ran: String
+    /// The test's virtual time then, in seconds.
+    var virtualTime: Double
+    /// When it was taken.
+    var time: Int64
+  }
+
   /// One thing on the timeline.
   enum Entry {
     /// An attempt.
     case attempt(Attempt)
     /// A wait, on its attempt's track, within the attempt and after the waits before it.
     case wait(Wait, track: Track)
+    /// A schedule step, on its attempt's track, within the attempt and after the steps before it.
+    case step(Step, track: Track)
     /// An issue shown at a point in time: at its attempt's end, on its track.
     case instant(Issue, of: TestID, track: Track, at: Int64)
     /// The worker process that ran an attempt was replaced (`workerReplaced`), for `reason`:
@@ -85,6 +102,8 @@ struct RunTimeline: EndOfRunContents {
   private var replaced: [TestID: [String]] = [:]
   /// The waits of running attempts, placed when the attempt ends.
   private var waits: [TestID: [Wait]] = [:]
+  /// The schedule steps of running attempts, placed when the attempt ends.
+  private var steps: [TestID: [Step]] = [:]
   /// The suite spans that began and have not ended, with their IDs.
   private var openSuites: [SuiteRun: Int] = [:]
   private var suiteCount = 0
@@ -109,15 +128,7 @@ struct RunTimeline: EndOfRunContents {
       guard let (track, start) = running.removeValue(forKey: test) else { return }
       let end = time(event.timestamp, on: track)
       entries.append(.attempt(Attempt(test: test, track: track, start: start, duration: end - start, result: result)))
-      var floor = start
-      for var wait in waits.removeValue(forKey: test) ?? [] {
-        // Inside the attempt, after the wait before it: the slices nest.
-        let from = min(max(wait.start, floor), end)
-        let to = min(max(wait.start + wait.duration, from), end)
-        (wait.start, wait.duration) = (from, to - from)
-        entries.append(.wait(wait, track: track))
-        floor = to
-      }
+      entries += inside(test, on: track, from: start, to: end)
       for issue in result.issues where Self.instantKinds.contains(issue.kind) {
         entries.append(.instant(issue, of: test, track: track, at: end))
       }
@@ -133,6 +144,12 @@ struct RunTimeline: EndOfRunContents {
       latest = max(latest, end)
       if running[test] != nil {
         waits[test, default: []].append(Wait(test: test, awaited: awaited, outcome: outcome, start: end - length, duration: length))
+      }
+    case .scheduleStep(let test, let number, let ran, let virtualTime):
+      let time = offset(event.timestamp)
+      latest = max(latest, time)
+      if running[test] != nil {
+        steps[test, default: []].append(Step(test: test, number: number, ran: ran, virtualTime: virtualTime, time: time))
       }
     case .workerReplaced(let test, let reason):
       if running[test] != nil { replaced[test, default: []].append(reason) }
@@ -150,10 +167,33 @@ struct RunTimeline: EndOfRunContents {
     running = [:]
     replaced = [:]
     waits = [:]
+    steps = [:]
     for (suite, id) in openSuites.sorted(by: { $0.value < $1.value }) {
       entries.append(.suite(suite, id: id, begins: false, at: latest))
     }
     openSuites = [:]
+  }
+
+  /// The waits and schedule steps of the attempt of `test` that ran on `track` from `start` to
+  /// `end`, taken from those held: each inside the attempt, after the one before it of its
+  /// kind (so the slices nest), and all in time order (so times never go back on the track).
+  private mutating func inside(_ test: TestID, on track: Track, from start: Int64, to end: Int64) -> [Entry] {
+    var placed: [(time: Int64, entry: Entry)] = []
+    var floor = start
+    for var wait in waits.removeValue(forKey: test) ?? [] {
+      let from = min(max(wait.start, floor), end)
+      let to = min(max(wait.start + wait.duration, from), end)
+      (wait.start, wait.duration) = (from, to - from)
+      placed.append((from, .wait(wait, track: track)))
+      floor = to
+    }
+    floor = start
+    for var step in steps.removeValue(forKey: test) ?? [] {
+      step.time = min(max(step.time, floor), end)
+      placed.append((step.time, .step(step, track: track)))
+      floor = step.time
+    }
+    return placed.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element.entry)
   }
 
   /// The attempts, in the order they ended.

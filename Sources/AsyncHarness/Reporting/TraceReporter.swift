@@ -26,6 +26,12 @@ import Darwin
 ///   ``Configuration/reportsWaits``, which `--trace` turns on), named by what it awaited
 ///   (`the wait for "loaded"`), with the strategy and how it ended (`completed`, `timedOut`,
 ///   `interrupted`, `timeLimitExceeded`…) as args;
+/// - under the `scheduled` strategy, an instant event (`"ph":"i"`, on the attempt's track,
+///   inside it) for each step its schedule took (`scheduleStep`, with the waits), named by
+///   what ran (its queue's label, `main`, or `task #2`), with the step's number and the
+///   virtual time in seconds as args, in the order they ran: a failing schedule's order reads
+///   from left to right (an attempt's first ``Event/scheduleStepLimit`` steps; its `schedule`
+///   arg counts them all);
 /// - an instant event (`"ph":"i"`, on the attempt's track, at its end) for each crash, time
 ///   limit, interrupt and leak (issue kinds `crashed`, `timeLimitExceeded`, `interrupted`,
 ///   `leaked`), named by the kind, with the test and the message (at most 4 KiB) as args;
@@ -152,6 +158,17 @@ public final class TraceReporter: Reporter {
       json.field("dur", Int(wait.duration))
       json.field("name", wait.awaited)
       fields("X", track: ids[track] ?? 0, at: wait.start, to: &json)
+    case .timeline(.step(let step, let track)):
+      json.field("args") { json in
+        json.object { args in
+          args.field("step", step.number)
+          args.field("test", "\(step.test.suite)/\(step.test.name)")
+          args.field("virtualTime", step.virtualTime)
+        }
+      }
+      json.field("cat", "step")
+      json.field("name", step.ran)
+      fields("i", track: ids[track] ?? 0, at: step.time, threadScoped: true, to: &json)
     case .timeline(.instant(let issue, let test, let track, let time)):
       json.field("args") { json in
         json.object { args in

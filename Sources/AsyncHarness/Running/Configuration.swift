@@ -67,7 +67,9 @@ public struct Configuration: Sendable {
   public var jitter: Jitter?
   /// Whether each wait a test makes is reported when it ends (a `waitEnded` event: what was
   /// awaited, how it ended, how long it took), for the trace's wait slices; `--trace` turns
-  /// it on. Off by default: a wait then sends nothing and costs nothing more.
+  /// it on. Under the `scheduled` strategy it also reports each step the schedule takes (a
+  /// `scheduleStep` event: what ran, at what virtual time), for the trace's step instants.
+  /// Off by default: a wait or a step then sends nothing and costs nothing more.
   public var reportsWaits = false
   // Sharding (issue 10): applied by `selection(of:)` in Sharding/Configuration+Sharding.swift.
   /// When set, only these exact tests are selected (`--only ID`, `--only-from FILE`), and

@@ -33,7 +33,8 @@ extension Runner {
     @_spi(ForToolsIntegrationOnly) public let jitter: Jitter?
     /// How many times the test runs again after a failing attempt (0 under a schedule).
     @_spi(ForToolsIntegrationOnly) public let retries: Int
-    /// Whether the test's waits are reported as they end (``Configuration/reportsWaits``).
+    /// Whether the test's waits are reported as they end, and its schedule's steps as they are
+    /// taken (``Configuration/reportsWaits``).
     @_spi(ForToolsIntegrationOnly) public var reportsWaits = false
 
     /// The next attempt of this step, when a failing attempt can still be retried.

@@ -15,7 +15,8 @@ public final class TestContext: Sendable {
   public let defaultTimeout: Duration
   /// The test's time limit and the instant it runs out, when it has one.
   let timeLimit: (duration: Duration, deadline: ContinuousClock.Instant)?
-  /// Whether each wait is reported as it ends (`waitEnded`, ``Configuration/reportsWaits``).
+  /// Whether each wait is reported as it ends (`waitEnded`, ``Configuration/reportsWaits``),
+  /// and each step of the test's schedule (`scheduleStep`).
   let reportsWaits: Bool
   /// The blocks registered with `addTeardown`, in registration order.
   private let teardowns = Mutex<[Teardown]>([])
@@ -34,7 +35,8 @@ public final class TestContext: Sendable {
     self.waiter = waiter
     self.defaultTimeout = defaultTimeout
     self.timeLimit = timeLimit.map { ($0, ContinuousClock().now.advanced(by: $0)) }
-    queues = waiter.makeQueues(for: QueueSetup(test: record.id, schedule: schedule, jitter: jitter, record: record))
+    queues = waiter.makeQueues(for: QueueSetup(test: record.id, schedule: schedule, jitter: jitter, record: record,
+                                                  reportsSteps: reportsWaits))
     main = queues.main
     background = queues.makeQueue(label: "background")
   }

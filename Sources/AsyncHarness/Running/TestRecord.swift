@@ -84,6 +84,12 @@ final class TestRecord: Sendable {
     events(.waitEnded(id, awaited: awaited, outcome: outcome, duration: duration))
   }
 
+  /// Reports a step the test's schedule took (`scheduleStep`): its number, what it ran, and
+  /// the virtual time then.
+  func scheduleStep(_ step: Int, ran: String, at virtualTime: Duration) {
+    events(.scheduleStep(id, step: step, ran: ran, virtualTime: virtualTime.timeInterval))
+  }
+
   /// Records an issue; a failing one ends the wait in progress at once.
   func record(_ issue: Issue) {
     record(issue, unlessAlreadyRecorded: false)

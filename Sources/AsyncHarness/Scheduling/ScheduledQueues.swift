@@ -65,7 +65,7 @@ public struct ScheduledQueues: TestQueues {
   /// The scheduled queues of the test `setup` names, following `schedule`. Their pending
   /// work is dropped when the test ends.
   public init(for setup: QueueSetup, schedule: Schedule) {
-    let scheduler = Scheduler(schedule: schedule, record: setup.record)
+    let scheduler = Scheduler(schedule: schedule, record: setup.record, reportsSteps: setup.reportsSteps)
     self.scheduler = scheduler
     issues = setup.issues
     main = ScheduledQueue(identity: .main, index: ScheduleRunQueues.mainQueue, scheduler: scheduler, issues: setup.issues)

@@ -57,11 +57,14 @@ final class Scheduler: Sendable {
   /// The schedule this run follows.
   let schedule: Schedule
   private let record: TestRecord?
+  /// Whether each step is reported as it is taken (`scheduleStep`).
+  private let reportsSteps: Bool
   private let state: Mutex<State>
 
-  init(schedule: Schedule, record: TestRecord?) {
+  init(schedule: Schedule, record: TestRecord?, reportsSteps: Bool) {
     self.schedule = schedule
     self.record = record
+    self.reportsSteps = reportsSteps
     state = Mutex(State(runQueues: ScheduleRunQueues(schedule: schedule)))
   }
 
@@ -195,9 +198,17 @@ final class Scheduler: Sendable {
 
   /// Takes the next step of the schedule (``ScheduleRunQueues/next(upTo:)``): the item the
   /// policy picks among the runnable ones; when none is runnable, virtual time first
-  /// advances to the next delayed item, as long as that is no later than `deadline`.
+  /// advances to the next delayed item, as long as that is no later than `deadline`. When
+  /// the run reports steps, each of an attempt's first ``Event/scheduleStepLimit`` is
+  /// reported (`scheduleStep`) after the lock is released.
   func next(upTo deadline: Duration) -> ScheduleRunQueues.NextItem {
-    state.withLock { $0.runQueues.next(upTo: deadline) }
+    let (next, step) = state.withLock { state -> (ScheduleRunQueues.NextItem, (Int, String, Duration)?) in
+      let next = state.runQueues.next(upTo: deadline)
+      guard reportsSteps, case .run(let item) = next, state.runQueues.steps <= Event.scheduleStepLimit else { return (next, nil) }
+      return (next, (state.runQueues.steps, item.identity.label, state.runQueues.now))
+    }
+    if let (number, label, virtualTime) = step { record?.scheduleStep(number, ran: label, at: virtualTime) }
+    return next
   }
 
   /// Takes the items queue `index` holds now, for a `sync` onto it: they run before the

@@ -106,7 +106,8 @@ struct WorkerRunRequest: Sendable, Equatable {
   var timeLimit: Double?
   /// The seed of the delays of the test's real queues (`--jitter`).
   var jitterSeed: UInt64?
-  /// Whether the test's waits are reported as they end (`reportsWaits`, sent only when true).
+  /// Whether the test's waits are reported as they end, and its schedule's steps as they are
+  /// taken (`reportsWaits`, sent only when true).
   var reportsWaits: Bool
 
   init(_ step: Runner.Step) {
