@@ -181,6 +181,7 @@ let suites = [
     }
     Test("records a known issue", .knownIssue("the cart miscounts")) { t async in t.fail("counts 3, not 2") }
     Test("passes on attempt 2", .retries(1)) { t async in t.expect(t.id.attempt >= 2, "attempt \(t.id.attempt) fails") }
+    // deliberate: stays running past `fulfils late`'s late callback, so the worker is still busy when it lands
     Test("outlives the late callback") { _ async throws in try await Task.sleep(for: .milliseconds(300)) }
   },
   // A crash, a hang and an interrupt among async tests side by side (each run selects one).
@@ -189,7 +190,7 @@ let suites = [
       while ProcessInfo.processInfo.environment["FIXTURE_NEVER_SET"] == nil {}
     }
     Test("crashes") { _ async throws in
-      try await Task.sleep(for: .milliseconds(100))
+      try await Task.sleep(for: .milliseconds(100))  // deliberate: the awaiting tests have started beside it
       fatalError("a side-by-side test crashes")
     }
     for number in 0..<6 {
@@ -202,7 +203,7 @@ let suites = [
     for number in 0..<4 {
       Test("waits for an interrupt \(number)") { _ async throws in
         print("side by side: \(number) waits")
-        try await Task.sleep(for: .seconds(30))
+        try await Task.sleep(for: .seconds(30))  // deliberate: still running when the interrupt arrives
       }
     }
   },

@@ -115,7 +115,7 @@ let suites = [
     for number in 1...6 {
       Test("async \(number)") { t async throws in
         await Task.yield()
-        try await Task.sleep(for: .milliseconds(5))
+        try await Task.sleep(for: .milliseconds(5))  // deliberate: suspends, so it needs a free pool thread to go on
         t.expect(true)
       }
     }
