@@ -205,6 +205,30 @@ final class TraceTests: ReportTestCase {
     XCTAssertFalse(try String(contentsOfFile: path("quiet.jsonl"), encoding: .utf8).contains("waitEnded"))
   }
 
+  /// In a worker, each wait reaches the parent as it ends (a mark on the worker's channel),
+  /// not with the test's reply: a test that waited twice and then crashed has both waits
+  /// inside its attempt, before the crash's instant, and the JSON Lines stream has them as
+  /// `waitEnded` events of that test.
+  func testAWorkersWaitsReachTheTraceEvenWhenItThenCrashes() throws {
+    let run = try runToEnd(try harnessFixture(), ["--filter", "Traced/", "--filter", "Crashes/passes first",
+                                                  "--trace", path("trace.json"), "--json", path("events.jsonl")], in: directory)
+    XCTAssertEqual(run.status, 1, run.output + run.errors)
+    let events = try traceEvents(at: path("trace.json"))
+    XCTAssertEqual(waits(events), ["1 the wait for \"callback\" completed expectation Traced/waits, then crashes",
+                                   "1 the wait until \"ready\" completed expectation Traced/waits, then crashes"])
+    let crash = try XCTUnwrap(instants(events).first { $0["name"] as? String == "crashed" })
+    let lastWait = try XCTUnwrap(events.last { $0["cat"] as? String == "wait" })
+    XCTAssertLessThanOrEqual((lastWait["ts"] as? Int ?? .max) + (lastWait["dur"] as? Int ?? 0), crash["ts"] as? Int ?? -1)
+    var streamed: [String] = []
+    for line in try String(contentsOfFile: path("events.jsonl"), encoding: .utf8).split(separator: "\n") {
+      if case .waitEnded(let test, let awaited, let outcome, _) = try Event(jsonLine: line).kind {
+        streamed.append("\(test.path) \(awaited) \(outcome)")
+      }
+    }
+    XCTAssertEqual(streamed, ["Traced/waits, then crashes the wait for \"callback\" completed",
+                              "Traced/waits, then crashes the wait until \"ready\" completed"])
+  }
+
   /// Under `scheduled`, `--trace` shows each step the schedule took as an instant inside its
   /// attempt: what ran, in the order it ran, at its virtual time; as many as the result's
   /// `scheduleTrace` counts. A run without `--trace` sends no step.

@@ -51,6 +51,9 @@ final class ArchitectureDocTests: XCTestCase {
     switch try WorkerMessage(line: bytes) {
     case .event(let event):
       return (event.jsonLineBytes, "event")
+    case .mark(let mark):
+      let name = switch mark.kind { case .wait: "wait"; case .step: "step" }
+      return (mark.line, "mark \(name)")
     case .reply(let reply):
       let name = switch reply { case .returned: "returned"; case .cannotRun: "cannotRun" }
       return (reply.line, "reply \(name)")
@@ -66,7 +69,8 @@ final class ArchitectureDocTests: XCTestCase {
       XCTAssertEqual(JSONValue.parse(line), JSONValue.parse(Array(sample.utf8)),
                      "ARCHITECTURE.md shows\n\(sample)\nthe encoder writes\n\(String(decoding: line, as: UTF8.self))")
     }
-    XCTAssertEqual(kinds, ["request run", "request start", "request resume", "request stop", "event", "reply returned", "reply cannotRun"])
+    XCTAssertEqual(kinds, ["request run", "request start", "request resume", "request stop", "event", "mark wait", "mark step",
+                          "reply returned", "reply cannotRun"])
   }
 
   /// The samples show every field a `returned` reply and a `run` request can carry.
@@ -91,7 +95,7 @@ final class ArchitectureDocTests: XCTestCase {
     configuration.reportsWaits = true
     let plan = try Runner.Plan(suites: [Suite("S") { Test("t") { _ in } }], configuration: configuration, registry: .builtIn)
     let step = try XCTUnwrap(plan.steps(of: plan.entries[0], repetition: 1).first)
-    guard case .object(let request) = JSONValue.parse(WorkerRequest.run(WorkerRunRequest(step)).line),
+    guard case .object(let request) = JSONValue.parse(WorkerRequest.run(WorkerRunRequest(step, ref: 1)).line),
           case .object(let stepFields) = request["step"] else { return XCTFail("not an object") }
     XCTAssertEqual(fields["request run"], Set(request.keys))
     XCTAssertEqual(fields["step"], Set(stepFields.keys))

@@ -77,11 +77,11 @@ final class JSONReadingTests: XCTestCase {
     let steps = plan.steps(of: plan.entries[0], repetition: 2)
     XCTAssertEqual(steps.count, 2)
     for step in steps {
-      let line = WorkerRequest.run(WorkerRunRequest(step)).line
+      let line = WorkerRequest.run(WorkerRunRequest(step, ref: 1)).line
       XCTAssertEqual(line.last, 0x0A)
       XCTAssertFalse(line.dropLast().contains(0x0A))
       let request = try WorkerRequest(line: line.dropLast())
-      XCTAssertEqual(request, .run(WorkerRunRequest(step)))
+      XCTAssertEqual(request, .run(WorkerRunRequest(step, ref: 1)))
       guard case .run(let received) = request else { return XCTFail("not a run request") }
       let found = try catalog.step(for: received).get()
       XCTAssertEqual(found.id, step.id)
@@ -93,7 +93,7 @@ final class JSONReadingTests: XCTestCase {
     }
     // Without waits asked for, the step says nothing of them, and the worker reports none.
     let quiet = try Plan(suites: [suite], configuration: Configuration(), registry: .builtIn)
-    let line = WorkerRequest.run(WorkerRunRequest(quiet.steps(of: quiet.entries[0], repetition: 1)[0])).line
+    let line = WorkerRequest.run(WorkerRunRequest(quiet.steps(of: quiet.entries[0], repetition: 1)[0], ref: 1)).line
     XCTAssertFalse(String(decoding: line, as: UTF8.self).contains("reportsWaits"))
     guard case .run(let received) = try WorkerRequest(line: line.dropLast()) else { return XCTFail("not a run request") }
     XCTAssertFalse(try catalog.step(for: received).get().reportsWaits)
@@ -107,14 +107,14 @@ final class JSONReadingTests: XCTestCase {
     let suites = [Suite("Twice") { for number in 0..<3 { Test(number == 2 ? "other" : "same") { t in t.log("\(number)") } } }]
     let plan = try Plan(suites: suites, configuration: Configuration(), registry: .builtIn)
     let catalog = WorkerCatalog(suites, registry: .builtIn)
-    let positions = try plan.steps(of: plan.entries[0], repetition: 1).map { try catalog.step(for: WorkerRunRequest($0)).get().position }
+    let positions = try plan.steps(of: plan.entries[0], repetition: 1).map { try catalog.step(for: WorkerRunRequest($0, ref: 1)).get().position }
     XCTAssertEqual(positions.map(\.test), [0, 1, 2])
   }
 
   func testAWorkerSaysWhyItCannotRunAStep() throws {
     let suite = Suite("Suite") { Test("test") { _ in } }
     let plan = try Plan(suites: [suite], configuration: Configuration(), registry: .builtIn)
-    var request = WorkerRunRequest(plan.steps(of: plan.entries[0], repetition: 1)[0])
+    var request = WorkerRunRequest(plan.steps(of: plan.entries[0], repetition: 1)[0], ref: 1)
     request.position.test = 4
     XCTAssertEqual("\(WorkerCatalog([suite], registry: .builtIn).step(for: request).map(\.id))",
                    "failure(the worker has no test 5 in suite 1 (Suite/test): its suites differ from its parent's)")
@@ -142,7 +142,7 @@ final class JSONReadingTests: XCTestCase {
     guard case .event(let read) = try WorkerMessage(line: event.jsonLineBytes) else { return XCTFail("not an event") }
     XCTAssertEqual(read.jsonLine, event.jsonLine)
     XCTAssertThrowsError(try WorkerRequest(line: Array(#"{"protocol":1,"request":"stop"}"#.utf8))) {
-      XCTAssertEqual("\($0)", "not an AsyncHarness event: worker protocol version 1; this build speaks version 3")
+      XCTAssertEqual("\($0)", "not an AsyncHarness event: worker protocol version 1; this build speaks version 4")
     }
   }
 }

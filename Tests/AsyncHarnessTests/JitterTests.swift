@@ -107,7 +107,7 @@ final class JitterTests: XCTestCase {
     configuration.jitter = Jitter(seed: .max)
     let plan = try Runner.Plan(suites: [suite], configuration: configuration, registry: .builtIn)
     let step = try XCTUnwrap(plan.steps(of: plan.entries[0], repetition: 1).first)
-    guard case .run(let request) = try WorkerRequest(line: WorkerRequest.run(WorkerRunRequest(step)).line) else {
+    guard case .run(let request) = try WorkerRequest(line: WorkerRequest.run(WorkerRunRequest(step, ref: 1)).line) else {
       return XCTFail("not a run request")
     }
     let received = try WorkerCatalog([suite], registry: .builtIn).step(for: request).get()

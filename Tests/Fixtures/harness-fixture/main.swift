@@ -244,6 +244,16 @@ let suites = [
       t.expectEqual(ProcessInfo.processInfo.environment["FIXTURE_LEFT_BEHIND"], "\(getpid())")
     }
   },
+  // For the trace: waits that ended before their worker crashed are still on the timeline.
+  Suite("Traced") {
+    Test("waits, then crashes") { t in
+      let callback = t.expectation("callback")
+      t.background.async { callback.fulfill() }
+      try t.wait(for: callback)
+      try t.wait(until: "ready", timeout: .seconds(1)) { true }
+      fatalError("after two waits")
+    }
+  },
 ]
 
 /// Clock ticks since boot, the unit of a process's start time in `/proc/self/stat`.

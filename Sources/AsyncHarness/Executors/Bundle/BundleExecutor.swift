@@ -181,6 +181,7 @@ private struct BundleWorker {
   /// The steps given to this worker, by the name their library prints for them.
   private let steps: [String: Runner.Step]
   private var lines = LineSplitter()
+  private var buffer = ReadBuffer()
   private var reader: BundleOutputReader
   private var running: Running?
   /// The names of the tests that started, and the steps that ended, in this worker.
@@ -222,7 +223,6 @@ private struct BundleWorker {
       pollfd(fd: process.output, events: Int16(POLLIN), revents: 0),
       pollfd(fd: stop?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
     ]
-    var buffer = [UInt8](repeating: 0, count: 65536)
     while true {
       let ready = poll(&descriptors, nfds_t(descriptors.count), groupStop.timeout())
       if ready < 0 && errno != EINTR { break }
@@ -232,10 +232,10 @@ private struct BundleWorker {
         groupStop.stop(process, interrupt: signal)
       }
       guard descriptors[0].revents != 0 else { continue }
-      let count = read(process.output, &buffer, buffer.count)
+      let count = buffer.read(from: process.output)
       if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
       guard count > 0 else { break }
-      lines.append(buffer[..<count])
+      lines.append(buffer.prefix(count))
       while let line = lines.next() {
         relay(line, asked: step, events: events, ended: &ended)
         if ended[step.id] != nil { return true }

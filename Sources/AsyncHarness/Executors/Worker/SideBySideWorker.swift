@@ -35,6 +35,8 @@ struct SideBySideWorker {
 
   private struct Running {
     let step: Runner.Step
+    /// The step's reference on the channel (``WorkerRunRequest/ref``).
+    let ref: Int?
     let events: EventSink
     let deadline: ContinuousClock.Instant?
     var held: [Event] = []
@@ -48,7 +50,7 @@ struct SideBySideWorker {
   private var lines = LineSplitter()
   private var output = OutputBuffer()
   private var groupStop: GroupStop
-  private var buffer = [UInt8](repeating: 0, count: 65536)
+  private var buffer = ReadBuffer()
   /// Where the events of tests that ended go (late signals): the sink of the last test started.
   private var others: EventSink?
   /// Whether a test's reply said the worker must not run another (``WorkerRetirement``): it
@@ -70,9 +72,10 @@ struct SideBySideWorker {
   /// Starts `step`, whose events go to `events`; `false` when the worker no longer reads (it
   /// died: the next ``wait()`` says how).
   mutating func start(_ step: Runner.Step, events: EventSink, deadline: ContinuousClock.Instant?) -> Bool {
-    running.append(Running(step: step, events: events, deadline: deadline))
+    let ref = process.send(step, sideBySide: true)
+    running.append(Running(step: step, ref: ref, events: events, deadline: deadline))
     others = events
-    return process.send(.start(WorkerRunRequest(step)))
+    return ref != nil
   }
 
   /// Waits until at least one test ended, relaying what they record; returns how they ended,
@@ -96,15 +99,15 @@ struct SideBySideWorker {
         break
       }
       if descriptors[0].revents & ~Int16(POLLOUT) != 0 {
-        let count = read(process.channel, &buffer, buffer.count)
+        let count = buffer.read(from: process.channel)
         if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
         guard count > 0 else { return (endings + workerEnded(), true) }
-        lines.append(buffer[..<count])
+        lines.append(buffer.prefix(count))
         while let line = lines.next() { endings += relay(line) }
       }
       if descriptors[1].revents != 0 {
-        let count = read(process.output, &buffer, buffer.count)
-        if count > 0 { passOn(buffer[..<count]) } else { descriptors[1].fd = -1 }
+        let count = buffer.read(from: process.output)
+        if count > 0 { passOn(buffer.prefix(count)) } else { descriptors[1].fd = -1 }
       }
     }
     return (endings, false)
@@ -120,6 +123,11 @@ struct SideBySideWorker {
         running[index].held.append(event)
       } else {
         others?.send(event)
+      }
+    case .mark(let mark):
+      // A mark of a test that ended (a wait that ended after it) is on no attempt's timeline.
+      if let index = running.firstIndex(where: { $0.ref == mark.ref }) {
+        running[index].held.append(mark.event(of: running[index].step.id))
       }
     case .reply(.returned(let id, let duration, let trace, _, let retire)):
       if let retire, !retiring, let index = running.firstIndex(where: { $0.step.id == id }) {
@@ -148,9 +156,9 @@ struct SideBySideWorker {
   private mutating func workerEnded() -> [Ending] {
     var ready = pollfd(fd: process.output, events: Int16(POLLIN), revents: 0)
     while poll(&ready, 1, -1) > 0 {
-      let count = read(process.output, &buffer, buffer.count)
+      let count = buffer.read(from: process.output)
       guard count > 0 else { break }
-      passOn(buffer[..<count])
+      passOn(buffer.prefix(count))
     }
     let exit = process.waitForExit()
     let tail = output.tail

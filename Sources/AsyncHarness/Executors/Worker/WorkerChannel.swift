@@ -67,9 +67,10 @@ final class WorkerChannel: Sendable {
     runningATest.store(false, ordering: .releasing)
   }
 
-  /// Sends an event of a test.
-  func send(_ event: Event) {
-    write(event.jsonLineBytes)
+  /// Sends an event of the test of step `ref`: a wait that ended or a schedule step as a
+  /// ``TimelineMark``, any other as its event line.
+  func send(_ event: Event, ref: Int) {
+    write(TimelineMark(event, ref: ref)?.line ?? event.jsonLineBytes)
   }
 
   /// Sends the reply that ends a step.
@@ -100,7 +101,7 @@ struct WorkerRequests {
   private let sideBySide: SideBySideTests
   private var lines = LineSplitter()
   private var ended = false
-  private var buffer = [UInt8](repeating: 0, count: 65536)
+  private var buffer = ReadBuffer()
 
   init(channel: WorkerChannel, sideBySide: SideBySideTests) {
     self.channel = channel
@@ -127,9 +128,9 @@ struct WorkerRequests {
       if let line = lines.next() { return line }
       if ended { return nil }
       if !sideBySide.awaitRequest() { channel.testEnded() }
-      let count = read(channel.descriptor, &buffer, buffer.count)
+      let count = buffer.read(from: channel.descriptor)
       if count < 0 && errno == EINTR { continue }
-      if count <= 0 { ended = true } else { lines.append(buffer[..<count]) }
+      if count <= 0 { ended = true } else { lines.append(buffer.prefix(count)) }
     }
   }
 }

@@ -290,8 +290,8 @@ private struct Pipeline {
 
   /// Sends `step` to the worker; `false` when it no longer reads (it died).
   mutating func send(_ step: Runner.Step, planIndex: Int? = nil) -> Bool {
-    guard worker!.process.send(.run(WorkerRunRequest(step))) else { return false }
-    worker!.inFlight.append((step.id, planIndex))
+    guard let ref = worker!.process.send(step) else { return false }
+    worker!.inFlight.append((step.id, planIndex, ref))
     return true
   }
 
@@ -321,10 +321,12 @@ private struct Pipeline {
 struct WorkerConnection {
   let process: WorkerProcess
   /// The steps sent, in the order the worker runs them; the first is running or next.
-  var inFlight: [(id: TestID, planIndex: Int?)] = []
+  var inFlight: [(id: TestID, planIndex: Int?, ref: Int)] = []
   /// Lines read past a step's end belong to the next step.
   var lines = LineSplitter()
   var output: OutputSplitter
+  /// What each read of the channel or the output pipe fills.
+  var buffer = ReadBuffer()
 
   init(executable: String, marker: String) throws {
     process = try WorkerProcess(executable: executable, arguments: [WorkerMain.flag],

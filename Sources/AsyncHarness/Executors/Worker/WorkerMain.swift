@@ -55,7 +55,7 @@ enum WorkerMain {
       case .start(let request):
         switch catalog.step(for: request) {
         case .success(let step) where step.runsSideBySide:
-          sideBySide.start(step, executor: executor)
+          sideBySide.start(step, ref: request.ref, executor: executor)
         case .success:
           channel.send(.cannotRun(request.id, reason: "\(request.id.path) cannot run side by side with other tests: "
             + "only an async test of a real-time strategy can"))
@@ -76,7 +76,7 @@ enum WorkerMain {
           let failed = Atomic(false)
           let events = EventSink { event in
             if case .issueRecorded(step.id, let issue) = event.kind, issue.isFailure { failed.store(true, ordering: .relaxed) }
-            channel.send(event)
+            channel.send(event, ref: request.ref)
           }
           let canary = PoolCanary(countingPoolJobs: leaks.countsPoolJobs)
           let (end, exceededTimeLimit) = executor.attempt(step, events: events, afterAsyncCode: canary.send)

@@ -28,6 +28,8 @@ final class WorkerProcess {
   /// Request bytes the socket did not take yet, from `unsentStart` on.
   private var unsent: [UInt8] = []
   private var unsentStart = 0
+  /// The reference of the last step sent.
+  private var lastRef = 0
 
   /// Starts `executable` with `arguments`, this process's environment and `environment`.
   init(executable: String, arguments: [String], environment extra: [String: String]) throws {
@@ -51,6 +53,15 @@ final class WorkerProcess {
     guard channelOpen else { return false }
     unsent += request.line
     return flush()
+  }
+
+  /// Queues a step to run next (`run`), or side by side with others (`start`), under a
+  /// reference of its own (``WorkerRunRequest/ref``); returns it, or `nil` when the worker no
+  /// longer reads.
+  func send(_ step: Runner.Step, sideBySide: Bool = false) -> Int? {
+    lastRef += 1
+    let request = WorkerRunRequest(step, ref: lastRef)
+    return send(sideBySide ? .start(request) : .run(request)) ? lastRef : nil
   }
 
   /// Whether request bytes wait for the channel to take them.

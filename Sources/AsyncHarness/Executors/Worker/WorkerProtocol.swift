@@ -5,11 +5,14 @@ import Foundation
 /// the protocol's ``version``, events the event schema's.
 ///
 /// The parent sends ``WorkerRequest``s: run a step, start one side by side with others,
-/// resume after a pause, stop. A step names
+/// resume after a pause, stop. A step carries a reference (`ref`) unique on its channel, and
+/// names
 /// its test by its position among the suites the executable declares (``Runner/Step/Position``),
 /// never by its names (two tests may share one), and carries its whole ``TestID``, which the
 /// worker checks against the test at that position. The worker answers each step with the
-/// step's issues and output as ``Event`` lines, then one ``WorkerReply``: the test returned
+/// step's issues and output as ``Event`` lines, the waits that ended and the schedule steps
+/// taken as ``TimelineMark`` lines (when the step asks for them), then one ``WorkerReply``:
+/// the test returned
 /// (and whether the worker must be retired, ``WorkerRetirement``), or it cannot run. Event
 /// lines are the event schema's own (``Event/jsonLine``): they carry its `version`, not the
 /// protocol's. Standard output and standard error of the worker are the running
@@ -20,8 +23,9 @@ enum WorkerProtocol {
   /// The version both sides speak; a line of another version is refused. Version 2: a
   /// `returned` reply says when the worker must be retired (`retire`), instead of the parent
   /// guessing it from the test's issues. Version 3: the `start` request runs an `async` test
-  /// side by side with the others the worker runs so.
-  static let version = 3
+  /// side by side with the others the worker runs so. Version 4: a step carries a `ref`, and
+  /// its waits and schedule steps travel as ``TimelineMark`` lines naming it.
+  static let version = 4
 
   /// Reads one line's object and checks its version.
   static func fields(of line: some Collection<UInt8>) throws -> JSONFields {
@@ -109,8 +113,12 @@ struct WorkerRunRequest: Sendable, Equatable {
   /// Whether the test's waits are reported as they end, and its schedule's steps as they are
   /// taken (`reportsWaits`, sent only when true).
   var reportsWaits: Bool
+  /// The step's reference, unique among the steps sent on its channel: the worker's
+  /// ``TimelineMark``s for it carry it.
+  var ref: Int
 
-  init(_ step: Runner.Step) {
+  init(_ step: Runner.Step, ref: Int) {
+    self.ref = ref
     position = step.position
     id = step.id
     defaultTimeout = step.defaultTimeout.timeInterval
@@ -125,6 +133,7 @@ struct WorkerRunRequest: Sendable, Equatable {
     defaultTimeout = try json.number("defaultTimeout")
     timeLimit = try json.optionalNumber("timeLimit")
     jitterSeed = try json.optionalNumber("jitterSeed")
+    ref = try json.number("ref")
     switch json.optional("reportsWaits") {
     case nil: reportsWaits = false
     case .bool(let reports)?: reportsWaits = reports
@@ -184,16 +193,108 @@ enum WorkerRetirement: String, Sendable, Equatable {
   case leakedWork
 }
 
-/// A line a worker writes on its channel: an event of a test, or the reply that ends a step.
+/// A wait of a step's test that ended, or a step its schedule took, as its worker sends it:
+/// the two events a step that reports waits (``WorkerRunRequest/reportsWaits``) makes by the
+/// thousand, each in a short line naming the step by its `ref` and stamped to the microsecond
+/// (`at`, seconds since 1970), where an event line would repeat the whole ``TestID`` and stamp
+/// it to the millisecond. The parent turns each back into the `waitEnded` or `scheduleStep`
+/// event of the step's test (``event(of:)``).
+struct TimelineMark: Sendable, Equatable {
+  enum Kind: Sendable, Equatable {
+    /// A wait ended: what it awaited, how it ended, how long it took (seconds).
+    case wait(awaited: String, outcome: String, duration: Double)
+    /// The schedule took its step `number`, running `ran`, at `virtualTime` (seconds).
+    case step(number: Int, ran: String, virtualTime: Double)
+  }
+
+  /// The step's reference (``WorkerRunRequest/ref``).
+  var ref: Int
+  var kind: Kind
+  /// When, in seconds since 1970.
+  var at: Double
+
+  /// The mark of `event` for the step `ref`; `nil` for an event of another kind.
+  init?(_ event: Event, ref: Int) {
+    switch event.kind {
+    case .waitEnded(_, let awaited, let outcome, let duration):
+      kind = .wait(awaited: awaited, outcome: outcome, duration: duration)
+    case .scheduleStep(_, let number, let ran, let virtualTime):
+      kind = .step(number: number, ran: ran, virtualTime: virtualTime)
+    default:
+      return nil
+    }
+    self.ref = ref
+    at = event.timestamp.timeIntervalSince1970
+  }
+
+  /// The event the mark stands for, of the step's test `test`.
+  func event(of test: TestID) -> Event {
+    let timestamp = Date(timeIntervalSince1970: at)
+    return switch kind {
+    case .wait(let awaited, let outcome, let duration):
+      Event(.waitEnded(test, awaited: awaited, outcome: outcome, duration: duration), timestamp: timestamp)
+    case .step(let number, let ran, let virtualTime):
+      Event(.scheduleStep(test, step: number, ran: ran, virtualTime: virtualTime), timestamp: timestamp)
+    }
+  }
+
+  /// The mark as one line, newline included.
+  var line: [UInt8] {
+    var json = JSONText()
+    json.object { json in
+      json.field("at", at)
+      switch kind {
+      case .wait(let awaited, let outcome, let duration):
+        json.field("awaited", awaited)
+        json.field("duration", duration)
+        json.field("mark", "wait")
+        json.field("outcome", outcome)
+        json.field("protocol", WorkerProtocol.version)
+        json.field("ref", ref)
+      case .step(let number, let ran, let virtualTime):
+        json.field("mark", "step")
+        json.field("protocol", WorkerProtocol.version)
+        json.field("ran", ran)
+        json.field("ref", ref)
+        json.field("step", number)
+        json.field("virtualTime", virtualTime)
+      }
+    }
+    json.newline()
+    return json.array
+  }
+
+  init(json: JSONFields) throws {
+    ref = try json.number("ref")
+    at = try json.number("at")
+    switch try json.string("mark") {
+    case "wait":
+      kind = .wait(awaited: try json.string("awaited"), outcome: try json.string("outcome"), duration: try json.number("duration"))
+    case "step":
+      kind = .step(number: try json.number("step"), ran: try json.string("ran"), virtualTime: try json.number("virtualTime"))
+    case let other:
+      throw EventDecodingError(reason: "unknown mark \"\(other)\"")
+    }
+  }
+}
+
+/// A line a worker writes on its channel: an event of a test, a mark on a step's timeline, or
+/// the reply that ends a step.
 enum WorkerMessage: Sendable {
   case event(Event)
+  case mark(TimelineMark)
   case reply(WorkerReply)
 
   /// Reads a line.
-  /// - Throws: ``EventDecodingError`` when it is neither an event nor a reply of this version.
+  /// - Throws: ``EventDecodingError`` when it is neither an event, nor a mark or a reply of
+  ///   this version.
   init(line: some Collection<UInt8>) throws {
     guard let value = JSONValue.parse(line) else { throw EventDecodingError(reason: "not JSON") }
     let json = try JSONFields(value)
+    if json.optional("mark") != nil {
+      self = .mark(try TimelineMark(json: WorkerProtocol.fields(of: value)))
+      return
+    }
     guard json.optional("reply") != nil else {
       self = .event(try Event(json: value))
       return
@@ -227,6 +328,7 @@ extension JSONText {
       json.field("defaultTimeout", request.defaultTimeout)
       json.field("id", request.id)
       if let jitterSeed = request.jitterSeed { json.field("jitterSeed", jitterSeed) }
+      json.field("ref", request.ref)
       if request.reportsWaits { json.field("reportsWaits") { $0.literal("true") } }
       json.field("suite", request.position.suite)
       json.field("test", request.position.test)

@@ -22,8 +22,6 @@ struct WorkerSession {
   private var output = OutputBuffer()
   /// When the worker is stopped, and how.
   private var groupStop: GroupStop
-  /// What each read of a pipe fills.
-  private var buffer = [UInt8](repeating: 0, count: 65536)
 
   init(step: Runner.Step, events: EventSink, gracePeriod: Duration, deadline: ContinuousClock.Instant?, stop: StopRequest?) {
     self.step = step
@@ -49,20 +47,20 @@ struct WorkerSession {
       }
       // Events first: an issue precedes the output the test then writes.
       if descriptors[0].revents & ~Int16(POLLOUT) != 0 {
-        let count = read(worker.channel, &buffer, buffer.count)
+        let count = connection.buffer.read(from: worker.channel)
         if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
         guard count > 0 else {
           drainOutput(&connection, until: .endOfFile)
           return .workerEnded(end(worker.waitForExit()))
         }
-        connection.lines.append(buffer[..<count])
+        connection.lines.append(connection.buffer.prefix(count))
         while let line = connection.lines.next() {
           if let ending = relay(line, &connection) { return ending }
         }
       }
       if descriptors[1].revents != 0 {
-        let count = read(worker.output, &buffer, buffer.count)
-        if count > 0 { relayOutput(connection.output.append(buffer[..<count])) } else { descriptors[1].fd = -1 }
+        let count = connection.buffer.read(from: worker.output)
+        if count > 0 { relayOutput(connection.output.append(connection.buffer.prefix(count))) } else { descriptors[1].fd = -1 }
       }
     }
   }
@@ -73,6 +71,10 @@ struct WorkerSession {
     switch try? WorkerMessage(line: line) {
     case .event(let event):
       events.send(event)
+      return nil
+    case .mark(let mark):
+      // A mark of an earlier step (a wait that ended after its test) is on no attempt's timeline.
+      if mark.ref == connection.inFlight.first?.ref { events.send(mark.event(of: step.id)) }
       return nil
     case .reply(.returned(step.id, let duration, let trace, let paused, let retire)):
       drainOutput(&connection, until: .nothingLeft)
@@ -100,9 +102,9 @@ struct WorkerSession {
     let descriptor = connection.process.output
     var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
     while !connection.output.reachedNextTest, poll(&ready, 1, end == .endOfFile ? -1 : 0) > 0 {
-      let count = read(descriptor, &buffer, buffer.count)
+      let count = connection.buffer.read(from: descriptor)
       guard count > 0 else { break }
-      relayOutput(connection.output.append(buffer[..<count]))
+      relayOutput(connection.output.append(connection.buffer.prefix(count)))
     }
     if let rest = output.flush() { events(.outputCaptured(step.id, rest)) }
   }

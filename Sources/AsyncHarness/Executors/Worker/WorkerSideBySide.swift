@@ -27,12 +27,12 @@ final class SideBySideTests: Sendable {
   /// Whether a test started side by side has not ended.
   var areRunning: Bool { running.load(ordering: .acquiring) > 0 }
 
-  /// Starts `step` in a task of its own; its reply is sent when it ends.
-  func start(_ step: Runner.Step, executor: InProcessExecutor) {
+  /// Starts `step` (the step `ref`) in a task of its own; its reply is sent when it ends.
+  func start(_ step: Runner.Step, ref: Int, executor: InProcessExecutor) {
     running.add(1, ordering: .acquiringAndReleasing)
     channel.testStarts()
     Task { [self] in
-      let (end, exceededTimeLimit) = await executor.attemptSideBySide(step, events: EventSink { [channel] in channel.send($0) })
+      let (end, exceededTimeLimit) = await executor.attemptSideBySide(step, events: EventSink { [channel] in channel.send($0, ref: ref) })
       let duration = if case .returned(let duration, _) = end { duration } else { 0.0 }
       channel.send(.returned(step.id, duration: duration, trace: nil, paused: false,
                              retire: exceededTimeLimit ? .exceededTimeLimit : nil))
