@@ -14,6 +14,11 @@ final class JSONReadingTests: XCTestCase {
     ]))
   }
 
+  func testAKeyGivenTwiceKeepsItsLastValue() {
+    XCTAssertEqual(JSONValue.parse(Array(#"{"a": 1, "b": {"c": 2, "c": 3}, "a": "last"}"#.utf8)),
+                   .object(["a": .string("last"), "b": .object(["c": .number("3")])]))
+  }
+
   func testRefusesWhatIsNotOneJSONText() {
     let refused = [
       "", "{", #"{"a":1,}"#, "[1 2]", #"{"a" 1}"#, #""unterminated"#, "\"raw\ncontrol\"", "01", "-", "1.", "1e",

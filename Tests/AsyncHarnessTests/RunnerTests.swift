@@ -86,6 +86,20 @@ final class RunnerTests: XCTestCase {
     XCTAssertEqual(byTag.results.map(\.test.name), ["saves"])
   }
 
+  /// A filter matches as `String.contains` does, whether the byte-by-byte path (ASCII) or the
+  /// character-by-character one (anything else) decides.
+  func testAFilterMatchesAsStringContainsDoes() {
+    let cases: [(String, String, Bool)] = [
+      ("Filters/loads messages", "loads", true), ("Filters/loads messages", "Loads", false), ("aab", "ab", true),
+      ("ab", "abc", false), ("Filters/x", "Filters/x", true), ("Filters/x", "s/x ", false), ("any", "", true),
+      ("café/ok", "e\u{301}", true), ("Пример/тест", "р/т", true), ("a\r\nb", "\n", false), ("a\r\nb", "\r\n", true),
+    ]
+    for (text, part, contains) in cases {
+      XCTAssertEqual(Configuration.text(text, contains: part), contains, "\(text.debugDescription) contains \(part.debugDescription)")
+      XCTAssertEqual(Configuration.text(text, contains: part), text.contains(part), "as String.contains says")
+    }
+  }
+
   func testShuffleIsReproducibleFromTheSeed() throws {
     let suite = Suite("Order") {
       for index in 0..<12 { Test("t\(index)") { _ in } }

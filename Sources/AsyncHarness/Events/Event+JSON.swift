@@ -97,7 +97,7 @@ extension JSONValue: Decodable {
     } else if let number = try? container.decode(Double.self) {
       self = .number("\(number)")
     } else if let fields = try? container.decode([String: JSONValue].self) {
-      self = .object(fields)
+      self = .object(JSONObject(fields))
     } else {
       self = .array(try container.decode([JSONValue].self))
     }

@@ -47,7 +47,7 @@ extension JSONValue: Encodable {
       }
     case .string(let value): try container.encode(value)
     case .array(let values): try container.encode(values)
-    case .object(let fields): try container.encode(fields)
+    case .object(let fields): try container.encode(fields.dictionary)
     }
   }
 }

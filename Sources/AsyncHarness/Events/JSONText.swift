@@ -52,10 +52,17 @@ struct JSONText: ~Copyable {
   }
 
   mutating func array<Element>(_ elements: [Element], _ write: (inout JSONText, Element) -> Void) {
+    array { json in
+      for element in elements { write(&json, element) }
+    }
+  }
+
+  /// An array whose elements `body` writes.
+  mutating func array(_ body: (inout JSONText) -> Void) {
     separate()
     bytes.append(UInt8(ascii: "["))
     needsComma = false
-    for element in elements { write(&self, element) }
+    body(&self)
     bytes.append(UInt8(ascii: "]"))
     needsComma = true
   }
@@ -115,6 +122,27 @@ struct JSONText: ~Copyable {
     bytes.append(UInt8(ascii: "\""))
     var value = value
     value.withUTF8 { appendEscaped($0) }
+    bytes.append(UInt8(ascii: "\""))
+    needsComma = true
+  }
+
+  /// `first`, `separator` and `second` as one string (`Suite/test`), without joining them first.
+  mutating func string(_ first: String, _ separator: StaticString, _ second: String) {
+    separate()
+    bytes.append(UInt8(ascii: "\""))
+    var (first, second) = (first, second)
+    first.withUTF8 { appendEscaped($0) }
+    separator.withUTF8Buffer { appendEscaped($0) }
+    second.withUTF8 { appendEscaped($0) }
+    bytes.append(UInt8(ascii: "\""))
+    needsComma = true
+  }
+
+  /// A string known when the harness is built: a trace event's phase.
+  mutating func string(_ value: StaticString) {
+    separate()
+    bytes.append(UInt8(ascii: "\""))
+    value.withUTF8Buffer { appendEscaped($0) }
     bytes.append(UInt8(ascii: "\""))
     needsComma = true
   }

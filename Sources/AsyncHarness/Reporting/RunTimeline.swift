@@ -96,14 +96,21 @@ struct RunTimeline: EndOfRunContents {
   private(set) var latest: Int64 = 0
   /// The run's start.
   private var origin: Date?
-  /// The attempts that started and have not ended: their track and start.
-  private var running: [TestID: (track: Track, start: Int64)] = [:]
-  /// Why the workers of a running attempt were replaced, shown when the attempt ends.
-  private var replaced: [TestID: [String]] = [:]
-  /// The waits of running attempts, placed when the attempt ends.
-  private var waits: [TestID: [Wait]] = [:]
-  /// The schedule steps of running attempts, placed when the attempt ends.
-  private var steps: [TestID: [Step]] = [:]
+  /// An attempt that started and has not ended.
+  private struct Running {
+    var track: Track
+    var start: Int64
+    /// Its waits and schedule steps, placed when it ends.
+    var waits: [Wait] = []
+    var steps: [Step] = []
+    /// Why the workers running it were replaced, shown when it ends.
+    var replaced: [String] = []
+  }
+
+  /// The attempts that started and have not ended.
+  private var running: [TestID: Running] = [:]
+  /// The tracks of the attempts that run.
+  private var busy: Set<Track> = []
   /// The suite spans that began and have not ended, with their IDs.
   private var openSuites: [SuiteRun: Int] = [:]
   private var suiteCount = 0
@@ -122,17 +129,23 @@ struct RunTimeline: EndOfRunContents {
       openSuites[suite] = suiteCount
       entries.append(.suite(suite, id: suiteCount, begins: true, at: time(event.timestamp, on: Self.suites)))
     case .testStarted(let test):
-      let track = freeTrack(in: event.lane ?? 1)
-      running[test] = (track, time(event.timestamp, on: track))
+      // The first track of the lane that no running attempt holds.
+      if let twin = running[test] { busy.remove(twin.track) }  // two tests of one ID: the last one started is drawn
+      var track = Track(lane: event.lane ?? 1)
+      while busy.contains(track) { track.slot += 1 }
+      busy.insert(track)
+      running[test] = Running(track: track, start: time(event.timestamp, on: track))
     case .testEnded(let test, let result, _):
-      guard let (track, start) = running.removeValue(forKey: test) else { return }
+      guard let attempt = running.removeValue(forKey: test) else { return }
+      let (track, start) = (attempt.track, attempt.start)
+      busy.remove(track)
       let end = time(event.timestamp, on: track)
       entries.append(.attempt(Attempt(test: test, track: track, start: start, duration: end - start, result: result)))
-      entries += inside(test, on: track, from: start, to: end)
+      place(attempt, of: test, to: end)
       for issue in result.issues where Self.instantKinds.contains(issue.kind) {
         entries.append(.instant(issue, of: test, track: track, at: end))
       }
-      for reason in replaced.removeValue(forKey: test) ?? [] {
+      for reason in attempt.replaced {
         entries.append(.workerReplaced(reason: reason, of: test, track: track, at: end))
       }
     case .suiteEnded(let suite, _, _):
@@ -142,17 +155,13 @@ struct RunTimeline: EndOfRunContents {
       let end = offset(event.timestamp)
       let length = Int64((duration * 1_000_000).rounded())
       latest = max(latest, end)
-      if running[test] != nil {
-        waits[test, default: []].append(Wait(test: test, awaited: awaited, outcome: outcome, start: end - length, duration: length))
-      }
+      running[test]?.waits.append(Wait(test: test, awaited: awaited, outcome: outcome, start: end - length, duration: length))
     case .scheduleStep(let test, let number, let ran, let virtualTime):
       let time = offset(event.timestamp)
       latest = max(latest, time)
-      if running[test] != nil {
-        steps[test, default: []].append(Step(test: test, number: number, ran: ran, virtualTime: virtualTime, time: time))
-      }
+      running[test]?.steps.append(Step(test: test, number: number, ran: ran, virtualTime: virtualTime, time: time))
     case .workerReplaced(let test, let reason):
-      if running[test] != nil { replaced[test, default: []].append(reason) }
+      running[test]?.replaced.append(reason)
       _ = time(event.timestamp, on: Self.suites)
     case .issueRecorded, .outputCaptured, .testSlow, .runEnded:
       _ = time(event.timestamp, on: Self.suites)
@@ -161,26 +170,27 @@ struct RunTimeline: EndOfRunContents {
 
   /// Ends what is still open at the latest time seen: an attempt without a result, a suite's span.
   mutating func close() {
-    for (test, (track, start)) in running.sorted(by: { $0.value.start < $1.value.start }) {
-      entries.append(.attempt(Attempt(test: test, track: track, start: start, duration: max(0, latest - start), result: nil)))
+    for (test, attempt) in running.sorted(by: { $0.value.start < $1.value.start }) {
+      entries.append(.attempt(Attempt(test: test, track: attempt.track, start: attempt.start,
+                                      duration: max(0, latest - attempt.start), result: nil)))
     }
     running = [:]
-    replaced = [:]
-    waits = [:]
-    steps = [:]
+    busy = []
     for (suite, id) in openSuites.sorted(by: { $0.value < $1.value }) {
       entries.append(.suite(suite, id: id, begins: false, at: latest))
     }
     openSuites = [:]
   }
 
-  /// The waits and schedule steps of the attempt of `test` that ran on `track` from `start` to
-  /// `end`, taken from those held: each inside the attempt, after the one before it of its
-  /// kind (so the slices nest), and all in time order (so times never go back on the track).
-  private mutating func inside(_ test: TestID, on track: Track, from start: Int64, to end: Int64) -> [Entry] {
+  /// Places the waits and schedule steps of the attempt of `test` that ended at `end`: each
+  /// inside the attempt, after the one before it of its kind (so the slices nest), and all in
+  /// time order (so times never go back on the track).
+  private mutating func place(_ attempt: Running, of test: TestID, to end: Int64) {
+    guard !attempt.waits.isEmpty || !attempt.steps.isEmpty else { return }
+    let (track, start) = (attempt.track, attempt.start)
     var placed: [(time: Int64, entry: Entry)] = []
     var floor = start
-    for var wait in waits.removeValue(forKey: test) ?? [] {
+    for var wait in attempt.waits {
       let from = min(max(wait.start, floor), end)
       let to = min(max(wait.start + wait.duration, from), end)
       (wait.start, wait.duration) = (from, to - from)
@@ -188,12 +198,15 @@ struct RunTimeline: EndOfRunContents {
       floor = to
     }
     floor = start
-    for var step in steps.removeValue(forKey: test) ?? [] {
+    for var step in attempt.steps {
       step.time = min(max(step.time, floor), end)
       placed.append((step.time, .step(step, track: track)))
       floor = step.time
     }
-    return placed.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element.entry)
+    // Each kind is in time order already; only both together need sorting.
+    let inOrder = attempt.waits.isEmpty || attempt.steps.isEmpty
+      ? placed : placed.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+    entries += inOrder.map(\.entry)
   }
 
   /// The attempts, in the order they ended.
@@ -203,14 +216,6 @@ struct RunTimeline: EndOfRunContents {
 
   /// The tracks that hold an attempt, in order: each lane's, then its sub-tracks.
   var tracks: [Track] { Set(attempts.map(\.track)).sorted() }
-
-  /// The first track of `lane` that no running attempt holds.
-  private func freeTrack(in lane: Int) -> Track {
-    let taken = Set(running.values.lazy.filter { $0.track.lane == lane }.map(\.track.slot))
-    var track = Track(lane: lane)
-    while taken.contains(track.slot) { track.slot += 1 }
-    return track
-  }
 
   /// `date` in microseconds from the run's start.
   private mutating func offset(_ date: Date) -> Int64 {

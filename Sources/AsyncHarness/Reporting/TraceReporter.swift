@@ -105,7 +105,10 @@ public final class TraceReporter: Reporter {
     json.object { json in
       json.field("displayTimeUnit", "ms")
       json.field("traceEvents") { json in
-        json.array(names + timeline.entries.map(TraceEvent.timeline)) { json, event in json.object { write(event, ids: ids, to: &$0) } }
+        json.array { json in
+          for event in names { json.object { write(event, ids: ids, to: &$0) } }
+          for entry in timeline.entries { json.object { write(.timeline(entry), ids: ids, to: &$0) } }
+        }
       }
     }
   }
@@ -144,13 +147,13 @@ public final class TraceReporter: Reporter {
       }
       json.field("cat", "test")
       json.field("dur", Int(attempt.duration))
-      json.field("name", "\(test.suite)/\(test.name)")
+      json.field("name") { $0.path(of: test) }
       fields("X", track: ids[attempt.track] ?? 0, at: attempt.start, to: &json)
     case .timeline(.wait(let wait, let track)):
       json.field("args") { json in
         json.object { args in
           args.field("outcome", wait.outcome)
-          args.field("test", "\(wait.test.suite)/\(wait.test.name)")
+          args.field("test") { $0.path(of: wait.test) }
           args.field("waiter", wait.test.waiter)
         }
       }
@@ -162,7 +165,7 @@ public final class TraceReporter: Reporter {
       json.field("args") { json in
         json.object { args in
           args.field("step", step.number)
-          args.field("test", "\(step.test.suite)/\(step.test.name)")
+          args.field("test") { $0.path(of: step.test) }
           args.field("virtualTime", step.virtualTime)
         }
       }
@@ -173,7 +176,7 @@ public final class TraceReporter: Reporter {
       json.field("args") { json in
         json.object { args in
           args.field("message", CappedText.capped(issue.message, limit: Self.messageLimit))
-          args.field("test", "\(test.suite)/\(test.name)")
+          args.field("test") { $0.path(of: test) }
         }
       }
       json.field("cat", "issue")
@@ -183,7 +186,7 @@ public final class TraceReporter: Reporter {
       json.field("args") { json in
         json.object { args in
           args.field("reason", reason)
-          args.field("test", "\(test.suite)/\(test.name)")
+          args.field("test") { $0.path(of: test) }
         }
       }
       json.field("cat", "worker")
@@ -196,7 +199,7 @@ public final class TraceReporter: Reporter {
       fields(begins ? "b" : "e", track: 0, at: time, to: &json)
     case .metadata(let kind, let name, let track):
       json.field("args") { json in json.object { $0.field("name", name) } }
-      json.field("name", String(describing: kind))
+      json.field("name") { $0.string(kind) }
       fields("M", track: track, at: 0, to: &json)
     }
   }
@@ -204,10 +207,15 @@ public final class TraceReporter: Reporter {
   /// The fields every event has, after `name` in key order: `ph`, `pid`, `tid`, `ts`; an
   /// instant event's scope (`"s":"t"`, its track) when `threadScoped`.
   private func fields(_ phase: StaticString, track: Int, at time: Int64, threadScoped: Bool = false, to json: inout JSONText) {
-    json.field("ph") { $0.string(String(describing: phase)) }
+    json.field("ph") { $0.string(phase) }
     json.field("pid", processID)
     if threadScoped { json.field("s", "t") }
     json.field("tid", track)
     json.field("ts", Int(time))
   }
+}
+
+extension JSONText {
+  /// A test's `Suite/test`, as the trace names its attempts.
+  fileprivate mutating func path(of test: TestID) { string(test.suite, "/", test.name) }
 }

@@ -60,6 +60,8 @@ public struct TestIdentity: Sendable, Hashable, Comparable, CustomStringConverti
   public static func < (lhs: Self, rhs: Self) -> Bool { lhs.description < rhs.description }
 
   private static func escaped(_ name: String) -> String {
+    // Most names have nothing to escape (those four bytes are never part of another character).
+    guard name.utf8.contains(where: { $0 == 0x5C || $0 == 0x2F || $0 == 0x0A || $0 == 0x0D }) else { return name }
     var text = ""
     for character in name {
       switch character {
