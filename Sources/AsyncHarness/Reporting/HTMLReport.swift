@@ -51,7 +51,10 @@ struct HTMLReport: EndOfRunContents {
 
   /// Keeps what the page shows of `event`.
   mutating func record(_ event: Event) {
-    timeline.record(event)
+    switch event.kind {
+    case .waitEnded, .scheduleStep: return  // the page draws the attempts, not what happened inside them
+    default: timeline.record(event)
+    }
     switch event.kind {
     case .runStarted(let info):
       run = info
@@ -61,7 +64,7 @@ struct HTMLReport: EndOfRunContents {
     case .outputCaptured(let test, let text):
       output[test, default: CappedText(limit: outputLimit)].append(text)
     case .testEnded(let test, let result, let duration):
-      let printed = output.removeValue(forKey: test)
+      let printed = output.isEmpty ? nil : output.removeValue(forKey: test)
       summary.count(result)
       keepSlowest(test, duration)
       if result.verdict == .flaky { flaky.append(test) }

@@ -107,8 +107,9 @@ struct RunTimeline: EndOfRunContents {
     var replaced: [String] = []
   }
 
-  /// The attempts that started and have not ended.
-  private var running: [TestID: Running] = [:]
+  /// The attempts that started and have not ended, in the order they started: a few at a time
+  /// (one a lane, or those side by side), so found by a scan rather than a hash of their IDs.
+  private var running: [(test: TestID, attempt: Running)] = []
   /// The tracks of the attempts that run.
   private var busy: Set<Track> = []
   /// The suite spans that began and have not ended, with their IDs.
@@ -130,13 +131,14 @@ struct RunTimeline: EndOfRunContents {
       entries.append(.suite(suite, id: suiteCount, begins: true, at: time(event.timestamp, on: Self.suites)))
     case .testStarted(let test):
       // The first track of the lane that no running attempt holds.
-      if let twin = running[test] { busy.remove(twin.track) }  // two tests of one ID: the last one started is drawn
+      if let twin = index(of: test) { busy.remove(running.remove(at: twin).attempt.track) }  // two of one ID: the last is drawn
       var track = Track(lane: event.lane ?? 1)
       while busy.contains(track) { track.slot += 1 }
       busy.insert(track)
-      running[test] = Running(track: track, start: time(event.timestamp, on: track))
+      running.append((test, Running(track: track, start: time(event.timestamp, on: track))))
     case .testEnded(let test, let result, _):
-      guard let attempt = running.removeValue(forKey: test) else { return }
+      guard let index = index(of: test) else { return }
+      let attempt = running.remove(at: index).attempt
       let (track, start) = (attempt.track, attempt.start)
       busy.remove(track)
       let end = time(event.timestamp, on: track)
@@ -155,13 +157,17 @@ struct RunTimeline: EndOfRunContents {
       let end = offset(event.timestamp)
       let length = Int64((duration * 1_000_000).rounded())
       latest = max(latest, end)
-      running[test]?.waits.append(Wait(test: test, awaited: awaited, outcome: outcome, start: end - length, duration: length))
+      if let index = index(of: test) {
+        running[index].attempt.waits.append(Wait(test: test, awaited: awaited, outcome: outcome, start: end - length, duration: length))
+      }
     case .scheduleStep(let test, let number, let ran, let virtualTime):
       let time = offset(event.timestamp)
       latest = max(latest, time)
-      running[test]?.steps.append(Step(test: test, number: number, ran: ran, virtualTime: virtualTime, time: time))
+      if let index = index(of: test) {
+        running[index].attempt.steps.append(Step(test: test, number: number, ran: ran, virtualTime: virtualTime, time: time))
+      }
     case .workerReplaced(let test, let reason):
-      running[test]?.replaced.append(reason)
+      if let index = index(of: test) { running[index].attempt.replaced.append(reason) }
       _ = time(event.timestamp, on: Self.suites)
     case .issueRecorded, .outputCaptured, .testSlow, .runEnded:
       _ = time(event.timestamp, on: Self.suites)
@@ -170,11 +176,11 @@ struct RunTimeline: EndOfRunContents {
 
   /// Ends what is still open at the latest time seen: an attempt without a result, a suite's span.
   mutating func close() {
-    for (test, attempt) in running.sorted(by: { $0.value.start < $1.value.start }) {
+    for (test, attempt) in running {
       entries.append(.attempt(Attempt(test: test, track: attempt.track, start: attempt.start,
                                       duration: max(0, latest - attempt.start), result: nil)))
     }
-    running = [:]
+    running = []
     busy = []
     for (suite, id) in openSuites.sorted(by: { $0.value < $1.value }) {
       entries.append(.suite(suite, id: id, begins: false, at: latest))
@@ -216,6 +222,9 @@ struct RunTimeline: EndOfRunContents {
 
   /// The tracks that hold an attempt, in order: each lane's, then its sub-tracks.
   var tracks: [Track] { Set(attempts.map(\.track)).sorted() }
+
+  /// Where the running attempt of `test` is in `running`.
+  private func index(of test: TestID) -> Int? { running.lastIndex { $0.test == test } }
 
   /// `date` in microseconds from the run's start.
   private mutating func offset(_ date: Date) -> Int64 {
