@@ -410,6 +410,10 @@ final class TraceTests: ReportTestCase {
     let tracks = events.filter { $0["name"] as? String == "thread_name" }
       .map { "\($0["tid"] as? Int ?? -1) \(($0["args"] as? [String: Any])?["name"] as? String ?? "?")" }
     XCTAssertEqual(tracks, ["0 suites", "1 lane 1", "3 lane 1 · 2", "2 lane 2"])
+    // A viewer orders the tracks by their sort index, not their tid: each lane's sub-tracks follow it.
+    let order = events.filter { $0["name"] as? String == "thread_sort_index" }
+      .map { "\($0["tid"] as? Int ?? -1) \(($0["args"] as? [String: Any])?["sort_index"] as? Int ?? -1)" }
+    XCTAssertEqual(order, ["0 0", "1 1", "3 2", "2 3"])
     XCTAssertEqual(slices(events).map { "\($0["tid"] as? Int ?? -1) \($0["name"] as? String ?? "?") \($0["ts"] as? Int ?? -1)" },
                    ["1 S/a 0", "3 S/b 100000", "2 S/c 200000"])
   }

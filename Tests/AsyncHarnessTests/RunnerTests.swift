@@ -86,8 +86,10 @@ final class RunnerTests: XCTestCase {
     XCTAssertEqual(byTag.results.map(\.test.name), ["saves"])
   }
 
-  /// A filter matches as `String.contains` does, whether the byte-by-byte path (ASCII) or the
-  /// character-by-character one (anything else) decides.
+  /// A filter matches as the standard library's `String.contains` does (character by
+  /// character: `é` written as `e` and a combining accent is the character `é`, `\r\n` is one
+  /// character), whether the byte-by-byte path (ASCII) or the character-by-character one
+  /// decides. (Foundation's `contains`, which this file sees, compares UTF-16 code units instead.)
   func testAFilterMatchesAsStringContainsDoes() {
     let cases: [(String, String, Bool)] = [
       ("Filters/loads messages", "loads", true), ("Filters/loads messages", "Loads", false), ("aab", "ab", true),
@@ -96,7 +98,6 @@ final class RunnerTests: XCTestCase {
     ]
     for (text, part, contains) in cases {
       XCTAssertEqual(Configuration.text(text, contains: part), contains, "\(text.debugDescription) contains \(part.debugDescription)")
-      XCTAssertEqual(Configuration.text(text, contains: part), text.contains(part), "as String.contains says")
     }
   }
 

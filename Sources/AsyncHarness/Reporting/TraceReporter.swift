@@ -41,7 +41,9 @@ import Darwin
 ///   as args;
 /// - a span for each suite under a waiter, as async begin and end events (`"ph":"b"`/`"e"`),
 ///   which may overlap when suites run in several lanes;
-/// - metadata events (`"ph":"M"`) naming the process and the tracks.
+/// - metadata events (`"ph":"M"`) naming the process and the tracks, and ordering the tracks
+///   (`thread_sort_index`): the suites', then each lane's followed by its sub-tracks, whatever
+///   their `tid`s.
 ///
 /// Timestamps are microseconds from the run's start, and never go back on a track: an
 /// attempt never starts before the one before it in its lane ended. The file is written
@@ -60,9 +62,11 @@ public final class TraceReporter: Reporter {
   static let messageLimit = 4096
 
   /// One trace event: a metadata event naming the process (`process_name`) or a track
-  /// (`thread_name`), or a thing on the run's timeline.
+  /// (`thread_name`), one placing a track among the others (`thread_sort_index`), or a thing
+  /// on the run's timeline.
   private enum TraceEvent {
     case metadata(StaticString, name: String, track: Int)
+    case sortIndex(Int, track: Int)
     case timeline(RunTimeline.Entry)
   }
 
@@ -100,8 +104,11 @@ public final class TraceReporter: Reporter {
   private func write(_ timeline: RunTimeline, to json: inout JSONText) {
     let tracks = timeline.tracks
     let ids = Self.trackIDs(tracks)
-    let names = [TraceEvent.metadata("process_name", name: processName, track: 0), .metadata("thread_name", name: "suites", track: 0)]
-      + tracks.map { TraceEvent.metadata("thread_name", name: $0.name, track: ids[$0] ?? 0) }
+    let names = [TraceEvent.metadata("process_name", name: processName, track: 0), .metadata("thread_name", name: "suites", track: 0),
+                 .sortIndex(0, track: 0)]
+      + tracks.enumerated().flatMap { index, track in
+        [TraceEvent.metadata("thread_name", name: track.name, track: ids[track] ?? 0), .sortIndex(index + 1, track: ids[track] ?? 0)]
+      }
     json.object { json in
       json.field("displayTimeUnit", "ms")
       json.field("traceEvents") { json in
@@ -197,6 +204,10 @@ public final class TraceReporter: Reporter {
       json.field("id", id)
       json.field("name", suite.description)
       fields(begins ? "b" : "e", track: 0, at: time, to: &json)
+    case .sortIndex(let index, let track):
+      json.field("args") { json in json.object { $0.field("sort_index", index) } }
+      json.field("name", "thread_sort_index")
+      fields("M", track: track, at: 0, to: &json)
     case .metadata(let kind, let name, let track):
       json.field("args") { json in json.object { $0.field("name", name) } }
       json.field("name") { $0.string(kind) }
