@@ -21,7 +21,7 @@ import Foundation
 /// The file is written atomically when the run ends (``finish()``), also when it was
 /// interrupted: the page then says the run did not end, and an attempt still running shows
 /// as unfinished.
-public final class HTMLReporter: Reporter {
+public final class HTMLReporter: Reporter, EndOfRunReporter {
   /// Where the page is written.
   public let path: String
   /// The page's title: the suites executable's name.

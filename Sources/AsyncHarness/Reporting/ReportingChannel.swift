@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// Delivers a run's events to its reporters one at a time, in the order they are sent, from
@@ -39,17 +40,31 @@ final class ReportingChannel: Sendable {
   }
 
   /// Finishes every reporter (each one, even when another throws), then throws the first
-  /// error of the run or of finishing. Calling it again does nothing.
+  /// error of the run or of finishing, in the reporters' order. Calling it again does
+  /// nothing. The reporters that write a whole file when the run ends (``EndOfRunReporter``:
+  /// the trace, the HTML page) each finish on a thread of their own, beside the others, which
+  /// finish one after another in their order on this thread: writing a long run's trace
+  /// then overlaps writing its page and its JUnit file.
   func finish() throws {
     let reporters = state.withLock { state -> [any Reporter] in
       if state.finished { return [] }
       state.finished = true
       return state.reporters
     }
-    var firstError = state.withLock { $0.error }
-    for reporter in reporters {
-      do { try reporter.finish() } catch { firstError = firstError ?? error }
+    let apart = reporters.indices.filter { reporters[$0] is any EndOfRunReporter }
+    let inOrder = reporters.indices.filter { !(reporters[$0] is any EndOfRunReporter) }
+    let errors = Mutex<[Int: any Error]>([:])
+    DispatchQueue.concurrentPerform(iterations: apart.count + 1) { part in
+      for index in part == 0 ? inOrder : [apart[part - 1]] {
+        do { try reporters[index].finish() } catch { errors.withLock { $0[index] = error } }
+      }
     }
-    if let firstError { throw firstError }
+    let thrown = errors.withLock { $0 }
+    if let firstError = state.withLock({ $0.error }) ?? thrown.min(by: { $0.key < $1.key })?.value { throw firstError }
   }
 }
+
+/// A reporter that writes its file whole when the run ends (``EndOfRunFile``), from what it
+/// kept of the events: its ``Reporter/finish()`` may run beside other reporters' (it touches
+/// nothing of theirs), while those finish in their order.
+protocol EndOfRunReporter: Reporter {}

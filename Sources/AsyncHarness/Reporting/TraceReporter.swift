@@ -51,7 +51,7 @@ import Darwin
 /// suite still open then ends there, an attempt with the verdict `unfinished`. Every text is
 /// written through the event stream's JSON writer, so whatever a test's name or message
 /// holds, the file is valid JSON.
-public final class TraceReporter: Reporter {
+public final class TraceReporter: Reporter, EndOfRunReporter {
   /// Where the trace is written.
   public let path: String
   private let processName: String
