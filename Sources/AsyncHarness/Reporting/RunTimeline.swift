@@ -235,8 +235,12 @@ struct RunTimeline: EndOfRunContents {
 
   /// `date` in microseconds from the run's start, never before the last time on `track`.
   private mutating func time(_ date: Date, on track: Track) -> Int64 {
-    let time = max(offset(date), trackTimes[track] ?? 0)
-    trackTimes[track] = time
+    let offset = offset(date)
+    func raise(_ last: inout Int64) -> Int64 {
+      last = max(offset, last)
+      return last
+    }
+    let time = raise(&trackTimes[track, default: 0])  // one lookup of the track
     latest = max(latest, time)
     return time
   }

@@ -144,7 +144,7 @@ public final class TraceReporter: Reporter, EndOfRunReporter {
       json.field("args") { json in
         json.object { args in
           args.field("attempt", test.attempt)
-          args.field("id", test.identity.description)
+          args.field("id") { $0.string(test.identity.escapedSuite, "/", test.identity.escapedName) }  // the ID, unjoined
           args.field("repetition", test.repetition)
           args.field("retry", test.attempt - 1)
           if let token = result?.replayToken(of: test) { args.field("schedule", token) }

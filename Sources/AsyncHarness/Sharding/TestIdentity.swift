@@ -51,10 +51,13 @@ public struct TestIdentity: Sendable, Hashable, Comparable, CustomStringConverti
   }
 
   /// The ID: `Suite/test`, each name escaped.
-  public var description: String { Self.escaped(suite) + "/" + Self.escaped(name) }
+  public var description: String { escapedSuite + "/" + escapedName }
 
   /// The suite's name as the ID writes it: the unit that suite-granularity sharding hashes.
   package var escapedSuite: String { Self.escaped(suite) }
+
+  /// The test's name as the ID writes it.
+  package var escapedName: String { Self.escaped(name) }
 
   /// Orders identities by their IDs.
   public static func < (lhs: Self, rhs: Self) -> Bool { lhs.description < rhs.description }

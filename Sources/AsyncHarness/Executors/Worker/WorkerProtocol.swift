@@ -196,7 +196,7 @@ enum WorkerRetirement: String, Sendable, Equatable {
 /// A wait of a step's test that ended, or a step its schedule took, as its worker sends it:
 /// the two events a step that reports waits (``WorkerRunRequest/reportsWaits``) makes by the
 /// thousand, each in a short line naming the step by its `ref` and stamped to the microsecond
-/// (`at`, seconds since 1970), where an event line would repeat the whole ``TestID`` and stamp
+/// (`at`, microseconds since 1970), where an event line would repeat the whole ``TestID`` and stamp
 /// it to the millisecond. The parent turns each back into the `waitEnded` or `scheduleStep`
 /// event of the step's test (``event(of:)``).
 struct TimelineMark: Sendable, Equatable {
@@ -210,8 +210,8 @@ struct TimelineMark: Sendable, Equatable {
   /// The step's reference (``WorkerRunRequest/ref``).
   var ref: Int
   var kind: Kind
-  /// When, in seconds since 1970.
-  var at: Double
+  /// When, in microseconds since 1970.
+  var at: Int64
 
   /// The mark of `event` for the step `ref`; `nil` for an event of another kind.
   init?(_ event: Event, ref: Int) {
@@ -224,12 +224,12 @@ struct TimelineMark: Sendable, Equatable {
       return nil
     }
     self.ref = ref
-    at = event.timestamp.timeIntervalSince1970
+    at = Int64((event.timestamp.timeIntervalSince1970 * 1_000_000).rounded())
   }
 
   /// The event the mark stands for, of the step's test `test`.
   func event(of test: TestID) -> Event {
-    let timestamp = Date(timeIntervalSince1970: at)
+    let timestamp = Date(timeIntervalSince1970: Double(at) / 1_000_000)
     return switch kind {
     case .wait(let awaited, let outcome, let duration):
       Event(.waitEnded(test, awaited: awaited, outcome: outcome, duration: duration), timestamp: timestamp)
@@ -242,7 +242,7 @@ struct TimelineMark: Sendable, Equatable {
   var line: [UInt8] {
     var json = JSONText()
     json.object { json in
-      json.field("at", at)
+      json.field("at", Int(at))
       switch kind {
       case .wait(let awaited, let outcome, let duration):
         json.field("awaited", awaited)
