@@ -51,8 +51,9 @@ final class ReportingChannelTests: XCTestCase {
     }
   }
 
-  /// The trace's and the page's `finish()` run at the same time as the other reporters':
-  /// each of these two waits until the other has begun, which only threads side by side do.
+  /// The trace's and the page's `finish()` run at the same time as the other reporters', on
+  /// a thread of their own (so also on one core): each of these two waits until the other
+  /// has begun, which only threads side by side do.
   func testAReporterThatWritesAtTheEndFinishesBesideTheOthers() throws {
     let (inOrderBegan, apartBegan) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
     let met = Mutex<[String]>([])

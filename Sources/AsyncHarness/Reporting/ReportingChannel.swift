@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import Synchronization
 
 /// Delivers a run's events to its reporters one at a time, in the order they are sent, from
@@ -51,17 +51,34 @@ final class ReportingChannel: Sendable {
       state.finished = true
       return state.reporters
     }
-    let apart = reporters.indices.filter { reporters[$0] is any EndOfRunReporter }
-    let inOrder = reporters.indices.filter { !(reporters[$0] is any EndOfRunReporter) }
-    let errors = Mutex<[Int: any Error]>([:])
-    DispatchQueue.concurrentPerform(iterations: apart.count + 1) { part in
-      for index in part == 0 ? inOrder : [apart[part - 1]] {
-        do { try reporters[index].finish() } catch { errors.withLock { $0[index] = error } }
+    let finishing = Finishing()
+    let apart = DispatchGroup()
+    for (index, reporter) in reporters.enumerated() where reporter is any EndOfRunReporter {
+      apart.enter()
+      Thread.detachNewThread {
+        finishing.finish(reporter, at: index)
+        apart.leave()
       }
     }
-    let thrown = errors.withLock { $0 }
-    if let firstError = state.withLock({ $0.error }) ?? thrown.min(by: { $0.key < $1.key })?.value { throw firstError }
+    for (index, reporter) in reporters.enumerated() where !(reporter is any EndOfRunReporter) {
+      finishing.finish(reporter, at: index)
+    }
+    apart.wait()
+    if let firstError = state.withLock({ $0.error }) ?? finishing.firstError { throw firstError }
   }
+}
+
+/// The errors reporters throw as they finish, by their place among the reporters.
+private final class Finishing: Sendable {
+  private let thrown = Mutex<[Int: any Error]>([:])
+
+  /// Finishes `reporter`, the `index`th, keeping what it throws.
+  func finish(_ reporter: any Reporter, at index: Int) {
+    do { try reporter.finish() } catch { thrown.withLock { $0[index] = error } }
+  }
+
+  /// The error of the first reporter that threw, in the reporters' order.
+  var firstError: (any Error)? { thrown.withLock { $0.min { $0.key < $1.key }?.value } }
 }
 
 /// A reporter that writes its file whole when the run ends (``EndOfRunFile``), from what it
