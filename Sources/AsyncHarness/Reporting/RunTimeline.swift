@@ -130,8 +130,9 @@ struct RunTimeline: EndOfRunContents {
       openSuites[suite] = suiteCount
       entries.append(.suite(suite, id: suiteCount, begins: true, at: time(event.timestamp, on: Self.suites)))
     case .testStarted(let test):
+      // Two attempts of one ID at once: only the last one started is drawn.
+      if let twin = index(of: test) { busy.remove(running.remove(at: twin).attempt.track) }
       // The first track of the lane that no running attempt holds.
-      if let twin = index(of: test) { busy.remove(running.remove(at: twin).attempt.track) }  // two of one ID: the last is drawn
       var track = Track(lane: event.lane ?? 1)
       while busy.contains(track) { track.slot += 1 }
       busy.insert(track)

@@ -181,8 +181,10 @@ let suites = [
     }
     Test("records a known issue", .knownIssue("the cart miscounts")) { t async in t.fail("counts 3, not 2") }
     Test("passes on attempt 2", .retries(1)) { t async in t.expect(t.id.attempt >= 2, "attempt \(t.id.attempt) fails") }
-    // deliberate: stays running past `fulfils late`'s late callback, so the worker is still busy when it lands
-    Test("outlives the late callback") { _ async throws in try await Task.sleep(for: .milliseconds(300)) }
+    // Stays running past `fulfils late`'s late callback, so the worker is still busy when it lands.
+    Test("outlives the late callback") { _ async throws in
+      try await Task.sleep(for: .milliseconds(300))  // deliberate: the worker must still be busy when the callback lands
+    }
   },
   // A crash, a hang and an interrupt among async tests side by side (each run selects one).
   Suite("SideBySideRude", .parallel) {
