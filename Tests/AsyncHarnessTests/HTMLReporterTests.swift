@@ -65,6 +65,18 @@ final class HTMLReporterTests: XCTestCase {
     XCTAssertTrue(page.contains("<h2>Failures (101)</h2>"))
   }
 
+  /// The bars drawn are the longest attempts; among attempts as long as the shortest one drawn,
+  /// the first ones.
+  func testTheLongestAttemptsAreDrawnTiesByTheirOrder() {
+    let attempts = [5, 3, 1, 3, 3].map {
+      RunTimeline.Attempt(test: TestID(suite: "S", name: "t\($0)", waiter: "semaphore"), track: .init(lane: 1), start: 0, duration: $0)
+    }
+    XCTAssertEqual(HTMLReport.longest(attempts, limit: 3), [true, true, false, true, false])
+    XCTAssertEqual(HTMLReport.longest(attempts, limit: 1), [true, false, false, false, false])
+    XCTAssertEqual(HTMLReport.longest(attempts, limit: 0), [false, false, false, false, false])
+    XCTAssertEqual(HTMLReport.longest(attempts, limit: 5), [true, true, true, true, true])
+  }
+
   /// A run that did not end (interrupted) still writes its page: it says so, and the attempt
   /// still running is drawn as unfinished up to the last event.
   func testARunThatDidNotEndSaysSo() throws {

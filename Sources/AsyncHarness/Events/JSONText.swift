@@ -51,6 +51,27 @@ struct JSONText: ~Copyable {
     needsComma = true
   }
 
+  /// Writes `{` and the members `body` writes, and leaves the object open: a piece that
+  /// ``object(continuing:_:)`` finishes later, in another text. Pieces follow one another
+  /// without commas.
+  mutating func openObject(_ body: (inout JSONText) -> Void) {
+    bytes.append(UInt8(ascii: "{"))
+    needsComma = false
+    body(&self)
+    needsComma = false
+  }
+
+  /// An object that starts with `piece` (``openObject(_:)``) and ends with the members `body`
+  /// writes.
+  mutating func object(continuing piece: UnsafeBufferPointer<UInt8>, _ body: (inout JSONText) -> Void) {
+    separate()
+    bytes.append(contentsOf: piece)
+    needsComma = piece.count > 1
+    body(&self)
+    bytes.append(UInt8(ascii: "}"))
+    needsComma = true
+  }
+
   mutating func array<Element>(_ elements: [Element], _ write: (inout JSONText, Element) -> Void) {
     array { json in
       for element in elements { write(&json, element) }

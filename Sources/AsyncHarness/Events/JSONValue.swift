@@ -24,8 +24,8 @@ enum JSONValue: Sendable, Equatable {
   }
 }
 
-/// The cursor of ``JSONValue/parse(_:)``.
-private struct JSONReader {
+/// The cursor of ``JSONValue/parse(_:)`` and of ``JSONMembers``.
+struct JSONReader {
   let bytes: UnsafeBufferPointer<UInt8>
   var position = 0
   /// Deeper nesting is refused rather than risking the stack.
@@ -89,7 +89,7 @@ private struct JSONReader {
   }
 
   /// A string, its opening quote at `position`; escapes decoded, surrogate pairs joined.
-  private mutating func string() -> String? {
+  mutating func string() -> String? {
     position += 1
     let start = position
     // The common case, no escape: the bytes between the quotes are the string.
@@ -182,7 +182,7 @@ private struct JSONReader {
     return .number(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self))
   }
 
-  private mutating func digits() -> Int {
+  mutating func digits() -> Int {
     let start = position
     while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1 }
     return position - start
@@ -196,7 +196,7 @@ private struct JSONReader {
     return value
   }
 
-  private mutating func consume(_ byte: UInt8) -> Bool {
+  mutating func consume(_ byte: UInt8) -> Bool {
     guard position < bytes.count, bytes[position] == byte else { return false }
     position += 1
     return true

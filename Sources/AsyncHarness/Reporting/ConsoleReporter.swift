@@ -137,8 +137,14 @@ public final class ConsoleReporter: Reporter {
 
   /// Seconds with three decimals, the same on every locale.
   static func seconds(_ value: Double) -> String {
-    let milliseconds = Int((max(0, value.isFinite ? value : 0) * 1000).rounded())
-    let fraction = String(milliseconds % 1000)
-    return "\(milliseconds / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)s"
+    threeDecimals(Int64((max(0, value.isFinite ? value : 0) * 1000).rounded())) + "s"
+  }
+
+  /// `thousandths` (not negative) with three decimals: `12.345`, `0.007`, the same on every
+  /// locale.
+  static func threeDecimals(_ thousandths: Int64) -> String {
+    let fraction = thousandths % 1000
+    let padding = fraction < 10 ? ".00" : fraction < 100 ? ".0" : "."
+    return String(thousandths / 1000) + padding + String(fraction)
   }
 }

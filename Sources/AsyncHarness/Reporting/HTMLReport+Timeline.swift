@@ -7,17 +7,16 @@ extension HTMLReport {
   func writeTimeline(to page: inout HTMLWriter) {
     let attempts = timeline.attempts
     let length = max(timeline.latest, 1)
-    let drawn = attempts.count > Self.timelineLimit
-      ? Set(attempts.indices.sorted { attempts[$0].duration > attempts[$1].duration }.prefix(Self.timelineLimit))
-      : Set(attempts.indices)
+    let drawn = Self.longest(attempts, limit: Self.timelineLimit)
     page.element("section", ["id": "timeline"]) { section in
       section.element("h2", text: "Timeline")
-      let tracks = timeline.tracks
+      let onTracks = Dictionary(grouping: attempts.indices) { attempts[$0].track }
+      let tracks = onTracks.keys.sorted()
       guard !tracks.isEmpty else { return section.element("p", text: "No test ran.") }
       let lanes = Set(tracks.map(\.lane)).count
       var intro = "\(Self.count(attempts.count, "attempt")) in \(Self.count(lanes, "lane")) over \(Self.seconds(length))."
-      if drawn.count < attempts.count {
-        intro += " The \(attempts.count - drawn.count) shortest are not drawn: the page draws the \(Self.timelineLimit)"
+      if attempts.count > Self.timelineLimit {
+        intro += " The \(attempts.count - Self.timelineLimit) shortest are not drawn: the page draws the \(Self.timelineLimit)"
           + " longest."
       }
       section.element("p", text: intro)
@@ -32,13 +31,13 @@ extension HTMLReport {
         }
       }
       for track in tracks {
-        let indices = attempts.indices.filter { attempts[$0].track == track }
+        let indices = onTracks[track] ?? []
         let busy = indices.reduce(Int64(0)) { $0 + attempts[$1].duration }
         section.element("div", ["class": "lane"]) { row in
           row.element("div", ["class": "lane-name"],
                       text: "\(track.name): \(Self.count(indices.count, "attempt")), busy \(Self.seconds(busy))")
           row.element("div", ["class": "track"]) { track in
-            for index in indices where drawn.contains(index) { writeBar(attempts[index], of: length, to: &track) }
+            for index in indices where drawn[index] { writeBar(attempts[index], of: length, to: &track) }
           }
         }
       }
@@ -48,6 +47,21 @@ extension HTMLReport {
                        text: Self.seconds(length * quarter / 4))
         }
       }
+    }
+  }
+
+  /// Which of `attempts` are the `limit` longest (at the shortest length drawn, the first
+  /// ones); all of them when there are no more.
+  static func longest(_ attempts: [RunTimeline.Attempt], limit: Int) -> [Bool] {
+    guard attempts.count > limit else { return Array(repeating: true, count: attempts.count) }
+    guard limit > 0 else { return Array(repeating: false, count: attempts.count) }
+    let shortestDrawn = attempts.map(\.duration).sorted(by: >)[limit - 1]
+    var equalOnesLeft = limit - attempts.count { $0.duration > shortestDrawn }
+    return attempts.map { attempt in
+      if attempt.duration > shortestDrawn { return true }
+      guard attempt.duration == shortestDrawn, equalOnesLeft > 0 else { return false }
+      equalOnesLeft -= 1
+      return true
     }
   }
 
@@ -62,9 +76,7 @@ extension HTMLReport {
 
   /// `part` of `whole` in percent with three decimals: `12.345%`, the same on every locale.
   static func percent(_ part: Int64, of whole: Int64) -> String {
-    let thousandths = part * 100_000 / max(whole, 1)
-    let fraction = String(thousandths % 1000)
-    return "\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)%"
+    ConsoleReporter.threeDecimals(part * 100_000 / max(whole, 1)) + "%"
   }
 
   /// `1 attempt`, `2 attempts`.

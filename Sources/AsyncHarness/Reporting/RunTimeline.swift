@@ -12,7 +12,7 @@ import Foundation
 /// microseconds from the run's start (the `runStarted` event's timestamp, or the first
 /// event's) and never go back on a track (nor on the suites' track): an attempt never starts
 /// before the one before it on its track ended.
-struct RunTimeline: EndOfRunContents {
+struct RunTimeline {
   /// Where attempts are drawn: a lane's track (slot 1) or one of its sub-tracks (slot 2 and
   /// up), for attempts that ran beside others in that lane.
   struct Track: Hashable, Comparable {
@@ -144,7 +144,7 @@ struct RunTimeline: EndOfRunContents {
       busy.remove(track)
       let end = time(event.timestamp, on: track)
       entries.append(.attempt(Attempt(test: test, track: track, start: start, duration: end - start, result: result)))
-      place(attempt, of: test, to: end)
+      place(attempt, to: end)
       for issue in result.issues where Self.instantKinds.contains(issue.kind) {
         entries.append(.instant(issue, of: test, track: track, at: end))
       }
@@ -189,31 +189,43 @@ struct RunTimeline: EndOfRunContents {
     openSuites = [:]
   }
 
-  /// Places the waits and schedule steps of the attempt of `test` that ended at `end`: each
+  /// Places the waits and schedule steps of `attempt`, which ended at `end`: each
   /// inside the attempt, after the one before it of its kind (so the slices nest), and all in
   /// time order (so times never go back on the track).
-  private mutating func place(_ attempt: Running, of test: TestID, to end: Int64) {
-    guard !attempt.waits.isEmpty || !attempt.steps.isEmpty else { return }
+  private mutating func place(_ attempt: Running, to end: Int64) {
     let (track, start) = (attempt.track, attempt.start)
-    var placed: [(time: Int64, entry: Entry)] = []
+    var waits = attempt.waits
     var floor = start
-    for var wait in attempt.waits {
-      let from = min(max(wait.start, floor), end)
-      let to = min(max(wait.start + wait.duration, from), end)
-      (wait.start, wait.duration) = (from, to - from)
-      placed.append((from, .wait(wait, track: track)))
+    for index in waits.indices {
+      let from = min(max(waits[index].start, floor), end)
+      let to = min(max(waits[index].start + waits[index].duration, from), end)
+      (waits[index].start, waits[index].duration) = (from, to - from)
       floor = to
     }
+    var steps = attempt.steps
     floor = start
-    for var step in attempt.steps {
-      step.time = min(max(step.time, floor), end)
-      placed.append((step.time, .step(step, track: track)))
-      floor = step.time
+    for index in steps.indices {
+      steps[index].time = min(max(steps[index].time, floor), end)
+      floor = steps[index].time
     }
-    // Each kind is in time order already; only both together need sorting.
-    let inOrder = attempt.waits.isEmpty || attempt.steps.isEmpty
-      ? placed : placed.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
-    entries += inOrder.map(\.entry)
+    // Each kind is in time order already: merged, a wait before a step at the same time.
+    var (wait, step) = (waits.startIndex, steps.startIndex)
+    while wait < waits.endIndex || step < steps.endIndex {
+      if step == steps.endIndex || (wait < waits.endIndex && waits[wait].start <= steps[step].time) {
+        entries.append(.wait(waits[wait], track: track))
+        wait += 1
+      } else {
+        entries.append(.step(steps[step], track: track))
+        step += 1
+      }
+    }
+  }
+
+  /// Hands over the entries placed so far, in order, into `taken` (emptied first), and keeps
+  /// none: for a reader that writes them as the run goes (the trace).
+  mutating func takeEntries(into taken: inout [Entry]) {
+    taken.removeAll(keepingCapacity: true)
+    swap(&taken, &entries)
   }
 
   /// The attempts, in the order they ended.

@@ -55,20 +55,10 @@ public final class TraceReporter: Reporter, EndOfRunReporter {
   /// Where the trace is written.
   public let path: String
   private let processName: String
-  private let processID = Int(getpid())
-  private let file: EndOfRunFile<RunTimeline>
+  private let file: EndOfRunFile<TraceDocument>
 
   /// The most UTF-8 bytes of an issue's message an instant event keeps.
   static let messageLimit = 4096
-
-  /// One trace event: a metadata event naming the process (`process_name`) or a track
-  /// (`thread_name`), one placing a track among the others (`thread_sort_index`), or a thing
-  /// on the run's timeline.
-  private enum TraceEvent {
-    case metadata(StaticString, name: String, track: Int)
-    case sortIndex(Int, track: Int)
-    case timeline(RunTimeline.Entry)
-  }
 
   /// Creates a reporter that writes the trace to `path` when the run ends (an existing file is
   /// replaced then, atomically).
@@ -79,7 +69,7 @@ public final class TraceReporter: Reporter, EndOfRunReporter {
   ///   directory, the directory is missing or cannot hold a file, the name is too long),
   ///   before any test runs.
   public init(path: String, processName: String = ProcessInfo.processInfo.processName) throws {
-    file = try EndOfRunFile(path: path, report: "the trace", contents: RunTimeline())
+    file = try EndOfRunFile(path: path, report: "the trace", contents: TraceDocument(processID: Int(getpid())))
     self.path = path
     self.processName = processName
   }
@@ -93,140 +83,9 @@ public final class TraceReporter: Reporter, EndOfRunReporter {
   /// Ends what is still open and writes the trace, atomically.
   /// - Throws: ``ReportFileError`` when the file cannot be written.
   public func finish() throws {
-    guard let timeline = file.take() else { return }
+    guard let document = file.take() else { return }
     var json = JSONText()
-    write(timeline, to: &json)
+    document.write(processName: processName, to: &json)
     try json.withUnsafeBytes { try file.replace(with: $0) }
   }
-
-  /// Writes the trace's one JSON object: the metadata naming the process and its tracks,
-  /// then the timeline's entries.
-  private func write(_ timeline: RunTimeline, to json: inout JSONText) {
-    let tracks = timeline.tracks
-    let ids = Self.trackIDs(tracks)
-    let names = [TraceEvent.metadata("process_name", name: processName, track: 0), .metadata("thread_name", name: "suites", track: 0),
-                 .sortIndex(0, track: 0)]
-      + tracks.enumerated().flatMap { index, track in
-        [TraceEvent.metadata("thread_name", name: track.name, track: ids[track] ?? 0), .sortIndex(index + 1, track: ids[track] ?? 0)]
-      }
-    json.object { json in
-      json.field("displayTimeUnit", "ms")
-      json.field("traceEvents") { json in
-        json.array { json in
-          for event in names { json.object { write(event, ids: ids, to: &$0) } }
-          for entry in timeline.entries { json.object { write(.timeline(entry), ids: ids, to: &$0) } }
-        }
-      }
-    }
-  }
-
-  /// Each track's `tid`: a lane's own track has its lane's number, its sub-tracks come after
-  /// the last lane's, in order.
-  private static func trackIDs(_ tracks: [RunTimeline.Track]) -> [RunTimeline.Track: Int] {
-    var ids: [RunTimeline.Track: Int] = [:]
-    var next = (tracks.map(\.lane).max() ?? 0) + 1
-    for track in tracks {
-      if track.slot == 1 {
-        ids[track] = track.lane
-      } else {
-        ids[track] = next
-        next += 1
-      }
-    }
-    return ids
-  }
-
-  /// Writes the fields of one trace event, keys sorted; `ids` gives each track's `tid`.
-  private func write(_ event: TraceEvent, ids: [RunTimeline.Track: Int], to json: inout JSONText) {
-    switch event {
-    case .timeline(.attempt(let attempt)):
-      let (test, result) = (attempt.test, attempt.result)
-      json.field("args") { json in
-        json.object { args in
-          args.field("attempt", test.attempt)
-          args.field("id") { $0.string(test.identity.escapedSuite, "/", test.identity.escapedName) }  // the ID, unjoined
-          args.field("repetition", test.repetition)
-          args.field("retry", test.attempt - 1)
-          if let token = result?.replayToken(of: test) { args.field("schedule", token) }
-          args.field("verdict", result.map { $0.willRetry ? "\($0.verdict.rawValue) (retried)" : $0.verdict.rawValue } ?? "unfinished")
-          args.field("waiter", test.waiter)
-        }
-      }
-      json.field("cat", "test")
-      json.field("dur", Int(attempt.duration))
-      json.field("name") { $0.path(of: test) }
-      fields("X", track: ids[attempt.track] ?? 0, at: attempt.start, to: &json)
-    case .timeline(.wait(let wait, let track)):
-      json.field("args") { json in
-        json.object { args in
-          args.field("outcome", wait.outcome)
-          args.field("test") { $0.path(of: wait.test) }
-          args.field("waiter", wait.test.waiter)
-        }
-      }
-      json.field("cat", "wait")
-      json.field("dur", Int(wait.duration))
-      json.field("name", wait.awaited)
-      fields("X", track: ids[track] ?? 0, at: wait.start, to: &json)
-    case .timeline(.step(let step, let track)):
-      json.field("args") { json in
-        json.object { args in
-          args.field("step", step.number)
-          args.field("test") { $0.path(of: step.test) }
-          args.field("virtualTime", step.virtualTime)
-        }
-      }
-      json.field("cat", "step")
-      json.field("name", step.ran)
-      fields("i", track: ids[track] ?? 0, at: step.time, threadScoped: true, to: &json)
-    case .timeline(.instant(let issue, let test, let track, let time)):
-      json.field("args") { json in
-        json.object { args in
-          args.field("message", CappedText.capped(issue.message, limit: Self.messageLimit))
-          args.field("test") { $0.path(of: test) }
-        }
-      }
-      json.field("cat", "issue")
-      json.field("name", issue.kind.rawValue)
-      fields("i", track: ids[track] ?? 0, at: time, threadScoped: true, to: &json)
-    case .timeline(.workerReplaced(let reason, let test, let track, let time)):
-      json.field("args") { json in
-        json.object { args in
-          args.field("reason", reason)
-          args.field("test") { $0.path(of: test) }
-        }
-      }
-      json.field("cat", "worker")
-      json.field("name", "workerReplaced")
-      fields("i", track: ids[track] ?? 0, at: time, threadScoped: true, to: &json)
-    case .timeline(.suite(let suite, let id, let begins, let time)):
-      json.field("cat", "suite")
-      json.field("id", id)
-      json.field("name", suite.description)
-      fields(begins ? "b" : "e", track: 0, at: time, to: &json)
-    case .sortIndex(let index, let track):
-      json.field("args") { json in json.object { $0.field("sort_index", index) } }
-      json.field("name", "thread_sort_index")
-      fields("M", track: track, at: 0, to: &json)
-    case .metadata(let kind, let name, let track):
-      json.field("args") { json in json.object { $0.field("name", name) } }
-      json.field("name") { $0.string(kind) }
-      fields("M", track: track, at: 0, to: &json)
-    }
-  }
-
-  /// The fields every event has, after `name` in key order: `ph`, `pid`, `tid`, `ts`; an
-  /// instant event's scope (`"s":"t"`, its track) when `threadScoped`.
-  private func fields(_ phase: StaticString, track: Int, at time: Int64, threadScoped: Bool = false, to json: inout JSONText) {
-    json.field("ph") { $0.string(phase) }
-    json.field("pid", processID)
-    if threadScoped { json.field("s", "t") }
-    json.field("tid", track)
-    json.field("ts", Int(time))
-  }
-}
-
-extension JSONText {
-  /// A test's `Suite/test`, as the trace names its attempts.
-  fileprivate mutating func path(of test: TestID) { string(test.suite, "/", test.name) }
 }

@@ -8,10 +8,10 @@ import Foundation
 /// event of the step's test (``event(of:)``).
 struct TimelineMark: Sendable, Equatable {
   enum Kind: Sendable, Equatable {
-    /// A wait ended: what it awaited, how it ended, how long it took (seconds).
-    case wait(awaited: String, outcome: String, duration: Double)
-    /// The schedule took its step `number`, running `ran`, at `virtualTime` (seconds).
-    case step(number: Int, ran: String, virtualTime: Double)
+    /// A wait ended: what it awaited, how it ended, how long it took.
+    case wait(awaited: String, outcome: String, nanoseconds: Int64)
+    /// The schedule took its step `number`, running `ran`, at virtual time `virtualNanoseconds`.
+    case step(number: Int, ran: String, virtualNanoseconds: Int64)
   }
 
   /// The step's reference (``WorkerRunRequest/ref``).
@@ -24,9 +24,9 @@ struct TimelineMark: Sendable, Equatable {
   init?(_ event: Event, ref: Int) {
     switch event.kind {
     case .waitEnded(_, let awaited, let outcome, let duration):
-      kind = .wait(awaited: awaited, outcome: outcome, duration: duration)
+      kind = .wait(awaited: awaited, outcome: outcome, nanoseconds: Self.nanoseconds(duration))
     case .scheduleStep(_, let number, let ran, let virtualTime):
-      kind = .step(number: number, ran: ran, virtualTime: virtualTime)
+      kind = .step(number: number, ran: ran, virtualNanoseconds: Self.nanoseconds(virtualTime))
     default:
       return nil
     }
@@ -38,49 +38,102 @@ struct TimelineMark: Sendable, Equatable {
   func event(of test: TestID) -> Event {
     let timestamp = Date(timeIntervalSince1970: Double(at) / 1_000_000)
     return switch kind {
-    case .wait(let awaited, let outcome, let duration):
-      Event(.waitEnded(test, awaited: awaited, outcome: outcome, duration: duration), timestamp: timestamp)
-    case .step(let number, let ran, let virtualTime):
-      Event(.scheduleStep(test, step: number, ran: ran, virtualTime: virtualTime), timestamp: timestamp)
+    case .wait(let awaited, let outcome, let nanoseconds):
+      Event(.waitEnded(test, awaited: awaited, outcome: outcome, duration: Self.seconds(nanoseconds)), timestamp: timestamp)
+    case .step(let number, let ran, let virtualNanoseconds):
+      Event(.scheduleStep(test, step: number, ran: ran, virtualTime: Self.seconds(virtualNanoseconds)), timestamp: timestamp)
     }
   }
 
-  /// The mark as one line, newline included.
+  /// The mark as one line, newline included: `mark` first (``init(line:)``), times as
+  /// integers.
   var line: [UInt8] {
     var json = JSONText()
-    json.object { json in
-      json.field("at", Int(at))
-      switch kind {
-      case .wait(let awaited, let outcome, let duration):
-        json.field("awaited", awaited)
-        json.field("duration", duration)
-        json.field("mark", "wait")
-        json.field("outcome", outcome)
-        json.field("protocol", WorkerProtocol.version)
-        json.field("ref", ref)
-      case .step(let number, let ran, let virtualTime):
-        json.field("mark", "step")
-        json.field("protocol", WorkerProtocol.version)
-        json.field("ran", ran)
-        json.field("ref", ref)
-        json.field("step", number)
-        json.field("virtualTime", virtualTime)
-      }
-    }
-    json.newline()
+    write(to: &json)
     return json.array
   }
 
-  init(json: JSONFields) throws {
-    ref = try json.number("ref")
-    at = try json.number("at")
-    switch try json.string("mark") {
+  /// Writes the mark as one line, newline included, after what `json` holds.
+  func write(to json: inout JSONText) {
+    json.object { json in
+      switch kind {
+      case .wait(let awaited, let outcome, let nanoseconds):
+        json.field("mark", "wait")
+        json.field("protocol", WorkerProtocol.version)
+        json.field("ref", ref)
+        json.field("at", Int(at))
+        json.field("awaited", awaited)
+        json.field("outcome", outcome)
+        json.field("durationNanoseconds", Int(nanoseconds))
+      case .step(let number, let ran, let virtualNanoseconds):
+        json.field("mark", "step")
+        json.field("protocol", WorkerProtocol.version)
+        json.field("ref", ref)
+        json.field("at", Int(at))
+        json.field("step", number)
+        json.field("ran", ran)
+        json.field("virtualTimeNanoseconds", Int(virtualNanoseconds))
+      }
+    }
+    json.newline()
+  }
+
+  /// Reads a line whose first member is `mark`, its other members in any order, straight
+  /// from its bytes (``JSONMembers``): a traced run reads marks by the thousand.
+  /// - Returns: nil when the line's first member is not `mark` (it is no mark).
+  /// - Throws: ``EventDecodingError`` for a mark that is not whole, of another protocol
+  ///   version, or of an unknown kind.
+  init?(line: some Collection<UInt8>) throws {
+    guard let mark = try JSONMembers.read(line, { members -> TimelineMark? in
+      guard let first = try? members.nextKey(), case "mark" = first else { return nil }
+      return try TimelineMark(markMembers: &members)
+    }) else { return nil }
+    self = mark
+  }
+
+  /// The members of a mark after its `mark`.
+  private init(markMembers members: inout JSONMembers) throws {
+    let name = try members.string("mark")
+    var version: Int64?, ref: Int64?, at: Int64?, number: Int64?, nanoseconds: Int64?
+    var awaited: String?, outcome: String?, ran: String?
+    while let key = try members.nextKey() {
+      switch key {
+      case "protocol": version = try members.integer("protocol")
+      case "ref": ref = try members.integer("ref")
+      case "at": at = try members.integer("at")
+      case "awaited": awaited = try members.string("awaited")
+      case "outcome": outcome = try members.string("outcome")
+      case "durationNanoseconds": nanoseconds = try members.integer("durationNanoseconds")
+      case "step": number = try members.integer("step")
+      case "ran": ran = try members.string("ran")
+      case "virtualTimeNanoseconds": nanoseconds = try members.integer("virtualTimeNanoseconds")
+      default: try members.skipValue()
+      }
+    }
+    func required<T>(_ value: T?, _ key: StaticString) throws -> T {
+      guard let value else { throw JSONMembers.missing(key) }
+      return value
+    }
+    try WorkerProtocol.check(Int(try required(version, "protocol")))
+    self.ref = Int(try required(ref, "ref"))
+    self.at = try required(at, "at")
+    switch name {
     case "wait":
-      kind = .wait(awaited: try json.string("awaited"), outcome: try json.string("outcome"), duration: try json.number("duration"))
+      kind = .wait(awaited: try required(awaited, "awaited"), outcome: try required(outcome, "outcome"),
+                   nanoseconds: try required(nanoseconds, "durationNanoseconds"))
     case "step":
-      kind = .step(number: try json.number("step"), ran: try json.string("ran"), virtualTime: try json.number("virtualTime"))
+      kind = .step(number: Int(try required(number, "step")), ran: try required(ran, "ran"),
+                   virtualNanoseconds: try required(nanoseconds, "virtualTimeNanoseconds"))
     case let other:
       throw EventDecodingError(reason: "unknown mark \"\(other)\"")
     }
   }
+
+  /// `seconds` in whole nanoseconds; beyond ±292 years, the farthest 64 bits hold.
+  private static func nanoseconds(_ seconds: Double) -> Int64 {
+    let nanoseconds = (seconds * 1_000_000_000).rounded()
+    if nanoseconds.isNaN { return 0 }
+    return nanoseconds >= 0x1p63 ? .max : nanoseconds <= -0x1p63 ? .min : Int64(nanoseconds)
+  }
+  private static func seconds(_ nanoseconds: Int64) -> Double { Double(nanoseconds) / 1_000_000_000 }
 }

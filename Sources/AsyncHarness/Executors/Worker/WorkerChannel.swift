@@ -24,8 +24,9 @@ final class WorkerChannel: Sendable {
 
   let descriptor: Int32
   /// Serialises writes, so lines written from several threads (an issue recorded by a
-  /// callback) stay whole.
-  private let writing = Mutex(())
+  /// callback) stay whole; holds the text marks are written in, its storage kept from one
+  /// to the next.
+  private let writing = Mutex(JSONText())
   /// Whether a test runs: the end of the channel then means the parent is gone.
   private let runningATest = Atomic(false)
 
@@ -70,7 +71,12 @@ final class WorkerChannel: Sendable {
   /// Sends an event of the test of step `ref`: a wait that ended or a schedule step as a
   /// ``TimelineMark``, any other as its event line.
   func send(_ event: Event, ref: Int) {
-    write(TimelineMark(event, ref: ref)?.line ?? event.jsonLineBytes)
+    guard let mark = TimelineMark(event, ref: ref) else { return write(event.jsonLineBytes) }
+    writing.withLock { text in
+      text.removeAll()
+      mark.write(to: &text)
+      text.withUnsafeBytes { writeLocked(UnsafeRawBufferPointer($0)) }
+    }
   }
 
   /// Sends the reply that ends a step.
@@ -82,14 +88,17 @@ final class WorkerChannel: Sendable {
   /// descriptor) nothing more can be reported, so the worker says so on standard error (the
   /// running test's output) and exits with status 3.
   private func write(_ line: [UInt8]) {
-    writing.withLock { _ in
-      do {
-        try writeWhole(line, to: descriptor, path: "the worker's channel")
-      } catch {
-        FileHandleOutput.standardError.write(
-          "AsyncHarness worker: the channel to the parent is gone (\(error)); a test closed its descriptor, or the parent ended\n")
-        _exit(3)
-      }
+    writing.withLock { _ in line.withUnsafeBytes { writeLocked($0) } }
+  }
+
+  /// Writes `line` whole, the lock held (``write(_:)``).
+  private func writeLocked(_ line: UnsafeRawBufferPointer) {
+    do {
+      try writeWhole(line, to: descriptor, path: "the worker's channel")
+    } catch {
+      FileHandleOutput.standardError.write(
+        "AsyncHarness worker: the channel to the parent is gone (\(error)); a test closed its descriptor, or the parent ended\n")
+      _exit(3)
     }
   }
 }

@@ -23,8 +23,10 @@ enum WorkerProtocol {
   /// `returned` reply says when the worker must be retired (`retire`), instead of the parent
   /// guessing it from the test's issues. Version 3: the `start` request runs an `async` test
   /// side by side with the others the worker runs so. Version 4: a step carries a `ref`, and
-  /// its waits and schedule steps travel as ``TimelineMark`` lines naming it.
-  static let version = 4
+  /// its waits and schedule steps travel as ``TimelineMark`` lines naming it. Version 5: a
+  /// mark's first member is `mark`, and its durations and virtual times are integer
+  /// nanoseconds, so the parent reads it without building a JSON value.
+  static let version = 5
 
   /// Reads one line's object and checks its version.
   static func fields(of line: some Collection<UInt8>) throws -> JSONFields {
@@ -35,11 +37,15 @@ enum WorkerProtocol {
   /// Reads an object and checks its version.
   static func fields(of value: JSONValue) throws -> JSONFields {
     let json = try JSONFields(value)
-    let version: Int = try json.number("protocol")
+    try check(try json.number("protocol"))
+    return json
+  }
+
+  /// - Throws: ``EventDecodingError`` when a line's `version` is not this build's.
+  static func check(_ version: Int) throws {
     guard version == Self.version else {
       throw EventDecodingError(reason: "worker protocol version \(version); this build speaks version \(Self.version)")
     }
-    return json
   }
 }
 
@@ -203,11 +209,15 @@ enum WorkerMessage: Sendable {
   /// - Throws: ``EventDecodingError`` when it is neither an event, nor a mark or a reply of
   ///   this version.
   init(line: some Collection<UInt8>) throws {
+    if let mark = try TimelineMark(line: line) {
+      self = .mark(mark)
+      return
+    }
     guard let value = JSONValue.parse(line) else { throw EventDecodingError(reason: "not JSON") }
     let json = try JSONFields(value)
     if json.optional("mark") != nil {
-      self = .mark(try TimelineMark(json: WorkerProtocol.fields(of: value)))
-      return
+      _ = try WorkerProtocol.fields(of: value)  // a worker of another version says so
+      throw EventDecodingError(reason: "a mark's first member is not mark")
     }
     guard json.optional("reply") != nil else {
       self = .event(try Event(json: value))
