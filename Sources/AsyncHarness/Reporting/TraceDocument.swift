@@ -1,8 +1,9 @@
 /// The trace (``TraceReporter``) as the run goes: each thing on the run's timeline is written
-/// as soon as it is placed, while the run's thread waits on its tests anyway, so writing the
-/// file when the run ends is little more than copying. Each event is written whole but for
-/// its track's `tid`, its last member, known only then: a lane's sub-tracks take the `tid`s
-/// after the last lane's, and the last lane may start its first test late.
+/// as soon as it is placed, on the thread that sends the events (in a worker run, one that
+/// mostly waits for its worker), so writing the file when the run ends, which the run waits
+/// for, is little more than a copy. Each event is written whole but for its track's `tid`,
+/// its last member, known only then: a lane's sub-tracks take the `tid`s after the last
+/// lane's, and the last lane may start its first test late.
 struct TraceDocument: EndOfRunContents, ~Copyable {
   /// The trace's pid, this process's.
   let processID: Int

@@ -49,7 +49,7 @@ import Darwin
 /// attempt never starts before the one before it in its lane ended. The file is written
 /// atomically when the run ends (``finish()``), also when it was interrupted: an attempt or
 /// suite still open then ends there, an attempt with the verdict `unfinished`. Its events are
-/// written in memory as the run goes (``TraceDocument``), so finishing is mostly a copy. Every text is
+/// written in memory as the run goes (`TraceDocument`), so finishing is mostly a copy. Every text is
 /// written through the event stream's JSON writer, so whatever a test's name or message
 /// holds, the file is valid JSON.
 public final class TraceReporter: Reporter, EndOfRunReporter {
