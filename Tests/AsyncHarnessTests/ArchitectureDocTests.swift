@@ -53,7 +53,9 @@ final class ArchitectureDocTests: XCTestCase {
       return (event.jsonLineBytes, "event")
     case .mark(let mark):
       let name = switch mark.kind { case .wait: "wait"; case .step: "step" }
-      return (mark.line, "mark \(name)")
+      var line = JSONText()
+      mark.write(to: &line)
+      return (line.array, "mark \(name)")
     case .reply(let reply):
       let name = switch reply { case .returned: "returned"; case .cannotRun: "cannotRun" }
       return (reply.line, "reply \(name)")

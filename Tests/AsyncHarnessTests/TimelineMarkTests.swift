@@ -32,8 +32,12 @@ final class TimelineMarkTests: XCTestCase {
     ]
     for event in events {
       let sent = try XCTUnwrap(TimelineMark(event, ref: 17))
-      XCTAssertTrue(sent.line.starts(with: Array(#"{"mark":""#.utf8)), "a mark's first member is mark")
-      guard case .mark(let received) = try WorkerMessage(line: sent.line.dropLast()) else { return XCTFail("not a mark") }
+      var text = JSONText()
+      sent.write(to: &text)
+      let line = text.array
+      XCTAssertTrue(line.starts(with: Array(#"{"mark":""#.utf8)), "a mark's first member is mark")
+      XCTAssertEqual(line.last, 0x0A, "a line ends with its newline")
+      guard case .mark(let received) = try WorkerMessage(line: line.dropLast()) else { return XCTFail("not a mark") }
       XCTAssertEqual(received, sent)
       XCTAssertEqual(received.event(of: test).jsonLine, event.jsonLine)
     }

@@ -233,9 +233,6 @@ struct RunTimeline {
     entries.compactMap { if case .attempt(let attempt) = $0 { attempt } else { nil } }
   }
 
-  /// The tracks that hold an attempt, in order: each lane's, then its sub-tracks.
-  var tracks: [Track] { Set(attempts.map(\.track)).sorted() }
-
   /// Where the running attempt of `test` is in `running`.
   private func index(of test: TestID) -> Int? { running.lastIndex { $0.test == test } }
 

@@ -45,15 +45,8 @@ struct TimelineMark: Sendable, Equatable {
     }
   }
 
-  /// The mark as one line, newline included: `mark` first (``init(line:)``), times as
-  /// integers.
-  var line: [UInt8] {
-    var json = JSONText()
-    write(to: &json)
-    return json.array
-  }
-
-  /// Writes the mark as one line, newline included, after what `json` holds.
+  /// Writes the mark as one line, newline included, after what `json` holds: `mark` first
+  /// (``init(line:)``), times as integers.
   func write(to json: inout JSONText) {
     json.object { json in
       switch kind {
