@@ -52,10 +52,9 @@ final class ArchitectureDocTests: XCTestCase {
     case .event(let event):
       return (event.jsonLineBytes, "event")
     case .mark(let mark):
-      let name = switch mark.kind { case .wait: "wait"; case .step: "step" }
       var line = JSONText()
       mark.write(to: &line)
-      return (line.array, "mark \(name)")
+      return (line.array, "mark \(mark.kind.name)")
     case .reply(let reply):
       let name = switch reply { case .returned: "returned"; case .cannotRun: "cannotRun" }
       return (reply.line, "reply \(name)")

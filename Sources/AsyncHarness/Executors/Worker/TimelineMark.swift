@@ -12,6 +12,14 @@ struct TimelineMark: Sendable, Equatable {
     case wait(awaited: String, outcome: String, nanoseconds: Int64)
     /// The schedule took its step `number`, running `ran`, at virtual time `virtualNanoseconds`.
     case step(number: Int, ran: String, virtualNanoseconds: Int64)
+
+    /// The kind's name, a mark's `mark`: `wait`, `step`.
+    var name: StaticString {
+      switch self {
+      case .wait: "wait"
+      case .step: "step"
+      }
+    }
   }
 
   /// The step's reference (``WorkerRunRequest/ref``).
@@ -49,20 +57,16 @@ struct TimelineMark: Sendable, Equatable {
   /// (``init(line:)``), times as integers.
   func write(to json: inout JSONText) {
     json.object { json in
+      json.field("mark") { $0.string(kind.name) }
+      json.field("protocol", WorkerProtocol.version)
+      json.field("ref", ref)
+      json.field("at", Int(at))
       switch kind {
       case .wait(let awaited, let outcome, let nanoseconds):
-        json.field("mark", "wait")
-        json.field("protocol", WorkerProtocol.version)
-        json.field("ref", ref)
-        json.field("at", Int(at))
         json.field("awaited", awaited)
         json.field("outcome", outcome)
         json.field("durationNanoseconds", Int(nanoseconds))
       case .step(let number, let ran, let virtualNanoseconds):
-        json.field("mark", "step")
-        json.field("protocol", WorkerProtocol.version)
-        json.field("ref", ref)
-        json.field("at", Int(at))
         json.field("step", number)
         json.field("ran", ran)
         json.field("virtualTimeNanoseconds", Int(virtualNanoseconds))
