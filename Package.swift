@@ -23,7 +23,10 @@ let package = Package(
   targets: [
     .target(
       name: "AsyncHarness",
-      dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+      dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+      // The library `harness test` compiles with a package's own toolchain and preloads into
+      // its test bundle: embedded as text, never compiled into AsyncHarness.
+      resources: [.embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleChannel.swift")]
     ),
     .target(name: "AsyncHarnessConformance", dependencies: ["AsyncHarness"]),
     .target(name: "AsyncHarnessXCTest", dependencies: ["AsyncHarness"]),

@@ -70,9 +70,9 @@ final class BundleBatchTests: XCTestCase {
     let batch = runs.steps(from: runs.prepared![0], of: tests)
     let listBytes = batch.map(\.test.id.utf8.count).reduce(0, +) + batch.count - 1
     XCTAssertEqual(tests.values.map(\.id.utf8.count).max(), 40)
-    XCTAssertLessThanOrEqual(listBytes, BundleOutputReader.listLimit)
-    XCTAssertGreaterThan(listBytes + 41, BundleOutputReader.listLimit, "the list stopped early")
-    XCTAssertEqual(batch.count, (BundleOutputReader.listLimit + 1) / 41)
+    XCTAssertLessThanOrEqual(listBytes, BundleChannelReader.listLimit)
+    XCTAssertGreaterThan(listBytes + 41, BundleChannelReader.listLimit, "the list stopped early")
+    XCTAssertEqual(batch.count, (BundleChannelReader.listLimit + 1) / 41)
 
     let next = plan.entries.lazy.flatMap { plan.steps(of: $0, repetition: 1) }.dropFirst(batch.count).first!
     var later = BundleRuns()

@@ -75,10 +75,12 @@ package enum HarnessTestCommand {
         errors("error: \(error)\n")
         return 2
       }
-      let lineBuffering = executable(named: "stdbuf", environment: environment)
-      if lineBuffering == nil {
-        errors("warning: stdbuf is not on the PATH: XCTest's output through a pipe is block-buffered, so what a test "
-          + "prints just before it crashes or hangs may be lost\n")
+      let channelLibrary: String
+      do {
+        channelLibrary = try BundleChannelLibrary.path(in: bundle.directory, environment: environment)
+      } catch {
+        errors("error: \(error)\n")
+        return 2
       }
       return HarnessMain.run(
         bundle.suites, options: options, registry: .builtIn, defaultWaiters: .suiteDefault, junit: junit,
@@ -86,7 +88,7 @@ package enum HarnessTestCommand {
       ) { _ in
         {
           BundleExecutor(bundle: bundle.path, directory: bundle.packageDirectory, tests: bundle.tests,
-                         lineBuffering: lineBuffering, stop: interrupts)
+                         channelLibrary: channelLibrary, stop: interrupts)
         }
       }
     }
@@ -117,6 +119,8 @@ package enum HarnessTestCommand {
 struct TestBundle {
   /// The bundle's path (on Linux, an executable).
   let path: String
+  /// The directory it was built into.
+  var directory: String { (path as NSString).deletingLastPathComponent }
   /// The package's directory, absolute: the bundle runs there, as under `swift test`.
   let packageDirectory: String
   /// One serialized suite per XCTest class (`Module.Class`, under the waiter `xctest`), in

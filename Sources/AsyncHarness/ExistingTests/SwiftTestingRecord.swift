@@ -20,17 +20,6 @@ package struct SwiftTestingRecord: Decodable, Sendable {
     self = try JSONDecoder().decode(Self.self, from: Data(line))
   }
 
-  /// Splits a line of a worker's standard output that carries its event stream too: what a
-  /// test printed without a newline, then the record that followed it on the same line.
-  /// - Returns: The record and the text before it, or `nil` when the line holds no record.
-  package static func split(_ line: Substring) -> (printed: Substring, record: SwiftTestingRecord)? {
-    guard let start = ["{\"kind\":\"event\",\"payload\":", "{\"kind\":\"test\",\"payload\":"].lazy
-      .compactMap({ line.range(of: $0)?.lowerBound }).min(),
-      let record = try? SwiftTestingRecord(line: line[start...].utf8)
-    else { return nil }
-    return (line[..<start], record)
-  }
-
   /// The fields of a test or an event that the harness reads; the rest is ignored.
   package struct Payload: Decodable, Sendable {
     package var id: String?

@@ -14,19 +14,23 @@ import Darwin
 /// ``BundleOutputReader`` for each library's invocation), runs the step asked for and the
 /// steps of the same library the runner prepared after it (``prepare(_:)``, and in a run of
 /// one lane those of the entries after it, ``prepare(following:of:)``), in one invocation
-/// whose list of tests stays under ``BundleOutputReader/listLimit`` bytes, while this process reads its standard output a line at a time and streams
-/// each test's issues (failures at file:line, thrown errors, Swift Testing's known issues as
-/// warnings) and output as events. A skip (`XCTSkip`, a disabled Swift Testing test) ends
-/// the attempt as ``AttemptEnd/skipped(reason:duration:)``. A library may run the tests in
-/// its own order: a test that ends before the runner asks for it is kept, with its events,
-/// until it does.
+/// whose list of tests stays under ``BundleChannelReader/listLimit`` bytes. The worker has
+/// the library ``BundleChannelLibrary`` preloaded, and its testing library's own records
+/// (each test's start, issues and end) come on a private channel that this process reads
+/// beside the worker's output (``BundleChannelReader``): each test's issues (failures at
+/// file:line, thrown errors, Swift Testing's known issues as warnings) and output are
+/// streamed as events, and nothing a test prints is read as its library's words. A skip
+/// (`XCTSkip`, a disabled Swift Testing test) ends the attempt as
+/// ``AttemptEnd/skipped(reason:duration:)``. A library may run the tests in its own order: a
+/// test that ends before the runner asks for it is kept, with its events, until it does.
 ///
-/// A crash, `exit`, or a test still running at its time limit (its process group is
-/// stopped: SIGTERM, then SIGKILL after `gracePeriod`) ends that test only, with the tail
-/// of its output; the tests after it run in a new worker. An XCTest worker's standard output
-/// is line-buffered through `stdbuf -oL` when the command finds it, so that what a test
-/// printed before it crashed is not lost in XCTest's buffer (Swift Testing line-buffers its
-/// own).
+/// A crash, `exit`, or a test still running at its time limit (counted from its own start;
+/// its process group is stopped: SIGTERM, then SIGKILL after `gracePeriod`) ends that test
+/// only, with the tail of its output; the tests after it run in a new worker. A worker ends
+/// at its exit, not when its output closes: a process a test left running that still holds
+/// the output is stopped with the worker's group, never waited for. A test that leaves a
+/// child process running gets a `leaked` warning, and its worker is replaced once the test
+/// the runner asked for ends.
 final class BundleExecutor: TestExecutor {
   /// The test bundle: on Linux, an executable.
   let bundle: String
@@ -35,8 +39,8 @@ final class BundleExecutor: TestExecutor {
   let directory: String
   /// The tests the steps stand for, by their path (`Suite/name`).
   let tests: [String: ExistingTest]
-  /// `stdbuf`, which starts the bundle with its standard output line-buffered, when there is one.
-  let lineBuffering: String?
+  /// The library preloaded into each worker (``BundleChannelLibrary``).
+  let channelLibrary: String
   /// How long a stopped worker has between SIGTERM and SIGKILL.
   let gracePeriod: Duration
   /// When requested, the running test's worker is stopped and the test ends as interrupted.
@@ -44,12 +48,12 @@ final class BundleExecutor: TestExecutor {
   private let state = Mutex(BundleRuns())
 
   /// Creates an executor that runs `tests` of `bundle`.
-  init(bundle: String, directory: String, tests: [String: ExistingTest], lineBuffering: String?,
+  init(bundle: String, directory: String, tests: [String: ExistingTest], channelLibrary: String,
        gracePeriod: Duration = .seconds(1), stop: StopRequest?) {
     self.bundle = bundle
     self.directory = directory
     self.tests = tests
-    self.lineBuffering = lineBuffering
+    self.channelLibrary = channelLibrary
     self.gracePeriod = gracePeriod
     self.stop = stop
   }
@@ -93,14 +97,20 @@ final class BundleExecutor: TestExecutor {
           state.worker?.kill()
           do {
             let steps = state.steps(from: step, of: tests)
-            state.worker = try BundleWorker(bundle: bundle, directory: directory, lineBuffering: lineBuffering,
+            state.worker = try BundleWorker(bundle: bundle, directory: directory, channelLibrary: channelLibrary,
                                             steps: steps, gracePeriod: gracePeriod)
           } catch {
             state.worker = nil
             return .couldNotStart(reason: "\(error)")
           }
         }
-        if !state.worker!.run(until: step, events: events, ended: &state.ended, stop: stop) { state.worker = nil }
+        if !state.worker!.run(until: step, events: events, ended: &state.ended, stop: stop) {
+          state.worker = nil
+        } else if state.worker!.leftProcesses {
+          // Replaced: what the test left running goes with the worker's process group.
+          state.worker?.kill()
+          state.worker = nil
+        }
       }
     }
   }
@@ -141,7 +151,7 @@ struct BundleRuns {
       where candidate.test.skipReason == nil && ended[candidate.id] == nil && candidate.waiter.name == step.waiter.name {
         guard let test = tests[candidate.id.path] else { continue }
         listBytes += 1 + test.id.utf8.count
-        guard listBytes <= BundleOutputReader.listLimit else { return false }
+        guard listBytes <= BundleChannelReader.listLimit else { return false }
         batch.append((candidate, test))
       }
       return true
@@ -154,7 +164,8 @@ struct BundleRuns {
   }
 }
 
-/// One invocation of the test bundle running a list of tests of one library, read a line at a time.
+/// One invocation of the test bundle running a list of tests of one library: its channel
+/// read a record at a time, its output cut into the tests that printed it.
 private struct BundleWorker {
   /// A test that ended: the events it streamed while the runner waited for another, and how
   /// it ended.
@@ -170,39 +181,92 @@ private struct BundleWorker {
     var sink: EventSink?
     var kept: [Event.Kind] = []
     var output = OutputBuffer()
+    /// XCTest's own lines for this test, left out of its output; `nil` for Swift Testing.
+    let ownLines: XCTestOwnLines?
+    var lines = LineSplitter()
     let start = ContinuousClock().now
 
     mutating func emit(_ kind: Event.Kind) {
       if let sink { sink(kind) } else { kept.append(kind) }
     }
+
+    /// Adds what the test printed, and streams what can be.
+    mutating func printed(_ bytes: ArraySlice<UInt8>) {
+      guard let ownLines else {
+        if let text = output.append(bytes) { emit(.outputCaptured(step.id, text)) }
+        return
+      }
+      lines.append(bytes)
+      var kept: [UInt8] = []
+      while let line = lines.next() {
+        guard !ownLines.contains(Substring(decoding: line, as: UTF8.self)) else { continue }
+        kept += line
+        kept.append(0x0A)
+      }
+      if let text = output.append(kept[...]) { emit(.outputCaptured(step.id, text)) }
+    }
+
+    /// Streams what is left of the test's output, a line without its newline too.
+    mutating func flushOutput() {
+      if let rest = lines.rest(), !(ownLines?.contains(Substring(decoding: rest, as: UTF8.self)) ?? false) {
+        _ = output.append(rest)
+      }
+      if let text = output.flush() { emit(.outputCaptured(step.id, text)) }
+    }
   }
 
   let process: ChildProcess
-  /// The steps given to this worker, by the name their library prints for them.
+  /// The read end of the channel (non-blocking), and a descriptor that polls readable when
+  /// the process exits (`nil` where the platform has none).
+  private let channel: Int32
+  private let exitWatch: Int32?
+  /// The steps given to this worker, by their test's ID.
   private let steps: [String: Runner.Step]
-  private var lines = LineSplitter()
+  private var reader: BundleChannelReader
+  private var records = LineSplitter()
+  private var recordsRead = 0
   private var buffer = ReadBuffer()
-  private var reader: BundleOutputReader
+  private var output: MarkedOutput
   private var running: Running?
-  /// The names of the tests that started, and the steps that ended, in this worker.
+  /// The IDs of the tests that started, and the steps that ended, in this worker.
   private var started: Set<String> = []
   private var finished: Set<TestID> = []
   /// Everything the worker printed, for a crash between tests.
   private var recent = OutputBuffer()
   private var groupStop: GroupStop
+  /// The worker's children already reported as a test's leftovers.
+  private var knownChildren: Set<Int32> = []
+  /// Whether a test left a process running: the worker is replaced.
+  private(set) var leftProcesses = false
+  /// The last test that ended.
+  private var lastEnded: TestID?
 
   /// Starts the bundle in `directory` for `steps`, each with the test it stands for, all of
-  /// one library.
-  init(bundle: String, directory: String, lineBuffering: String?, steps: [(step: Runner.Step, test: ExistingTest)],
+  /// one library, with `channelLibrary` preloaded.
+  init(bundle: String, directory: String, channelLibrary: String, steps: [(step: Runner.Step, test: ExistingTest)],
        gracePeriod: Duration) throws {
-    let reader = BundleOutputReader(steps.first?.test.library ?? .xctest)
-    let (arguments, environment) = reader.invocation(of: steps.map(\.test))
-    let buffering = reader.buffersOutput ? lineBuffering : nil
-    process = try ChildProcess(
-      executable: buffering ?? bundle, arguments: (buffering == nil ? [] : ["-oL", bundle]) + arguments,
-      environment: environment, directory: directory)
+    let library = steps.first?.test.library ?? .xctest
+    let reader = BundleChannelReader(library)
+    let marker = "AsyncHarness \(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+    let channel = try ChildProcess.makePipe()
+    defer { close(channel.write) }
+    do {
+      process = try ChildProcess(
+        executable: bundle, arguments: reader.arguments(running: steps.map(\.test)),
+        environment: BundleChannelLibrary.environment(library: channelLibrary, testing: library, marker: marker)
+          .merging(reader.environment) { $1 },
+        handing: [(channel.write, BundleChannelLibrary.channelDescriptor)], directory: directory)
+    } catch {
+      close(channel.read)
+      throw error
+    }
+    _ = fcntl(channel.read, F_SETFL, fcntl(channel.read, F_GETFL) | O_NONBLOCK)
+    process.readOutputWithoutBlocking()
+    self.channel = channel.read
+    exitWatch = process.exitDescriptor()
     self.reader = reader
-    self.steps = Dictionary(steps.map { (reader.name(of: $0.test), $0.step) }) { first, _ in first }
+    output = MarkedOutput(marker: Array("\u{1}\(marker) ".utf8))
+    self.steps = Dictionary(steps.map { ($0.test.id, $0.step) }) { first, _ in first }
     groupStop = GroupStop(gracePeriod: gracePeriod, deadline: steps.first?.step.timeLimit.map { ContinuousClock().now + $0 })
   }
 
@@ -211,38 +275,54 @@ private struct BundleWorker {
     steps.values.contains { $0.id == id } && !finished.contains(id)
   }
 
-  /// Reads the worker until `step` ends (`true`: the worker runs on) or the worker ends
+  /// Reads the worker until `step` ends (`true`: the worker runs on) or the worker exits
   /// (`false`); every test that ends meanwhile goes to `ended`, `step`'s events to `events`.
   mutating func run(until step: Runner.Step, events: EventSink, ended: inout [TestID: Ended], stop: StopRequest?) -> Bool {
-    // Lines read with the previous step's come first.
-    while let line = lines.next() {
-      relay(line, asked: step, events: events, ended: &ended)
-      if ended[step.id] != nil { return true }
-    }
+    // Records read with the previous step's come first.
+    if relayRecords(asked: step, events: events, ended: &ended) { return true }
     var descriptors = [
       pollfd(fd: process.output, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: channel, events: Int16(POLLIN), revents: 0),
       pollfd(fd: stop?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: exitWatch ?? -1, events: Int16(POLLIN), revents: 0),
     ]
     while true {
-      let ready = poll(&descriptors, nfds_t(descriptors.count), groupStop.timeout())
+      let deadline = groupStop.timeout()
+      // Without an exit descriptor, the process is asked whether it exited ten times a second.
+      let timeout = exitWatch != nil ? deadline : deadline < 0 ? 100 : min(deadline, 100)
+      let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
       if ready < 0 && errno != EINTR { break }
-      if ready == 0 { groupStop.stop(process); continue }
-      if descriptors[1].revents != 0, let signal = stop?.signal {
-        descriptors[1].fd = -1
+      if ready == 0 && groupStop.timeout() == 0 { groupStop.stop(process) }
+      if descriptors[2].revents != 0, let signal = stop?.signal {
+        descriptors[2].fd = -1
         groupStop.stop(process, interrupt: signal)
       }
-      guard descriptors[0].revents != 0 else { continue }
-      let count = buffer.read(from: process.output)
-      if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-      guard count > 0 else { break }
-      lines.append(buffer.prefix(count))
-      while let line = lines.next() {
-        relay(line, asked: step, events: events, ended: &ended)
-        if ended[step.id] != nil { return true }
+      if descriptors[0].revents != 0 && !readOutput() { descriptors[0].fd = -1 }
+      if descriptors[1].revents != 0 && !readChannel() { descriptors[1].fd = -1 }
+      if relayRecords(asked: step, events: events, ended: &ended) { return true }
+      if descriptors[3].revents != 0 || (exitWatch == nil && process.ending(waiting: false) != nil) { break }
+    }
+    // The worker exited: what it wrote is in the pipes. A process it left that still holds
+    // the output is stopped with its group, not waited for.
+    if process.ending(waiting: false) == nil { process.signal(SIGKILL) }
+    let exit = process.ending(waiting: true) ?? .signaled(SIGKILL)
+    while readChannel() {}
+    _ = relayRecords(asked: step, events: events, ended: &ended)
+    if !drainOutput() {
+      process.signal(SIGKILL)
+      let leak = Issue(kind: .leaked, message: "Leaked work: a process the tests started still held the test bundle's "
+        + "output open after the bundle exited; it was stopped with the bundle's process group")
+      if let test = running {
+        running?.emit(.issueRecorded(test.step.id, leak))
+      } else if let last = lastEnded {
+        ended[last]?.events.append(.issueRecorded(last, leak))
       }
     }
-    if let rest = lines.rest() { relay(rest, asked: step, events: events, ended: &ended) }
-    end(process.waitForExit(), asked: step, ended: &ended)
+    release(output.rest())
+    end(exit, asked: step, ended: &ended)
+    if let exitWatch { close(exitWatch) }
+    close(channel)
+    _ = process.waitForExit()
     return false
   }
 
@@ -250,40 +330,105 @@ private struct BundleWorker {
   func kill() {
     process.signal(SIGKILL)
     _ = process.waitForExit()
+    if let exitWatch { close(exitWatch) }
+    close(channel)
   }
 
-  /// Reads one line of the worker's output and relays what it says.
-  private mutating func relay(_ bytes: ArraySlice<UInt8>, asked: Runner.Step, events: EventSink,
-                             ended: inout [TestID: Ended]) {
-    let line = String(decoding: bytes, as: UTF8.self)
-    _ = recent.append(ArraySlice((line + "\n").utf8))
-    for note in reader.read(line[...], running: running?.step) {
-      if case .started(let name) = note {
-        started.insert(name)
-        guard let step = steps[name] else { continue }
-        running = Running(step: step, sink: step.id == asked.id ? events : nil)
-        groupStop.deadline = step.timeLimit.map { ContinuousClock().now + $0 }
-        continue
-      }
-      guard var test = running else { continue }
-      switch note {
-      case .started: break
-      case .issue(var issue):
-        if issue.sourceLocation == nil { issue.sourceLocation = test.step.test.sourceLocation }
-        test.emit(.issueRecorded(test.step.id, issue))
-      case .output(let text):
-        if let text = test.output.append(ArraySlice((text + "\n").utf8)) { test.emit(.outputCaptured(test.step.id, text)) }
-      case .ended(let skipReason, let seconds):
-        let seconds = seconds ?? test.start.duration(to: .now).timeInterval
-        let end: AttemptEnd = skipReason.map { .skipped(reason: $0, duration: seconds) } ?? .returned(duration: seconds)
-        ended[test.step.id] = Ended(events: test.kept, end: end)
-        finished.insert(test.step.id)
-        running = nil
-        groupStop.deadline = asked.timeLimit.map { ContinuousClock().now + $0 }
-        continue
-      }
-      running = test
+  /// Reads what the channel holds into the records to relay; false at its end.
+  private mutating func readChannel() -> Bool {
+    while true {
+      let count = buffer.read(from: channel)
+      if count < 0 && errno == EINTR { continue }
+      if count < 0 { return errno == EAGAIN }
+      guard count > 0 else { return false }
+      records.append(buffer.prefix(count))
     }
+  }
+
+  /// Reads what the output pipe holds and hands it to the test that printed it; false at its end.
+  private mutating func readOutput() -> Bool {
+    while true {
+      let count = buffer.read(from: process.output)
+      if count < 0 && errno == EINTR { continue }
+      if count < 0 { return errno == EAGAIN }
+      guard count > 0 else { return false }
+      release(output.append(buffer.prefix(count), recordsRelayed: recordsRead))
+    }
+  }
+
+  /// Reads the output of an exited worker to its end, giving processes it left a moment to
+  /// let go of it; false when one still holds it.
+  private mutating func drainOutput() -> Bool {
+    let until = ContinuousClock().now + .milliseconds(100)
+    var ready = pollfd(fd: process.output, events: Int16(POLLIN), revents: 0)
+    while readOutput() {
+      let left = ContinuousClock().now.duration(to: until)
+      guard left > .zero, poll(&ready, 1, Int32(left.timeInterval * 1000) + 1) != 0 else { return false }
+    }
+    return true
+  }
+
+  /// Gives output to the test running, or keeps it as what came between tests.
+  private mutating func release(_ bytes: ArraySlice<UInt8>) {
+    guard !bytes.isEmpty else { return }
+    _ = recent.append(bytes)
+    running?.printed(bytes)
+  }
+
+  /// Relays the records read; true once `asked` ended.
+  private mutating func relayRecords(asked: Runner.Step, events: EventSink, ended: inout [TestID: Ended]) -> Bool {
+    while let line = records.next() {
+      // What the tests printed before the record is the test's that ran then: it is in the
+      // pipe already, before the record's marker.
+      _ = readOutput()
+      for note in reader.read(line) { relay(note, asked: asked, events: events, ended: &ended) }
+      recordsRead += 1
+      release(output.release(recordsRelayed: recordsRead))
+      if ended[asked.id] != nil { return true }
+    }
+    return false
+  }
+
+  /// Relays what one record says.
+  private mutating func relay(_ note: BundleNote, asked: Runner.Step, events: EventSink, ended: inout [TestID: Ended]) {
+    if case .started(let id) = note {
+      started.insert(id)
+      guard let step = steps[id] else { return }
+      running = Running(step: step, sink: step.id == asked.id ? events : nil,
+                        ownLines: reader.printsOwnLines ? XCTestOwnLines(of: id) : nil)
+      groupStop.deadline = step.timeLimit.map { ContinuousClock().now + $0 }
+      return
+    }
+    guard var test = running else { return }
+    switch note {
+    case .started: break
+    case .issue(var issue):
+      if issue.sourceLocation == nil { issue.sourceLocation = test.step.test.sourceLocation }
+      test.emit(.issueRecorded(test.step.id, issue))
+    case .ended(let skipReason, let seconds):
+      test.flushOutput()
+      for leak in leftChildren() { test.emit(.issueRecorded(test.step.id, leak)) }
+      let seconds = seconds ?? test.start.duration(to: .now).timeInterval
+      let end: AttemptEnd = skipReason.map { .skipped(reason: $0, duration: seconds) } ?? .returned(duration: seconds)
+      ended[test.step.id] = Ended(events: test.kept, end: end)
+      finished.insert(test.step.id)
+      lastEnded = test.step.id
+      running = nil
+      groupStop.deadline = asked.timeLimit.map { ContinuousClock().now + $0 }
+      return
+    }
+    running = test
+  }
+
+  /// The worker's children that a test which just ended left running, as `leaked` issues.
+  private mutating func leftChildren() -> [Issue] {
+    let children = Set(ProcessChildren.running(of: String(process.pid))).subtracting(knownChildren).sorted()
+    guard !children.isEmpty else { return [] }
+    knownChildren.formUnion(children)
+    leftProcesses = true
+    return [Issue(kind: .leaked, message: "Leaked work: the test returned while child processes it started are still "
+      + "running (" + children.map(ProcessChildren.described).joined(separator: ", ") + "); the test bundle is stopped "
+      + "with them once this test's turn ends, and the tests after it run in a fresh one")]
   }
 
   /// Ends what the worker's end ends: the test it was running (a crash, `exit`, its time
@@ -291,7 +436,8 @@ private struct BundleWorker {
   /// it never started run again in a new worker, unless it ended as its library ends having
   /// run every test it knows (it has none of the others).
   private mutating func end(_ exit: ProcessEnding, asked: Runner.Step, ended: inout [TestID: Ended]) {
-    if let test = running {
+    if var test = running {
+      test.flushOutput()
       ended[test.step.id] = Ended(
         events: test.kept, end: groupStop.ending(exit, timeLimit: test.step.timeLimit, output: test.output.tail))
       running = nil
@@ -299,12 +445,66 @@ private struct BundleWorker {
     }
     let complete = groupStop.stopped == nil && reader.statusesOfACompleteRun.contains { exit == .exited($0) }
     if complete {
-      for (name, step) in steps where !started.contains(name) {
+      for (id, step) in steps where !started.contains(id) {
         ended[step.id] = Ended(end: .couldNotStart(
           reason: "The test bundle ran no test \(step.id.path): it has no such \(reader.libraryName) test"))
       }
     } else if finished.isEmpty || groupStop.stopped != nil {
       ended[asked.id] = Ended(end: groupStop.ending(exit, timeLimit: asked.timeLimit, output: recent.tail))
     }
+  }
+}
+
+/// A test bundle's output, cut at the numbered marker lines (`\u{1}MARKER N`) the preloaded
+/// library (``BundleChannelLibrary``) writes to standard output just before it writes record
+/// N to the channel: what comes before marker N was printed before record N, whatever the
+/// reads cut the output into. A marker that never comes (a test had redirected its output)
+/// holds nothing up: the next one cuts.
+struct MarkedOutput {
+  /// The marker's text up to its number.
+  let marker: [UInt8]
+  /// Bytes read and not handed out: from a marker whose record was not relayed yet on.
+  private var held: [UInt8] = []
+
+  init(marker: [UInt8]) { self.marker = marker }
+
+  /// Adds bytes read; returns those printed after the record `recordsRelayed` was written
+  /// and before the next one.
+  mutating func append(_ bytes: ArraySlice<UInt8>, recordsRelayed: Int) -> ArraySlice<UInt8> {
+    held += bytes
+    return release(recordsRelayed: recordsRelayed)
+  }
+
+  /// Hands out what was held up to the first marker of a record not relayed yet, dropping
+  /// the markers of records relayed.
+  mutating func release(recordsRelayed: Int) -> ArraySlice<UInt8> {
+    var released: [UInt8] = []
+    while true {
+      guard let at = held.firstRange(of: marker) else {
+        // The end may be the start of a marker: keep it until the next read.
+        let keep = (1..<min(marker.count, held.count + 1)).last { held.suffix($0).elementsEqual(marker.prefix($0)) } ?? 0
+        released += held[..<(held.count - keep)]
+        held.removeFirst(held.count - keep)
+        return released[...]
+      }
+      released += held[..<at.lowerBound]
+      guard let newline = held[at.upperBound...].firstIndex(of: 0x0A) else {
+        held.removeFirst(at.lowerBound)
+        return released[...]
+      }
+      let number = Int(String(decoding: held[at.upperBound..<newline], as: UTF8.self)) ?? 0
+      if number > recordsRelayed {
+        held.removeFirst(at.lowerBound)
+        return released[...]
+      }
+      held.removeFirst(newline + 1)
+    }
+  }
+
+  /// Everything held, its markers left out: the output's end.
+  mutating func rest() -> ArraySlice<UInt8> {
+    let released = release(recordsRelayed: .max)
+    defer { held = [] }
+    return (Array(released) + held)[...]
   }
 }

@@ -114,14 +114,60 @@ final class ChildProcess {
 
   /// Waits for the process to end and closes the read end of its output pipe.
   func waitForExit() -> ProcessEnding {
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    close(output)
-    return ProcessEnding(waitStatus: status)
+    // A blocking wait returns only once the process is reaped.
+    let ending = self.ending(waiting: true) ?? .exited(0)
+    if outputOpen {
+      outputOpen = false
+      close(output)
+    }
+    return ending
   }
 
+  private var reaped: ProcessEnding?
+  private var outputOpen = true
+
+  /// How the process ended, once it has (it is reaped then, once), waiting for that or not;
+  /// `nil` while it runs. Its output pipe stays open: a process it started may still write
+  /// there.
+  func ending(waiting: Bool) -> ProcessEnding? {
+    if let reaped { return reaped }
+    var status: Int32 = 0
+    var waited: pid_t
+    repeat { waited = waitpid(pid, &status, waiting ? 0 : WNOHANG) } while waited < 0 && errno == EINTR
+    guard waited == pid else { return nil }
+    self.reaped = ProcessEnding(waitStatus: status)
+    return self.reaped
+  }
+
+  /// A descriptor that polls readable once the process has exited (Linux's pidfd, glibc 2.36
+  /// and later), which the caller closes; `nil` where there is none: then poll with a timeout
+  /// and ask ``ending(waiting:)``.
+  func exitDescriptor() -> Int32? {
+    #if canImport(Glibc)
+    guard let open = Self.pidfdOpen else { return nil }
+    let descriptor = open(pid, 0)
+    guard descriptor >= 0 else { return nil }
+    _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+    return descriptor
+    #else
+    return nil
+    #endif
+  }
+
+  /// The read end of the output pipe, made non-blocking: a read returns what is there.
+  func readOutputWithoutBlocking() {
+    _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
+  }
+
+  #if canImport(Glibc)
+  private typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
+  /// glibc's `pidfd_open`, which Swift's Glibc module does not declare.
+  private static let pidfdOpen: PidfdOpen? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pidfd_open")
+    .map { unsafeBitCast($0, to: PidfdOpen.self) }
+  #endif
+
   /// A pipe whose ends are closed in processes this one starts, unless handed over.
-  private static func makePipe() throws -> (read: Int32, write: Int32) {
+  static func makePipe() throws -> (read: Int32, write: Int32) {
     var descriptors: [Int32] = [0, 0]
     let made = pipe(&descriptors)
     if made == 0 { for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) } }

@@ -95,14 +95,7 @@ struct LeakCheck {
 
   /// The threads of this process now, by ID; none where `/proc` is missing.
   private func threadIDs() -> [Int32] {
-    guard taskDirectory >= 0, let directory = opendir("/proc/self/task") else { return [] }
-    defer { closedir(directory) }
-    var ids: [Int32] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-      if let id = Int32(name) { ids.append(id) }
-    }
-    return ids
+    taskDirectory >= 0 ? ProcessChildren.threads(of: "self") : []
   }
 
   /// How many threads this process has: `/proc/self/task` links `.`, `..` and one
@@ -158,31 +151,9 @@ struct LeakCheck {
     var info = siginfo_t()
     // Fails with ECHILD when this process has no child at all: the usual case, one call.
     guard waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return [] }
-    let children = Set(childIDs().filter(Self.isRunning)).subtracting(knownChildren).sorted()
+    let children = Set(ProcessChildren.running(of: "self", threads: threadIDs())).subtracting(knownChildren).sorted()
     knownChildren.formUnion(children)
-    return children.map { "\($0) (\(Self.command(of: $0)))" }
-  }
-
-  /// Whether a process has not exited (it is no zombie).
-  private static func isRunning(_ process: Int32) -> Bool {
-    let stat = (try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8)) ?? ""
-    guard let state = stat.split(separator: ")").last?.split(separator: " ").first else { return false }
-    return state != "Z" && state != "X"
-  }
-
-  /// The children of every thread of this process.
-  private func childIDs() -> [Int32] {
-    threadIDs().flatMap { thread in
-      ((try? String(contentsOfFile: "/proc/self/task/\(thread)/children", encoding: .utf8)) ?? "")
-        .split(separator: " ").compactMap { Int32($0) }
-    }
-  }
-
-  /// A process's command line, its arguments joined by spaces.
-  private static func command(of process: Int32) -> String {
-    let data = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(process)/cmdline"))) ?? Data()
-    let command = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ")
-    return command.isEmpty ? "unknown command" : command
+    return children.map(ProcessChildren.described)
   }
 }
 

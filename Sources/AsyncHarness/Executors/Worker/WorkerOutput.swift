@@ -119,6 +119,7 @@ struct OutputBuffer {
 
   /// How many bytes at the end start a UTF-8 character that is not complete yet.
   private func incompleteSuffixLength(_ bytes: [UInt8]) -> Int {
+    guard !bytes.isEmpty else { return 0 }
     for back in 1...min(3, bytes.count) {
       let byte = bytes[bytes.count - back]
       if byte & 0xC0 == 0x80 { continue }

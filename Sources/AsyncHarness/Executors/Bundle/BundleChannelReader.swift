@@ -1,0 +1,172 @@
+/// What one record of a test bundle's channel says about the tests it runs, whichever
+/// testing library runs them.
+enum BundleNote: Equatable {
+  /// A test began, by its ID as the bundle lists it (``ExistingTest/id``).
+  case started(String)
+  /// The test running recorded an issue; one without a location is at the test's declaration.
+  case issue(Issue)
+  /// The test running ended: skipped with `skipReason` when that is set, after `seconds`
+  /// when the library says.
+  case ended(skipReason: String?, seconds: Double?)
+}
+
+/// How a worker of one testing library is started, and how the records its library writes
+/// on the worker's private channel are read. The channel is a pipe handed over as
+/// descriptor 3; the preloaded library (``BundleChannelLibrary``) moves it out of the tests'
+/// reach and writes each record there whole, just after a numbered marker line on the
+/// bundle's standard output (``MarkedOutput``). The tests' standard output and standard error
+/// are only their output, and nothing they print is read as the library's words.
+///
+/// - XCTest: `<bundle> Module.Class/a,Module.Class/b`; the library's observer writes a record
+///   for each test's start, each failure (its file and line, or a thrown error), and its end
+///   with XCTest's own outcome. The verdict is XCTest's: a test XCTest failed without telling
+///   its observers of a failure still fails.
+/// - Swift Testing: `<bundle> --testing-library swift-testing --filter '^(id1|id2)$'
+///   --no-parallel --verbosity <Int.min> --event-stream-output-path /dev/fd/3
+///   --event-stream-version 0`: Swift Testing's own event stream (``SwiftTestingRecord``), each
+///   record written on the thread that posts its event, and no console output of its own (the
+///   lowest verbosity). `--no-parallel` runs one test at a time, so a crash is the one test
+///   started and not ended.
+enum BundleChannelReader {
+  /// An XCTest worker's reader: the failures the running test's observer told so far.
+  case xctest(failuresTold: Int)
+  case swiftTesting
+
+  /// A reader for `library`'s records.
+  init(_ library: ExistingTest.Library) {
+    self = library == .xctest ? .xctest(failuresTold: 0) : .swiftTesting
+  }
+
+  /// The library's name in messages.
+  var libraryName: String {
+    if case .xctest = self { "XCTest" } else { "Swift Testing" }
+  }
+
+  /// Whether the library prints lines of its own for each test on standard output (XCTest
+  /// does: ``XCTestOwnLines``).
+  var printsOwnLines: Bool {
+    if case .xctest = self { true } else { false }
+  }
+
+  /// The exit statuses of a worker that ran every test it found: XCTest's 0 and 1 (a
+  /// failure), and Swift Testing's 69 too (no test matched the filter).
+  var statusesOfACompleteRun: [Int32] {
+    if case .xctest = self { [0, 1] } else { [0, 1, 69] }
+  }
+
+  /// The most bytes of test IDs one worker's list holds. The list is one argument, and Linux
+  /// takes at most 128 KiB in one (`MAX_ARG_STRLEN`); Swift Testing's filter escapes each
+  /// ID, which can double it.
+  static let listLimit = 48 * 1024
+
+  /// The arguments of the bundle running `tests` in order.
+  func arguments(running tests: [ExistingTest]) -> [String] {
+    guard case .swiftTesting = self else { return [tests.map(\.id).joined(separator: ",")] }
+    let filter = "^(" + tests.map { Self.escaped($0.id) }.joined(separator: "|") + ")$"
+    return ["--testing-library", "swift-testing", "--filter", filter, "--no-parallel", "--verbosity", String(Int.min),
+            "--event-stream-output-path", "/dev/fd/\(BundleChannelLibrary.channelDescriptor)",
+            "--event-stream-version", "0"]
+  }
+
+  /// The variables the bundle's library is run with, as `swift test` runs it: `NO_COLOR=1`
+  /// for Swift Testing.
+  var environment: [String: String] {
+    if case .swiftTesting = self { ["NO_COLOR": "1"] } else { [:] }
+  }
+
+  /// `text` with every character a regular expression gives a meaning to escaped.
+  static func escaped(_ text: String) -> String {
+    String(text.flatMap { "\\^$.|?*+()[]{}".contains($0) ? ["\\", $0] : [$0] })
+  }
+
+  /// Reads one record of the channel (a line without its newline). A line that is not a
+  /// record says nothing.
+  mutating func read(_ line: ArraySlice<UInt8>) -> [BundleNote] {
+    switch self {
+    case .xctest(var failuresTold):
+      defer { self = .xctest(failuresTold: failuresTold) }
+      guard let value = JSONValue.parse(line), let record = try? JSONFields(value),
+        let kind = try? record.string("record"), let test = try? record.string("test")
+      else { return [] }
+      switch kind {
+      case "started":
+        failuresTold = 0
+        return [.started(test)]
+      case "issue":
+        failuresTold += 1
+        return [.issue(Self.issue(record, of: test))]
+      case "ended":
+        let outcome = (try? record.string("outcome")) ?? "failed"
+        let seconds = try? record.number("duration", as: Double.self)
+        if outcome == "skipped" { return [.ended(skipReason: (try? record.string("skipReason")) ?? "", seconds: seconds)] }
+        let counted = (try? record.number("failures", as: Int.self)) ?? 0
+        var notes: [BundleNote] = []
+        // The verdict is XCTest's: failures it counted and never told of fail the test too.
+        if counted > failuresTold || (outcome == "failed" && failuresTold == 0) {
+          let untold = max(counted - failuresTold, 1)
+          notes.append(.issue(Issue(kind: .expectationFailed,
+                                    message: "XCTest counted \(untold) more failure(s) than it reported to its observers")))
+        }
+        return notes + [.ended(skipReason: nil, seconds: seconds)]
+      default:
+        return []
+      }
+    case .swiftTesting:
+      guard let record = try? SwiftTestingRecord(line: line), record.kind == "event",
+        let id = record.payload.testID
+      else { return [] }
+      switch record.payload.kind {
+      case "testStarted": return [.started(id)]
+      case "testSkipped": return [.started(id), .ended(skipReason: record.payload.skipReason ?? "", seconds: 0)]
+      case "issueRecorded": return record.payload.recordedIssue.map { [.issue($0)] } ?? []
+      case "testEnded": return [.ended(skipReason: nil, seconds: nil)]
+      default: return []
+      }
+    }
+  }
+
+  /// An XCTest failure as an issue: a thrown error at the test, an assertion at its file and
+  /// line (the file's module is the test's, `Module` of `Module.Class/method`).
+  private static func issue(_ record: JSONFields, of test: String) -> Issue {
+    let message = (try? record.string("message")) ?? "a failure"
+    if record.optional("thrown") != nil {
+      return Issue(kind: .errorThrown, message: message, sourceLocation: nil)
+    }
+    guard let file = try? record.string("file") else {
+      return Issue(kind: .expectationFailed, message: message, sourceLocation: nil)
+    }
+    let module = test.prefix { $0 != "." && $0 != "/" }
+    let name = file.split(separator: "/").last.map(String.init) ?? file
+    return Issue(kind: .expectationFailed, message: message, sourceLocation: SourceLocation(
+      fileID: "\(module)/\(name)", filePath: file, line: (try? record.number("line", as: Int.self)) ?? 0, column: 1))
+  }
+}
+
+/// XCTest's own lines for a test on the bundle's standard output (`Test Case 'C.m' started
+/// at …`, `… passed (0.001 seconds)`, `PATH:LINE: error: C.m : …`, `PATH:LINE: C.m : Test
+/// skipped - …`), which the harness hears on the channel instead: left out of the test's
+/// captured output so that reports do not show them twice. Only what a test's output shows
+/// depends on this; no verdict, name or count does.
+struct XCTestOwnLines {
+  private let started: String
+  private let ended: String
+  private let failure: String
+  private let skip: String
+
+  /// The lines of the test `Module.Class/method`, which XCTest names `Class.method`.
+  init(of test: String) {
+    let parts = test.split(separator: "/", maxSplits: 1)
+    let className = parts.first.map { $0.split(separator: ".").last.map(String.init) ?? String($0) } ?? test
+    let name = "\(className).\(parts.count > 1 ? String(parts[1]) : "")"
+    started = "Test Case '\(name)' started at "
+    ended = "Test Case '\(name)' "
+    failure = ": error: \(name) : "
+    skip = ": \(name) : Test skipped"
+  }
+
+  /// Whether `line` is one of XCTest's own for the test.
+  func contains(_ line: Substring) -> Bool {
+    line.hasPrefix(started) || (line.hasPrefix(ended) && line.hasSuffix(" seconds)"))
+      || line.contains(failure) || line.contains(skip)
+  }
+}

@@ -1,0 +1,255 @@
+// The library `harness test` preloads (LD_PRELOAD) into a package's own test bundle, so that
+// it hears each testing library on a descriptor that only it reads, never from what tests
+// print. It is not compiled into AsyncHarness: the harness embeds this file and compiles it
+// with the package's own toolchain (`swiftc -emit-library`) the first time it runs the
+// package's tests (BundleChannelLibrary.swift). It imports nothing of AsyncHarness, so a
+// bundle that links AsyncHarness itself never sees a second copy of it.
+//
+// At load time, before `main`, a constructor reads the variables the harness set and removes
+// them (and this library from LD_PRELOAD), so that test code and the processes it starts never
+// see them, moves the channel above descriptor 100, close-on-exec, and puts standard output in
+// line buffering (what a test prints just before it crashes is not lost in a buffer). Each
+// record goes to the channel whole, just after a numbered marker line written to standard
+// output (after what the tests printed so far), so that the harness cuts the output into
+// tests exactly, whatever the tests print:
+// - XCTest: an `XCTestObservation` observer writes one JSON record a line for each test's
+//   start, each failure with its file and line, and its end with XCTest's own outcome.
+// - Swift Testing writes its own event stream, to the path the harness names
+//   (`--event-stream-output-path /dev/fd/3`): this library's `fopen` hands it a stream whose
+//   lines become records, written on the thread that posts each event. Any other `fopen` is
+//   the C library's. Should Swift Testing not open the path through `fopen`, it opens the
+//   descriptor itself and its records come without markers.
+#if os(Linux)
+import Glibc
+import Synchronization
+import XCTest
+
+/// The variables `harness test` sets for this library; keep in step with BundleChannelLibrary.swift.
+private enum Variable {
+  static let channel = "ASYNC_HARNESS_BUNDLE_CHANNEL"
+  static let library = "ASYNC_HARNESS_BUNDLE_LIBRARY"
+  static let marker = "ASYNC_HARNESS_BUNDLE_MARKER"
+  static let preload = "ASYNC_HARNESS_BUNDLE_PRELOAD"
+}
+
+@used @section(".init_array")
+private let load: @convention(c) () -> Void = { BundleChannel.load() }
+
+private enum BundleChannel {
+  /// The channel's writer: set at load time, before any other thread runs, and only read after.
+  nonisolated(unsafe) static var writer: ChannelWriter?
+  /// The path Swift Testing's stream is opened at, until it is.
+  static let streamPath = Mutex<String?>(nil)
+
+  static func load() {
+    guard let channelText = take(Variable.channel), let inherited = Int32(channelText) else { return }
+    let library = take(Variable.library)
+    let marker = take(Variable.marker) ?? ""
+    if let preload = take(Variable.preload) { removeFromPreload(preload) }
+    setvbuf(stdout, nil, _IOLBF, 0)
+    // Close-on-exec where it is, for a Swift Testing that opens it itself; and above 100.
+    _ = fcntl(inherited, F_SETFD, FD_CLOEXEC)
+    let channel = fcntl(inherited, F_DUPFD_CLOEXEC, 100)
+    guard channel >= 0 else { return }
+    let writer = ChannelWriter(channel: channel, marker: marker)
+    if library == "xctest" {
+      close(inherited)
+      XCTestObservationCenter.shared.addTestObserver(ChannelObserver(writer: writer))
+    } else {
+      streamPath.withLock { $0 = "/dev/fd/\(inherited)" }
+    }
+    self.writer = writer
+  }
+
+  /// The variable's value, removed from the environment.
+  private static func take(_ name: String) -> String? {
+    guard let value = getenv(name) else { return nil }
+    defer { unsetenv(name) }
+    return String(cString: value)
+  }
+
+  /// Removes `path` from LD_PRELOAD, so that processes the tests start do not load it.
+  private static func removeFromPreload(_ path: String) {
+    guard let value = getenv("LD_PRELOAD") else { return }
+    let rest = String(cString: value).split(whereSeparator: { $0 == ":" || $0 == " " }).filter { $0 != path }
+    if rest.isEmpty { unsetenv("LD_PRELOAD") } else { setenv("LD_PRELOAD", rest.joined(separator: ":"), 1) }
+  }
+
+  /// Swift Testing's event stream: a stream whose lines the writer sends as records, and the
+  /// descriptor it would have opened closed. `nil` for any other path.
+  static func stream(at path: UnsafePointer<CChar>) -> UnsafeMutablePointer<FILE>? {
+    let opened = streamPath.withLock { streamPath -> String? in
+      guard let expected = streamPath, String(cString: path) == expected else { return nil }
+      streamPath = nil
+      return expected
+    }
+    guard let opened, writer != nil else { return nil }
+    if let descriptor = Int32(opened.dropFirst("/dev/fd/".count)) { close(descriptor) }
+    var functions = cookie_io_functions_t()
+    functions.write = { _, bytes, count in
+      guard let bytes, let writer = BundleChannel.writer else { return count }
+      writer.sendLines(UnsafeRawBufferPointer(start: bytes, count: count))
+      return count
+    }
+    return fopencookie(nil, "w", functions)
+  }
+
+  typealias Open = @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> UnsafeMutablePointer<FILE>?
+  /// The C library's `fopen` and `fopen64`.
+  static let nextOpen = dlsym(UnsafeMutableRawPointer(bitPattern: -1), "fopen").map { unsafeBitCast($0, to: Open.self) }
+  static let nextOpen64 = dlsym(UnsafeMutableRawPointer(bitPattern: -1), "fopen64").map { unsafeBitCast($0, to: Open.self) }
+}
+
+/// `fopen`, as this process calls it: Swift Testing's stream, or the C library's.
+@_cdecl("fopen")
+public func asyncHarnessOpen(_ path: UnsafePointer<CChar>?, _ mode: UnsafePointer<CChar>?) -> UnsafeMutablePointer<FILE>? {
+  if let path, let stream = BundleChannel.stream(at: path) { return stream }
+  return BundleChannel.nextOpen?(path, mode)
+}
+
+/// `fopen64`, as this process calls it: Swift Testing's stream, or the C library's.
+@_cdecl("fopen64")
+public func asyncHarnessOpen64(_ path: UnsafePointer<CChar>?, _ mode: UnsafePointer<CChar>?) -> UnsafeMutablePointer<FILE>? {
+  if let path, let stream = BundleChannel.stream(at: path) { return stream }
+  return BundleChannel.nextOpen64?(path, mode)
+}
+
+/// Writes records to the channel, each after its numbered marker on standard output.
+private final class ChannelWriter: Sendable {
+  private let channel: Int32
+  private let marker: String
+  /// The records written so far, and the start of a record written in parts.
+  private let state = Mutex((records: 0, partial: [UInt8]()))
+
+  init(channel: Int32, marker: String) {
+    self.channel = channel
+    self.marker = marker
+  }
+
+  /// Sends a record (one line, without its newline).
+  func send(_ record: String) {
+    state.withLock { state in send(Array(record.utf8)[...], records: &state.records) }
+  }
+
+  /// Sends each whole line of what a stream wrote, keeping a line's start until its end.
+  func sendLines(_ bytes: UnsafeRawBufferPointer) {
+    state.withLock { state in
+      state.partial += bytes
+      while let newline = state.partial.firstIndex(of: 0x0A) {
+        send(state.partial[..<newline], records: &state.records)
+        state.partial.removeFirst(newline + 1)
+      }
+    }
+  }
+
+  /// Writes the next marker to standard output (after what the tests printed), then the
+  /// record to the channel, each whole.
+  private func send(_ record: ArraySlice<UInt8>, records: inout Int) {
+    records += 1
+    // Standard output only: flushing every stream would flush Swift Testing's, which is this.
+    fflush(stdout)
+    writeWhole(Array("\u{1}\(marker) \(records)\n".utf8)[...], to: 1)
+    writeWhole(record + [0x0A], to: channel)
+  }
+
+  private func writeWhole(_ bytes: ArraySlice<UInt8>, to descriptor: Int32) {
+    var bytes = bytes
+    while !bytes.isEmpty {
+      let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+      if written < 0 && errno == EINTR { continue }
+      guard written > 0 else { return }
+      bytes = bytes.dropFirst(written)
+    }
+  }
+}
+
+/// Writes each XCTest test's start, failures and end to the channel.
+private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
+  private let writer: ChannelWriter
+  /// The unexpected errors of the running test seen so far.
+  private let thrownSeen = Mutex(0)
+
+  init(writer: ChannelWriter) {
+    self.writer = writer
+  }
+
+  func testCaseWillStart(_ testCase: XCTestCase) {
+    thrownSeen.withLock { $0 = 0 }
+    send(#"{"record":"started","test":\#(quoted(id(of: testCase)))}"#)
+  }
+
+  func testCase(_ testCase: XCTestCase, didFailWithDescription description: String, inFile filePath: String?,
+                atLine lineNumber: Int) {
+    // XCTest counts an unexpected error before it tells observers: a new one is a thrown error.
+    let unexpected = testCase.testRun?.unexpectedExceptionCount ?? 0
+    let thrown = thrownSeen.withLock { seen in
+      defer { seen = max(seen, unexpected) }
+      return unexpected > seen
+    }
+    var record = #"{"record":"issue","test":\#(quoted(id(of: testCase))),"message":\#(quoted(description))"#
+    if thrown {
+      record += #","thrown":true"#
+    } else if let filePath {
+      record += #","file":\#(quoted(filePath)),"line":\#(lineNumber)"#
+    }
+    send(record + "}")
+  }
+
+  func testCaseDidFinish(_ testCase: XCTestCase) {
+    let run = testCase.testRun
+    let outcome = run?.hasBeenSkipped == true ? "skipped" : run?.hasSucceeded == true ? "passed" : "failed"
+    var record = #"{"record":"ended","test":\#(quoted(id(of: testCase))),"outcome":"\#(outcome)""#
+    record += #","duration":\#(run?.totalDuration ?? 0),"failures":\#(run?.totalFailureCount ?? 0)"#
+    if outcome == "skipped" {
+      let skip = Self.skip(of: testCase)
+      record += #","skipReason":\#(quoted(skip.reason))"#
+      if let file = skip.file, let line = skip.line { record += #","file":\#(quoted(file)),"line":\#(line)"# }
+    }
+    send(record + "}")
+  }
+
+  /// `Module.Class/method`, as the bundle lists the test.
+  private func id(of testCase: XCTestCase) -> String {
+    let method = testCase.name.split(separator: ".").last.map(String.init) ?? testCase.name
+    return "\(String(reflecting: type(of: testCase)))/\(method)"
+  }
+
+  /// The reason and place of an `XCTSkip`, which XCTest keeps in a private property of the
+  /// test case and tells no public observer: read by reflection, empty when not found.
+  private static func skip(of testCase: XCTestCase) -> (reason: String, file: String?, line: Int?) {
+    var mirror: Mirror? = Mirror(reflecting: testCase)
+    while let current = mirror {
+      if let skip = current.descendant("skip") as? XCTSkip {
+        let location = Mirror(reflecting: skip).descendant("sourceLocation").flatMap { Mirror(reflecting: $0).children.first?.value }
+        let file = location.flatMap { Mirror(reflecting: $0).descendant("file") as? String }
+        let line = location.flatMap { Mirror(reflecting: $0).descendant("line") as? Int }
+        return (skip.message ?? "", file, line)
+      }
+      mirror = current.superclassMirror
+    }
+    return ("", nil, nil)
+  }
+
+  private func send(_ record: String) {
+    writer.send(record)
+  }
+
+  /// `text` as a JSON string.
+  private func quoted(_ text: String) -> String {
+    var quoted = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": quoted += "\\\""
+      case "\\": quoted += "\\\\"
+      case "\n": quoted += "\\n"
+      case "\r": quoted += "\\r"
+      case "\t": quoted += "\\t"
+      case _ where scalar.value < 0x20: quoted += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+        + String(scalar.value, radix: 16)
+      default: quoted.unicodeScalars.append(scalar)
+      }
+    }
+    return quoted + "\""
+  }
+}
+#endif

@@ -1,0 +1,134 @@
+@testable import AsyncHarness
+import XCTest
+
+/// A test bundle's private channel read into notes: Swift Testing's own event records (real
+/// lines of the fixture Tests/Fixtures/ExistingTests, Swift 6.3.1) and the XCTest observer's
+/// records; the invocation that selects exactly the tests asked for; the output cut at the
+/// observer's markers; and XCTest's own lines left out of a test's output.
+final class BundleChannelReaderTests: XCTestCase {
+  private static let parameterized = "LedgerTests.LedgerSuite/parameterized(amount:)/LedgerSwiftTests.swift:38:4"
+
+  func testSwiftTestingRecordsBecomeStartsIssuesSkipsAndEnds() {
+    var reader = BundleChannelReader(.swiftTesting)
+    let read = { (line: String) in reader.read(Array(line.utf8)[...]) }
+    XCTAssertEqual(read(#"{"kind":"event","payload":{"instant":{"absolute":1,"since1970":2},"kind":"testStarted","messages":[],"testID":"LedgerTests.LedgerSuite\/parameterized(amount:)\/LedgerSwiftTests.swift:38:4"},"version":0}"#),
+                   [.started(Self.parameterized)])
+    XCTAssertEqual(read(#"{"kind":"event","payload":{"_comments":["amount 2"],"_testCase":{"displayName":"2","id":"Parameterized test case ID"},"instant":{"absolute":1,"since1970":2},"issue":{"isKnown":false,"sourceLocation":{"column":5,"fileID":"LedgerTests\/LedgerSwiftTests.swift","line":41}},"kind":"issueRecorded","messages":[{"symbol":"fail","text":"Expectation failed: (ledger.balance → 2) != 2"},{"symbol":"details","text":"amount 2"}],"testID":"LedgerTests.LedgerSuite\/parameterized(amount:)\/LedgerSwiftTests.swift:38:4"},"version":0}"#),
+                   [.issue(Issue(kind: .expectationFailed,
+                                 message: "Expectation failed: (ledger.balance → 2) != 2 - amount 2 (arguments: 2)",
+                                 sourceLocation: SourceLocation(fileID: "LedgerTests/LedgerSwiftTests.swift",
+                                                                filePath: "LedgerTests/LedgerSwiftTests.swift", line: 41,
+                                                                column: 5)))])
+    XCTAssertEqual(read(#"{"kind":"event","payload":{"instant":{"absolute":1,"since1970":2},"kind":"testEnded","messages":[],"testID":"LedgerTests.LedgerSuite\/parameterized(amount:)\/LedgerSwiftTests.swift:38:4"},"version":0}"#),
+                   [.ended(skipReason: nil, seconds: nil)])
+    XCTAssertEqual(read(#"{"kind":"event","payload":{"_comments":["not on this machine"],"instant":{"absolute":1,"since1970":2},"kind":"testSkipped","messages":[],"testID":"LedgerTests.LedgerSuite\/disabled()\/LedgerSwiftTests.swift:28:4"},"version":0}"#),
+                   [.started("LedgerTests.LedgerSuite/disabled()/LedgerSwiftTests.swift:28:4"),
+                    .ended(skipReason: "not on this machine", seconds: 0)])
+    XCTAssertEqual(read(#"{"kind":"event","payload":{"instant":{"absolute":1,"since1970":2},"kind":"runEnded","messages":[]},"version":0}"#), [])
+    XCTAssertEqual(read(#"{"kind":"almost a record"}"#), [])
+  }
+
+  func testXCTestRecordsBecomeStartsFailuresSkipsAndEndsWithXCTestsOwnOutcome() {
+    var reader = BundleChannelReader(.xctest)
+    let read = { (line: String) in reader.read(Array(line.utf8)[...]) }
+    let test = "LedgerTests.BalanceXCTests/testTwoFailuresInOneTest"
+    XCTAssertEqual(read(#"{"record":"started","test":"\#(test)"}"#), [.started(test)])
+    XCTAssertEqual(read(#"{"record":"issue","test":"\#(test)","message":"XCTAssertTrue failed - first","file":"/p/LedgerXCTests.swift","line":53}"#),
+                   [.issue(Issue(kind: .expectationFailed, message: "XCTAssertTrue failed - first",
+                                 sourceLocation: SourceLocation(fileID: "LedgerTests/LedgerXCTests.swift",
+                                                                filePath: "/p/LedgerXCTests.swift", line: 53, column: 1)))])
+    XCTAssertEqual(read(#"{"record":"ended","test":"\#(test)","outcome":"failed","duration":0.25,"failures":1}"#),
+                   [.ended(skipReason: nil, seconds: 0.25)])
+    XCTAssertEqual(read(#"{"record":"started","test":"M.C/testThrows"}"#), [.started("M.C/testThrows")])
+    XCTAssertEqual(read(#"{"record":"issue","test":"M.C/testThrows","message":"threw error \"E\"","thrown":true}"#),
+                   [.issue(Issue(kind: .errorThrown, message: #"threw error "E""#, sourceLocation: nil))])
+    XCTAssertEqual(read(#"{"record":"ended","test":"M.C/testThrows","outcome":"failed","duration":0,"failures":1}"#),
+                   [.ended(skipReason: nil, seconds: 0)])
+    XCTAssertEqual(read(#"{"record":"started","test":"M.C/testSkips"}"#), [.started("M.C/testSkips")])
+    XCTAssertEqual(read(#"{"record":"ended","test":"M.C/testSkips","outcome":"skipped","duration":0,"failures":0,"skipReason":"not here"}"#),
+                   [.ended(skipReason: "not here", seconds: 0)])
+    XCTAssertEqual(read("Test Case 'C.testX' passed (0.001 seconds)"), [], "only records are read")
+  }
+
+  func testAnXCTestFailedWithoutATellingFailureStillFails() {
+    var reader = BundleChannelReader(.xctest)
+    _ = reader.read(Array(#"{"record":"started","test":"M.C/testX"}"#.utf8)[...])
+    let untold = Issue(kind: .expectationFailed, message: "XCTest counted 1 more failure(s) than it reported to its observers")
+    XCTAssertEqual(reader.read(Array(#"{"record":"ended","test":"M.C/testX","outcome":"failed","duration":0,"failures":0}"#.utf8)[...]),
+                   [.issue(untold), .ended(skipReason: nil, seconds: 0)])
+    _ = reader.read(Array(#"{"record":"started","test":"M.C/testY"}"#.utf8)[...])
+    XCTAssertEqual(reader.read(Array(#"{"record":"ended","test":"M.C/testY","outcome":"passed","duration":0,"failures":1}"#.utf8)[...]),
+                   [.issue(untold), .ended(skipReason: nil, seconds: 0)])
+  }
+
+  func testTheFilterSelectsExactlyTheTestsAskedForByTheirEscapedIDsAndTheStreamGoesToTheChannel() {
+    let test = ExistingTest(library: .swiftTesting, suite: "LedgerTests.LedgerSuite", name: "parameterized(amount:)",
+                            id: Self.parameterized, isParameterized: true)
+    var free = test
+    free.id = "LedgerTests.freeFunction()/LedgerSwiftTests.swift:118:2"
+    XCTAssertEqual(BundleChannelReader(.swiftTesting).arguments(running: [test, free]), [
+      "--testing-library", "swift-testing", "--filter",
+      #"^(LedgerTests\.LedgerSuite/parameterized\(amount:\)/LedgerSwiftTests\.swift:38:4|LedgerTests\.freeFunction\(\)/LedgerSwiftTests\.swift:118:2)$"#,
+      "--no-parallel", "--verbosity", "-9223372036854775808", "--event-stream-output-path", "/dev/fd/3",
+      "--event-stream-version", "0",
+    ])
+    XCTAssertEqual(BundleChannelReader(.swiftTesting).environment, ["NO_COLOR": "1"])
+    let xctest = ExistingTest(library: .xctest, suite: "M.C", name: "testA", id: "M.C/testA", isParameterized: false)
+    var other = xctest
+    other.id = "M.C/testB"
+    XCTAssertEqual(BundleChannelReader(.xctest).arguments(running: [xctest, other]), ["M.C/testA,M.C/testB"])
+  }
+
+  // MARK: Output cut at markers
+
+  func testOutputBeforeAMarkerIsHandedOutOnlyOnceItsRecordIsRelayedWhateverTheReadsCutItInto() {
+    let marked = "A\n\u{1}M 1\nB1\nB2\n\u{1}M 2\nC\n"
+    let bytes = Array(marked.utf8)
+    // Every cut of the text into two reads gives the same pieces.
+    for cut in 0...bytes.count {
+      var output = MarkedOutput(marker: Array("\u{1}M ".utf8))
+      var beforeRecord1 = Array(output.append(bytes[..<cut], recordsRelayed: 0))
+      beforeRecord1 += output.append(bytes[cut...], recordsRelayed: 0)
+      XCTAssertEqual(String(decoding: beforeRecord1, as: UTF8.self), "A\n", "cut at \(cut)")
+      XCTAssertEqual(String(decoding: output.release(recordsRelayed: 1), as: UTF8.self), "B1\nB2\n", "cut at \(cut)")
+      XCTAssertEqual(String(decoding: output.release(recordsRelayed: 2), as: UTF8.self), "C\n", "cut at \(cut)")
+    }
+  }
+
+  func testALostMarkerLeavesTheNextOnesInStep() {
+    // Marker 1 never reached the output (a test had redirected it): marker 2 still cuts.
+    var output = MarkedOutput(marker: Array("\u{1}M ".utf8))
+    XCTAssertEqual(String(decoding: output.append(Array("A\n".utf8)[...], recordsRelayed: 0), as: UTF8.self), "A\n")
+    XCTAssertEqual(String(decoding: output.append(Array("B\n\u{1}M 2\nC".utf8)[...], recordsRelayed: 1), as: UTF8.self), "B\n")
+    XCTAssertEqual(String(decoding: output.release(recordsRelayed: 2), as: UTF8.self), "C")
+    // A marker of a record already relayed is dropped as it is read.
+    XCTAssertEqual(String(decoding: output.append(Array("\u{1}M 2\nD\n".utf8)[...], recordsRelayed: 2), as: UTF8.self), "D\n")
+    XCTAssertEqual(String(decoding: output.append(Array("\u{1}M".utf8)[...], recordsRelayed: 2), as: UTF8.self), "")
+    XCTAssertEqual(String(decoding: output.rest(), as: UTF8.self), "\u{1}M", "the end is handed out whole")
+  }
+
+  func testOutputWithoutMarkersIsHandedOutAsRead() {
+    var output = MarkedOutput(marker: Array("\u{1}M ".utf8))
+    XCTAssertEqual(String(decoding: output.append(Array("A\u{1}N 1\nB".utf8)[...], recordsRelayed: 0), as: UTF8.self),
+                   "A\u{1}N 1\nB")
+  }
+
+  func testXCTestsOwnLinesOfTheTestAreKnownAndATestsOwnOutputIsNot() {
+    let own = XCTestOwnLines(of: "LedgerTests.LedgerXCTests/testPrints")
+    for line in [
+      "Test Case 'LedgerXCTests.testPrints' started at 2026-11-25 23:06:46.743",
+      "Test Case 'LedgerXCTests.testPrints' passed (0.001 seconds)",
+      "/p/LedgerXCTests.swift:17: error: LedgerXCTests.testPrints : XCTAssertEqual failed",
+      "<EXPR>:0: error: LedgerXCTests.testPrints : threw error \"E\"",
+      "/p/LedgerXCTests.swift:25: LedgerXCTests.testPrints : Test skipped - not here",
+    ] {
+      XCTAssertTrue(own.contains(line[...]), line)
+    }
+    for line in [
+      "stdout line from testPrints", "Test Case 'LedgerXCTests.testOther' passed (0.001 seconds)",
+      "Test Case 'LedgerXCTests.testPrints' passed", "Test Suite 'LedgerXCTests' passed at 2026-11-25 23:06:46.743",
+    ] {
+      XCTAssertFalse(own.contains(line[...]), line)
+    }
+  }
+}
