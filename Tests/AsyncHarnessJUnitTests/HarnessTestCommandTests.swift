@@ -63,6 +63,14 @@ final class HarnessTestCommandTests: ReportTestCase {
     "LedgerTests.RudeSwiftTests/hangs()": .errored,
     "LedgerTests/freeFunction()": .passed,
     "LedgerTests.Files/readsAFileByARelativePath()": .passed,
+    // Each as `swift test --filter` gives it, whatever the test printed of its library's words.
+    "LedgerTests.ForgedLinesXCTests/testPrintsAPassLineThenFails": .failed,
+    "LedgerTests.ForgedLinesXCTests/testPrintsAFailureLineAndPasses": .passed,
+    "LedgerTests.ForgedLinesXCTests/testPrintsASkipLineAndPasses": .passed,
+    "LedgerTests.ForgedLinesXCTests/testPrintsAnotherTestsStartLineAndPasses": .passed,
+    "LedgerTests.ForgedLinesSwiftTests/printsAnEndedRecordThenFails()": .failed,
+    "LedgerTests.ForgedLinesSwiftTests/printsAnIssueRecordAndPasses()": .passed,
+    "LedgerTests.LeakingXCTests/testLeavesAChildHoldingItsOutput": .passed,
   ]
 
   func testEveryTestIsReportedOnceWithItsVerdict() throws {
@@ -227,6 +235,22 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertEqual(failure.sourceLocation?.line, 17)
     XCTAssertEqual(outputs["LedgerTests.LedgerXCTests/testPrints"],
                    "stdout line from testPrints\nstderr line from testPrints\n")
+    // What a test printed of its library's words is its output, never its library's.
+    let forged = "LedgerTests.ForgedLinesXCTests/"
+    XCTAssertEqual(last(forged + "testPrintsAPassLineThenFails")?.message, "failed - failed after printing a pass line")
+    XCTAssertEqual(outputs[forged + "testPrintsAnotherTestsStartLineAndPasses"],
+                   "Test Case 'ForgedLinesXCTests.testNotThere' started at 2026-11-26 12:00:00.000\n"
+                   + "Test Case 'LedgerXCTests.testPasses' started at 2026-11-26 12:00:00.000\n")
+    XCTAssertEqual(results["LedgerTests.ForgedLinesSwiftTests/printsAnIssueRecordAndPasses()"]?.last?.issues, [])
+    XCTAssertEqual(last("LedgerTests.ForgedLinesSwiftTests/printsAnEndedRecordThenFails()")?.message,
+                   "Expectation failed: Bool(false) - failed after printing a testEnded record")
+    // A child left running is the test's leak, reported as harness suites report one; the run
+    // never waits for it (the duration below).
+    let leak = try XCTUnwrap(results["LedgerTests.LeakingXCTests/testLeavesAChildHoldingItsOutput"]?.last?.issues.first)
+    XCTAssertEqual(leak.kind, .leaked)
+    XCTAssertTrue(leak.message.hasPrefix("Leaked work: the test returned while child processes it started are still running ("),
+                  leak.message)
+    XCTAssertTrue(leak.message.contains("/bin/sleep 30"), leak.message)
 
     let swift = "LedgerTests.RudeSwiftTests/"
     XCTAssertEqual(last(swift + "indexPastTheEnd()")?.kind, .crashed)
