@@ -71,10 +71,52 @@ final class HarnessTestCommandTests: ReportTestCase {
     "LedgerTests.ForgedLinesSwiftTests/printsAnEndedRecordThenFails()": .failed,
     "LedgerTests.ForgedLinesSwiftTests/printsAnIssueRecordAndPasses()": .passed,
     "LedgerTests.LeakingXCTests/testLeavesAChildHoldingItsOutput": .passed,
+    "LedgerTests.OnlyInParallel/meetsTheOtherOne()": .passed,
+    "LedgerTests.OnlyInParallel/meetsTheOtherTwo()": .passed,
+    "LedgerTests.InItsOrder/first()": .passed,
+    "LedgerTests.InItsOrder/second()": .passed,
+    "LedgerTests.OtherEnds/exitTestPasses()": .passed,
+    "LedgerTests.OtherEnds/recordsAWarning()": .passed,
+    "LedgerTests.OtherEnds/cancelsItself()": .skipped,
+    "LedgerTests.OtherEnds/crashesForTwo(value:)": .errored,
+  ]
+
+  /// Whether `test` fails only with EXISTING_TESTS_RUDE=1 (it crashes, exits or hangs then).
+  private static func failsOnlyWhenRude(_ test: String) -> Bool {
+    test.contains("Rude") || test.hasSuffix("crashesForTwo(value:)")
+  }
+
+  /// The tests that pass only when Swift Testing runs them as `swift test` does, side by side
+  /// or in their suite's order. In a run where a test crashes beside them they may run again
+  /// one at a time, so the rude runs only check that they end; a run without rude tests checks
+  /// their verdicts (``testSwiftTestingRunsItsTestsAsSwiftTestDoes``).
+  private static let passOnlyAsSwiftTestRunsThem: Set<String> = [
+    "LedgerTests.OnlyInParallel/meetsTheOtherOne()", "LedgerTests.OnlyInParallel/meetsTheOtherTwo()",
+    "LedgerTests.InItsOrder/second()",
   ]
 
   func testEveryTestIsReportedOnceWithItsVerdict() throws {
     try assertTheFixtureRuns([], attempts: 1)
+  }
+
+  /// Without rude tests, Swift Testing runs side by side and in a serialized suite's order, as
+  /// under `swift test`: each test gets the verdict `swift test --filter Suite` gives it.
+  func testSwiftTestingRunsItsTestsAsSwiftTestDoes() throws {
+    try Self.buildFixture()
+    let json = path("events.jsonl")
+    let run = try runToEnd(try harness(), [
+      "test", "--package-path", Self.fixture.path, "--skip-build", "--json", json,
+      "--filter", "OnlyInParallel", "--filter", "InItsOrder", "--filter", "OtherEnds",
+      "--", "--scratch-path", Self.scratch.path,
+    ], limit: 300)
+    XCTAssertEqual(run.status, 0, run.errors)
+    var verdicts: [String: Verdict] = [:]
+    for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
+      if case .testEnded(let test, let result, _) = try Event(jsonLine: line).kind { verdicts[test.path] = result.verdict }
+    }
+    var expected = Self.verdicts.filter { test in ["OnlyInParallel", "InItsOrder", "OtherEnds"].contains { test.key.contains($0) } }
+    expected["LedgerTests.OtherEnds/crashesForTwo(value:)"] = .passed  // crashes only when rude
+    XCTAssertEqual(verdicts, expected)
   }
 
   func testTwoWorkersRunTheSuitesSideBySide() throws {
@@ -175,7 +217,7 @@ final class HarnessTestCommandTests: ReportTestCase {
     let page = try XMLReader.readDocument(path("report.html"))
     let failures = page.descendants.filter { $0.attribute("class") == "failure" }
     XCTAssertEqual(Set(failures.compactMap { $0.elements(named: "h3").first?.text }),
-                   Set(Self.verdicts.filter { $0.value.isFailure && !$0.key.contains("Rude") }.keys))
+                   Set(Self.verdicts.filter { $0.value.isFailure && !Self.failsOnlyWhenRude($0.key) }.keys))
     let failure = failures.first { $0.elements(named: "h3").first?.text == "LedgerTests.LedgerXCTests/testFailsWithXCTAssert" }
     XCTAssertEqual(failure?.descendants.first { $0.attribute("class") == "location" }?.text.hasSuffix("LedgerXCTests.swift:17"), true)
   }
@@ -212,7 +254,9 @@ final class HarnessTestCommandTests: ReportTestCase {
       default: break
       }
     }
-    XCTAssertEqual(results.mapValues { $0.last!.verdict }, Self.verdicts)
+    XCTAssertEqual(results.mapValues { $0.last!.verdict }.filter { !Self.passOnlyAsSwiftTestRunsThem.contains($0.key) },
+                   Self.verdicts.filter { !Self.passOnlyAsSwiftTestRunsThem.contains($0.key) })
+    XCTAssertEqual(Set(results.keys), Set(Self.verdicts.keys))
     for (test, ends) in results {
       // One attempt, or one per retry for a test that fails every attempt.
       XCTAssertEqual(ends.count, ends.last!.verdict.isFailure ? attempts : 1, test)
@@ -283,7 +327,10 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertEqual(parameterized.map(\.message),
                    ["Expectation failed: (ledger.balance → 2) != 2 - amount 2 (arguments: 2)"])
     XCTAssertEqual(parameterized.first?.sourceLocation?.line, 41)
-    XCTAssertEqual(outputs[suite + "prints()"], "stdout line from prints()\nstderr line from prints()\n")
+    // Swift Testing runs its tests side by side: what prints() printed is its output, marked
+    // as shared when other tests ran at the same moment (it may be theirs).
+    XCTAssertEqual(outputs[suite + "prints()"]?.replacingOccurrences(of: "[shared] ", with: ""),
+                   "stdout line from prints()\nstderr line from prints()\n")
     // Names a suite repeats are numbered, each standing for its own test.
     XCTAssertEqual(last("LedgerTests.Repeats/overloaded(amount:)#01")?.message,
                    #"Expectation failed: (amount → "one") == "two" - the String overload (arguments: "one")"#)
@@ -295,11 +342,13 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertGreaterThanOrEqual(duration, Self.timeLimit * Double(attempts))
     XCTAssertLessThan(duration, (Self.timeLimit + 1) * 2 * Double(attempts) + 5)
 
+    // The report's totals are the run's own verdicts (checked above).
+    let final = results.values.map { $0.last!.verdict }
     try assertCheckerPasses(junit, [
-      "--expect-tests", String(Self.verdicts.count),
-      "--expect-failures", String(Self.verdicts.values.filter { $0 == .failed }.count),
-      "--expect-errors", String(Self.verdicts.values.filter { $0 == .errored }.count),
-      "--expect-skipped", String(Self.verdicts.values.filter { $0 == .skipped }.count),
+      "--expect-tests", String(final.count),
+      "--expect-failures", String(final.filter { $0 == .failed }.count),
+      "--expect-errors", String(final.filter { $0 == .errored }.count),
+      "--expect-skipped", String(final.filter { $0 == .skipped }.count),
     ])
   }
 

@@ -14,16 +14,17 @@ final class BundleChannelReaderTests: XCTestCase {
     XCTAssertEqual(read(#"{"kind":"event","payload":{"instant":{"absolute":1,"since1970":2},"kind":"testStarted","messages":[],"testID":"LedgerTests.LedgerSuite\/parameterized(amount:)\/LedgerSwiftTests.swift:38:4"},"version":0}"#),
                    [.started(Self.parameterized)])
     XCTAssertEqual(read(#"{"kind":"event","payload":{"_comments":["amount 2"],"_testCase":{"displayName":"2","id":"Parameterized test case ID"},"instant":{"absolute":1,"since1970":2},"issue":{"isKnown":false,"sourceLocation":{"column":5,"fileID":"LedgerTests\/LedgerSwiftTests.swift","line":41}},"kind":"issueRecorded","messages":[{"symbol":"fail","text":"Expectation failed: (ledger.balance → 2) != 2"},{"symbol":"details","text":"amount 2"}],"testID":"LedgerTests.LedgerSuite\/parameterized(amount:)\/LedgerSwiftTests.swift:38:4"},"version":0}"#),
-                   [.issue(Issue(kind: .expectationFailed,
+                   [.issue(Self.parameterized, Issue(kind: .expectationFailed,
                                  message: "Expectation failed: (ledger.balance → 2) != 2 - amount 2 (arguments: 2)",
                                  sourceLocation: SourceLocation(fileID: "LedgerTests/LedgerSwiftTests.swift",
                                                                 filePath: "LedgerTests/LedgerSwiftTests.swift", line: 41,
                                                                 column: 5)))])
     XCTAssertEqual(read(#"{"kind":"event","payload":{"instant":{"absolute":1,"since1970":2},"kind":"testEnded","messages":[],"testID":"LedgerTests.LedgerSuite\/parameterized(amount:)\/LedgerSwiftTests.swift:38:4"},"version":0}"#),
-                   [.ended(skipReason: nil, seconds: nil)])
+                   [.ended(Self.parameterized, skipReason: nil, seconds: nil)])
     XCTAssertEqual(read(#"{"kind":"event","payload":{"_comments":["not on this machine"],"instant":{"absolute":1,"since1970":2},"kind":"testSkipped","messages":[],"testID":"LedgerTests.LedgerSuite\/disabled()\/LedgerSwiftTests.swift:28:4"},"version":0}"#),
                    [.started("LedgerTests.LedgerSuite/disabled()/LedgerSwiftTests.swift:28:4"),
-                    .ended(skipReason: "not on this machine", seconds: 0)])
+                    .ended("LedgerTests.LedgerSuite/disabled()/LedgerSwiftTests.swift:28:4", skipReason: "not on this machine",
+                           seconds: 0)])
     XCTAssertEqual(read(#"{"kind":"event","payload":{"instant":{"absolute":1,"since1970":2},"kind":"runEnded","messages":[]},"version":0}"#), [])
     XCTAssertEqual(read(#"{"kind":"almost a record"}"#), [])
   }
@@ -34,31 +35,31 @@ final class BundleChannelReaderTests: XCTestCase {
     let test = "LedgerTests.BalanceXCTests/testTwoFailuresInOneTest"
     XCTAssertEqual(read(#"{"record":"started","test":"\#(test)"}"#), [.started(test)])
     XCTAssertEqual(read(#"{"record":"issue","test":"\#(test)","message":"XCTAssertTrue failed - first","file":"/p/LedgerXCTests.swift","line":53}"#),
-                   [.issue(Issue(kind: .expectationFailed, message: "XCTAssertTrue failed - first",
+                   [.issue(test, Issue(kind: .expectationFailed, message: "XCTAssertTrue failed - first",
                                  sourceLocation: SourceLocation(fileID: "LedgerTests/LedgerXCTests.swift",
                                                                 filePath: "/p/LedgerXCTests.swift", line: 53, column: 1)))])
     XCTAssertEqual(read(#"{"record":"ended","test":"\#(test)","outcome":"failed","duration":0.25,"failures":1}"#),
-                   [.ended(skipReason: nil, seconds: 0.25)])
+                   [.ended(test, skipReason: nil, seconds: 0.25)])
     XCTAssertEqual(read(#"{"record":"started","test":"M.C/testThrows"}"#), [.started("M.C/testThrows")])
     XCTAssertEqual(read(#"{"record":"issue","test":"M.C/testThrows","message":"threw error \"E\"","thrown":true}"#),
-                   [.issue(Issue(kind: .errorThrown, message: #"threw error "E""#, sourceLocation: nil))])
+                   [.issue("M.C/testThrows", Issue(kind: .errorThrown, message: #"threw error "E""#, sourceLocation: nil))])
     XCTAssertEqual(read(#"{"record":"ended","test":"M.C/testThrows","outcome":"failed","duration":0,"failures":1}"#),
-                   [.ended(skipReason: nil, seconds: 0)])
+                   [.ended("M.C/testThrows", skipReason: nil, seconds: 0)])
     XCTAssertEqual(read(#"{"record":"started","test":"M.C/testSkips"}"#), [.started("M.C/testSkips")])
     XCTAssertEqual(read(#"{"record":"ended","test":"M.C/testSkips","outcome":"skipped","duration":0,"failures":0,"skipReason":"not here"}"#),
-                   [.ended(skipReason: "not here", seconds: 0)])
+                   [.ended("M.C/testSkips", skipReason: "not here", seconds: 0)])
     XCTAssertEqual(read("Test Case 'C.testX' passed (0.001 seconds)"), [], "only records are read")
   }
 
-  func testAnXCTestFailedWithoutATellingFailureStillFails() {
+  func testAnXCTestFailedWithoutTellingAFailureStillFails() {
     var reader = BundleChannelReader(.xctest)
     _ = reader.read(Array(#"{"record":"started","test":"M.C/testX"}"#.utf8)[...])
     let untold = Issue(kind: .expectationFailed, message: "XCTest counted 1 more failure(s) than it reported to its observers")
     XCTAssertEqual(reader.read(Array(#"{"record":"ended","test":"M.C/testX","outcome":"failed","duration":0,"failures":0}"#.utf8)[...]),
-                   [.issue(untold), .ended(skipReason: nil, seconds: 0)])
+                   [.issue("M.C/testX", untold), .ended("M.C/testX", skipReason: nil, seconds: 0)])
     _ = reader.read(Array(#"{"record":"started","test":"M.C/testY"}"#.utf8)[...])
     XCTAssertEqual(reader.read(Array(#"{"record":"ended","test":"M.C/testY","outcome":"passed","duration":0,"failures":1}"#.utf8)[...]),
-                   [.issue(untold), .ended(skipReason: nil, seconds: 0)])
+                   [.issue("M.C/testY", untold), .ended("M.C/testY", skipReason: nil, seconds: 0)])
   }
 
   func testTheFilterSelectsExactlyTheTestsAskedForByTheirEscapedIDsAndTheStreamGoesToTheChannel() {
@@ -69,7 +70,7 @@ final class BundleChannelReaderTests: XCTestCase {
     XCTAssertEqual(BundleChannelReader(.swiftTesting).arguments(running: [test, free]), [
       "--testing-library", "swift-testing", "--filter",
       #"^(LedgerTests\.LedgerSuite/parameterized\(amount:\)/LedgerSwiftTests\.swift:38:4|LedgerTests\.freeFunction\(\)/LedgerSwiftTests\.swift:118:2)$"#,
-      "--no-parallel", "--verbosity", "-9223372036854775808", "--event-stream-output-path", "/dev/fd/3",
+      "--verbosity", "-9223372036854775808", "--event-stream-output-path", "/dev/fd/3",
       "--event-stream-version", "0",
     ])
     XCTAssertEqual(BundleChannelReader(.swiftTesting).environment, ["NO_COLOR": "1"])

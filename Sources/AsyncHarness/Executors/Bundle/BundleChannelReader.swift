@@ -3,11 +3,14 @@
 enum BundleNote: Equatable {
   /// A test began, by its ID as the bundle lists it (``ExistingTest/id``).
   case started(String)
-  /// The test running recorded an issue; one without a location is at the test's declaration.
-  case issue(Issue)
-  /// The test running ended: skipped with `skipReason` when that is set, after `seconds`
-  /// when the library says.
-  case ended(skipReason: String?, seconds: Double?)
+  /// A test recorded an issue; one without a location is at the test's declaration.
+  case issue(String, Issue)
+  /// A test ended: skipped with `skipReason` when that is set, after `seconds` when the
+  /// library says.
+  case ended(String, skipReason: String?, seconds: Double?)
+  /// These processes were running as the test whose end comes next ended (`PID (command
+  /// line)`).
+  case leftProcesses([String])
 }
 
 /// How a worker of one testing library is started, and how the records its library writes
@@ -22,24 +25,32 @@ enum BundleNote: Equatable {
 ///   with XCTest's own outcome. The verdict is XCTest's: a test XCTest failed without telling
 ///   its observers of a failure still fails.
 /// - Swift Testing: `<bundle> --testing-library swift-testing --filter '^(id1|id2)$'
-///   --no-parallel --verbosity <Int.min> --event-stream-output-path /dev/fd/3
-///   --event-stream-version 0`: Swift Testing's own event stream (``SwiftTestingRecord``), each
-///   record written on the thread that posts its event, and no console output of its own (the
-///   lowest verbosity). `--no-parallel` runs one test at a time, so a crash is the one test
-///   started and not ended.
+///   --verbosity <Int.min> --event-stream-output-path /dev/fd/3 --event-stream-version 0`:
+///   Swift Testing's own event stream (``SwiftTestingRecord``), each record written on the
+///   thread that posts its event, and no console output of its own (the lowest verbosity).
+///   Swift Testing runs the tests in its default parallel run, as `swift test` does, so that
+///   it honours `.serialized`, its suites' traits and its own width.
 enum BundleChannelReader {
   /// An XCTest worker's reader: the failures the running test's observer told so far.
   case xctest(failuresTold: Int)
-  case swiftTesting
+  /// A Swift Testing worker's reader: the tests that cancelled themselves (`Test.cancel`),
+  /// with their comments, until they end.
+  case swiftTesting(cancelled: [String: String])
 
   /// A reader for `library`'s records.
   init(_ library: ExistingTest.Library) {
-    self = library == .xctest ? .xctest(failuresTold: 0) : .swiftTesting
+    self = library == .xctest ? .xctest(failuresTold: 0) : .swiftTesting(cancelled: [:])
   }
 
   /// The library's name in messages.
   var libraryName: String {
     if case .xctest = self { "XCTest" } else { "Swift Testing" }
+  }
+
+  /// Whether the library runs one test at a time in a worker (XCTest does; Swift Testing runs
+  /// its tests side by side).
+  var runsOneTestAtATime: Bool {
+    if case .xctest = self { true } else { false }
   }
 
   /// Whether the library prints lines of its own for each test on standard output (XCTest
@@ -59,13 +70,13 @@ enum BundleChannelReader {
   /// ID, which can double it.
   static let listLimit = 48 * 1024
 
-  /// The arguments of the bundle running `tests` in order.
-  func arguments(running tests: [ExistingTest]) -> [String] {
+  /// The arguments of the bundle running `tests`, `oneAtATime` or as the library runs them.
+  func arguments(running tests: [ExistingTest], oneAtATime: Bool = false) -> [String] {
     guard case .swiftTesting = self else { return [tests.map(\.id).joined(separator: ",")] }
     let filter = "^(" + tests.map { Self.escaped($0.id) }.joined(separator: "|") + ")$"
-    return ["--testing-library", "swift-testing", "--filter", filter, "--no-parallel", "--verbosity", String(Int.min),
-            "--event-stream-output-path", "/dev/fd/\(BundleChannelLibrary.channelDescriptor)",
-            "--event-stream-version", "0"]
+    return ["--testing-library", "swift-testing", "--filter", filter] + (oneAtATime ? ["--no-parallel"] : [])
+      + ["--verbosity", String(Int.min), "--event-stream-output-path", "/dev/fd/\(BundleChannelLibrary.channelDescriptor)",
+         "--event-stream-version", "0"]
   }
 
   /// The variables the bundle's library is run with, as `swift test` runs it: `NO_COLOR=1`
@@ -82,6 +93,15 @@ enum BundleChannelReader {
   /// Reads one record of the channel (a line without its newline). A line that is not a
   /// record says nothing.
   mutating func read(_ line: ArraySlice<UInt8>) -> [BundleNote] {
+    if line.starts(with: Self.childrenRecord) {
+      guard let value = JSONValue.parse(line), let record = try? JSONFields(value),
+        let processes = try? record.array("processes", { value, _ in
+          guard case .string(let text) = value else { throw EventDecodingError(reason: "a process is not a string") }
+          return text
+        })
+      else { return [] }
+      return [.leftProcesses(processes)]
+    }
     switch self {
     case .xctest(var failuresTold):
       defer { self = .xctest(failuresTold: failuresTold) }
@@ -94,36 +114,44 @@ enum BundleChannelReader {
         return [.started(test)]
       case "issue":
         failuresTold += 1
-        return [.issue(Self.issue(record, of: test))]
+        return [.issue(test, Self.issue(record, of: test))]
       case "ended":
         let outcome = (try? record.string("outcome")) ?? "failed"
         let seconds = try? record.number("duration", as: Double.self)
-        if outcome == "skipped" { return [.ended(skipReason: (try? record.string("skipReason")) ?? "", seconds: seconds)] }
+        if outcome == "skipped" { return [.ended(test, skipReason: (try? record.string("skipReason")) ?? "", seconds: seconds)] }
         let counted = (try? record.number("failures", as: Int.self)) ?? 0
         var notes: [BundleNote] = []
         // The verdict is XCTest's: failures it counted and never told of fail the test too.
         if counted > failuresTold || (outcome == "failed" && failuresTold == 0) {
           let untold = max(counted - failuresTold, 1)
-          notes.append(.issue(Issue(kind: .expectationFailed,
-                                    message: "XCTest counted \(untold) more failure(s) than it reported to its observers")))
+          notes.append(.issue(test, Issue(kind: .expectationFailed,
+                                          message: "XCTest counted \(untold) more failure(s) than it reported to its observers")))
         }
-        return notes + [.ended(skipReason: nil, seconds: seconds)]
+        return notes + [.ended(test, skipReason: nil, seconds: seconds)]
       default:
         return []
       }
-    case .swiftTesting:
+    case .swiftTesting(var cancelled):
+      defer { self = .swiftTesting(cancelled: cancelled) }
       guard let record = try? SwiftTestingRecord(line: line), record.kind == "event",
         let id = record.payload.testID
       else { return [] }
       switch record.payload.kind {
       case "testStarted": return [.started(id)]
-      case "testSkipped": return [.started(id), .ended(skipReason: record.payload.skipReason ?? "", seconds: 0)]
-      case "issueRecorded": return record.payload.recordedIssue.map { [.issue($0)] } ?? []
-      case "testEnded": return [.ended(skipReason: nil, seconds: nil)]
+      case "testSkipped": return [.started(id), .ended(id, skipReason: record.payload.skipReason ?? "", seconds: 0)]
+      case "issueRecorded": return record.payload.recordedIssue.map { [.issue(id, $0)] } ?? []
+      // A test that cancelled itself ends skipped, as Swift Testing reports it ("was cancelled").
+      case "testCancelled":
+        cancelled[id] = record.payload.skipReason.map { "cancelled: \($0)" } ?? "cancelled"
+        return []
+      case "testEnded": return [.ended(id, skipReason: cancelled.removeValue(forKey: id), seconds: nil)]
       default: return []
       }
     }
   }
+
+  /// How the preloaded library's record of the children a test left starts.
+  private static let childrenRecord = Array(#"{"record":"children""#.utf8)
 
   /// An XCTest failure as an issue: a thrown error at the test, an assertion at its file and
   /// line (the file's module is the test's, `Module` of `Module.Class/method`).

@@ -85,6 +85,7 @@ final class BundleExecutor: TestExecutor {
     state.withLock { state in
       while true {
         if let ended = state.ended.removeValue(forKey: step.id) {
+          state.alone.remove(step.id)
           for kind in ended.events { events(kind) }
           return ended.end
         }
@@ -98,13 +99,15 @@ final class BundleExecutor: TestExecutor {
           do {
             let steps = state.steps(from: step, of: tests)
             state.worker = try BundleWorker(bundle: bundle, directory: directory, channelLibrary: channelLibrary,
-                                            steps: steps, gracePeriod: gracePeriod)
+                                            steps: steps, oneAtATime: state.alone.contains(step.id),
+                                            gracePeriod: gracePeriod)
           } catch {
             state.worker = nil
             return .couldNotStart(reason: "\(error)")
           }
         }
         if !state.worker!.run(until: step, events: events, ended: &state.ended, stop: stop) {
+          state.alone.formUnion(state.worker!.runAgainAlone)
           state.worker = nil
         } else if state.worker!.leftProcesses {
           // Replaced: what the test left running goes with the worker's process group.
@@ -122,6 +125,7 @@ final class BundleExecutor: TestExecutor {
       state.worker = nil
       state.prepared = nil
       state.following = nil
+      state.alone = []
     }
   }
 }
@@ -134,13 +138,18 @@ struct BundleRuns {
   /// The entries the runner hands over after the prepared steps, when it knows them.
   var following: (entries: ArraySlice<Runner.Plan.Entry>, plan: Runner.Plan)?
   fileprivate var ended: [TestID: BundleWorker.Ended] = [:]
+  /// The tests that were running side by side when their worker crashed: each runs again
+  /// alone, in a worker that runs one test at a time.
+  var alone: Set<TestID> = []
 
   /// `step`, then the prepared steps after it and the steps of the following entries, of the
   /// same library (the same waiter), that run and have not ended, each with the test it
-  /// stands for: what a new worker runs, as many as its list of tests holds.
+  /// stands for: what a new worker runs, as many as its list of tests holds. The tests that
+  /// must run alone go in a batch of their own (run one at a time), the others in another.
   func steps(from step: Runner.Step, of tests: [String: ExistingTest]) -> [(step: Runner.Step, test: ExistingTest)] {
     guard let test = tests[step.id.path] else { return [] }
     var batch = [(step: step, test: test)]
+    let runsAlone = alone.contains(step.id)
     var listBytes = test.id.utf8.count
     var first = step.id
     first.attempt = 1
@@ -148,7 +157,8 @@ struct BundleRuns {
     /// Adds the candidates that run; false once the list is full.
     func add(_ candidates: some Sequence<Runner.Step>) -> Bool {
       for candidate in candidates
-      where candidate.test.skipReason == nil && ended[candidate.id] == nil && candidate.waiter.name == step.waiter.name {
+      where candidate.test.skipReason == nil && ended[candidate.id] == nil && alone.contains(candidate.id) == runsAlone
+        && candidate.waiter.name == step.waiter.name {
         guard let test = tests[candidate.id.path] else { continue }
         listBytes += 1 + test.id.utf8.count
         guard listBytes <= BundleChannelReader.listLimit else { return false }
@@ -165,7 +175,8 @@ struct BundleRuns {
 }
 
 /// One invocation of the test bundle running a list of tests of one library: its channel
-/// read a record at a time, its output cut into the tests that printed it.
+/// read a record at a time, its output cut into the tests that printed it. XCTest runs one
+/// test at a time; Swift Testing runs its tests side by side as it does under `swift test`.
 private struct BundleWorker {
   /// A test that ended: the events it streamed while the runner waited for another, and how
   /// it ended.
@@ -174,36 +185,46 @@ private struct BundleWorker {
     var end: AttemptEnd
   }
 
-  /// The test running now: where its events go, what it printed.
+  /// A test running now: where its events go, what it printed, when it is stopped.
   private struct Running {
     let step: Runner.Step
-    /// The runner's sink when the runner waits for this test, else `nil`: its events are kept.
+    /// The runner's sink when the runner waits for this test and its events may be streamed,
+    /// else `nil`: its events are kept until it ends.
     var sink: EventSink?
     var kept: [Event.Kind] = []
     var output = OutputBuffer()
     /// XCTest's own lines for this test, left out of its output; `nil` for Swift Testing.
     let ownLines: XCTestOwnLines?
     var lines = LineSplitter()
-    let start = ContinuousClock().now
+    let start: ContinuousClock.Instant
+    /// Its time limit's end, counted from its own start.
+    let deadline: ContinuousClock.Instant?
+
+    init(step: Runner.Step, sink: EventSink?, ownLines: XCTestOwnLines?) {
+      self.step = step
+      self.sink = sink
+      self.ownLines = ownLines
+      let start = ContinuousClock().now
+      self.start = start
+      deadline = step.timeLimit.map { start + $0 }
+    }
 
     mutating func emit(_ kind: Event.Kind) {
       if let sink { sink(kind) } else { kept.append(kind) }
     }
 
-    /// Adds what the test printed, and streams what can be.
-    mutating func printed(_ bytes: ArraySlice<UInt8>) {
-      guard let ownLines else {
-        if let text = output.append(bytes) { emit(.outputCaptured(step.id, text)) }
-        return
-      }
+    /// Adds what the test printed, each line marked when other tests were running too, and
+    /// streams the whole lines.
+    mutating func printed(_ bytes: ArraySlice<UInt8>, shared: Bool) {
       lines.append(bytes)
       var kept: [UInt8] = []
       while let line = lines.next() {
-        guard !ownLines.contains(Substring(decoding: line, as: UTF8.self)) else { continue }
+        if let ownLines, ownLines.contains(Substring(decoding: line, as: UTF8.self)) { continue }
+        if shared { kept += Self.sharedMark }
         kept += line
         kept.append(0x0A)
       }
-      if let text = output.append(kept[...]) { emit(.outputCaptured(step.id, text)) }
+      if !kept.isEmpty, let text = output.append(kept[...]) { emit(.outputCaptured(step.id, text)) }
     }
 
     /// Streams what is left of the test's output, a line without its newline too.
@@ -213,6 +234,9 @@ private struct BundleWorker {
       }
       if let text = output.flush() { emit(.outputCaptured(step.id, text)) }
     }
+
+    /// What starts each line printed while other tests of the worker ran too: it may be theirs.
+    static let sharedMark = Array("[shared] ".utf8)
   }
 
   let process: ChildProcess
@@ -223,36 +247,45 @@ private struct BundleWorker {
   /// The steps given to this worker, by their test's ID.
   private let steps: [String: Runner.Step]
   private var reader: BundleChannelReader
+  /// Whether the worker runs one test at a time (XCTest, or tests run again alone).
+  private let runsOneTestAtATime: Bool
   private var records = LineSplitter()
   private var recordsRead = 0
   private var buffer = ReadBuffer()
   private var output: MarkedOutput
-  private var running: Running?
+  /// The tests running, by ID, and the order they started in.
+  private var running: [String: Running] = [:]
   /// The IDs of the tests that started, and the steps that ended, in this worker.
   private var started: Set<String> = []
   private var finished: Set<TestID> = []
-  /// Everything the worker printed, for a crash between tests.
+  /// Everything the worker printed, for a crash between tests or among several.
   private var recent = OutputBuffer()
   private var groupStop: GroupStop
-  /// The worker's children already reported as a test's leftovers.
-  private var knownChildren: Set<Int32> = []
   /// Whether a test left a process running: the worker is replaced.
   private(set) var leftProcesses = false
   /// The last test that ended.
   private var lastEnded: TestID?
+  /// The processes running as the test whose end is relayed next ended, as the library said
+  /// just before it, and those already reported.
+  private var leftByNextEnd: [String]?
+  private var knownChildren: Set<String> = []
+  /// The tests that were running side by side when the worker crashed: each runs again
+  /// alone (in a fresh worker running one test at a time), for a verdict of its own.
+  private(set) var runAgainAlone: [TestID] = []
 
   /// Starts the bundle in `directory` for `steps`, each with the test it stands for, all of
   /// one library, with `channelLibrary` preloaded.
   init(bundle: String, directory: String, channelLibrary: String, steps: [(step: Runner.Step, test: ExistingTest)],
-       gracePeriod: Duration) throws {
+       oneAtATime: Bool, gracePeriod: Duration) throws {
     let library = steps.first?.test.library ?? .xctest
     let reader = BundleChannelReader(library)
+    runsOneTestAtATime = oneAtATime || reader.runsOneTestAtATime
     let marker = "AsyncHarness \(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
     let channel = try ChildProcess.makePipe()
     defer { close(channel.write) }
     do {
       process = try ChildProcess(
-        executable: bundle, arguments: reader.arguments(running: steps.map(\.test)),
+        executable: bundle, arguments: reader.arguments(running: steps.map(\.test), oneAtATime: oneAtATime),
         environment: BundleChannelLibrary.environment(library: channelLibrary, testing: library, marker: marker)
           .merging(reader.environment) { $1 },
         handing: [(channel.write, BundleChannelLibrary.channelDescriptor)], directory: directory)
@@ -272,7 +305,7 @@ private struct BundleWorker {
 
   /// Whether the step is one this worker runs and has not ended yet.
   func holds(_ id: TestID) -> Bool {
-    steps.values.contains { $0.id == id } && !finished.contains(id)
+    steps.values.contains { $0.id == id } && !finished.contains(id) && !runAgainAlone.contains(id)
   }
 
   /// Reads the worker until `step` ends (`true`: the worker runs on) or the worker exits
@@ -312,8 +345,8 @@ private struct BundleWorker {
       process.signal(SIGKILL)
       let leak = Issue(kind: .leaked, message: "Leaked work: a process the tests started still held the test bundle's "
         + "output open after the bundle exited; it was stopped with the bundle's process group")
-      if let test = running {
-        running?.emit(.issueRecorded(test.step.id, leak))
+      if !running.isEmpty {
+        for (id, test) in running { running[id]?.emit(.issueRecorded(test.step.id, leak)) }
       } else if let last = lastEnded {
         ended[last]?.events.append(.issueRecorded(last, leak))
       }
@@ -345,7 +378,8 @@ private struct BundleWorker {
     }
   }
 
-  /// Reads what the output pipe holds and hands it to the test that printed it; false at its end.
+  /// Reads what the output pipe holds and hands it to the tests that printed it; false at
+  /// its end.
   private mutating func readOutput() -> Bool {
     while true {
       let count = buffer.read(from: process.output)
@@ -368,17 +402,19 @@ private struct BundleWorker {
     return true
   }
 
-  /// Gives output to the test running, or keeps it as what came between tests.
+  /// Gives output to the test running, to each of the tests running (marked as shared), or
+  /// keeps it as the worker's own when none runs.
   private mutating func release(_ bytes: ArraySlice<UInt8>) {
     guard !bytes.isEmpty else { return }
     _ = recent.append(bytes)
-    running?.printed(bytes)
+    let shared = running.count > 1
+    for id in running.keys { running[id]?.printed(bytes, shared: shared) }
   }
 
   /// Relays the records read; true once `asked` ended.
   private mutating func relayRecords(asked: Runner.Step, events: EventSink, ended: inout [TestID: Ended]) -> Bool {
     while let line = records.next() {
-      // What the tests printed before the record is the test's that ran then: it is in the
+      // What the tests printed before the record is the tests' that ran then: it is in the
       // pipe already, before the record's marker.
       _ = readOutput()
       for note in reader.read(line) { relay(note, asked: asked, events: events, ended: &ended) }
@@ -391,56 +427,78 @@ private struct BundleWorker {
 
   /// Relays what one record says.
   private mutating func relay(_ note: BundleNote, asked: Runner.Step, events: EventSink, ended: inout [TestID: Ended]) {
-    if case .started(let id) = note {
-      started.insert(id)
-      guard let step = steps[id] else { return }
-      running = Running(step: step, sink: step.id == asked.id ? events : nil,
-                        ownLines: reader.printsOwnLines ? XCTestOwnLines(of: id) : nil)
-      groupStop.deadline = step.timeLimit.map { ContinuousClock().now + $0 }
-      return
-    }
-    guard var test = running else { return }
     switch note {
-    case .started: break
-    case .issue(var issue):
+    case .started(let id):
+      started.insert(id)
+      guard let step = steps[id], !runAgainAlone.contains(step.id) else { return }
+      // Events are streamed as they come only where no other test can start beside this one.
+      let streams = step.id == asked.id && runsOneTestAtATime
+      running[id] = Running(step: step, sink: streams ? events : nil,
+                            ownLines: reader.printsOwnLines ? XCTestOwnLines(of: id) : nil)
+      setDeadline(asked: asked)
+    case .issue(let id, var issue):
+      // An issue of no test running (a suite's) is the test's when only one runs.
+      guard let key = running[id] != nil ? id : running.count == 1 ? running.keys.first : nil,
+        let test = running[key]
+      else { return }
       if issue.sourceLocation == nil { issue.sourceLocation = test.step.test.sourceLocation }
-      test.emit(.issueRecorded(test.step.id, issue))
-    case .ended(let skipReason, let seconds):
+      running[key]?.emit(.issueRecorded(test.step.id, issue))
+    case .ended(let id, let skipReason, let seconds):
+      defer { leftByNextEnd = nil }
+      guard var test = running.removeValue(forKey: id) else { return }
       test.flushOutput()
-      for leak in leftChildren() { test.emit(.issueRecorded(test.step.id, leak)) }
+      // Children are the test's only when no other test ran beside it (they may be another's,
+      // still running as it should).
+      let left = running.isEmpty ? (leftByNextEnd ?? []).filter { !knownChildren.contains($0) } : []
+      if !left.isEmpty {
+        leftProcesses = true
+        knownChildren.formUnion(left)
+        test.emit(.issueRecorded(test.step.id, Issue(kind: .leaked, message:
+          "Leaked work: the test returned while child processes it started are still running ("
+            + left.joined(separator: ", ") + "); the test bundle is stopped with them once this test's turn ends, and "
+            + "the tests after it run in a fresh one")))
+      }
       let seconds = seconds ?? test.start.duration(to: .now).timeInterval
       let end: AttemptEnd = skipReason.map { .skipped(reason: $0, duration: seconds) } ?? .returned(duration: seconds)
       ended[test.step.id] = Ended(events: test.kept, end: end)
       finished.insert(test.step.id)
       lastEnded = test.step.id
-      running = nil
-      groupStop.deadline = asked.timeLimit.map { ContinuousClock().now + $0 }
-      return
+      setDeadline(asked: asked)
+    case .leftProcesses(let processes):
+      leftByNextEnd = processes
     }
-    running = test
+  }
+  /// Stops the worker at the end of the first running test's time limit, or, while none
+  /// runs, at the end of the asked test's counted from now.
+  private mutating func setDeadline(asked: Runner.Step) {
+    groupStop.deadline = running.isEmpty
+      ? asked.timeLimit.map { ContinuousClock().now + $0 } : running.values.compactMap(\.deadline).min()
   }
 
-  /// The worker's children that a test which just ended left running, as `leaked` issues.
-  private mutating func leftChildren() -> [Issue] {
-    let children = Set(ProcessChildren.running(of: String(process.pid))).subtracting(knownChildren).sorted()
-    guard !children.isEmpty else { return [] }
-    knownChildren.formUnion(children)
-    leftProcesses = true
-    return [Issue(kind: .leaked, message: "Leaked work: the test returned while child processes it started are still "
-      + "running (" + children.map(ProcessChildren.described).joined(separator: ", ") + "); the test bundle is stopped "
-      + "with them once this test's turn ends, and the tests after it run in a fresh one")]
-  }
-
-  /// Ends what the worker's end ends: the test it was running (a crash, `exit`, its time
-  /// limit, an interrupt), or, when it ran none of its tests, the step asked for; the tests
-  /// it never started run again in a new worker, unless it ended as its library ends having
-  /// run every test it knows (it has none of the others).
+  /// Ends what the worker's end ends. A test running alone gets the worker's end (a crash,
+  /// `exit`, its time limit, an interrupt). Of tests running side by side, an interrupt ends
+  /// each, and a time limit the tests past their own; the others, and all of them after a
+  /// crash or an `exit` (which names no one test), run again alone in a fresh worker, for a
+  /// verdict of their own. When none ran, the step asked for ends so; the tests it never
+  /// started run again in a new worker, unless it ended as its library ends having run every
+  /// test it knows (it has none of the others).
   private mutating func end(_ exit: ProcessEnding, asked: Runner.Step, ended: inout [TestID: Ended]) {
-    if var test = running {
-      test.flushOutput()
-      ended[test.step.id] = Ended(
-        events: test.kept, end: groupStop.ending(exit, timeLimit: test.step.timeLimit, output: test.output.tail))
-      running = nil
+    if !running.isEmpty {
+      let now = ContinuousClock().now
+      let alone = running.count == 1
+      for (_, var test) in running {
+        let ends = alone || groupStop.stopped?.interrupt != nil
+          || (groupStop.stopped != nil && test.deadline.map { $0 <= now } == true)
+        guard ends else {
+          runAgainAlone.append(test.step.id)
+          continue
+        }
+        test.flushOutput()
+        ended[test.step.id] = Ended(events: test.kept, end: groupStop.ending(
+          exit, timeLimit: test.step.timeLimit, output: alone ? test.output.tail : recent.tail))
+        finished.insert(test.step.id)
+      }
+      running = [:]
       return
     }
     let complete = groupStop.stopped == nil && reader.statusesOfACompleteRun.contains { exit == .exited($0) }

@@ -114,7 +114,10 @@ public func asyncHarnessOpen64(_ path: UnsafePointer<CChar>?, _ mode: UnsafePoin
   return BundleChannel.nextOpen64?(path, mode)
 }
 
-/// Writes records to the channel, each after its numbered marker on standard output.
+/// Writes records to the channel, each after its numbered marker on standard output. Just
+/// before the record of a test's end, the child processes of this process that run then go in
+/// a record of their own (`{"record":"children","processes":[…]}`): the harness reports those it
+/// did not know of as what the test left running, when no other test ran beside it.
 private final class ChannelWriter: Sendable {
   private let channel: Int32
   private let marker: String
@@ -126,21 +129,30 @@ private final class ChannelWriter: Sendable {
     self.marker = marker
   }
 
-  /// Sends a record (one line, without its newline).
-  func send(_ record: String) {
-    state.withLock { state in send(Array(record.utf8)[...], records: &state.records) }
+  /// Sends a record (one line, without its newline); `endsATest` when it is a test's end.
+  func send(_ record: String, endsATest: Bool = false) {
+    state.withLock { state in
+      if endsATest { sendChildren(&state) }
+      send(Array(record.utf8)[...], records: &state.records)
+    }
   }
 
-  /// Sends each whole line of what a stream wrote, keeping a line's start until its end.
+  /// Sends each whole line of what Swift Testing's stream wrote, keeping a line's start
+  /// until its end.
   func sendLines(_ bytes: UnsafeRawBufferPointer) {
     state.withLock { state in
       state.partial += bytes
       while let newline = state.partial.firstIndex(of: 0x0A) {
-        send(state.partial[..<newline], records: &state.records)
+        let line = state.partial[..<newline]
+        if line.firstRange(of: Self.testEnded) != nil { sendChildren(&state) }
+        send(line, records: &state.records)
         state.partial.removeFirst(newline + 1)
       }
     }
   }
+
+  /// What marks Swift Testing's record of a test's end.
+  private static let testEnded = Array(#""kind":"testEnded""#.utf8)
 
   /// Writes the next marker to standard output (after what the tests printed), then the
   /// record to the channel, each whole.
@@ -150,6 +162,59 @@ private final class ChannelWriter: Sendable {
     fflush(stdout)
     writeWhole(Array("\u{1}\(marker) \(records)\n".utf8)[...], to: 1)
     writeWhole(record + [0x0A], to: channel)
+  }
+
+  /// Sends the children running now, if any. One `waitid` that reaps nothing tells whether
+  /// there is any child at all (the usual case: none).
+  private func sendChildren(_ state: inout (records: Int, partial: [UInt8])) {
+    var info = siginfo_t()
+    guard waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return }
+    let children = Self.runningChildren()
+    guard !children.isEmpty else { return }
+    let processes = children.map { quoted("\($0) (\(Self.command(of: $0)))") }.joined(separator: ",")
+    send(Array(#"{"record":"children","processes":[\#(processes)]}"#.utf8)[...], records: &state.records)
+  }
+
+  /// The children of every thread of this process that have not exited.
+  private static func runningChildren() -> [Int32] {
+    guard let directory = opendir("/proc/self/task") else { return [] }
+    defer { closedir(directory) }
+    var children: [Int32] = []
+    while let entry = readdir(directory) {
+      let thread = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      guard Int32(thread) != nil else { continue }
+      children += read("/proc/self/task/\(thread)/children").split(separator: " ").compactMap { Int32($0) }
+    }
+    return children.filter { child in
+      let state = read("/proc/\(child)/stat").split(separator: ")").last?.split(separator: " ").first
+      return state != nil && state != "Z" && state != "X"
+    }
+  }
+
+  /// A process's command line, its arguments joined by spaces. A child caught in its
+  /// `execve` shows none for a moment: it is asked again, for up to 10 ms.
+  private static func command(of process: Int32) -> String {
+    for _ in 0..<50 {
+      let command = read("/proc/\(process)/cmdline").split(separator: "\0").joined(separator: " ")
+      if !command.isEmpty { return command }
+      usleep(200)
+    }
+    return "unknown command"
+  }
+
+  /// A small file of /proc, whole; empty when it cannot be read.
+  private static func read(_ path: String) -> String {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return "" }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+      guard count > 0 else { break }
+      bytes += chunk[..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   private func writeWhole(_ bytes: ArraySlice<UInt8>, to descriptor: Int32) {
@@ -175,7 +240,7 @@ private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
 
   func testCaseWillStart(_ testCase: XCTestCase) {
     thrownSeen.withLock { $0 = 0 }
-    send(#"{"record":"started","test":\#(quoted(id(of: testCase)))}"#)
+    writer.send(#"{"record":"started","test":\#(quoted(id(of: testCase)))}"#)
   }
 
   func testCase(_ testCase: XCTestCase, didFailWithDescription description: String, inFile filePath: String?,
@@ -192,7 +257,7 @@ private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
     } else if let filePath {
       record += #","file":\#(quoted(filePath)),"line":\#(lineNumber)"#
     }
-    send(record + "}")
+    writer.send(record + "}")
   }
 
   func testCaseDidFinish(_ testCase: XCTestCase) {
@@ -205,7 +270,7 @@ private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
       record += #","skipReason":\#(quoted(skip.reason))"#
       if let file = skip.file, let line = skip.line { record += #","file":\#(quoted(file)),"line":\#(line)"# }
     }
-    send(record + "}")
+    writer.send(record + "}", endsATest: true)
   }
 
   /// `Module.Class/method`, as the bundle lists the test.
@@ -229,27 +294,23 @@ private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
     }
     return ("", nil, nil)
   }
+}
 
-  private func send(_ record: String) {
-    writer.send(record)
-  }
-
-  /// `text` as a JSON string.
-  private func quoted(_ text: String) -> String {
-    var quoted = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": quoted += "\\\""
-      case "\\": quoted += "\\\\"
-      case "\n": quoted += "\\n"
-      case "\r": quoted += "\\r"
-      case "\t": quoted += "\\t"
-      case _ where scalar.value < 0x20: quoted += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-        + String(scalar.value, radix: 16)
-      default: quoted.unicodeScalars.append(scalar)
-      }
+/// `text` as a JSON string.
+private func quoted(_ text: String) -> String {
+  var quoted = "\""
+  for scalar in text.unicodeScalars {
+    switch scalar {
+    case "\"": quoted += "\\\""
+    case "\\": quoted += "\\\\"
+    case "\n": quoted += "\\n"
+    case "\r": quoted += "\\r"
+    case "\t": quoted += "\\t"
+    case _ where scalar.value < 0x20: quoted += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+      + String(scalar.value, radix: 16)
+    default: quoted.unicodeScalars.append(scalar)
     }
-    return quoted + "\""
   }
+  return quoted + "\""
 }
 #endif

@@ -1,0 +1,58 @@
+import Foundation
+import Synchronization
+import Testing
+
+// Swift Testing tests whose verdict depends on being run as `swift test` runs them: side by
+// side in Swift Testing's default parallel run, a `.serialized` suite in its order, an exit
+// test, a warning, a cancelled test, and a parameterized test one of whose arguments crashes.
+
+/// Two tests that pass only when they run side by side: each waits for the other to arrive.
+@Suite struct OnlyInParallel {
+  static let arrived = Atomic(0)
+
+  /// Arrives, then waits up to a second for the other test.
+  static func meetTheOther() async throws {
+    arrived.add(1, ordering: .sequentiallyConsistent)
+    for _ in 0..<100 where arrived.load(ordering: .sequentiallyConsistent) < 2 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    #expect(arrived.load(ordering: .sequentiallyConsistent) >= 2, "the other test never ran beside this one")
+  }
+
+  @Test func meetsTheOtherOne() async throws { try await Self.meetTheOther() }
+  @Test func meetsTheOtherTwo() async throws { try await Self.meetTheOther() }
+}
+
+/// A serialized suite whose second test depends on its first having run before it.
+@Suite(.serialized) struct InItsOrder {
+  static let steps = Mutex<[String]>([])
+
+  @Test func first() {
+    Self.steps.withLock { $0.append("first") }
+  }
+
+  @Test func second() {
+    #expect(Self.steps.withLock { $0 } == ["first"], "second ran before first, or beside it")
+  }
+}
+
+/// Swift Testing's other ways for a test to end.
+@Suite struct OtherEnds {
+  @Test func exitTestPasses() async {
+    await #expect(processExitsWith: .failure) { exit(1) }
+  }
+
+  @Test func recordsAWarning() {
+    Issue.record("only a warning", severity: .warning)
+  }
+
+  @Test func cancelsItself() throws {
+    try Test.cancel("not today")
+  }
+
+  /// Crashes for the argument 2, only with EXISTING_TESTS_RUDE=1.
+  @Test(arguments: [1, 2, 3]) func crashesForTwo(value: Int) {
+    guard rude, value == 2 else { return }
+    fatalError("crashed for the argument 2")
+  }
+}
