@@ -9,43 +9,57 @@ import Darwin
 
 // MARK: 10. harness test against swift test
 
-/// A generated package of quick XCTest and Swift Testing tests, built once, run by `swift
-/// test` and by the root package's `harness test` (the `harness` executable built beside
-/// this one, a dependency of this target): wall time with one worker against `swift test`, with `--workers 4` against `swift
-/// test --parallel`, and, with one crashing test in the first XCTest class and in the first
-/// Swift Testing suite (`HARNESS_BENCH_CRASH=1`, the same build), how many tests each ran.
+/// Two generated packages of XCTest and Swift Testing tests, one XCTest-heavy and one Swift
+/// Testing-heavy, each built once and run by `swift test` and by the root package's `harness
+/// test` (the `harness` executable built beside this one, a dependency of this target): wall
+/// time with one worker and with `--workers 2` against `swift test`, and, with one crashing
+/// test in the first class and in the first suite of the Swift Testing-heavy package
+/// (`HARNESS_BENCH_CRASH=1`, the same build), how many tests each ran.
 func measureHarnessTest(_ counts: Counts, _ report: Report) {
   let shape = counts.existingTests
-  report.section("10. harness test against swift test: \(shape.classes)×\(shape.perClass) XCTest + "
-    + "\(shape.classes)×\(shape.perClass) Swift Testing tests (wall, median of \(shape.repeats))")
+  report.section("10. harness test against swift test: an XCTest-heavy and a Swift Testing-heavy package of "
+    + "\(shape.classes)×\(shape.perClass) tests of one library and \(shape.perClass) of the other, each awaiting "
+    + "\(shape.sleepMilliseconds) ms (wall, median of \(shape.repeats))")
   let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("harness-bench-existing-\(getpid())")
-  let package = scratch.appendingPathComponent("BenchExisting")
   defer { try? FileManager.default.removeItem(at: scratch) }
-  do {
-    try generateExistingTestsPackage(at: package, shape: shape)
-  } catch {
-    print("cannot write the package: \(error)")
-    return
-  }
   let log = scratch.appendingPathComponent("out.txt").path
-  guard let harness = harnessExecutable(log: log) else { return }
-  let build = spawnToEnd(["swift", "build", "--build-tests", "--package-path", package.path], output: log)
-  print(String(format: "build: the package's tests (swift build --build-tests, debug) %.1f s, exit %d", build.seconds, build.status))
-  guard build.status == 0 else {
-    print((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+  do {
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+  } catch {
+    print("cannot make \(scratch.path): \(error)")
     return
   }
-  fflush(nil)
+  guard let harness = harnessExecutable(log: log) else { return }
+  for heavy in ExistingTestsShape.Library.allCases {
+    let package = scratch.appendingPathComponent("BenchExisting\(heavy.rawValue)")
+    do {
+      try generateExistingTestsPackage(at: package, shape: shape, heavy: heavy)
+    } catch {
+      print("cannot write the package: \(error)")
+      return
+    }
+    let build = spawnToEnd(["swift", "build", "--build-tests", "--package-path", package.path], output: log)
+    print(String(format: "build: the \(heavy.rawValue)-heavy package's tests (swift build --build-tests, debug) "
+      + "%.1f s, exit %d", build.seconds, build.status))
+    guard build.status == 0 else {
+      print((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+      return
+    }
+    fflush(nil)
+    measure(package, heavy: heavy, harness: harness, shape: shape, log: log, report: report,
+            json: scratch.appendingPathComponent("events.jsonl").path)
+  }
+}
 
+/// Part 10's runs of one package.
+private func measure(_ package: URL, heavy: ExistingTestsShape.Library, harness: String, shape: ExistingTestsShape,
+                     log: String, report: Report, json: String) {
   let swiftTest = ["swift", "test", "--skip-build", "--package-path", package.path]
   let harnessTest = [harness, "test", "--package-path", package.path, "--skip-build"]
-  let json = scratch.appendingPathComponent("events.jsonl").path
   /// The median wall time of `shape.repeats` runs of `arguments`, and the last run's exit status.
-  func median(_ label: String, _ arguments: [String], crash: Bool = false) -> (seconds: Double, status: Int32) {
+  func median(_ label: String, _ arguments: [String]) -> (seconds: Double, status: Int32) {
     var runs: [SpawnResult] = []
-    for _ in 0..<shape.repeats {
-      runs.append(spawnToEnd(arguments, output: log, environment: crash ? ["HARNESS_BENCH_CRASH": "1"] : [:]))
-    }
+    for _ in 0..<shape.repeats { runs.append(spawnToEnd(arguments, output: log)) }
     let seconds = runs.map(\.seconds).sorted()[runs.count / 2]
     let runList = runs.map { String(format: "%.2f", $0.seconds) }.joined(separator: ", ")
     print(label.padding(toLength: 42, withPad: " ", startingAt: 0)
@@ -54,19 +68,18 @@ func measureHarnessTest(_ counts: Counts, _ report: Report) {
     return (seconds, runs.last!.status)
   }
 
-  let serialAnchor = median("swift test --skip-build", swiftTest)
+  print("\(heavy.rawValue)-heavy:")
+  let anchor = median("swift test --skip-build", swiftTest)
   let serial = median("harness test --skip-build (--workers 1)", harnessTest + ["--workers", "1"])
-  let parallelAnchor = median("swift test --parallel --skip-build", swiftTest + ["--parallel"])
-  let parallel = median("harness test --skip-build --workers 4", harnessTest + ["--workers", "4"])
-  // What every harness run pays before its first test, for the bundle's path and the list.
-  _ = median("  its part: swift build --show-bin-path", ["swift", "build", "--show-bin-path", "--package-path", package.path])
-  report.add(Row(label: "harness test · 1 worker", ours: serial.seconds,
-                 anchorLabel: "swift test (target ≤ 1.25×)", anchor: serialAnchor.seconds, unit: "s"))
-  report.add(Row(label: "harness test · --workers 4", ours: parallel.seconds,
-                 anchorLabel: "swift test --parallel (target < 1×)", anchor: parallelAnchor.seconds, unit: "s"))
+  let two = median("harness test --skip-build --workers 2", harnessTest + ["--workers", "2"])
+  report.add(Row(label: "harness test · \(heavy.rawValue)-heavy · 1 worker", ours: serial.seconds,
+                 anchorLabel: "swift test (target ≤ 1.1×)", anchor: anchor.seconds, unit: "s"))
+  report.add(Row(label: "harness test · \(heavy.rawValue)-heavy · --workers 2", ours: two.seconds,
+                 anchorLabel: "swift test (target < 1×)", anchor: anchor.seconds, unit: "s"))
+  guard heavy == .swiftTesting else { return }
 
   // One crashing test in each library: what each run gets to.
-  let total = 2 * shape.classes * shape.perClass + 2
+  let total = (shape.classes + 1) * shape.perClass + 2
   let crashed = spawnToEnd(swiftTest, output: log, environment: ["HARNESS_BENCH_CRASH": "1"])
   let swiftCounts = swiftTestCounts((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
   let harnessCrashed = spawnToEnd(harnessTest + ["--workers", "1", "--json", json], output: log,
@@ -104,18 +117,29 @@ private func harnessExecutable(log: String) -> String? {
   return harness
 }
 
-/// How many classes (and as many suites) of how many tests part 10 generates, and how many
-/// runs give each median.
+/// The shape of part 10's packages: `classes` classes (or suites) of `perClass` tests of the
+/// heavy library, one of the other, each test awaiting `sleepMilliseconds`, and how many runs
+/// give each median.
 struct ExistingTestsShape {
+  /// The library a package has most tests of.
+  enum Library: String, CaseIterable {
+    case xctest = "XCTest"
+    case swiftTesting = "SwiftTesting"
+  }
+
   var classes: Int
   var perClass: Int
+  var sleepMilliseconds: Int
   var repeats: Int
 }
 
-/// Writes a package with one test target: `shape.classes` XCTest classes and as many Swift
-/// Testing suites, `shape.perClass` trivial tests each; the second test of the first class and
-/// of the first suite reads an array past its end when `HARNESS_BENCH_CRASH=1`.
-private func generateExistingTestsPackage(at package: URL, shape: ExistingTestsShape) throws {
+/// Writes a package with one test target: `shape.classes` XCTest classes or Swift Testing
+/// suites (the `heavy` library) and one of the other, `shape.perClass` tests each, each
+/// sleeping (XCTest) or awaiting a sleep (Swift Testing) for `shape.sleepMilliseconds`; the
+/// second test of the first class and of the first suite reads an array past its end when
+/// `HARNESS_BENCH_CRASH=1`.
+private func generateExistingTestsPackage(at package: URL, shape: ExistingTestsShape,
+                                          heavy: ExistingTestsShape.Library) throws {
   let tests = package.appendingPathComponent("Tests/BenchExistingTests")
   try FileManager.default.createDirectory(at: tests, withIntermediateDirectories: true)
   try """
@@ -134,21 +158,25 @@ private func generateExistingTestsPackage(at package: URL, shape: ExistingTestsS
     }
 
     """
-  var xctest = "import XCTest\n\n"
+  let sleep = shape.sleepMilliseconds
+  var xctest = "import Foundation\nimport XCTest\n\n"
   var swiftTesting = "import Testing\n\n"
-  for group in 0..<shape.classes {
+  for group in 0..<(heavy == .xctest ? shape.classes : 1) {
     xctest += "final class Class\(group)Tests: XCTestCase {\n"
-    swiftTesting += "@Suite struct Suite\(group) {\n"
     for index in 0..<shape.perClass {
-      if group == 0 && index == 1 {
-        // XCTest on Linux runs a class's tests in name order: test0, test0Crashes, test1, test10…
-        xctest += "  func test0Crashes() { XCTAssertEqual(crashIfAsked(), 1) }\n"
-        swiftTesting += "  @Test func test0Crashes() { #expect(crashIfAsked() == 1) }\n"
-      }
-      xctest += "  func test\(index)() { XCTAssertEqual(\(index) + \(index), \(2 * index)) }\n"
-      swiftTesting += "  @Test func test\(index)() { #expect(\(index) + \(index) == \(2 * index)) }\n"
+      // XCTest on Linux runs a class's tests in name order: test0, test0Crashes, test1, test10…
+      if group == 0 && index == 1 { xctest += "  func test0Crashes() { XCTAssertEqual(crashIfAsked(), 1) }\n" }
+      xctest += "  func test\(index)() { usleep(\(sleep * 1000)); XCTAssertEqual(\(index) + \(index), \(2 * index)) }\n"
     }
     xctest += "}\n\n"
+  }
+  for group in 0..<(heavy == .swiftTesting ? shape.classes : 1) {
+    swiftTesting += "@Suite struct Suite\(group) {\n"
+    for index in 0..<shape.perClass {
+      if group == 0 && index == 1 { swiftTesting += "  @Test func test0Crashes() { #expect(crashIfAsked() == 1) }\n" }
+      swiftTesting += "  @Test func test\(index)() async throws {\n"
+        + "    try await Task.sleep(for: .milliseconds(\(sleep)))\n    #expect(\(index) + \(index) == \(2 * index))\n  }\n"
+    }
     swiftTesting += "}\n\n"
   }
   try crash.write(to: tests.appendingPathComponent("Crash.swift"), atomically: true, encoding: .utf8)

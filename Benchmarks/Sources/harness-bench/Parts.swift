@@ -44,13 +44,13 @@ struct Counts {
                            tests: 10_000, perTestRepeats: 3, freshProcessTests: 1_000, failingTests: 1_000, failingSample: 5,
                            schedules: 10_000, timedWait: 10, reportTests: 100_000, reportRepeats: 9, waitBoundTests: 400,
                            scaleTests: [10_000, 100_000, 1_000_000],
-                           existingTests: ExistingTestsShape(classes: 5, perClass: 40, repeats: 3))
+                           existingTests: ExistingTestsShape(classes: 5, perClass: 40, sleepMilliseconds: 5, repeats: 3))
   static let quick = Counts(waits: 2_000, probeWaits: 200, pollerWaits: 50,
                             idleSeconds: 0.1, idleRepeats: 3, lingeringWaits: 2_000,
                             tests: 500, perTestRepeats: 3, freshProcessTests: 50, failingTests: 100, failingSample: 1,
                             schedules: 500, timedWait: 0.25, reportTests: 10_000, reportRepeats: 3, waitBoundTests: 100,
                             scaleTests: [1_000, 10_000, 100_000],
-                            existingTests: ExistingTestsShape(classes: 3, perClass: 20, repeats: 1))
+                            existingTests: ExistingTestsShape(classes: 3, perClass: 20, sleepMilliseconds: 5, repeats: 1))
 }
 
 // MARK: 1. Wake latency

@@ -36,8 +36,8 @@ enum BundleChannelLibrary {
       throw UsageError("harness test needs swiftc on the PATH (the toolchain that builds the package) to hear its tests")
     }
     let resolved = URL(fileURLWithPath: compiler).resolvingSymlinksInPath().path
-    var status = stat()
-    let modified = stat(resolved, &status) == 0 ? "\(status.st_mtim.tv_sec)" : ""
+    let modified = ((try? FileManager.default.attributesOfItem(atPath: resolved))?[.modificationDate] as? Date)
+      .map { "\($0.timeIntervalSince1970)" } ?? ""
     let source = PackageResources.AsyncHarnessBundleChannel_swift
     let key = String(StableHash.fnv1a64(continuing: StableHash.fnv1a64("\(resolved) \(modified)"), source), radix: 16)
     let library = "\(directory)/asyncharness-bundle-channel-\(key).so"
