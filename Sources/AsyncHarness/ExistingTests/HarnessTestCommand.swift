@@ -214,7 +214,7 @@ struct TestBundle {
 
   /// Runs `executable` to its end, in `directory` when given, and returns its status and
   /// what it wrote (standard output and standard error together).
-  private static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws
+  static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws
     -> (status: Int32, ending: String, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)

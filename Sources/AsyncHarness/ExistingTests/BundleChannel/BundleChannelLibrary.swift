@@ -50,19 +50,14 @@ enum BundleChannelLibrary {
     guard FileManager.default.createFile(atPath: scratch + ".swift", contents: Data(source)) else {
       throw UsageError("cannot write \(scratch).swift: the bundle's directory \(directory) is not writable")
     }
-    let compile = Process()
-    compile.executableURL = URL(fileURLWithPath: compiler)
     // _GNU_SOURCE: C's `fopencookie`, through which Swift Testing's stream reaches the channel.
-    compile.arguments = ["-emit-library", "-parse-as-library", "-O", "-Xcc", "-D_GNU_SOURCE", "-module-name",
-                         "AsyncHarnessBundleChannel", scratch + ".swift", "-o", scratch + ".so"]
-    let output = Pipe()
-    compile.standardOutput = output
-    compile.standardError = output
-    try compile.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    compile.waitUntilExit()
-    guard compile.terminationStatus == 0, rename(scratch + ".so", library) == 0 else {
-      throw UsageError("\(compiler) cannot compile the library that hears the bundle's tests:\n\(text)")
+    let compile = try TestBundle.run(compiler, [
+      "-emit-library", "-parse-as-library", "-O", "-Xcc", "-D_GNU_SOURCE", "-module-name", "AsyncHarnessBundleChannel",
+      scratch + ".swift", "-o", scratch + ".so",
+    ])
+    guard compile.status == 0, rename(scratch + ".so", library) == 0 else {
+      throw UsageError("\(compiler) cannot compile the library that hears the bundle's tests (\(compile.ending)):\n"
+        + compile.output)
     }
     return library
     #else

@@ -57,3 +57,35 @@ final class LeakingXCTests: XCTestCase {
     try sleeper.run()
   }
 }
+
+/// What a test sees of the harness that runs it: nothing in its way. No variable of its own, no
+/// library preloaded for the processes it starts, and, with `descriptors`, no pipe among the
+/// descriptors a test opens (the channel was handed over as 3, and moved above 100,
+/// close-on-exec). Tests running side by side open pipes of their own (an exit test does):
+/// only a test that runs alone can look at descriptors.
+func seesNoneOfTheHarness(descriptors: Bool) -> [String] {
+  var seen = ProcessInfo.processInfo.environment.keys.filter { $0.hasPrefix("ASYNC_HARNESS") }.sorted()
+  if let preload = ProcessInfo.processInfo.environment["LD_PRELOAD"], preload.contains("asyncharness") {
+    seen.append("LD_PRELOAD=\(preload)")
+  }
+  if descriptors { seen += (3..<100).filter { fcntl($0, F_GETFD) != -1 && isAPipe($0) }.map { "descriptor \($0)" } }
+  return seen
+}
+
+/// Whether `descriptor` is a pipe (as the harness's channel is).
+private func isAPipe(_ descriptor: Int32) -> Bool {
+  var status = stat()
+  return fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO
+}
+
+final class PrivateChannelXCTests: XCTestCase {
+  func testSeesNoneOfTheHarness() {
+    XCTAssertEqual(seesNoneOfTheHarness(descriptors: true), [])
+  }
+}
+
+@Suite struct PrivateChannelSwiftTests {
+  @Test func seesNoneOfTheHarness() {
+    #expect(LedgerTests.seesNoneOfTheHarness(descriptors: false) == [])
+  }
+}
