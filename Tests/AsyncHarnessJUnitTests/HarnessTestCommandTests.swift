@@ -121,6 +121,34 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertEqual(verdicts, expected)
   }
 
+  /// `--rerun-failed` runs again exactly the tests that failed or errored in the last run of
+  /// the same build, and says so.
+  func testRerunFailedRunsTheTestsThatFailedLastTime() throws {
+    try Self.buildFixture()
+    let build = ["--", "--scratch-path", Self.scratch.path]
+    let first = path("first.jsonl")
+    var run = try runToEnd(try harness(), ["test", "--package-path", Self.fixture.path, "--skip-build", "--json", first] + build,
+                           limit: 300)
+    XCTAssertEqual(run.status, 1, run.errors)
+    var failed: Set<String> = []
+    for line in try String(contentsOfFile: first, encoding: .utf8).split(separator: "\n") {
+      if case .testEnded(let test, let result, _) = try Event(jsonLine: line).kind, result.verdict.isFailure {
+        failed.insert(test.path)
+      }
+    }
+    XCTAssertEqual(failed, Set(Self.verdicts.filter { $0.value.isFailure && !Self.failsOnlyWhenRude($0.key) }.keys))
+    let again = path("again.jsonl")
+    run = try runToEnd(try harness(), ["test", "--package-path", Self.fixture.path, "--skip-build", "--rerun-failed",
+                                       "--json", again] + build, limit: 300)
+    XCTAssertEqual(run.status, 1, run.errors)
+    XCTAssertTrue(run.output.hasPrefix("Rerunning \(failed.count) tests that failed or errored in the last run ("), run.output)
+    var rerun: Set<String> = []
+    for line in try String(contentsOfFile: again, encoding: .utf8).split(separator: "\n") {
+      if case .testEnded(let test, _, _) = try Event(jsonLine: line).kind { rerun.insert(test.path) }
+    }
+    XCTAssertEqual(rerun, failed)
+  }
+
   func testTwoWorkersRunTheSuitesSideBySide() throws {
     try assertTheFixtureRuns(["--workers", "2"], attempts: 1)
   }

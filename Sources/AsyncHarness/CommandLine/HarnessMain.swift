@@ -94,15 +94,8 @@ public enum HarnessMain {
       }
       let executable = HarnessOptions.executableName
       let record = recordsRun ? RunRecord.path(of: executable) : nil
-      if options.rerunFailed {
-        switch rerun(arguments, record: record, output: output, errors: errors) {
-        case .arguments(let rerun): arguments = rerun
-        case .exit(let status): return status
-        }
-        switch parse(arguments, output: output, errors: errors) {
-        case .options(let parsed): options = parsed
-        case .exit(let status): return status
-        }
+      if let status = applyRerunFailed(to: &arguments, &options, record: record, output: output, errors: errors) {
+        return status
       }
       for warning in DeclaredNameNumbering.warnings(for: Suite.uniquelyNamed(suites)) { errors("warning: \(warning)\n") }
       let recorder = record.map { RunRecorder(path: $0, executable: executable, arguments: arguments, warn: errors) }
@@ -145,7 +138,7 @@ public enum HarnessMain {
   static func rerun(_ arguments: [String], record: String?, output: @Sendable (String) -> Void,
                     errors: @Sendable (String) -> Void) -> Rerun {
     guard let record else {
-      errors("error: --rerun-failed reads the record a suites executable keeps of its last run (HarnessMain.run); this command keeps none\n")
+      errors("error: --rerun-failed reads the record a suites executable or harness test keeps of its last run; this command keeps none\n")
       return .exit(2)
     }
     let last: RunRecord?
@@ -167,6 +160,24 @@ public enum HarnessMain {
     let tests = failed.count == 1 ? "1 test that" : "\(failed.count) tests that"
     output("Rerunning \(tests) failed or errored in the last run (\(record))\n")
     return .arguments(last.rerunArguments(given: arguments))
+  }
+
+  /// With `--rerun-failed`, replaces `arguments` and `options` with the last run's flags, the
+  /// new ones and an `--only` for each test that failed, read from `record`; returns the
+  /// status to exit with now instead (nothing to rerun, no record, a usage error), or `nil`.
+  static func applyRerunFailed(to arguments: inout [String], _ options: inout HarnessOptions, record: String?,
+                               usage: String? = nil, command: String = HarnessOptions.executableName,
+                               output: @Sendable (String) -> Void, errors: @Sendable (String) -> Void) -> Int32? {
+    guard options.rerunFailed else { return nil }
+    switch rerun(arguments, record: record, output: output, errors: errors) {
+    case .arguments(let rerun): arguments = rerun
+    case .exit(let status): return status
+    }
+    switch parse(arguments, usage: usage, command: command, output: output, errors: errors) {
+    case .options(let parsed): options = parsed
+    case .exit(let status): return status
+    }
+    return nil
   }
 
   /// What parsing a command line gave: the options, or the status to exit with now.
@@ -201,7 +212,7 @@ public enum HarnessMain {
   /// status: 0 when every test passed, 1 when a test failed (or was flaky, with
   /// `--fail-on-flaky`), 2 for a usage error (`makeExecutor` may throw one), 128 + the
   /// signal when interrupted. Suites executables and `harness test` both run through here;
-  /// `recorder` (a suites executable's) records the run for `--rerun-failed`.
+  /// `recorder` (theirs) records the run for `--rerun-failed`.
   static func run(_ suites: [Suite], options: HarnessOptions, registry: WaiterRegistry,
                   defaultWaiters: Configuration.WaiterSelection, junit: JUnitSupport?, console: ConsoleReporter.Style,
                   output: @escaping @Sendable (String) -> Void, errors: @escaping @Sendable (String) -> Void,
@@ -211,7 +222,7 @@ public enum HarnessMain {
     _ = RunDirectory.start
     var options = options
     do {
-      if options.rerunFailed { throw UsageError("--rerun-failed applies to a suites executable (HarnessMain.run), which records its runs") }
+      if options.rerunFailed { throw UsageError("--rerun-failed applies to a suites executable (HarnessMain.run) and harness test, which record their runs") }
       options.adopt(bazel, hasJUnit: junit != nil)
       var configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)
       if let warning = try options.applySharding(to: &configuration, suites: suites, bazel: bazel, junit: junit) {

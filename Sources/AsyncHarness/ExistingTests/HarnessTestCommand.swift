@@ -57,11 +57,12 @@ package enum HarnessTestCommand {
       errors("error: \(error)\n")
       return 2
     }
-    let options: HarnessOptions
+    var options: HarnessOptions
     switch HarnessMain.parse(flags, usage: usage, command: "harness test", output: output, errors: errors) {
     case .options(let parsed): options = parsed
     case .exit(let status): return status
     }
+
     if let flag = inapplicableFlag(in: options) {
       errors("error: \(flag) does not apply to harness test: the package's tests run in its test bundle, under its "
         + "own testing library\nUSAGE: \(usage)\n")
@@ -75,6 +76,12 @@ package enum HarnessTestCommand {
         errors("error: \(error)\n")
         return 2
       }
+      // The record of the last run, for --rerun-failed, is the build's, beside its bundle.
+      let record = "\(bundle.directory)/harness/last-run.json"
+      if let status = HarnessMain.applyRerunFailed(to: &flags, &options, record: record, usage: usage,
+                                                   command: "harness test", output: output, errors: errors) {
+        return status
+      }
       let channelLibrary: String
       do {
         channelLibrary = try BundleChannelLibrary.path(in: bundle.directory, environment: environment)
@@ -84,7 +91,8 @@ package enum HarnessTestCommand {
       }
       return HarnessMain.run(
         bundle.suites, options: options, registry: .builtIn, defaultWaiters: .suiteDefault, junit: junit,
-        console: .forStandardOutput(), output: output, errors: errors, interrupts: interrupts, bazel: bazel
+        console: .forStandardOutput(), output: output, errors: errors, interrupts: interrupts, bazel: bazel,
+        recorder: RunRecorder(path: record, executable: "harness test", arguments: flags, warn: errors)
       ) { _ in
         {
           BundleExecutor(bundle: bundle.path, directory: bundle.packageDirectory, tests: bundle.tests,
