@@ -248,7 +248,11 @@ final class HarnessTestCommandTests: ReportTestCase {
     let failures = page.descendants.filter { $0.attribute("class") == "failure" }
     XCTAssertEqual(Set(failures.compactMap { $0.elements(named: "h3").first?.text }),
                    Set(Self.verdicts.filter { $0.value.isFailure && !Self.failsOnlyWhenRude($0.key) }.keys))
+    // The page names each test's testing library where a harness suite names its waiter.
+    XCTAssertTrue(page.descendants.contains { $0.attribute("class") == "facts" && $0.text.contains("libraries: xctest, swift-testing") })
     let failure = failures.first { $0.elements(named: "h3").first?.text == "LedgerTests.LedgerXCTests/testFailsWithXCTAssert" }
+    XCTAssertEqual(failure?.elements(named: "p").first { $0.attribute("class") == "facts" }?.text.hasPrefix("failed · library xctest · attempt 1"), true,
+                   file: file, line: line)
     XCTAssertEqual(failure?.descendants.first { $0.attribute("class") == "location" }?.text.hasSuffix("LedgerXCTests.swift:17"), true)
   }
 

@@ -13,6 +13,15 @@ struct ExistingTest: Sendable, Equatable {
     case xctest
     /// A Swift Testing `@Test` function, run by `<bundle> --testing-library swift-testing`.
     case swiftTesting
+
+    /// The library's name in reports, where a harness suite names its waiter: `xctest`,
+    /// `swift-testing`.
+    var name: String {
+      switch self {
+      case .xctest: "xctest"
+      case .swiftTesting: "swift-testing"
+      }
+    }
   }
 
   /// The library the test belongs to.

@@ -178,8 +178,8 @@ struct TestBundle {
     guard listing.status == 0 else { throw UsageError("\(bundle) --list-tests failed (\(listing.ending)):\n\(listing.output)") }
     let xctest = try ExistingTest.xctestListing(listing.output)
     guard !xctest.isEmpty || !swiftTesting.isEmpty else { throw UsageError("no tests found in \(bundle)") }
-    let (xctestSuites, xctestTests) = suites(of: xctest, waiter: "xctest")
-    let (swiftTestingSuites, swiftTestingTests) = suites(of: swiftTesting, waiter: "swift-testing")
+    let (xctestSuites, xctestTests) = suites(of: xctest, waiter: ExistingTest.Library.xctest.name)
+    let (swiftTestingSuites, swiftTestingTests) = suites(of: swiftTesting, waiter: ExistingTest.Library.swiftTesting.name)
     return TestBundle(path: bundle, packageDirectory: package.path, suites: xctestSuites + swiftTestingSuites,
                       tests: xctestTests.merging(swiftTestingTests) { first, _ in first })
   }

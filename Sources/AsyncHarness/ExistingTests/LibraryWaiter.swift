@@ -11,3 +11,14 @@ struct LibraryWaiter: Waiter {
     SemaphoreWaiter().block(on: condition, until: deadline)
   }
 }
+
+extension LibraryWaiter {
+  /// The names of the testing libraries that stand as waiters in `harness test`.
+  static let libraryNames: Set<String> = [ExistingTest.Library.xctest.name, ExistingTest.Library.swiftTesting.name]
+
+  /// What reports call the waiter named `name`: `library` for a testing library (`harness
+  /// test`), else `waiter`.
+  static func role(ofWaiterNamed name: String) -> String {
+    libraryNames.contains(name) ? "library" : "waiter"
+  }
+}

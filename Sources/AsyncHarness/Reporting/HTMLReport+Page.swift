@@ -36,7 +36,9 @@ extension HTMLReport {
       }
       var facts = ["AsyncHarness \(run?.harnessVersion ?? AsyncHarnessVersion.current)"]
       if let run {
-        facts.append("waiters: \(run.waiters.joined(separator: ", "))")
+        // A package's own tests (harness test) run under their testing libraries, not waiters.
+        let libraries = run.waiters.allSatisfy { LibraryWaiter.role(ofWaiterNamed: $0) == "library" }
+        facts.append("\(libraries ? "libraries" : "waiters"): \(run.waiters.joined(separator: ", "))")
         if run.repetitions > 1 { facts.append("each test \(run.repetitions) times") }
         if let seed = run.seed { facts.append("shuffled with seed \(seed)") }
         if let seed = run.jitterSeed { facts.append("jittered with seed \(seed)") }
@@ -87,7 +89,8 @@ extension HTMLReport {
         section.element("article", ["class": "failure"]) { article in
           let test = failure.test
           article.element("h3", text: test.path)
-          var facts = [failure.result.verdict.rawValue, "waiter \(test.waiter)", "attempt \(test.attempt)",
+          var facts = [failure.result.verdict.rawValue, "\(LibraryWaiter.role(ofWaiterNamed: test.waiter)) \(test.waiter)",
+                       "attempt \(test.attempt)",
                        ConsoleReporter.seconds(failure.duration)]
           if test.repetition > 1 { facts.insert("repetition \(test.repetition)", at: 2) }
           if let token = failure.result.replayToken(of: test) { facts.append("replay: --schedule \(token)") }

@@ -72,7 +72,7 @@ enum BundleChannelLibrary {
     let preload = inherited["LD_PRELOAD"].map { "\($0):\(path)" } ?? path
     return [
       "LD_PRELOAD": preload, preloadVariable: path, channelVariable: String(channelDescriptor),
-      libraryVariable: library == .xctest ? "xctest" : "swift-testing", markerVariable: marker,
+      libraryVariable: library.name, markerVariable: marker,
     ]
   }
 }
