@@ -40,8 +40,24 @@ final class LeakTests: ReportTestCase {
       verdicts[test.name] = result.verdict
       leaked[test.name] = result.issues.filter { $0.kind == .leaked }.map(\.message)
     }
-    XCTAssertEqual(verdicts, ["spins tasks": .passed, "awaits after the tasks": .passed, "spins a thread": .passed,
-                              "awaits after the thread": .passed, "leaves a child": .passed, "runs after the child": .passed])
+    var expected: [String: Verdict] = [
+      "spins tasks": .passed, "awaits after the tasks": .passed, "spins a thread": .passed,
+      "awaits after the thread": .passed, "leaves a child": .passed, "runs after the child": .passed,
+    ]
+    for priority in ["background", "medium", "high"] {
+      expected["spins detached tasks at priority \(priority)"] = .passed
+      expected["awaits after the \(priority) tasks"] = .passed
+    }
+    XCTAssertEqual(verdicts, expected)
+    // A pool held at any priority is found, and named when it is not the one async bodies run at.
+    for (priority, pool) in [("background", " at priority background"), ("medium", " at priority medium"), ("high", "")] {
+      XCTAssertEqual(leaked["spins detached tasks at priority \(priority)"], [
+        "Leaked work: the test returned while tasks it started hold every thread of Swift's cooperative pool\(pool) (a "
+          + "job sent to the pool did not run within 0.5 seconds), so the next async test could not start; the worker "
+          + "process is retired, so the next test runs in a fresh one",
+      ], priority)
+      XCTAssertEqual(leaked["awaits after the \(priority) tasks"], [], priority)
+    }
     XCTAssertEqual(leaked["spins tasks"], [
       "Leaked work: the test returned while tasks it started hold every thread of Swift's cooperative pool (a job sent "
         + "to the pool did not run within 0.5 seconds), so the next async test could not start; the worker process is "
@@ -62,7 +78,7 @@ final class LeakTests: ReportTestCase {
     let pid = child.split(separator: "(").dropFirst(2).first.flatMap { Int32($0.prefix { $0.isNumber }) }
     if let pid { kill(pid, SIGKILL) }
     XCTAssertTrue(run.output.contains(": warning: Leaked work: the test returned while tasks it started"), run.output)
-    try assertCheckerPasses(path("report.xml"), ["--expect-tests", "6", "--expect-failures", "0", "--expect-errors", "0",
+    try assertCheckerPasses(path("report.xml"), ["--expect-tests", "12", "--expect-failures", "0", "--expect-errors", "0",
                                                  "--expect-skipped", "0"])
     let report = try String(contentsOfFile: path("report.xml"), encoding: .utf8)
     XCTAssertTrue(report.contains("Leaked work: the test returned while tasks it started"), "the JUnit report shows the leak")

@@ -34,9 +34,16 @@ enum ConcurrencyCapture {
   static var holderScheduler: Scheduler? { holder.withLock { $0 } }
 
   /// How many jobs reached Swift's default executor (the cooperative pool) since the
-  /// harness's executors were installed: a worker's leak check skips probing the pool after
-  /// a test that sent it nothing.
+  /// harness's executors were installed, counted by priority class (``PoolPriority``), each
+  /// in 16 bits of its own that wrap: a worker's leak check skips probing the pool after a
+  /// test that sent it nothing, and probes each priority's pool (on Linux each has threads of
+  /// its own) that the test sent jobs to.
   static let poolJobs = Atomic<UInt64>(0)
+
+  /// Counts a job of `priority` sent to the pool.
+  static func countPoolJob(priority: UInt8) {
+    poolJobs.wrappingAdd(PoolPriority(priority).unit, ordering: .relaxed)
+  }
 
   /// Installs the harness's executors now, so that ``poolJobs`` counts; returns whether it
   /// does (not where the API is missing).
@@ -152,12 +159,12 @@ private final class HarnessTaskExecutor: TaskExecutor, SchedulingExecutor {
   private let platform = PlatformExecutorFactory.defaultExecutor
 
   func enqueue(_ job: consuming ExecutorJob) {
-    ConcurrencyCapture.poolJobs.add(1, ordering: .relaxed)
+    ConcurrencyCapture.countPoolJob(priority: job.priority.rawValue)
     CapturedJob.route(job, onMainThread: false, platform: platform)
   }
 
   func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
-    ConcurrencyCapture.poolJobs.add(1, ordering: .relaxed)
+    ConcurrencyCapture.countPoolJob(priority: job.priority.rawValue)
     let scheduler = ConcurrencyCapture.holderScheduler
     let captured = CapturedJob(job)
     let platform = platform
@@ -195,3 +202,49 @@ private final class HarnessMainExecutor: MainExecutor {
   }
 }
 #endif
+
+/// The priority classes of Swift's cooperative pool, as Dispatch runs them on Linux, each a
+/// pool of threads of its own: background, utility (`.low`), default (`.medium`, and jobs of
+/// no priority) and user-initiated (`.high`, and above).
+enum PoolPriority: Int, CaseIterable, Sendable {
+  case background, utility, medium, high
+
+  /// The class of a job's priority (its raw value).
+  init(_ priority: UInt8) {
+    switch priority {
+    case 0: self = .medium
+    case ...TaskPriority.background.rawValue: self = .background
+    case ...TaskPriority.low.rawValue: self = .utility
+    case ...TaskPriority.medium.rawValue: self = .medium
+    default: self = .high
+    }
+  }
+
+  /// A task priority of the class.
+  var taskPriority: TaskPriority {
+    switch self {
+    case .background: .background
+    case .utility: .low
+    case .medium: .medium
+    case .high: .high
+    }
+  }
+
+  /// One job of the class in ``ConcurrencyCapture/poolJobs``.
+  var unit: UInt64 { 1 << (16 * UInt64(rawValue)) }
+
+  /// The classes whose count differs between two readings of ``ConcurrencyCapture/poolJobs``.
+  static func sentJobs(between start: UInt64, and end: UInt64) -> [PoolPriority] {
+    allCases.filter { (start >> (16 * UInt64($0.rawValue))) & 0xFFFF != (end >> (16 * UInt64($0.rawValue))) & 0xFFFF }
+  }
+
+  /// How a message names the class.
+  var name: String {
+    switch self {
+    case .background: "background"
+    case .utility: "low"
+    case .medium: "medium"
+    case .high: "high"
+    }
+  }
+}

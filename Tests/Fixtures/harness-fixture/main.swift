@@ -231,6 +231,17 @@ let suites = [
       try child.run()
     }
     Test("runs after the child") { t in t.expect(true) }
+    // Tasks spinning at each priority: on Linux each priority's pool has threads of its own.
+    for (name, priority) in [("background", TaskPriority.background), ("medium", .medium), ("high", .high)] {
+      Test("spins detached tasks at priority \(name)") { _ in
+        for _ in 0..<8 {
+          Task.detached(priority: priority) { while ProcessInfo.processInfo.environment["FIXTURE_NEVER_SET"] == nil {} }
+        }
+      }
+      Test("awaits after the \(name) tasks") { t async in
+        t.expectEqual(await Task.detached(priority: priority) { 7 }.value, 7)
+      }
+    }
   },
   // Tests whose names and messages are hostile to reports (markup, control characters), for
   // the trace tests; the second fails with such a message.

@@ -68,11 +68,15 @@ struct LeakCheck {
   mutating func findings(canary: PoolCanary) -> (messages: [String], retire: Bool) {
     var messages: [String] = []
     var retire = false
-    if !canary.hasRun(within: Self.poolPatience) {
+    let held = canary.heldPools(within: Self.poolPatience)
+    if !held.isEmpty {
       retire = true
-      messages.append("Leaked work: the test returned while tasks it started hold every thread of Swift's cooperative "
-        + "pool (a job sent to the pool did not run within \(Self.poolPatience.secondsDescription) seconds), so the "
-        + "next async test could not start" + Self.retired)
+      // The body's pool reads as before; another names its priority.
+      let pool = held == [PoolPriority.high.name] ? "Swift's cooperative pool"
+        : "Swift's cooperative pool at priority " + held.joined(separator: " and ")
+      messages.append("Leaked work: the test returned while tasks it started hold every thread of \(pool) (a job sent "
+        + "to the pool did not run within \(Self.poolPatience.secondsDescription) seconds), so the next async test "
+        + "could not start" + Self.retired)
     }
     // After the canaries ran: a pool thread that ran a job has its name.
     let threads = runningNewThreads()
@@ -158,11 +162,12 @@ struct LeakCheck {
 }
 
 /// A job sent to Swift's cooperative pool as a test's code ends, at the priority the harness
-/// runs `async` test bodies at (on Linux each priority has a pool of its own): when it has
-/// not run a while later, every thread of that pool is held by work the test left behind,
-/// and the next `async` test could not start. Sent from the end of the test's `async` body,
-/// the canary runs on the body's own thread as it frees up, so a clean test waits for
-/// nothing.
+/// runs `async` test bodies at, and one at each other priority the test sent jobs to (on
+/// Linux each priority has a pool of threads of its own): when one has not run a while later,
+/// every thread of that pool is held by work the test left behind, and the next `async` test
+/// (or the next of its priority) could not start. Sent from the end of the test's `async`
+/// body, the first canary runs on the body's own thread as it frees up, so a clean test waits
+/// for nothing; a test that sent no job at another priority (most) sends no other canary.
 final class PoolCanary: Sendable {
   private let sent = Atomic(0)
   private let ran = DispatchSemaphore(value: 0)
@@ -177,22 +182,45 @@ final class PoolCanary: Sendable {
   }
 
   /// The priority of the tasks the harness runs `async` bodies in (made on the main thread).
-  private static let bodyPriority = TaskPriority.high
+  private static let bodyPriority = PoolPriority.high
 
   /// Sends the canary; again after more of the test's code ran, until checked.
   func send() {
-    sent.add(1, ordering: .relaxed)
-    Task.detached(priority: Self.bodyPriority) { [ran] in ran.signal() }
+    send(at: Self.bodyPriority)
   }
 
-  /// Whether every canary sent ran within `patience`. When the test had no `async` code to
-  /// send one from, one is sent now, unless the test sent the pool no job at all: then the
-  /// pool is as it was before the test.
-  func hasRun(within patience: Duration) -> Bool {
-    if sent.load(ordering: .relaxed) == 0 {
-      if let start = poolJobsAtStart, ConcurrencyCapture.poolJobs.load(ordering: .relaxed) == start { return true }
-      send()
+  private func send(at priority: PoolPriority) {
+    sent.add(1, ordering: .relaxed)
+    Task.detached(priority: priority.taskPriority) { [ran] in ran.signal() }
+  }
+
+  /// The priorities of the pools held by the test's leftovers: those whose canary did not
+  /// run within `patience`, by name; empty when every canary ran. When the test had no
+  /// `async` code to send one from, one is sent now, unless the test sent the pool no job at
+  /// all: then the pool is as it was before the test. A canary is sent now at each other
+  /// priority the test sent jobs to.
+  func heldPools(within patience: Duration) -> [String] {
+    let others: [PoolPriority]
+    if let start = poolJobsAtStart {
+      let sentTo = PoolPriority.sentJobs(between: start, and: ConcurrencyCapture.poolJobs.load(ordering: .relaxed))
+      if sent.load(ordering: .relaxed) == 0 && sentTo.isEmpty { return [] }
+      others = sentTo.filter { $0 != Self.bodyPriority }
+    } else {
+      others = []
     }
+    if sent.load(ordering: .relaxed) == 0 { send() }
+    var held = ran(within: patience) ? [] : [Self.bodyPriority.name]
+    // Each other pool's canary is awaited on its own, so that a held pool names itself.
+    for priority in others {
+      let canary = PoolCanary(countingPoolJobs: false)
+      canary.send(at: priority)
+      if !canary.ran(within: patience) { held.append(priority.name) }
+    }
+    return held
+  }
+
+  /// Whether every canary sent ran within `patience`.
+  private func ran(within patience: Duration) -> Bool {
     let deadline = DispatchTime.now() + .nanoseconds(patience.nanoseconds)
     for _ in 0..<sent.load(ordering: .relaxed) where ran.wait(timeout: deadline) == .timedOut { return false }
     return true
