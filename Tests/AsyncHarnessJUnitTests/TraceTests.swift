@@ -353,7 +353,8 @@ final class TraceTests: ReportTestCase {
   func testAWorkerReplacedIsAnEventAndAnInstantOnItsLane() throws {
     let run = try runToEnd(try harnessFixture(), [
       "--filter", "Crashes/passes first", "--filter", "Crashes/fatal error", "--filter", "Crashes/hangs outside a wait",
-      "--filter", "Leaks/spins", "--filter", "Leaks/awaits after the thread", "--time-limit", "1",
+      "--filter", "Leaks/spins tasks", "--filter", "Leaks/spins a thread", "--filter", "Leaks/awaits after the thread",
+      "--time-limit", "1",
       "--trace", path("trace.json"), "--json", path("events.jsonl"),
     ], in: directory)
     XCTAssertEqual(run.status, 1, run.output + run.errors)

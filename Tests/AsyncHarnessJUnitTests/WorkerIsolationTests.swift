@@ -9,8 +9,9 @@ import XCTest
 /// kept, and the JUnit report is complete and valid with exact totals.
 final class WorkerIsolationTests: ReportTestCase {
   /// Runs the fixture to its end and returns its exit status and console output.
-  private func runFixture(_ arguments: [String]) throws -> (status: Int32, output: String) {
-    let run = try runToEnd(try harnessFixture(), arguments)
+  private func runFixture(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+    let run = try runToEnd(try harnessFixture(), arguments,
+                           environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
     return (run.status, run.output)
   }
 
@@ -53,7 +54,10 @@ final class WorkerIsolationTests: ReportTestCase {
   func testAProcessPerTestStartsTheNextWorkerWhileATestRuns() throws {
     #if os(Linux)
     for _ in 0..<3 {
-      let run = try runFixture(["--isolation", "test", "--filter", "Spare/", "--json", path("events.jsonl")])
+      // The run's workers are told from other runs' (tests side by side) by a variable they inherit.
+      let mark = UUID().uuidString
+      let run = try runFixture(["--isolation", "test", "--filter", "Spare/", "--json", path("events.jsonl")],
+                               environment: ["FIXTURE_RUN": mark])
       XCTAssertEqual(run.status, 0, run.output)
       var output: [String: String] = [:]
       for line in try String(contentsOfFile: path("events.jsonl"), encoding: .utf8).split(separator: "\n") {
@@ -62,17 +66,21 @@ final class WorkerIsolationTests: ReportTestCase {
       let ended = try XCTUnwrap(Int(output["sleeps, then prints the time"]?.dropFirst("ended at ".count).dropLast() ?? ""), "\(output)")
       let started = try XCTUnwrap(Int(output["prints when its process started"]?.dropFirst("started at ".count).dropLast() ?? ""), "\(output)")
       XCTAssertLessThan(started, ended, "the second test's worker started while the first ran")
-      XCTAssertEqual(try workers(of: try harnessFixture()), [], "no worker outlives the run")
+      XCTAssertEqual(try workers(of: try harnessFixture(), markedWith: mark), [], "no worker outlives the run")
     }
     #else
     throw XCTSkip("reads process start times from /proc")
     #endif
   }
 
-  /// The processes running `executable` as a worker, from `/proc` (Linux).
-  private func workers(of executable: URL) throws -> [String] {
+  /// The processes running `executable` as a worker with `FIXTURE_RUN=mark` (the run's), from
+  /// `/proc` (Linux).
+  private func workers(of executable: URL, markedWith mark: String) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: "/proc").filter { $0.allSatisfy(\.isNumber) }.filter { pid in
-      guard let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+      guard let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+        let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ"),
+        environment.split(separator: 0).contains(Data("FIXTURE_RUN=\(mark)".utf8))
+      else { return false }
       let arguments = command.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
       return arguments.contains("--harness-worker") && arguments.first.map {
         URL(fileURLWithPath: $0).resolvingSymlinksInPath().path == executable.resolvingSymlinksInPath().path

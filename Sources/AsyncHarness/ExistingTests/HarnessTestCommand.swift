@@ -77,7 +77,7 @@ package enum HarnessTestCommand {
         return 2
       }
       // The record of the last run, for --rerun-failed, is the build's, beside its bundle.
-      let record = "\(bundle.directory)/harness/last-run.json"
+      let record = "\(bundle.directory)/asyncharness-last-run.json"
       if let status = HarnessMain.applyRerunFailed(to: &flags, &options, record: record, usage: usage,
                                                    command: "harness test", output: output, errors: errors) {
         return status

@@ -31,20 +31,28 @@ enum BundleNote: Equatable {
 ///   Swift Testing runs the tests in its default parallel run, as `swift test` does, so that
 ///   it honours `.serialized`, its suites' traits and its own width.
 enum BundleChannelReader {
-  /// An XCTest worker's reader: the failures the running test's observer told so far.
-  case xctest(failuresTold: Int)
+  /// An XCTest worker's reader: the failures the observer told so far of each test running
+  /// (a test may run XCTest tests of its own inside it).
+  case xctest(failuresTold: [String: Int])
   /// A Swift Testing worker's reader: the tests that cancelled themselves (`Test.cancel`),
   /// with their comments, until they end.
   case swiftTesting(cancelled: [String: String])
 
   /// A reader for `library`'s records.
   init(_ library: ExistingTest.Library) {
-    self = library == .xctest ? .xctest(failuresTold: 0) : .swiftTesting(cancelled: [:])
+    self = library == .xctest ? .xctest(failuresTold: [:]) : .swiftTesting(cancelled: [:])
   }
 
   /// The library's name in messages.
   var libraryName: String {
     if case .xctest = self { "XCTest" } else { "Swift Testing" }
+  }
+
+  /// Whether an issue that names no test running (a Swift Testing suite's) is the running
+  /// test's when only one runs. XCTest names each issue's test exactly: one of a test run
+  /// inside another (a test of XCTest itself) is not the outer test's.
+  var givesSuiteIssuesToTheRunningTest: Bool {
+    if case .swiftTesting = self { true } else { false }
   }
 
   /// Whether the library runs one test at a time in a worker (XCTest does; Swift Testing runs
@@ -110,20 +118,21 @@ enum BundleChannelReader {
       else { return [] }
       switch kind {
       case "started":
-        failuresTold = 0
+        failuresTold[test] = 0
         return [.started(test)]
       case "issue":
-        failuresTold += 1
+        failuresTold[test, default: 0] += 1
         return [.issue(test, Self.issue(record, of: test))]
       case "ended":
         let outcome = (try? record.string("outcome")) ?? "failed"
         let seconds = try? record.number("duration", as: Double.self)
         if outcome == "skipped" { return [.ended(test, skipReason: (try? record.string("skipReason")) ?? "", seconds: seconds)] }
         let counted = (try? record.number("failures", as: Int.self)) ?? 0
+        let told = failuresTold.removeValue(forKey: test) ?? 0
         var notes: [BundleNote] = []
         // The verdict is XCTest's: failures it counted and never told of fail the test too.
-        if counted > failuresTold || (outcome == "failed" && failuresTold == 0) {
-          let untold = max(counted - failuresTold, 1)
+        if counted > told || (outcome == "failed" && told == 0) {
+          let untold = max(counted - told, 1)
           notes.append(.issue(test, Issue(kind: .expectationFailed,
                                           message: "XCTest counted \(untold) more failure(s) than it reported to its observers")))
         }

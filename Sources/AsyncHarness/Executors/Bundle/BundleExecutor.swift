@@ -437,8 +437,9 @@ private struct BundleWorker {
                             ownLines: reader.printsOwnLines ? XCTestOwnLines(of: id) : nil)
       setDeadline(asked: asked)
     case .issue(let id, var issue):
-      // An issue of no test running (a suite's) is the test's when only one runs.
-      guard let key = running[id] != nil ? id : running.count == 1 ? running.keys.first : nil,
+      // An issue of no test running (a Swift Testing suite's) is the test's when only one runs.
+      let onlyOne = reader.givesSuiteIssuesToTheRunningTest && running.count == 1 ? running.keys.first : nil
+      guard let key = running[id] != nil ? id : onlyOne,
         let test = running[key]
       else { return }
       if issue.sourceLocation == nil { issue.sourceLocation = test.step.test.sourceLocation }

@@ -231,15 +231,16 @@ private final class ChannelWriter: Sendable {
 /// Writes each XCTest test's start, failures and end to the channel.
 private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
   private let writer: ChannelWriter
-  /// The unexpected errors of the running test seen so far.
-  private let thrownSeen = Mutex(0)
+  /// The unexpected errors seen so far of each test running (a test may run XCTest tests of
+  /// its own inside it).
+  private let thrownSeen = Mutex<[ObjectIdentifier: Int]>([:])
 
   init(writer: ChannelWriter) {
     self.writer = writer
   }
 
   func testCaseWillStart(_ testCase: XCTestCase) {
-    thrownSeen.withLock { $0 = 0 }
+    thrownSeen.withLock { $0[ObjectIdentifier(testCase)] = 0 }
     writer.send(#"{"record":"started","test":\#(quoted(id(of: testCase)))}"#)
   }
 
@@ -248,8 +249,9 @@ private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
     // XCTest counts an unexpected error before it tells observers: a new one is a thrown error.
     let unexpected = testCase.testRun?.unexpectedExceptionCount ?? 0
     let thrown = thrownSeen.withLock { seen in
-      defer { seen = max(seen, unexpected) }
-      return unexpected > seen
+      let before = seen[ObjectIdentifier(testCase)] ?? 0
+      seen[ObjectIdentifier(testCase)] = max(before, unexpected)
+      return unexpected > before
     }
     var record = #"{"record":"issue","test":\#(quoted(id(of: testCase))),"message":\#(quoted(description))"#
     if thrown {
@@ -261,6 +263,7 @@ private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
   }
 
   func testCaseDidFinish(_ testCase: XCTestCase) {
+    thrownSeen.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(testCase)) }
     let run = testCase.testRun
     let outcome = run?.hasBeenSkipped == true ? "skipped" : run?.hasSucceeded == true ? "passed" : "failed"
     var record = #"{"record":"ended","test":\#(quoted(id(of: testCase))),"outcome":"\#(outcome)""#
