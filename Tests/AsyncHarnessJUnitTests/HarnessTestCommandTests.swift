@@ -256,10 +256,36 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertEqual(failure?.descendants.first { $0.attribute("class") == "location" }?.text.hasSuffix("LedgerXCTests.swift:17"), true)
   }
 
+  /// `harness test --help` shows its own flags and those it shares with suites executables,
+  /// not those of harness suites alone.
+  func testTheHelpShowsOnlyTheFlagsThatApply() throws {
+    let run = try runToEnd(try harness(), ["test", "--help"])
+    XCTAssertEqual(run.status, 0, run.errors)
+    for flag in ["--package-path <dir>", "--skip-build", "--filter <text>", "--retries <N>", "--workers <N>", "--junit <path>",
+                 "--shuffle [<seed>]", "--rerun-failed", "--shard <index/count>", "<build flags>"] {
+      XCTAssertTrue(run.output.contains("  \(flag)"), "\(flag) is missing from\n\(run.output)")
+    }
+    for flag in ["--waiter", "--isolation", "--timeout", "--explore", "--schedule", "--jitter", "--no-capture", "--async-width"] {
+      XCTAssertFalse(run.output.contains(flag), "\(flag) does not apply, yet\n\(run.output)")
+    }
+    let root = try runToEnd(try harness(), ["--help"])
+    XCTAssertEqual(root.status, 0, root.errors)
+    XCTAssertTrue(root.output.contains("USAGE: harness <subcommand>") && root.output.contains("\n  test "), root.output)
+    let none = try runToEnd(try harness(), [])
+    XCTAssertEqual(none.status, 2)
+    XCTAssertTrue(none.errors.hasPrefix("error: no command; the command is test\n"), none.errors)
+  }
+
   func testAFlagOfSuitesOnlyIsRefused() throws {
-    let run = try runToEnd(try harness(), ["test", "--waiter", "semaphore"])
-    XCTAssertEqual(run.status, 2)
-    XCTAssertTrue(run.errors.hasPrefix("error: --waiter does not apply to harness test"), run.errors)
+    for flags in [["--waiter", "semaphore"], ["--jitter"], ["--isolation", "none"], ["--explore", "10"]] {
+      let run = try runToEnd(try harness(), ["test"] + flags)
+      XCTAssertEqual(run.status, 2)
+      XCTAssertTrue(run.errors.hasPrefix("error: \(flags[0]) does not apply to harness test: the package's tests run in its "
+        + "test bundle, under its own testing library\nUSAGE: harness test "), run.errors)
+    }
+    let unknown = try runToEnd(try harness(), ["test", "--no-such-flag"])
+    XCTAssertEqual(unknown.status, 2)
+    XCTAssertTrue(unknown.errors.hasPrefix("error: Unknown option '--no-such-flag'\n"), unknown.errors)
   }
 
   // MARK: Helpers

@@ -223,19 +223,19 @@ public enum HarnessMain {
     var options = options
     do {
       if options.rerunFailed { throw UsageError("--rerun-failed applies to a suites executable (HarnessMain.run) and harness test, which record their runs") }
-      options.adopt(bazel, hasJUnit: junit != nil)
+      options.run.adopt(bazel, hasJUnit: junit != nil)
       var configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)
-      if let warning = try options.applySharding(to: &configuration, suites: suites, bazel: bazel, junit: junit) {
+      if let warning = try options.run.applySharding(to: &configuration, suites: suites, bazel: bazel, junit: junit) {
         errors("warning: \(warning)\n")
       }
       try configuration.checkSelection(in: suites)
       if options.list {
-        output(options.listing(of: configuration.selection(of: suites)))
+        output(options.run.listing(of: configuration.selection(of: suites)))
         return 0
       }
       interrupts?.handleInterrupts()
       var reporters: [any Reporter] = [ConsoleReporter(style: console, write: output)]
-      reporters += try options.fileReporters(junit: junit?.reporter, suites: suites)
+      reporters += try options.run.fileReporters(junit: junit?.reporter, suites: suites)
       if let recorder { reporters.append(recorder) }
       let makeExecutor = try makeExecutor(options)
       // A command line never hangs silently: in-process, a test hung past its limit ends the run.

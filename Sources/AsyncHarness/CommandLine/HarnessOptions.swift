@@ -7,8 +7,11 @@ struct UsageError: Error, CustomStringConvertible {
   init(_ description: String) { self.description = description }
 }
 
-/// The flags of a suites executable. A command only so that its help and usage name the
-/// executable (`USAGE: LoaderSuites …`); ``HarnessMain`` runs it.
+/// The flags of a suites executable: those `harness test` shares (``RunFlags``, read through
+/// as if they were this type's own) and those of harness suites alone (waiters, isolation,
+/// schedules, jitter). A command only so that its help and usage name the executable
+/// (`USAGE: LoaderSuites …`); ``HarnessMain`` runs it.
+@dynamicMemberLookup
 struct HarnessOptions: ParsableCommand {
   static var configuration: CommandConfiguration {
     CommandConfiguration(
@@ -16,6 +19,12 @@ struct HarnessOptions: ParsableCommand {
       abstract: "Runs AsyncHarness suites.",
       usage: synopsis,
       discussion: "Exit status: 0 when every test passed, 1 when a test failed, 2 for a usage error (including a selection with no test, unless --allow-empty).")
+  }
+
+  /// A flag `harness test` shares, as if it were this type's own.
+  subscript<Value>(dynamicMember flag: WritableKeyPath<RunFlags, Value>) -> Value {
+    get { run[keyPath: flag] }
+    set { run[keyPath: flag] = newValue }
   }
 
   /// The name the process was started with, without its directories.
@@ -36,62 +45,17 @@ struct HarnessOptions: ParsableCommand {
     }
   }
 
+  /// The flags a package's own tests share with suites executables (`harness test`).
+  @OptionGroup var run: RunFlags
+
   @Option(help: ArgumentHelp("The waiter strategy for every suite, or all for the matrix.", valueName: "name|all"))
   var waiter: String?
-
-  @Option(help: ArgumentHelp("Run only tests whose Suite/test path contains this text, or tag:NAME (repeatable).", valueName: "text"))
-  var filter: [String] = []
-
-  @Flag(help: "List the selected tests' IDs (Suite/test, one a line) and exit.")
-  var list = false
-
-  @Flag(help: "Accept a selection with no test as an empty, passing run (by default it is an error).")
-  var allowEmpty = false
-
-  @Option(name: .customLong("repeat"), help: ArgumentHelp("Run each test N times.", valueName: "N"))
-  var repetitions = 1
-
-  @Flag(help: "With --repeat, stop after the first repetition that fails.")
-  var untilFailure = false
-
-  @Option(help: ArgumentHelp("Run a test that fails or errors again, up to N more times; one that then passes is flaky.", valueName: "N"))
-  var retries = 0
-
-  @Flag(help: "Fail the run (exit status 1) when a test was flaky: failed, then passed on a retry.")
-  var failOnFlaky = false
-
-  @Option(help: ArgumentHelp("Shuffle tests within each suite; without a seed, a random one is printed.", valueName: "seed"))
-  var shuffle: UInt64?
-
-  @Option(help: ArgumentHelp("Write the event stream as JSON Lines to this file.", valueName: "path"))
-  var json: String?
-
-  @Option(help: ArgumentHelp("Write a JUnit XML report to this file.", valueName: "path"))
-  var junit: String?
-
-  @Option(help: ArgumentHelp("Write the run as Chrome trace-event JSON (Perfetto, chrome://tracing) to this file when it ends: a track per lane, a slice per attempt.", valueName: "path"))
-  var trace: String?
-
-  @Option(name: .customLong("report-html"), help: ArgumentHelp("Write the run as one self-contained HTML page to this file when it ends: summary, failures with their output, flaky and slowest tests, a timeline per lane.", valueName: "path"))
-  var reportHTML: String?
-
-  @Option(help: ArgumentHelp("With --junit: the profile, standard (the default) or github (adds file and line attributes).", valueName: "name"))
-  var junitProfile: String?
 
   @Option(help: ArgumentHelp("The timeout in seconds of waits that pass none (default 1).", valueName: "seconds"))
   var timeout: Double?
 
-  @Option(help: ArgumentHelp("The longest a test may run, in seconds (fractions allowed), or none for no limit (default: \(Int(TimeLimit.defaultSeconds))).", valueName: "seconds|none"))
-  var timeLimit: String?
-
-  @Option(help: ArgumentHelp("Announce a test still running after this many seconds (and each multiple) as SLOW.", valueName: "seconds"))
-  var slow: Double?
-
   @Option(help: ArgumentHelp("Where tests run: worker (a worker process, so a crash or hang ends only its test; the default), test (a fresh worker process for each test) or none (this process, for a debugger).", valueName: "mode"))
   var isolation: HarnessMain.Isolation?
-
-  @Option(help: ArgumentHelp("Run tests in N worker processes at once; a suite runs whole in one of them, unless its tests run in parallel.", valueName: "N"))
-  var workers = 1
 
   @Flag(help: "Treat every suite not marked .serialized as .parallel: its tests spread over the workers, its async tests side by side in each.")
   var parallel = false
@@ -116,49 +80,20 @@ struct HarnessOptions: ParsableCommand {
   @Option(help: ArgumentHelp("Delay each item sent to a test's real queues by 0 to 2 ms, drawn from the seed (with --repeat, shakes out ordering bugs); without a seed, a random one is printed.", valueName: "seed"))
   var jitter: UInt64?
 
-  // Sharding: applied in Sharding/HarnessOptions+Sharding.swift.
-  @Option(help: ArgumentHelp("With --list: text (one test ID a line, the default) or json (one object a line: id, suite, name, tags, file, line).", valueName: "text|json"))
-  var format: ListFormat?
-
-  @Option(help: ArgumentHelp("Run only the test with this ID, Suite/test as --list prints it (repeatable).", valueName: "id"))
-  var only: [String] = []
-
-  @Option(help: ArgumentHelp("Run only the tests whose IDs this file lists, one a line.", valueName: "path"))
-  var onlyFrom: String?
-
-  @Flag(help: "Run only the tests that failed or errored in this executable's last run (recorded in .build/harness/), under that run's flags unless new ones are given.")
-  var rerunFailed = false
-
-  @Option(help: ArgumentHelp("Run only shard INDEX of COUNT, counted from 1 (1/3, 2/3, 3/3).", valueName: "index/count"))
-  var shard: String?
-
-  @Option(help: ArgumentHelp("With --shard: what goes to a shard whole, suite (the default) or test.", valueName: "suite|test"))
-  var shardBy: Sharding.Granularity?
-
-  @Option(help: ArgumentHelp("With --shard: balance shards by the test times of this JUnit report of an earlier run.", valueName: "path"))
-  var shardTimings: String?
-
   func validate() throws {
-    guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1, not \(repetitions)") }
-    guard retries >= 0 else { throw ValidationError("--retries must be 0 or more, not \(retries)") }
-    guard workers >= 1 else { throw ValidationError("--workers must be at least 1, not \(workers)") }
     guard asyncWidth >= 1 else { throw ValidationError("--async-width must be at least 1, not \(asyncWidth)") }
     try validateSchedules()
     if noCapture, let isolation, isolation != .none {
       throw ValidationError("--no-capture runs the tests in this process, so it cannot be combined with --isolation \(isolation.rawValue)")
     }
     try validateJitter()
-    try validateSharding()
-    _ = try TimeLimit(timeLimit)
-    for (flag, value) in [("--timeout", timeout), ("--slow", slow)] {
-      if let value, !(value > 0 && value.isFinite) {
-        throw ValidationError("\(flag) must be a positive number of seconds, not \(value)")
-      }
+    if let timeout, !(timeout > 0 && timeout.isFinite) {
+      throw ValidationError("--timeout must be a positive number of seconds, not \(timeout)")
     }
   }
 
   func configuration(registry: WaiterRegistry, defaultWaiters: Configuration.WaiterSelection) throws -> Configuration {
-    var configuration = Configuration()
+    var configuration = try run.configuration()
     switch waiter {
     case nil: configuration.waiters = defaultWaiters
     case "all": configuration.waiters = .all
@@ -168,19 +103,10 @@ struct HarnessOptions: ParsableCommand {
       }
       configuration.waiters = .named(name)
     }
-    configuration.filters = filter
-    configuration.allowsEmptySelection = allowEmpty
-    configuration.repetitions = repetitions
-    configuration.untilFailure = untilFailure
     configuration.parallelTests = parallel
-    configuration.retries = retries
-    configuration.shuffleSeed = shuffle
     if let timeout { configuration.defaultTimeout = .milliseconds(Int64((timeout * 1000).rounded())) }
-    configuration.timeLimit = try TimeLimit(timeLimit).duration
-    configuration.slowThreshold = slow.map { .milliseconds(Int64(($0 * 1000).rounded())) }
     try applySchedules(to: &configuration, registry: registry)
     configuration.jitter = jitter.map(Jitter.init(seed:))
-    configuration.reportsWaits = trace != nil
     return configuration
   }
 

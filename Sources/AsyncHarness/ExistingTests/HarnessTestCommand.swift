@@ -1,6 +1,8 @@
+import ArgumentParser
 import Foundation
 
-/// `harness test [FLAGS] [--package-path DIR] [--skip-build] [-- BUILD FLAGS]`: builds a
+/// `harness test [FLAGS] [--package-path DIR] [--skip-build] [-- BUILD FLAGS]` (``HarnessCommand``,
+/// ``HarnessTestFlags``): builds a
 /// package's tests (`swift build --build-tests`; not with `--skip-build`, as `swift test
 /// --skip-build`, which runs the bundle an earlier build left), lists the XCTest and Swift Testing tests of its test
 /// bundle, and runs them under the harness's runner with the flags, reporters and exit
@@ -10,18 +12,6 @@ package enum HarnessTestCommand {
   /// The synopsis.
   static let usage = "harness test [--package-path <dir>] [--skip-build] [<options>] [-- <build flags>]"
 
-  /// The first flag given of a suites executable's that do not apply to a package's own
-  /// tests, which run in their test bundle under their own library.
-  private static func inapplicableFlag(in options: HarnessOptions) -> String? {
-    let given: [(String, Bool)] = [
-      ("--waiter", options.waiter != nil), ("--isolation", options.isolation != nil), ("--no-capture", options.noCapture),
-      ("--timeout", options.timeout != nil), ("--explore", options.explore != nil),
-      ("--explore-policy", options.explorePolicy != nil), ("--schedule", options.schedule != nil),
-      ("--jitter", options.jitter != nil),
-    ]
-    return given.first { $0.1 }?.0
-  }
-
   /// Runs the `harness` executable's command line (without the executable) and returns its
   /// exit status: that of a suites executable, and 2 when the package cannot be built or
   /// has no test.
@@ -29,55 +19,26 @@ package enum HarnessTestCommand {
                              environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
     let output: @Sendable (String) -> Void = { FileHandleOutput.standardOutput.write($0) }
     let errors: @Sendable (String) -> Void = { FileHandleOutput.standardError.write($0) }
-    guard arguments.first == "test" else {
-      errors("error: \(arguments.first.map { "unknown command \($0)" } ?? "no command"); the command is test\n"
-        + "USAGE: \(usage)\n  See 'harness test --help' for more information.\n")
-      return 2
-    }
-    var flags = Array(arguments.dropFirst())
-    var buildFlags: [String] = []
-    if let index = flags.firstIndex(of: "--") {
-      buildFlags = Array(flags[(index + 1)...])
-      flags.removeSubrange(index...)
-    }
-    if flags.contains("--help") || flags.contains("-h") {
-      output("USAGE: \(usage)\n\nBuilds the package's tests (swift build --build-tests and the build flags after --), lists "
-        + "its XCTest and Swift Testing tests and runs them, each XCTest class and each Swift Testing suite in order "
-        + "in a worker process of the test bundle, so that a crash, an exit or a hang ends only its test.\n\n  --package-path <dir>    The package (default: the current directory).\n"
-        + "  --skip-build            Run the tests an earlier build left, without building them (as swift test "
-        + "--skip-build).\n\n"
-        + "The other options are those of a suites executable:\n\n")
-    }
-    var packagePath = "."
-    let skipBuild = flags.contains("--skip-build")
-    flags.removeAll { $0 == "--skip-build" }
-    do {
-      packagePath = try takePackagePath(from: &flags) ?? "."
-    } catch {
-      errors("error: \(error)\n")
-      return 2
-    }
-    var options: HarnessOptions
-    switch HarnessMain.parse(flags, usage: usage, command: "harness test", output: output, errors: errors) {
-    case .options(let parsed): options = parsed
+    let command: HarnessTestFlags
+    switch parse(arguments, output: output, errors: errors) {
+    case .command(let parsed): command = parsed
     case .exit(let status): return status
     }
-
-    if let flag = inapplicableFlag(in: options) {
-      errors("error: \(flag) does not apply to harness test: the package's tests run in its test bundle, under its "
-        + "own testing library\nUSAGE: \(usage)\n")
-      return 2
-    }
+    guard var options = try? HarnessOptions.parse([]) else { return 2 }
+    options.run = command.run
     return HarnessMain.withBazel(environment: environment, interrupts: interrupts) { bazel in
       let bundle: TestBundle
       do {
-        bundle = try TestBundle.build(packagePath: packagePath, buildFlags: buildFlags, skipBuild: skipBuild, errors: errors)
+        bundle = try TestBundle.build(packagePath: command.packagePath, buildFlags: command.buildFlags,
+                                      skipBuild: command.skipBuild, errors: errors)
       } catch {
         errors("error: \(error)\n")
         return 2
       }
-      // The record of the last run, for --rerun-failed, is the build's, beside its bundle.
+      // The record of the last run, for --rerun-failed, is the build's, beside its bundle; it
+      // keeps the run's flags, not the package's or the build's.
       let record = "\(bundle.directory)/asyncharness-last-run.json"
+      var flags = HarnessTestFlags.runFlags(of: arguments)
       if let status = HarnessMain.applyRerunFailed(to: &flags, &options, record: record, usage: usage,
                                                    command: "harness test", output: output, errors: errors) {
         return status
@@ -102,18 +63,51 @@ package enum HarnessTestCommand {
     }
   }
 
-  /// Removes `--package-path DIR` (or `--package-path=DIR`) from `flags` and returns DIR.
-  private static func takePackagePath(from flags: inout [String]) throws -> String? {
-    guard let index = flags.firstIndex(where: { $0 == "--package-path" || $0.hasPrefix("--package-path=") }) else {
-      return nil
+  /// What parsing the command line gave: `harness test`'s flags, or the status to exit with now.
+  enum Parsed {
+    case command(HarnessTestFlags)
+    case exit(Int32)
+  }
+
+  /// Parses the command line as `harness` and its `test` command, printing the help or a
+  /// usage error. A flag of suites executables alone (`--waiter`, `--jitter` …) is named as
+  /// one that does not apply.
+  static func parse(_ arguments: [String], output: @Sendable (String) -> Void,
+                    errors: @Sendable (String) -> Void) -> Parsed {
+    do {
+      switch try HarnessCommand.parseAsRoot(HarnessOptions.expandingOptionalSeeds(arguments)) {
+      case let command as HarnessTestFlags:
+        return .command(command)
+      case is HarnessCommand:
+        errors("error: no command; the command is test\nUSAGE: \(usage)\n  See 'harness test --help' for more information.\n")
+        return .exit(2)
+      default:
+        // ArgumentParser's help command: the help of the command it was asked for.
+        let asked: any ParsableCommand.Type = arguments.first == "test" ? HarnessTestFlags.self : HarnessCommand.self
+        output(HarnessOptions.showingOptionalSeed(HarnessCommand.helpMessage(for: asked)) + "\n")
+        return .exit(0)
+      }
+    } catch {
+      if HarnessCommand.exitCode(for: error) == .success {
+        output(HarnessOptions.showingOptionalSeed(HarnessCommand.fullMessage(for: error)) + "\n")
+        return .exit(0)
+      }
+      var message = HarnessCommand.message(for: error)
+      if let flag = suitesOnlyFlag(in: message) {
+        message = "\(flag) does not apply to harness test: the package's tests run in its test bundle, under its own "
+          + "testing library"
+      }
+      errors("error: \(message)\nUSAGE: \(usage)\n  See 'harness test --help' for more information.\n")
+      return .exit(2)
     }
-    if flags[index] != "--package-path" {
-      defer { flags.remove(at: index) }
-      return String(flags[index].dropFirst("--package-path=".count))
-    }
-    guard index + 1 < flags.count else { throw UsageError("--package-path needs a directory") }
-    defer { flags.removeSubrange(index...(index + 1)) }
-    return flags[index + 1]
+  }
+
+  /// The flag an "Unknown option '--flag'" message names, when a suites executable has it
+  /// (``HarnessOptions``'s own, which `harness test` does not share).
+  private static func suitesOnlyFlag(in message: String) -> String? {
+    guard let quoted = message.firstRange(of: "Unknown option '") else { return nil }
+    let flag = message[quoted.upperBound...].prefix { $0 != "'" && $0 != "=" }
+    return HarnessOptions.synopsis.contains("[\(flag) ") || HarnessOptions.synopsis.contains("[\(flag)]") ? String(flag) : nil
   }
 
   /// The executable `name` in the first directory of the `PATH` that has one.
@@ -300,5 +294,54 @@ private struct SwiftTestingListing {
       errors("warning: the Swift Testing tests of \(bundle) cannot be listed: \(error)\n")
       return []
     }
+  }
+}
+
+/// The `harness` executable's command: its one subcommand, `test`, runs a package's own tests.
+struct HarnessCommand: ParsableCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(commandName: "harness", abstract: "Runs a package's own XCTest and Swift Testing tests under AsyncHarness.",
+                         subcommands: [HarnessTestFlags.self])
+  }
+}
+
+/// `harness test`'s flags: the package, its build, and the flags of a run it shares with
+/// suites executables (``RunFlags``); those of harness suites alone are not its own, so its
+/// help does not show them.
+struct HarnessTestFlags: ParsableCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(
+      commandName: "test",
+      abstract: "Builds the package's tests (swift build --build-tests and the build flags after --), lists its "
+        + "XCTest and Swift Testing tests and runs them in worker processes of its test bundle, so that a crash, an "
+        + "exit or a hang ends only its test.",
+      usage: HarnessTestCommand.usage,
+      discussion: "Exit status: 0 when every test passed, 1 when a test failed, 2 for a usage error, a package that "
+        + "does not build, or one with no test.")
+  }
+
+  @Option(help: ArgumentHelp("The package's directory.", valueName: "dir"))
+  var packagePath = "."
+
+  @Flag(help: "Run the tests an earlier build left, without building them (as swift test --skip-build).")
+  var skipBuild = false
+
+  @OptionGroup var run: RunFlags
+
+  @Argument(parsing: .postTerminator, help: ArgumentHelp("Flags for swift build, after --.", valueName: "build flags"))
+  var buildFlags: [String] = []
+
+  /// The run's flags of a `harness test` command line (`test` and its flags): without
+  /// `test`, the package's (`--package-path`, `--skip-build`) and the build's (after `--`),
+  /// as the last run's record keeps them for `--rerun-failed`.
+  static func runFlags(of arguments: [String]) -> [String] {
+    var flags: [String] = []
+    var rest = arguments.drop { $0 == "test" }.prefix { $0 != "--" }[...]
+    while let flag = rest.popFirst() {
+      if flag == "--package-path" { _ = rest.popFirst() } else if flag != "--skip-build" && !flag.hasPrefix("--package-path=") {
+        flags.append(flag)
+      }
+    }
+    return flags
   }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 
-extension HarnessOptions {
+extension RunFlags {
   /// How `--list` writes the selected tests.
   enum ListFormat: String, CaseIterable, ExpressibleByArgument {
     /// One test ID a line (``TestIdentity``).

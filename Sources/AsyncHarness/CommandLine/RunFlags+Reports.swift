@@ -1,6 +1,6 @@
 import Foundation
 
-extension HarnessOptions {
+extension RunFlags {
   /// Makes the reporters for `--json`, `--trace`, `--report-html` and `--junit`, checking every
   /// destination before any file is opened, so a bad path is a usage error before the first
   /// test and never empties an existing report.
@@ -19,8 +19,8 @@ extension HarnessOptions {
       }
     }
     if let json, let reason = ReportDestination.problem(with: json) { throw ReportFileError(path: json, reason: reason) }
-    let traceReporter: (any Reporter)? = try trace.map { try TraceReporter(path: $0, processName: Self.executableName) }
-    let htmlReporter: (any Reporter)? = try reportHTML.map { try HTMLReporter(path: $0, title: Self.executableName) }
+    let traceReporter: (any Reporter)? = try trace.map { try TraceReporter(path: $0, processName: HarnessOptions.executableName) }
+    let htmlReporter: (any Reporter)? = try reportHTML.map { try HTMLReporter(path: $0, title: HarnessOptions.executableName) }
     let junitReporter = try junit.map { path in
       guard let factory else {
         throw UsageError("--junit needs the AsyncHarnessJUnit product: call HarnessMain.run(suites, junit: JUnitReporter.factory)")
