@@ -1,22 +1,12 @@
 @testable import AsyncHarness
 import Foundation
+import HarnessTestSupport
 import XCTest
 
 /// The library `harness test` preloads into a test bundle: compiled once per directory with
 /// the `swiftc` on the `PATH`, reused after, refused by name without a compiler; and the
 /// variables a worker starts with.
-final class BundleChannelLibraryTests: XCTestCase {
-  private var directory: URL!
-
-  override func setUpWithError() throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent("channel-library-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-  }
-
-  override func tearDownWithError() throws {
-    try? FileManager.default.removeItem(at: directory)
-  }
-
+final class BundleChannelLibraryTests: TemporaryDirectoryTestCase {
   func testItIsCompiledOnceAndReusedAfter() throws {
     let environment = ProcessInfo.processInfo.environment
     guard HarnessTestCommand.executable(named: "swiftc", environment: environment) != nil else {

@@ -1,22 +1,12 @@
 @testable import AsyncHarness
 import Foundation
+import HarnessTestSupport
 import XCTest
 
 /// Issue 33, `--report-html`: how the page escapes text from tests, and its bounds (each text,
 /// the failures that keep their output, the bars of the timeline), fed events directly; and a
 /// run that did not end. (HTMLReportTests, beside the JUnit tests, parses whole pages back.)
-final class HTMLReporterTests: XCTestCase {
-  private var directory: URL!
-
-  override func setUpWithError() throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent("html-reporter-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-  }
-
-  override func tearDownWithError() throws {
-    try FileManager.default.removeItem(at: directory)
-  }
-
+final class HTMLReporterTests: TemporaryDirectoryTestCase {
   func testEveryTextIsEscapedAndEveryForbiddenCharacterShownVisibly() {
     XCTAssertEqual(HTMLWriter.escaped("<script>alert('x') & \"y\"</script>"),
                    "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;")
