@@ -3,27 +3,27 @@ import Foundation
 import HarnessTestSupport
 import XCTest
 
-/// The library `harness test` preloads into a test bundle: compiled once per directory with
-/// the `swiftc` on the `PATH`, reused after, refused by name without a compiler; and the
-/// variables a worker starts with.
+/// The library `harness test` preloads into a test bundle: compiled once into a cache with the
+/// `swiftc` on the `PATH`, reused after, refused by name without a compiler or when it cannot
+/// compile, its files removed when a run ends first; and the variables a worker starts with.
 final class BundleChannelLibraryTests: TemporaryDirectoryTestCase {
   func testItIsCompiledOnceAndReusedAfter() throws {
     let environment = ProcessInfo.processInfo.environment
     guard HarnessTestCommand.executable(named: "swiftc", environment: environment) != nil else {
       throw XCTSkip("no swiftc on the PATH")
     }
-    let library = try BundleChannelLibrary.path(in: directory.path, environment: environment)
+    let library = try BundleChannelLibrary.prepare(in: directory.path, environment: environment).ready()
     XCTAssertTrue(library.hasPrefix(directory.path + "/asyncharness-bundle-channel-"), library)
     XCTAssertTrue(library.hasSuffix(".so"), library)
     let built = try FileManager.default.attributesOfItem(atPath: library)[.modificationDate] as? Date
-    XCTAssertEqual(try BundleChannelLibrary.path(in: directory.path, environment: environment), library)
+    XCTAssertEqual(try BundleChannelLibrary.prepare(in: directory.path, environment: environment).ready(), library)
     XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: library)[.modificationDate] as? Date, built)
     // Nothing but the library is left behind.
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [(library as NSString).lastPathComponent])
   }
 
   func testWithoutSwiftcTheRunIsRefusedByName() {
-    XCTAssertThrowsError(try BundleChannelLibrary.path(in: directory.path, environment: ["PATH": directory.path])) {
+    XCTAssertThrowsError(try BundleChannelLibrary.prepare(in: directory.path, environment: ["PATH": directory.path])) {
       XCTAssertEqual("\($0)", "harness test needs swiftc on the PATH (the toolchain that builds the package) to hear its tests")
     }
   }
@@ -32,10 +32,22 @@ final class BundleChannelLibraryTests: TemporaryDirectoryTestCase {
     let compiler = directory.appendingPathComponent("swiftc")
     try "#!/bin/sh\necho 'error: no such module XCTest' >&2\nexit 1\n".write(to: compiler, atomically: true, encoding: .utf8)
     try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: compiler.path)
-    XCTAssertThrowsError(try BundleChannelLibrary.path(in: directory.path, environment: ["PATH": directory.path])) {
+    XCTAssertThrowsError(try BundleChannelLibrary.prepare(in: directory.path, environment: ["PATH": directory.path]).ready()) {
       XCTAssertEqual("\($0)", "\(compiler.path) cannot compile the library that hears the bundle's tests (exit status 1):\n"
         + "error: no such module XCTest\n")
     }
+  }
+
+  func testARunThatEndsBeforeItsTestsLeavesNoFileOfTheCompile() throws {
+    let compiler = directory.appendingPathComponent("swiftc")
+    try "#!/bin/sh\nexec sleep 30\n".write(to: compiler, atomically: true, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: compiler.path)
+    let cache = directory.appendingPathComponent("cache")
+    try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+    let start = ContinuousClock().now
+    try BundleChannelLibrary.prepare(in: cache.path, environment: ["PATH": directory.path]).abandon()
+    XCTAssertLessThan(start.duration(to: .now), .seconds(10), "the compile is stopped, not waited for")
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache.path), [])
   }
 
   func testAWorkerPreloadsTheLibraryAfterTheRunsOwnAndIsToldItsLibraryAndMarker() {

@@ -27,6 +27,15 @@ package enum HarnessTestCommand {
     guard var options = try? HarnessOptions.parse([]) else { return 2 }
     options.run = command.run
     return HarnessMain.withBazel(environment: environment, interrupts: interrupts) { bazel in
+      // Compiled (once a machine and toolchain) while the package builds.
+      let channelLibrary: BundleChannelLibrary
+      do {
+        channelLibrary = try BundleChannelLibrary.prepare(environment: environment)
+      } catch {
+        errors("error: \(error)\n")
+        return 2
+      }
+      defer { channelLibrary.abandon() }
       let bundle: TestBundle
       do {
         bundle = try TestBundle.build(packagePath: command.packagePath, buildFlags: command.buildFlags,
@@ -43,9 +52,9 @@ package enum HarnessTestCommand {
                                                    command: "harness test", output: output, errors: errors) {
         return status
       }
-      let channelLibrary: String
+      let library: String
       do {
-        channelLibrary = try BundleChannelLibrary.path(in: bundle.directory, environment: environment)
+        library = try channelLibrary.ready()
       } catch {
         errors("error: \(error)\n")
         return 2
@@ -57,7 +66,7 @@ package enum HarnessTestCommand {
       ) { _ in
         {
           BundleExecutor(bundle: bundle.path, directory: bundle.packageDirectory, tests: bundle.tests,
-                         channelLibrary: channelLibrary, stop: interrupts)
+                         channelLibrary: library, stop: interrupts)
         }
       }
     }
@@ -237,7 +246,7 @@ struct TestBundle {
   }
 
   /// `exit status N` or `signal N`, as messages say how a process ended.
-  fileprivate static func ending(of process: Process) -> String {
+  static func ending(of process: Process) -> String {
     process.terminationReason == .uncaughtSignal ? "signal \(process.terminationStatus)" : "exit status \(process.terminationStatus)"
   }
 }

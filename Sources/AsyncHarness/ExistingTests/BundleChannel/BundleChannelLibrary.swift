@@ -11,11 +11,14 @@ import Darwin
 /// (`AsyncHarnessBundleChannel.swift` beside this file, embedded in the harness as text).
 ///
 /// It is compiled with the package's own toolchain (`swiftc` on the `PATH`, the one that
-/// built the bundle) the first time a bundle directory needs it, and kept there under a name
-/// that holds a hash of its source and of that compiler, so a new harness or a new toolchain
-/// compiles it again. Compiled into a temporary name and renamed, so runs side by side (shards)
-/// never load a half-written file.
-enum BundleChannelLibrary {
+/// builds the bundle) once per machine and toolchain, into the user's cache
+/// (`$XDG_CACHE_HOME/asyncharness`, else `~/.cache/asyncharness`, else the temporary directory),
+/// under a name that holds a hash of its source and of that compiler, so a new harness or a
+/// new toolchain compiles it again. The compile (about 2 s, unoptimized: the library only
+/// writes a few records a test) starts in the background as `harness test` starts, beside the
+/// package's build and listing; it goes into a temporary name and is renamed, so runs side by
+/// side (shards) never load a half-written file.
+struct BundleChannelLibrary {
   /// The variable naming the descriptor the channel is handed over as.
   static let channelVariable = "ASYNC_HARNESS_BUNDLE_CHANNEL"
   /// The variable naming the library the bundle runs (`xctest` or `swift-testing`).
@@ -28,41 +31,91 @@ enum BundleChannelLibrary {
   /// The descriptor the channel is handed over as.
   static let channelDescriptor: Int32 = 3
 
-  /// The library for bundles in `directory`, compiled there first when it is not.
-  /// - Throws: ``UsageError`` when there is no `swiftc` or it cannot compile the library.
-  static func path(in directory: String, environment: [String: String]) throws -> String {
+  /// Where the library is, once compiled.
+  let path: String
+  /// The compile running, when the cache lacked the library: the compiler, the process, and
+  /// the scratch files' common path (`.swift`, `.so`, `.log`).
+  private let compile: (compiler: String, process: Process, scratch: String)?
+
+  /// The library in `cache` (by default the user's), its compile started when it is not there.
+  /// - Throws: ``UsageError`` when there is no `swiftc` or nowhere to write.
+  static func prepare(in cache: String? = nil, environment: [String: String]) throws -> BundleChannelLibrary {
     #if os(Linux)
     guard let compiler = HarnessTestCommand.executable(named: "swiftc", environment: environment) else {
       throw UsageError("harness test needs swiftc on the PATH (the toolchain that builds the package) to hear its tests")
     }
+    let directory = try cache ?? userCache(environment: environment)
     let resolved = URL(fileURLWithPath: compiler).resolvingSymlinksInPath().path
     let modified = ((try? FileManager.default.attributesOfItem(atPath: resolved))?[.modificationDate] as? Date)
       .map { "\($0.timeIntervalSince1970)" } ?? ""
     let source = PackageResources.AsyncHarnessBundleChannel_swift
     let key = String(StableHash.fnv1a64(continuing: StableHash.fnv1a64("\(resolved) \(modified)"), source), radix: 16)
     let library = "\(directory)/asyncharness-bundle-channel-\(key).so"
-    if FileManager.default.fileExists(atPath: library) { return library }
+    if FileManager.default.fileExists(atPath: library) { return BundleChannelLibrary(path: library, compile: nil) }
     let scratch = "\(directory)/asyncharness-bundle-channel-\(key)-\(getpid())-\(UUID().uuidString)"
-    defer {
-      try? FileManager.default.removeItem(atPath: scratch + ".swift")
-      try? FileManager.default.removeItem(atPath: scratch + ".so")
+    guard FileManager.default.createFile(atPath: scratch + ".swift", contents: Data(source)),
+      FileManager.default.createFile(atPath: scratch + ".log", contents: nil),
+      let log = FileHandle(forWritingAtPath: scratch + ".log")
+    else {
+      throw UsageError("cannot write \(scratch).swift: the directory \(directory) is not writable")
     }
-    guard FileManager.default.createFile(atPath: scratch + ".swift", contents: Data(source)) else {
-      throw UsageError("cannot write \(scratch).swift: the bundle's directory \(directory) is not writable")
-    }
+    defer { try? log.close() }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: compiler)
     // _GNU_SOURCE: C's `fopencookie`, through which Swift Testing's stream reaches the channel.
-    let compile = try TestBundle.run(compiler, [
-      "-emit-library", "-parse-as-library", "-O", "-Xcc", "-D_GNU_SOURCE", "-module-name", "AsyncHarnessBundleChannel",
-      scratch + ".swift", "-o", scratch + ".so",
-    ])
-    guard compile.status == 0, rename(scratch + ".so", library) == 0 else {
-      throw UsageError("\(compiler) cannot compile the library that hears the bundle's tests (\(compile.ending)):\n"
-        + compile.output)
-    }
-    return library
+    process.arguments = ["-emit-library", "-parse-as-library", "-Onone", "-Xcc", "-D_GNU_SOURCE",
+                         "-module-name", "AsyncHarnessBundleChannel", scratch + ".swift", "-o", scratch + ".so"]
+    process.standardOutput = log
+    process.standardError = log
+    try process.run()
+    return BundleChannelLibrary(path: library, compile: (compiler, process, scratch))
     #else
     throw UsageError("harness test runs a package's tests on Linux only for now")
     #endif
+  }
+
+  /// The library's path, once its compile (if one runs) ended.
+  /// - Throws: ``UsageError`` with what the compiler said when it could not compile it.
+  func ready() throws -> String {
+    guard let compile else { return path }
+    defer {
+      for suffix in [".swift", ".so", ".log"] { try? FileManager.default.removeItem(atPath: compile.scratch + suffix) }
+    }
+    compile.process.waitUntilExit()
+    guard compile.process.terminationStatus == 0, compile.process.terminationReason == .exit,
+      rename(compile.scratch + ".so", path) == 0
+    else {
+      let said = (try? String(contentsOfFile: compile.scratch + ".log", encoding: .utf8)) ?? ""
+      throw UsageError("\(compile.compiler) cannot compile the library that hears the bundle's tests "
+        + "(\(TestBundle.ending(of: compile.process))):\n\(said)")
+    }
+    return path
+  }
+
+  /// Stops the compile, if one still runs, and removes its files: what a run that ends before
+  /// its tests (a failed build, nothing to rerun) leaves behind.
+  func abandon() {
+    guard let compile else { return }
+    if compile.process.isRunning {
+      compile.process.terminate()
+      compile.process.waitUntilExit()
+    }
+    for suffix in [".swift", ".so", ".log"] { try? FileManager.default.removeItem(atPath: compile.scratch + suffix) }
+  }
+
+  /// The user's cache of the harness, made when missing: `$XDG_CACHE_HOME/asyncharness`, else
+  /// `$HOME/.cache/asyncharness`, else one in the temporary directory.
+  private static func userCache(environment: [String: String]) throws -> String {
+    let candidates = [environment["XDG_CACHE_HOME"], environment["HOME"].map { "\($0)/.cache" }].compactMap(\.self)
+      .filter { !$0.isEmpty }.map { "\($0)/asyncharness" } + [FileManager.default.temporaryDirectory.path + "/asyncharness-\(getuid())"]
+    for candidate in candidates {
+      if (try? FileManager.default.createDirectory(atPath: candidate, withIntermediateDirectories: true)) != nil,
+        access(candidate, W_OK) == 0 {
+        return candidate
+      }
+    }
+    throw UsageError("harness test has nowhere to keep the library that hears the bundle's tests: none of "
+      + candidates.joined(separator: ", ") + " is writable")
   }
 
   /// The variables a bundle worker of `library` starts with: the library preloaded (after
