@@ -51,10 +51,16 @@ final class BundleChannelLibraryTests: TemporaryDirectoryTestCase {
   }
 
   func testAWorkerPreloadsTheLibraryAfterTheRunsOwnAndIsToldItsLibraryAndMarker() {
+    // Its own variables, and AddressSanitizer told not to refuse a library preloaded before it.
     XCTAssertEqual(
       BundleChannelLibrary.environment(library: "/b/lib.so", testing: .xctest, marker: "M", inherited: ["LD_PRELOAD": "/u/own.so"]),
       ["LD_PRELOAD": "/u/own.so:/b/lib.so", "ASYNC_HARNESS_BUNDLE_PRELOAD": "/b/lib.so", "ASYNC_HARNESS_BUNDLE_CHANNEL": "3",
-       "ASYNC_HARNESS_BUNDLE_LIBRARY": "xctest", "ASYNC_HARNESS_BUNDLE_MARKER": "M"])
+       "ASYNC_HARNESS_BUNDLE_LIBRARY": "xctest", "ASYNC_HARNESS_BUNDLE_MARKER": "M",
+       "ASAN_OPTIONS": "verify_asan_link_order=0"])
+    XCTAssertEqual(
+      BundleChannelLibrary.environment(library: "/b/lib.so", testing: .xctest, marker: "M",
+                                       inherited: ["ASAN_OPTIONS": "detect_leaks=1"])["ASAN_OPTIONS"],
+      "detect_leaks=1:verify_asan_link_order=0")
     XCTAssertEqual(
       BundleChannelLibrary.environment(library: "/b/lib.so", testing: .swiftTesting, marker: "M", inherited: [:])["LD_PRELOAD"],
       "/b/lib.so")

@@ -6,7 +6,7 @@ import XCTest
 final class ExamplesCommandLineTests: XCTestCase {
   private var examples: URL { builtExecutable("examples", for: Self.self) }
 
-  private let usage = "examples [--waiter <name|all>] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--trace <path>] [--report-html <path>] [--junit <path>] [--junit-profile <name>] [--timeout <seconds>] [--time-limit <seconds|none>] [--slow <seconds>] [--isolation <mode>] [--workers <N>] [--parallel] [--async-width <N>] [--no-capture] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--rerun-failed] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
+  private let usage = "examples [--waiter <name|all>] [--timeout <seconds>] [--isolation <mode>] [--parallel] [--async-width <N>] [--no-capture] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--trace <path>] [--report-html <path>] [--junit-profile <name>] [--time-limit <seconds|none>] [--slow <seconds>] [--workers <N>] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--rerun-failed] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
 
   func testHelpNamesTheExecutableAndShowsTheSeedAsOptional() throws {
     let result = try runToEnd(examples, ["--help"])
@@ -23,45 +23,12 @@ final class ExamplesCommandLineTests: XCTestCase {
       OPTIONS:
         --waiter <name|all>     The waiter strategy for every suite, or all for the
                                 matrix.
-        --filter <text>         Run only tests whose Suite/test path contains this
-                                text, or tag:NAME (repeatable).
-        --list                  List the selected tests' IDs (Suite/test, one a line)
-                                and exit.
-        --allow-empty           Accept a selection with no test as an empty, passing
-                                run (by default it is an error).
-        --repeat <N>            Run each test N times. (default: 1)
-        --until-failure         With --repeat, stop after the first repetition that
-                                fails.
-        --retries <N>           Run a test that fails or errors again, up to N more
-                                times; one that then passes is flaky. (default: 0)
-        --fail-on-flaky         Fail the run (exit status 1) when a test was flaky:
-                                failed, then passed on a retry.
-        --shuffle [<seed>]      Shuffle tests within each suite; without a seed, a
-                                random one is printed.
-        --json <path>           Write the event stream as JSON Lines to this file.
-        --junit <path>          Write a JUnit XML report to this file.
-        --trace <path>          Write the run as Chrome trace-event JSON (Perfetto,
-                                chrome://tracing) to this file when it ends: a track
-                                per lane, a slice per attempt.
-        --report-html <path>    Write the run as one self-contained HTML page to this
-                                file when it ends: summary, failures with their
-                                output, flaky and slowest tests, a timeline per lane.
-        --junit-profile <name>  With --junit: the profile, standard (the default) or
-                                github (adds file and line attributes).
         --timeout <seconds>     The timeout in seconds of waits that pass none
                                 (default 1).
-        --time-limit <seconds|none>
-                                The longest a test may run, in seconds (fractions
-                                allowed), or none for no limit (default: 60).
-        --slow <seconds>        Announce a test still running after this many seconds
-                                (and each multiple) as SLOW.
         --isolation <mode>      Where tests run: worker (a worker process, so a crash
                                 or hang ends only its test; the default), test (a
                                 fresh worker process for each test) or none (this
                                 process, for a debugger). (values: worker, test, none)
-        --workers <N>           Run tests in N worker processes at once; a suite runs
-                                whole in one of them, unless its tests run in
-                                parallel. (default: 1)
         --parallel              Treat every suite not marked .serialized as
                                 .parallel: its tests spread over the workers, its
                                 async tests side by side in each.
@@ -87,6 +54,39 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 2 ms, drawn from the seed (with --repeat, shakes out
                                 ordering bugs); without a seed, a random one is
                                 printed.
+        --filter <text>         Run only tests whose Suite/test path contains this
+                                text, or tag:NAME (repeatable).
+        --list                  List the selected tests' IDs (Suite/test, one a line)
+                                and exit.
+        --allow-empty           Accept a selection with no test as an empty, passing
+                                run (by default it is an error).
+        --repeat <N>            Run each test N times. (default: 1)
+        --until-failure         With --repeat, stop after the first repetition that
+                                fails.
+        --retries <N>           Run a test that fails or errors again, up to N more
+                                times; one that then passes is flaky. (default: 0)
+        --fail-on-flaky         Fail the run (exit status 1) when a test was flaky:
+                                failed, then passed on a retry.
+        --shuffle [<seed>]      Shuffle tests within each suite; without a seed, a
+                                random one is printed.
+        --json <path>           Write the event stream as JSON Lines to this file.
+        --junit <path>          Write a JUnit XML report to this file.
+        --trace <path>          Write the run as Chrome trace-event JSON (Perfetto,
+                                chrome://tracing) to this file when it ends: a track
+                                per lane, a slice per attempt.
+        --report-html <path>    Write the run as one self-contained HTML page to this
+                                file when it ends: summary, failures with their
+                                output, flaky and slowest tests, a timeline per lane.
+        --junit-profile <name>  With --junit: the profile, standard (the default) or
+                                github (adds file and line attributes).
+        --time-limit <seconds|none>
+                                The longest a test may run, in seconds (fractions
+                                allowed), or none for no limit (default: 60).
+        --slow <seconds>        Announce a test still running after this many seconds
+                                (and each multiple) as SLOW.
+        --workers <N>           Run tests in N worker processes at once; a suite runs
+                                whole in one of them, unless its tests run in
+                                parallel. (default: 1)
         --format <text|json>    With --list: text (one test ID a line, the default)
                                 or json (one object a line: id, suite, name, tags,
                                 file, line). (values: text, json)
@@ -94,9 +94,11 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 prints it (repeatable).
         --only-from <path>      Run only the tests whose IDs this file lists, one a
                                 line.
-        --rerun-failed          Run only the tests that failed or errored in this
-                                executable's last run (recorded in .build/harness/),
-                                under that run's flags unless new ones are given.
+        --rerun-failed          Run only the tests that failed or errored in the last
+                                run (a suites executable records it in
+                                .build/harness/, harness test beside the test
+                                bundle), under that run's flags unless new ones are
+                                given.
         --shard <index/count>   Run only shard INDEX of COUNT, counted from 1 (1/3,
                                 2/3, 3/3).
         --shard-by <suite|test> With --shard: what goes to a shard whole, suite (the

@@ -45,9 +45,6 @@ struct HarnessOptions: ParsableCommand {
     }
   }
 
-  /// The flags a package's own tests share with suites executables (`harness test`).
-  @OptionGroup var run: RunFlags
-
   @Option(help: ArgumentHelp("The waiter strategy for every suite, or all for the matrix.", valueName: "name|all"))
   var waiter: String?
 
@@ -79,6 +76,10 @@ struct HarnessOptions: ParsableCommand {
   // Jitter: applied in Dispatching/HarnessOptions+Jitter.swift.
   @Option(help: ArgumentHelp("Delay each item sent to a test's real queues by 0 to 2 ms, drawn from the seed (with --repeat, shakes out ordering bugs); without a seed, a random one is printed.", valueName: "seed"))
   var jitter: UInt64?
+
+  /// The flags a package's own tests share with suites executables (`harness test`), shown
+  /// after those of harness suites alone.
+  @OptionGroup var run: RunFlags
 
   func validate() throws {
     guard asyncWidth >= 1 else { throw ValidationError("--async-width must be at least 1, not \(asyncWidth)") }

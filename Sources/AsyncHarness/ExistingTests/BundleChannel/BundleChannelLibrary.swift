@@ -123,9 +123,12 @@ struct BundleChannelLibrary {
   static func environment(library path: String, testing library: ExistingTest.Library, marker: String,
                           inherited: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
     let preload = inherited["LD_PRELOAD"].map { "\($0):\(path)" } ?? path
+    // A bundle built with `-sanitize=address` refuses to start when a library is preloaded
+    // before its runtime, unless told not to check.
+    let sanitizer = inherited["ASAN_OPTIONS"].map { "\($0):verify_asan_link_order=0" } ?? "verify_asan_link_order=0"
     return [
       "LD_PRELOAD": preload, preloadVariable: path, channelVariable: String(channelDescriptor),
-      libraryVariable: library.name, markerVariable: marker,
+      libraryVariable: library.name, markerVariable: marker, "ASAN_OPTIONS": sanitizer,
     ]
   }
 }
