@@ -179,23 +179,15 @@ struct SwiftTestingStream {
 
   /// The reason of the closest enclosing suite that was skipped (its tests have no events).
   private func skipReasonOfEnclosingSuite(of test: Declared) -> String?? {
-    let enclosing = declared.filter { $0.isSuite && Self.encloses($0.id, test.id) }
+    let enclosing = declared.filter { $0.isSuite && SwiftTestingRecord.encloses($0.id, test.id) }
       .sorted { $0.id.count > $1.id.count }
     return enclosing.lazy.compactMap { progress[$0.id]?.skipReason }.first
   }
 
-  /// The closest enclosing suite's ID, or the module of a test outside any suite.
+  /// The closest enclosing suite's ID, or the module of a test outside any suite (the one
+  /// rule, `SwiftTestingRecord.enclosingSuite(of:among:)`).
   private func suiteName(of test: Declared, among suites: [Declared]) -> String {
-    if let suite = suites.filter({ Self.encloses($0.id, test.id) }).max(by: { $0.id.count < $1.id.count }) {
-      return suite.id
-    }
-    let module = test.location?.fileID.split(separator: "/").first.map(String.init)
-    return module ?? test.id.split(separator: ".").first.map(String.init) ?? test.id
-  }
-
-  /// Whether the suite `suite` encloses the test or suite `id` (`Module.Suite/test()/…`,
-  /// `Module.Suite.Inner`).
-  private static func encloses(_ suite: String, _ id: String) -> Bool {
-    id.count > suite.count && id.hasPrefix(suite) && ["/", "."].contains(id[id.index(id.startIndex, offsetBy: suite.count)])
+    SwiftTestingRecord.enclosingSuite(of: test.id, among: suites.map(\.id))
+      ?? SwiftTestingRecord.module(ofTestAt: test.location, id: test.id)
   }
 }

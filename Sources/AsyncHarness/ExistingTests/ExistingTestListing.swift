@@ -53,8 +53,8 @@ extension ExistingTest {
     }
     return functions.sorted { declarationOrder($0) < declarationOrder($1) }.map { function in
       var test = function
-      let suite = suites.keys.filter { encloses($0, function.id) }.max { $0.count < $1.count }
-      test.suite = suite ?? function.sourceLocation.map(module(of:)) ?? ""
+      let suite = SwiftTestingRecord.enclosingSuite(of: function.id, among: suites.keys)
+      test.suite = suite ?? SwiftTestingRecord.module(ofTestAt: function.sourceLocation, id: function.id)
       test.suiteDisplayName = suite.flatMap { suites[$0] ?? nil }
       return test
     }
@@ -71,16 +71,5 @@ extension ExistingTest {
     return SourceLocation(
       fileID: fileID, filePath: try fields.optionalString("_filePath") ?? fileID,
       line: try fields.number("line"), column: try fields.number("column"))
-  }
-
-  /// The module a function outside any suite belongs to: the first component of its file ID.
-  private static func module(of location: SourceLocation) -> String {
-    location.fileID.split(separator: "/").first.map(String.init) ?? location.fileID
-  }
-
-  /// Whether the suite `suite` encloses the test or suite `id`: `id` goes on after it with
-  /// `/` (`Module.Suite/test()/…`, `Module.Suite/Nested`).
-  private static func encloses(_ suite: String, _ id: String) -> Bool {
-    id.hasPrefix(suite + "/")
   }
 }

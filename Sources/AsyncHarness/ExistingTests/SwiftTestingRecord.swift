@@ -20,6 +20,25 @@ package struct SwiftTestingRecord: Decodable, Sendable {
     self = try JSONDecoder().decode(Self.self, from: Data(line))
   }
 
+  /// The one rule for the suite that encloses a Swift Testing test or suite, which `harness
+  /// test`'s listing and AsyncHarnessJUnit's converter both follow: the closest of `suites`
+  /// (IDs) that `id` goes on after with `/` or `.` (`Module.Suite/test()/…`,
+  /// `Module.Suite/Nested`); `nil` for a test outside any suite (it goes under its module,
+  /// `module(ofTestAt:id:)`).
+  package static func enclosingSuite(of id: String, among suites: some Sequence<String>) -> String? {
+    suites.filter { encloses($0, id) }.max { $0.count < $1.count }
+  }
+
+  /// Whether the suite `suite` encloses the test or suite `id`.
+  package static func encloses(_ suite: String, _ id: String) -> Bool {
+    id.count > suite.count && id.hasPrefix(suite) && ["/", "."].contains(id[id.index(id.startIndex, offsetBy: suite.count)])
+  }
+
+  /// The module of a test outside any suite: the first component of its file ID, else of its ID.
+  package static func module(ofTestAt location: SourceLocation?, id: String) -> String {
+    location?.fileID.split(separator: "/").first.map(String.init) ?? id.split(separator: ".").first.map(String.init) ?? id
+  }
+
   /// The fields of a test or an event that the harness reads; the rest is ignored.
   package struct Payload: Decodable, Sendable {
     package var id: String?
