@@ -112,8 +112,10 @@ final class SideBySideTests: ReportTestCase {
         XCTAssertEqual(recorded.issues.count, 1, "\(test)")
       }
     }
-    XCTAssertTrue(run.errors.contains("Fatal error: a side-by-side test crashes"),
-                  "what tests side by side print goes to the run's standard error: \(run.errors)")
+    // What tests side by side print is their output, marked as shared, never the run's own.
+    XCTAssertFalse(run.errors.contains("Fatal error: a side-by-side test crashes"), run.errors)
+    let crashes = try XCTUnwrap(tests.first { $0.key.name == "crashes" }?.value.output)
+    XCTAssertTrue(crashes.contains("Fatal error: a side-by-side test crashes"), crashes)
   }
 
   /// Two at a time, the hang holds one place while the others (each waiting 0.4 s) take turns
@@ -143,25 +145,26 @@ final class SideBySideTests: ReportTestCase {
     }
   }
 
-  /// SIGINT while four tests wait side by side (each says so on the run's standard error):
-  /// each ends as interrupted, and the run exits with 128 + SIGINT.
+  /// SIGINT while four tests wait side by side (the console says each is still running,
+  /// `--slow`): each ends as interrupted, with what it printed, and the run exits with 128 +
+  /// SIGINT.
   func testAnInterruptEndsEveryTestRunningSideBySide() throws {
     let process = Process()
     process.executableURL = try harnessFixture()
     process.arguments = ["--filter", "SideBySideRude/waits for an interrupt", "--waiter", "semaphore",
-                         "--json", path("interrupt.jsonl")]
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
+                         "--slow", "0.3", "--json", path("interrupt.jsonl")]
+    let console = Pipe()
+    process.standardOutput = console
+    process.standardError = FileHandle.nullDevice
     try process.run()
     var seen = ""
-    while (0..<4).contains(where: { !seen.contains("side by side: \($0) waits\n") }) {
-      let data = errors.fileHandleForReading.availableData
+    while (0..<4).contains(where: { !seen.contains("SLOW  SideBySideRude/waits for an interrupt \($0) [semaphore]") }) {
+      let data = console.fileHandleForReading.availableData
       guard !data.isEmpty else { break }
       seen += String(decoding: data, as: UTF8.self)
     }
     kill(process.processIdentifier, SIGINT)
-    _ = errors.fileHandleForReading.readDataToEndOfFile()
+    _ = console.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     XCTAssertEqual(process.terminationStatus, 128 + SIGINT)
     let lines = try String(contentsOfFile: path("interrupt.jsonl"), encoding: .utf8).split(separator: "\n")
@@ -172,6 +175,9 @@ final class SideBySideTests: ReportTestCase {
       XCTAssertEqual(recorded.issues.map(\.kind), [.interrupted], "\(test)")
       XCTAssertTrue(recorded.issues.first?.message.hasPrefix("Interrupted: the run received SIGINT (interrupt) while "
         + "the test ran, so its worker process was stopped") ?? false, "\(recorded)")
+      // What it printed is its output, marked as shared: the others were running beside it.
+      let number = test.name.split(separator: " ").last.map(String.init) ?? ""
+      XCTAssertTrue(recorded.output.contains("[shared] side by side: \(number) waits\n"), "\(recorded)")
     }
   }
 }

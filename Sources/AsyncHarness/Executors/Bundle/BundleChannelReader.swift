@@ -184,7 +184,7 @@ enum BundleChannelReader {
 /// skipped - …`), which the harness hears on the channel instead: left out of the test's
 /// captured output so that reports do not show them twice. Only what a test's output shows
 /// depends on this; no verdict, name or count does.
-struct XCTestOwnLines {
+struct XCTestOwnLines: Sendable {
   private let started: String
   private let ended: String
   private let failure: String

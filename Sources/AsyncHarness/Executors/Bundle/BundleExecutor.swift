@@ -192,18 +192,20 @@ private struct BundleWorker {
     /// else `nil`: its events are kept until it ends.
     var sink: EventSink?
     var kept: [Event.Kind] = []
-    var output = OutputBuffer()
-    /// XCTest's own lines for this test, left out of its output; `nil` for Swift Testing.
-    let ownLines: XCTestOwnLines?
-    var lines = LineSplitter()
+    var output: PrintedLines
     let start: ContinuousClock.Instant
     /// Its time limit's end, counted from its own start.
     let deadline: ContinuousClock.Instant?
 
+    /// XCTest's own lines for the test are left out of its output (`ownLines`).
     init(step: Runner.Step, sink: EventSink?, ownLines: XCTestOwnLines?) {
       self.step = step
       self.sink = sink
-      self.ownLines = ownLines
+      if let ownLines {
+        output = PrintedLines(leavingOut: { ownLines.contains($0) })
+      } else {
+        output = PrintedLines()
+      }
       let start = ContinuousClock().now
       self.start = start
       deadline = step.timeLimit.map { start + $0 }
@@ -216,27 +218,13 @@ private struct BundleWorker {
     /// Adds what the test printed, each line marked when other tests were running too, and
     /// streams the whole lines.
     mutating func printed(_ bytes: ArraySlice<UInt8>, shared: Bool) {
-      lines.append(bytes)
-      var kept: [UInt8] = []
-      while let line = lines.next() {
-        if let ownLines, ownLines.contains(Substring(decoding: line, as: UTF8.self)) { continue }
-        if shared { kept += Self.sharedMark }
-        kept += line
-        kept.append(0x0A)
-      }
-      if !kept.isEmpty, let text = output.append(kept[...]) { emit(.outputCaptured(step.id, text)) }
+      if let text = output.add(bytes, shared: shared) { emit(.outputCaptured(step.id, text)) }
     }
 
     /// Streams what is left of the test's output, a line without its newline too.
     mutating func flushOutput() {
-      if let rest = lines.rest(), !(ownLines?.contains(Substring(decoding: rest, as: UTF8.self)) ?? false) {
-        _ = output.append(rest)
-      }
       if let text = output.flush() { emit(.outputCaptured(step.id, text)) }
     }
-
-    /// What starts each line printed while other tests of the worker ran too: it may be theirs.
-    static let sharedMark = Array("[shared] ".utf8)
   }
 
   let process: ChildProcess

@@ -12,8 +12,9 @@ import Darwin
 ///
 /// Each test's events are held until its reply, so that a test that runs again (below)
 /// reports only what its second run recorded. What the tests write straight to standard
-/// output and standard error cannot be split between them: it goes to this process's
-/// standard error as it arrives, and its tail into the issue of a test the worker ended in.
+/// output and standard error cannot be split between them: it is each running test's output
+/// as it arrives, marked `[shared] ` line by line while several run (``PrintedLines``), and its
+/// tail goes into the issue of a test the worker ended in.
 ///
 /// When the worker ends while tests run: a test past its time limit (the worker was stopped
 /// for it) ends so, and an interrupt ends every test; otherwise, with one test running, that
@@ -40,6 +41,7 @@ struct SideBySideWorker {
     let events: EventSink
     let deadline: ContinuousClock.Instant?
     var held: [Event] = []
+    var printed = PrintedLines()
   }
 
   private let process: WorkerProcess
@@ -147,7 +149,8 @@ struct SideBySideWorker {
   /// Ends the test with `id` as `end`, after relaying what it recorded.
   private mutating func end(_ id: TestID, _ end: AttemptEnd, note: Issue? = nil) -> [Ending] {
     guard let index = running.firstIndex(where: { $0.step.id == id }) else { return [] }
-    let test = running.remove(at: index)
+    var test = running.remove(at: index)
+    if let text = test.printed.flush() { test.held.append(Event(.outputCaptured(id, text))) }
     for event in test.held { test.events.send(event) }
     return [.ended(id, end, note: note)]
   }
@@ -198,8 +201,15 @@ struct SideBySideWorker {
     tests.map { "\($0.step.id.path)" }.joined(separator: ", ")
   }
 
-  /// Writes what the tests wrote to this process's standard error, keeping its tail.
+  /// Gives what the tests wrote to each test running (marked as shared when several run),
+  /// keeping the worker's tail; with none running, it is only in the tail.
   private mutating func passOn(_ bytes: ArraySlice<UInt8>) {
-    if let text = output.append(bytes) { FileHandleOutput.standardError.write(text) }
+    _ = output.append(bytes)
+    let shared = running.count > 1
+    for index in running.indices {
+      if let text = running[index].printed.add(bytes, shared: shared) {
+        running[index].held.append(Event(.outputCaptured(running[index].step.id, text)))
+      }
+    }
   }
 }
