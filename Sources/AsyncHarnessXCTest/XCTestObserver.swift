@@ -103,15 +103,13 @@ public final class XCTestObserver: NSObject, XCTestObservation, Sendable {
     send(.testEnded(test, result, duration: testRun?.totalDuration ?? 0))
   }
 
-  /// A failure XCTest counted for the test but never told its observers of, so that the
-  /// verdict judged from the recorded issues can never be greener than XCTest's own.
+  /// A failure XCTest counted for the test but never told its observers of (the one rule,
+  /// `Issue.untoldByXCTest`), so that the verdict judged from the recorded issues can never be
+  /// greener than XCTest's own.
   private static func untold(by testRun: XCTestRun?, besides issues: [Issue]) -> [Issue] {
-    let counted = testRun?.totalFailureCount ?? 0
-    let told = issues.filter(\.isFailure).count
-    guard counted > told else { return [] }
-    let thrown = (testRun?.unexpectedExceptionCount ?? 0) > issues.filter { $0.kind == .errorThrown }.count
-    return [Issue(kind: thrown ? .errorThrown : .expectationFailed,
-                  message: "XCTest counted \(counted - told) more failure(s) than it reported to its observers")]
+    guard let testRun else { return [] }
+    return Issue.untoldByXCTest(counted: testRun.totalFailureCount, unexpected: testRun.unexpectedExceptionCount,
+                                failed: !testRun.hasSucceeded, told: issues).map { [$0] } ?? []
   }
 
   /// Ends a test class's suite.

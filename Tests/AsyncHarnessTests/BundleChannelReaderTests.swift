@@ -60,6 +60,16 @@ final class BundleChannelReaderTests: XCTestCase {
     _ = reader.read(Array(#"{"record":"started","test":"M.C/testY"}"#.utf8)[...])
     XCTAssertEqual(reader.read(Array(#"{"record":"ended","test":"M.C/testY","outcome":"passed","duration":0,"failures":1}"#.utf8)[...]),
                    [.issue("M.C/testY", untold), .ended("M.C/testY", skipReason: nil, seconds: 0)])
+    // An error XCTest counted as thrown (unexpected) and never told of is an error.
+    _ = reader.read(Array(#"{"record":"started","test":"M.C/testZ"}"#.utf8)[...])
+    XCTAssertEqual(reader.read(Array(#"{"record":"ended","test":"M.C/testZ","outcome":"failed","duration":0,"failures":1,"unexpected":1}"#.utf8)[...]),
+                   [.issue("M.C/testZ", Issue(kind: .errorThrown, message: untold.message)),
+                    .ended("M.C/testZ", skipReason: nil, seconds: 0)])
+    // Told failures are not counted again.
+    _ = reader.read(Array(#"{"record":"started","test":"M.C/testW"}"#.utf8)[...])
+    _ = reader.read(Array(#"{"record":"issue","test":"M.C/testW","message":"m","file":"/p/F.swift","line":3}"#.utf8)[...])
+    XCTAssertEqual(reader.read(Array(#"{"record":"ended","test":"M.C/testW","outcome":"failed","duration":0,"failures":1}"#.utf8)[...]),
+                   [.ended("M.C/testW", skipReason: nil, seconds: 0)])
   }
 
   func testTheFilterSelectsExactlyTheTestsAskedForByTheirEscapedIDsAndTheStreamGoesToTheChannel() {

@@ -26,3 +26,23 @@ extension TestResult {
     self.init(verdict: .failed, reason: knownIssue, issues: issues + [missing])
   }
 }
+
+extension Issue {
+  /// What XCTest counted of a test's failures and never told its observers of, as one issue,
+  /// so that a verdict judged from the issues told is never greener than XCTest's own: the
+  /// one rule of the XCTest observer (AsyncHarnessXCTest) and of `harness test`'s XCTest
+  /// workers. `nil` when XCTest told every failure it counted, and the test did not fail
+  /// without telling any.
+  /// - Parameters:
+  ///   - counted: the failures XCTest counted (`XCTestRun.totalFailureCount`).
+  ///   - unexpected: of them, errors thrown (`XCTestRun.unexpectedExceptionCount`).
+  ///   - failed: whether XCTest failed the test (`!XCTestRun.hasSucceeded`, not skipped).
+  ///   - told: the issues its observers were told of.
+  package static func untoldByXCTest(counted: Int, unexpected: Int, failed: Bool, told: [Issue]) -> Issue? {
+    let failures = told.filter(\.isFailure)
+    guard counted > failures.count || (failed && failures.isEmpty) else { return nil }
+    let thrown = unexpected > failures.filter { $0.kind == .errorThrown }.count
+    return Issue(kind: thrown ? .errorThrown : .expectationFailed,
+                 message: "XCTest counted \(max(counted - failures.count, 1)) more failure(s) than it reported to its observers")
+  }
+}

@@ -31,16 +31,16 @@ enum BundleNote: Equatable {
 ///   Swift Testing runs the tests in its default parallel run, as `swift test` does, so that
 ///   it honours `.serialized`, its suites' traits and its own width.
 enum BundleChannelReader {
-  /// An XCTest worker's reader: the failures the observer told so far of each test running
-  /// (a test may run XCTest tests of its own inside it).
-  case xctest(failuresTold: [String: Int])
+  /// An XCTest worker's reader: the issues the observer told so far of each test running (a
+  /// test may run XCTest tests of its own inside it).
+  case xctest(told: [String: [Issue]])
   /// A Swift Testing worker's reader: the tests that cancelled themselves (`Test.cancel`),
   /// with their comments, until they end.
   case swiftTesting(cancelled: [String: String])
 
   /// A reader for `library`'s records.
   init(_ library: ExistingTest.Library) {
-    self = library == .xctest ? .xctest(failuresTold: [:]) : .swiftTesting(cancelled: [:])
+    self = library == .xctest ? .xctest(told: [:]) : .swiftTesting(cancelled: [:])
   }
 
   /// The library's name in messages.
@@ -111,32 +111,29 @@ enum BundleChannelReader {
       return [.leftProcesses(processes)]
     }
     switch self {
-    case .xctest(var failuresTold):
-      defer { self = .xctest(failuresTold: failuresTold) }
+    case .xctest(var told):
+      defer { self = .xctest(told: told) }
       guard let value = JSONValue.parse(line), let record = try? JSONFields(value),
         let kind = try? record.string("record"), let test = try? record.string("test")
       else { return [] }
       switch kind {
       case "started":
-        failuresTold[test] = 0
+        told[test] = []
         return [.started(test)]
       case "issue":
-        failuresTold[test, default: 0] += 1
-        return [.issue(test, Self.issue(record, of: test))]
+        let issue = Self.issue(record, of: test)
+        told[test, default: []].append(issue)
+        return [.issue(test, issue)]
       case "ended":
         let outcome = (try? record.string("outcome")) ?? "failed"
         let seconds = try? record.number("duration", as: Double.self)
+        let issues = told.removeValue(forKey: test) ?? []
         if outcome == "skipped" { return [.ended(test, skipReason: (try? record.string("skipReason")) ?? "", seconds: seconds)] }
-        let counted = (try? record.number("failures", as: Int.self)) ?? 0
-        let told = failuresTold.removeValue(forKey: test) ?? 0
-        var notes: [BundleNote] = []
         // The verdict is XCTest's: failures it counted and never told of fail the test too.
-        if counted > told || (outcome == "failed" && told == 0) {
-          let untold = max(counted - told, 1)
-          notes.append(.issue(test, Issue(kind: .expectationFailed,
-                                          message: "XCTest counted \(untold) more failure(s) than it reported to its observers")))
-        }
-        return notes + [.ended(test, skipReason: nil, seconds: seconds)]
+        let untold = Issue.untoldByXCTest(
+          counted: (try? record.number("failures", as: Int.self)) ?? 0,
+          unexpected: (try? record.number("unexpected", as: Int.self)) ?? 0, failed: outcome == "failed", told: issues)
+        return (untold.map { [.issue(test, $0)] } ?? []) + [.ended(test, skipReason: nil, seconds: seconds)]
       default:
         return []
       }

@@ -268,6 +268,7 @@ private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
     let outcome = run?.hasBeenSkipped == true ? "skipped" : run?.hasSucceeded == true ? "passed" : "failed"
     var record = #"{"record":"ended","test":\#(quoted(id(of: testCase))),"outcome":"\#(outcome)""#
     record += #","duration":\#(run?.totalDuration ?? 0),"failures":\#(run?.totalFailureCount ?? 0)"#
+    record += #","unexpected":\#(run?.unexpectedExceptionCount ?? 0)"#
     if outcome == "skipped" {
       let skip = Self.skip(of: testCase)
       record += #","skipReason":\#(quoted(skip.reason))"#
