@@ -258,6 +258,12 @@ struct JSONFields {
 
   func object(_ key: String) throws -> JSONFields { try JSONFields(required(key), path: name(key)) }
 
+  /// An object that may be missing (or null).
+  func optionalObject(_ key: String) throws -> JSONFields? {
+    guard let value = optional(key), value != .null else { return nil }
+    return try JSONFields(value, path: name(key))
+  }
+
   /// The elements of an array, each read by `read` with its path.
   func array<Element>(_ key: String, _ read: (JSONValue, String) throws -> Element) throws -> [Element] {
     guard case .array(let elements) = try required(key) else { throw wrongType(key) }

@@ -6,7 +6,7 @@ import Foundation
 /// (``BundleExecutor``) reads them as a test bundle writes them, and AsyncHarnessJUnit's
 /// `convertSwiftTestingEvents` reads a whole stream. See docs/RUNNING-EXISTING-TESTS.md for
 /// the format as measured.
-package struct SwiftTestingRecord: Decodable, Sendable {
+package struct SwiftTestingRecord: Sendable {
   /// The record's version; this reader understands 0.
   package var version: Int
   /// `test` or `event`.
@@ -14,10 +14,14 @@ package struct SwiftTestingRecord: Decodable, Sendable {
   /// The test or the event.
   package var payload: Payload
 
-  /// Decodes one line.
-  /// - Throws: `DecodingError` when the line is not a record.
+  /// Reads one line, with the core's JSON reader (``JSONValue``), as events and marks are read.
+  /// - Throws: ``EventDecodingError`` when the line is not a record (of version 0).
   package init(line: some Collection<UInt8>) throws {
-    self = try JSONDecoder().decode(Self.self, from: Data(line))
+    guard let value = JSONValue.parse(line) else { throw EventDecodingError(reason: "the line is not one JSON value") }
+    let fields = try JSONFields(value)
+    version = try fields.number("version")
+    kind = try fields.string("kind")
+    payload = try Payload(fields.object("payload"))
   }
 
   /// The one rule for the suite that encloses a Swift Testing test or suite, which `harness
@@ -40,7 +44,7 @@ package struct SwiftTestingRecord: Decodable, Sendable {
   }
 
   /// The fields of a test or an event that the harness reads; the rest is ignored.
-  package struct Payload: Decodable, Sendable {
+  package struct Payload: Sendable {
     package var id: String?
     package var kind: String?
     package var name: String?
@@ -52,43 +56,62 @@ package struct SwiftTestingRecord: Decodable, Sendable {
     package var comments: [String]?
     package var testCase: TestCase?
 
-    enum CodingKeys: String, CodingKey {
-      case id, kind, name, sourceLocation, instant, testID, messages, issue
-      case comments = "_comments"
-      case testCase = "_testCase"
+    init(_ fields: JSONFields) throws {
+      id = try fields.optionalString("id")
+      kind = try fields.optionalString("kind")
+      name = try fields.optionalString("name")
+      sourceLocation = try fields.optionalObject("sourceLocation").map(Location.init)
+      instant = try fields.optionalObject("instant").map { Instant(since1970: try $0.number("since1970")) }
+      testID = try fields.optionalString("testID")
+      messages = try fields.optional("messages") == nil ? nil : fields.array("messages") { value, path in
+        let message = try JSONFields(value, path: path)
+        return Message(symbol: try message.string("symbol"), text: try message.string("text"))
+      }
+      issue = try fields.optionalObject("issue").map(RecordedIssue.init)
+      comments = try fields.optional("_comments") == nil ? nil : fields.array("_comments") { value, path in
+        guard case .string(let text) = value else { throw EventDecodingError(reason: "field \(path) has the wrong type") }
+        return text
+      }
+      testCase = try fields.optionalObject("_testCase").map { TestCase(displayName: try $0.optionalString("displayName")) }
     }
 
     /// When an event happened.
-    package struct Instant: Decodable, Sendable {
+    package struct Instant: Sendable {
       package var since1970: Double
     }
 
     /// A line of an event's message, with the symbol Swift Testing shows before it.
-    package struct Message: Decodable, Sendable {
+    package struct Message: Sendable {
       package var symbol: String
       package var text: String
     }
 
     /// The issue of an `issueRecorded` event.
-    package struct RecordedIssue: Decodable, Sendable {
+    package struct RecordedIssue: Sendable {
       package var isKnown: Bool?
       package var severity: String?
       package var sourceLocation: Location?
       package var error: ThrownError?
 
-      enum CodingKeys: String, CodingKey {
-        case isKnown, severity, sourceLocation
-        case error = "_error"
+      init(_ fields: JSONFields) throws {
+        switch fields.optional("isKnown") {
+        case .bool(let known)?: isKnown = known
+        case nil, .null?: isKnown = nil
+        default: throw fields.wrongType("isKnown")
+        }
+        severity = try fields.optionalString("severity")
+        sourceLocation = try fields.optionalObject("sourceLocation").map(Location.init)
+        error = try fields.optionalObject("_error").map { ThrownError(description: try $0.optionalString("description")) }
       }
     }
 
     /// An error a test threw.
-    package struct ThrownError: Decodable, Sendable {
+    package struct ThrownError: Sendable {
       package var description: String?
     }
 
     /// The case of a parameterized test an event belongs to.
-    package struct TestCase: Decodable, Sendable {
+    package struct TestCase: Sendable {
       /// The case's arguments as Swift Testing shows them (`"a", 10`).
       package var displayName: String?
     }
@@ -121,15 +144,17 @@ package struct SwiftTestingRecord: Decodable, Sendable {
   }
 
   /// Where a test or an issue is.
-  package struct Location: Decodable, Sendable {
+  package struct Location: Sendable {
     package var fileID: String
     package var filePath: String?
     package var line: Int
     package var column: Int
 
-    enum CodingKeys: String, CodingKey {
-      case fileID, line, column
-      case filePath = "_filePath"
+    init(_ fields: JSONFields) throws {
+      fileID = try fields.string("fileID")
+      filePath = try fields.optionalString("_filePath")
+      line = try fields.number("line")
+      column = try fields.number("column")
     }
 
     /// The location, its path the file ID when the stream gives none.
