@@ -6,13 +6,14 @@ import Glibc
 import Darwin
 #endif
 
-/// The threads and running child processes of a process, read from `/proc` (Linux; none
-/// elsewhere): what a worker's leak check (``LeakCheck``, of its own process) and a test
-/// bundle's parent (``BundleExecutor``, of the bundle) report as a test's leftovers.
+/// The threads and running child processes of this process, read from `/proc` (Linux; none
+/// elsewhere): what a worker's leak check (``LeakCheck``) reports as a test's leftovers. (A
+/// test bundle's preloaded library reads the same files for itself: it is compiled apart,
+/// with none of AsyncHarness.)
 enum ProcessChildren {
-  /// The threads of `process` (`self` or a PID) now, by ID.
-  static func threads(of process: String) -> [Int32] {
-    guard let directory = opendir("/proc/\(process)/task") else { return [] }
+  /// The threads of this process now, by ID.
+  static func threads() -> [Int32] {
+    guard let directory = opendir("/proc/self/task") else { return [] }
     defer { closedir(directory) }
     var ids: [Int32] = []
     while let entry = readdir(directory) {
@@ -22,11 +23,10 @@ enum ProcessChildren {
     return ids
   }
 
-  /// The children of `process` (`self` or a PID) that have not exited, those of each of
-  /// `threads` (by default all of its threads now).
-  static func running(of process: String, threads: [Int32]? = nil) -> [Int32] {
-    (threads ?? self.threads(of: process)).flatMap { thread in
-      ((try? String(contentsOfFile: "/proc/\(process)/task/\(thread)/children", encoding: .utf8)) ?? "")
+  /// The children of this process that have not exited: those of each of `threads`.
+  static func running(threads: [Int32]) -> [Int32] {
+    threads.flatMap { thread in
+      ((try? String(contentsOfFile: "/proc/self/task/\(thread)/children", encoding: .utf8)) ?? "")
         .split(separator: " ").compactMap { Int32($0) }
     }.filter(isRunning)
   }

@@ -99,7 +99,7 @@ struct LeakCheck {
 
   /// The threads of this process now, by ID; none where `/proc` is missing.
   private func threadIDs() -> [Int32] {
-    taskDirectory >= 0 ? ProcessChildren.threads(of: "self") : []
+    taskDirectory >= 0 ? ProcessChildren.threads() : []
   }
 
   /// How many threads this process has: `/proc/self/task` links `.`, `..` and one
@@ -155,7 +155,7 @@ struct LeakCheck {
     var info = siginfo_t()
     // Fails with ECHILD when this process has no child at all: the usual case, one call.
     guard waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return [] }
-    let children = Set(ProcessChildren.running(of: "self", threads: threadIDs())).subtracting(knownChildren).sorted()
+    let children = Set(ProcessChildren.running(threads: threadIDs())).subtracting(knownChildren).sorted()
     knownChildren.formUnion(children)
     return children.map(ProcessChildren.described)
   }

@@ -10,11 +10,13 @@ import Testing
 @Suite struct OnlyInParallel {
   static let arrived = Atomic(0)
 
-  /// Arrives, then waits up to a second for the other test.
+  /// Arrives, then waits up to a second for the other test: run one at a time, it must fail
+  /// rather than hang, so it looks every 10 ms until then.
   static func meetTheOther() async throws {
     arrived.add(1, ordering: .sequentiallyConsistent)
-    for _ in 0..<100 where arrived.load(ordering: .sequentiallyConsistent) < 2 {
-      try await Task.sleep(for: .milliseconds(10))
+    let deadline = ContinuousClock.now + .seconds(1)
+    while arrived.load(ordering: .sequentiallyConsistent) < 2 && ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(10))  // deliberate: the other test, in this process, says nothing when it arrives
     }
     #expect(arrived.load(ordering: .sequentiallyConsistent) >= 2, "the other test never ran beside this one")
   }
