@@ -11,8 +11,8 @@ import XCTest
 /// run side by side gives each test the verdict and the issues of a run one at a time
 /// (`--async-width 1`); in
 /// `SideBySideRude`, a crash among tests side by side errors that test and runs the others
-/// again alone, a hang errors the test past its limit and runs the one beside it again, and an
-/// interrupt ends every test running.
+/// again (side by side when the crash named its test, else alone), a hang errors the test past
+/// its limit and runs the one beside it again, and an interrupt ends every test running.
 final class SideBySideTests: ReportTestCase {
   /// Each test's verdicts (one per attempt) and everything it recorded and logged, as a set.
   private struct Recorded: Equatable, CustomStringConvertible {
@@ -85,43 +85,78 @@ final class SideBySideTests: ReportTestCase {
     XCTAssertEqual(expected[retried]?.verdicts, [.flaky])
   }
 
-  /// With every test started at once, the crash comes while the six others wait: nothing
-  /// shows which test crashed the worker, so each runs again alone, and only the crash
-  /// crashes again.
-  func testACrashAmongThemErrorsThatTestAndRunsTheOthersAgainAlone() throws {
-    let run = try runFixture(["--filter", "SideBySideRude/awaits", "--filter", "SideBySideRude/crashes",
-                              "--waiter", "semaphore"], name: "crash")
+  /// With every test started at once, the crash comes while the six others wait, on the
+  /// crashing test's own task: the worker names that test as it crashes (`CrashNotice`), so
+  /// it errors, and the six run again side by side without it and pass.
+  func testACrashOnATestsTaskErrorsThatTestAndRunsTheOthersAgainWithoutIt() throws {
+    let tests = try crashAmongSixOthers("crashes")
+    for (test, recorded) in tests where test.name != "crashes" {
+      let others = inPlanOrder("crashes").filter { $0 != test.name }.map { "SideBySideRude/\($0)" }
+      XCTAssertEqual(recorded.issues.filter { $0.kind == .warning }.map(\.message), [
+        "The worker process running this test side by side with \(others.joined(separator: ", ")) crashed in "
+          + "SideBySideRude/crashes (signal SIGILL (illegal instruction)), so this test ran again without it",
+      ], "\(test)")
+    }
+    let crash = try XCTUnwrap(tests.first { $0.key.name == "crashes" }?.value)
+    let awaiting = (0..<6).map { "SideBySideRude/awaits \($0)" }
+    let note = try XCTUnwrap(crash.issues.first { $0.kind == .warning }?.message)
+    XCTAssertTrue(note.hasPrefix("Side by side with this test ran "), note)
+    XCTAssertTrue(note.hasSuffix(", which ran again without it"), note)
+    XCTAssertEqual(Set(note.dropFirst("Side by side with this test ran ".count).dropLast(", which ran again without it".count)
+      .components(separatedBy: ", ")), Set(awaiting))
+  }
+
+  /// A crash on a thread that runs no test's task (the test's queue) names no test: nothing
+  /// shows which test crashed the worker, so each runs again alone, and only the crash crashes
+  /// again.
+  func testACrashThatNamesNoTestRunsEachAgainAlone() throws {
+    let tests = try crashAmongSixOthers("queue crash")
+    for (test, recorded) in tests {
+      let others = inPlanOrder("queue crash").filter { $0 != test.name }.map { "SideBySideRude/\($0)" }
+      let warning = "The worker process running this test side by side with \(others.joined(separator: ", ")) ended "
+        + "with signal SIGILL (illegal instruction) before they returned; a crash among tests running side by side is "
+        + "no evidence against any one of them, so this test ran again alone"
+      XCTAssertEqual(recorded.issues.filter { $0.kind == .warning }.map(\.message), [warning], "\(test)")
+    }
+  }
+
+  /// `crasher` and the six awaiting tests, in the order the plan starts them (as messages name them).
+  private func inPlanOrder(_ crasher: String) -> [String] {
+    [crasher] + (0..<6).map { "awaits \($0)" }
+  }
+
+  /// Runs `crasher` beside the six awaiting tests, all started at once: the crash errors the
+  /// crasher with its message, each other test passes; returns each test's record, the
+  /// crasher's warnings aside.
+  private func crashAmongSixOthers(_ crasher: String) throws -> [TestID: Recorded] {
+    let run = try runFixture(["--filter", "SideBySideRude/awaits", "--filter", "SideBySideRude/\(crasher)",
+                              "--waiter", "semaphore"], name: crasher)
     XCTAssertEqual(run.status, 1, run.output)
     let tests = recorded(run.events)
-    let names = ["crashes"] + (0..<6).map { "awaits \($0)" }
-    XCTAssertEqual(Set(tests.keys.map(\.name)), Set(names))
+    XCTAssertEqual(Set(tests.keys.map(\.name)), Set(inPlanOrder(crasher)))
     for (test, recorded) in tests {
-      let others = names.filter { $0 != test.name }.map { "SideBySideRude/\($0)" }.joined(separator: ", ")
-      let warning = "The worker process running this test side by side with \(others) ended with signal SIGILL "
-        + "(illegal instruction) before they returned; a crash among tests running side by side is no evidence "
-        + "against any one of them, so this test ran again alone"
-      XCTAssertEqual(recorded.issues.filter { $0.kind == .warning }.map(\.message), [warning])
-      if test.name == "crashes" {
+      if test.name == crasher {
         XCTAssertEqual(recorded.verdicts, [.errored])
         let crash = try XCTUnwrap(recorded.issues.first { $0.kind == .crashed })
         XCTAssertTrue(crash.message.hasPrefix("Crashed: the worker process running the test ended with signal SIGILL "
           + "(illegal instruction); its last output:\n"), crash.message)
-        XCTAssertTrue(crash.message.contains("Fatal error: a side-by-side test crashes"), crash.message)
+        XCTAssertTrue(crash.message.contains("Fatal error: a side-by-side test"), crash.message)
       } else {
         XCTAssertEqual(recorded.verdicts, [.passed], "\(test)")
         XCTAssertEqual(recorded.issues.count, 1, "\(test)")
       }
     }
     // What tests side by side print is their output, marked as shared, never the run's own.
-    XCTAssertFalse(run.errors.contains("Fatal error: a side-by-side test crashes"), run.errors)
-    let crashes = try XCTUnwrap(tests.first { $0.key.name == "crashes" }?.value.output)
-    XCTAssertTrue(crashes.contains("Fatal error: a side-by-side test crashes"), crashes)
+    XCTAssertFalse(run.errors.contains("Fatal error: a side-by-side test"), run.errors)
+    let output = try XCTUnwrap(tests.first { $0.key.name == crasher }?.value.output)
+    XCTAssertTrue(output.contains("Fatal error: a side-by-side test"), output)
+    return tests
   }
 
   /// Two at a time, the hang holds one place while the others (each waiting 0.4 s) take turns
   /// at the other: at its limit and margin (1.5 s) the worker is stopped in the middle of the
-  /// fourth, the hang errors naming the test beside it, and that test runs again alone and
-  /// passes.
+  /// fourth, the hang errors naming the test beside it, and that test runs again side by side
+  /// without it and passes.
   func testAHangAmongThemErrorsThatTestAndRunsTheOneBesideItAgain() throws {
     let run = try runFixture(["--filter", "SideBySideRude/awaits", "--filter", "SideBySideRude/hangs",
                               "--waiter", "semaphore", "--async-width", "2", "--time-limit", "1"], name: "hang")
@@ -134,13 +169,13 @@ final class SideBySideTests: ReportTestCase {
         + "stopped with SIGTERM; it printed nothing",
     ])
     let note = try XCTUnwrap(hang.issues.first { $0.kind == .warning }?.message)
-    let beside = try XCTUnwrap(note.firstMatch(of: /^Side by side with this test ran SideBySideRude\/(awaits \d), which ran again alone$/)?.1)
+    let beside = try XCTUnwrap(note.firstMatch(of: /^Side by side with this test ran SideBySideRude\/(awaits \d), which ran again without it$/)?.1)
     for number in 0..<6 {
       let awaits = try XCTUnwrap(tests[TestID(suite: "SideBySideRude", name: "awaits \(number)", waiter: "semaphore")])
       XCTAssertEqual(awaits.verdicts, [.passed])
       XCTAssertEqual(awaits.issues.map(\.message), "awaits \(number)" == beside ? [
         "The worker process running this test side by side with SideBySideRude/hangs was stopped because "
-          + "SideBySideRude/hangs ran past its time limit, so this test ran again alone",
+          + "SideBySideRude/hangs ran past its time limit, so this test ran again without it",
       ] : [])
     }
   }

@@ -368,19 +368,23 @@ final class TraceTests: ReportTestCase {
     ])
   }
 
-  /// Side by side: a worker that crashes while several tests run is replaced once (said
-  /// through the first test running), and the crashing test's rerun alone replaces the other;
-  /// a test whose wait reached its time limit retires its worker once.
+  /// Side by side: a worker that crashes while several tests run is replaced once, said
+  /// through the test that crashed it when the worker named it (the others run again side by
+  /// side in a fresh worker), else through the first test running, and then the crashing
+  /// test's rerun alone replaces the other; a test whose wait reached its time limit retires
+  /// its worker once.
   func testASideBySideWorkerReplacedIsSaidOnce() throws {
-    let crash = try runToEnd(try harnessFixture(), [
-      "--filter", "SideBySideRude/crashes", "--filter", "SideBySideRude/awaits 0", "--filter", "SideBySideRude/awaits 1",
-      "--parallel", "--trace", path("crash.json"), "--json", path("crash.jsonl"),
-    ], in: directory)
-    XCTAssertEqual(crash.status, 1, crash.output + crash.errors)
-    XCTAssertEqual(try replacements(inStream: path("crash.jsonl")),
-                   ["crashed SideBySideRude/crashes #1 lane 1", "crashed SideBySideRude/crashes #1 lane 1"])
-    XCTAssertEqual(replacements(inTrace: try traceEvents(at: path("crash.json"))),
-                   ["crashed SideBySideRude/crashes", "crashed SideBySideRude/crashes"])
+    for (crasher, said) in [("crashes", 1), ("queue crash", 2)] {
+      let crash = try runToEnd(try harnessFixture(), [
+        "--filter", "SideBySideRude/\(crasher)", "--filter", "SideBySideRude/awaits 0", "--filter", "SideBySideRude/awaits 1",
+        "--parallel", "--trace", path("crash.json"), "--json", path("crash.jsonl"),
+      ], in: directory)
+      XCTAssertEqual(crash.status, 1, crash.output + crash.errors)
+      XCTAssertEqual(try replacements(inStream: path("crash.jsonl")),
+                     Array(repeating: "crashed SideBySideRude/\(crasher) #1 lane 1", count: said))
+      XCTAssertEqual(replacements(inTrace: try traceEvents(at: path("crash.json"))),
+                     Array(repeating: "crashed SideBySideRude/\(crasher)", count: said))
+    }
     let limit = try runToEnd(try harnessFixture(), [
       "--filter", "SideBySideRude/awaits", "--parallel", "--time-limit", "0.2", "--trace", path("limit.json"),
       "--json", path("limit.jsonl"),

@@ -56,7 +56,7 @@ final class ArchitectureDocTests: XCTestCase {
       mark.write(to: &line)
       return (line.array, "mark \(mark.kind.name)")
     case .reply(let reply):
-      let name = switch reply { case .returned: "returned"; case .cannotRun: "cannotRun" }
+      let name = switch reply { case .returned: "returned"; case .cannotRun: "cannotRun"; case .crashing: "crashing" }
       return (reply.line, "reply \(name)")
     }
   }
@@ -71,7 +71,7 @@ final class ArchitectureDocTests: XCTestCase {
                      "ARCHITECTURE.md shows\n\(sample)\nthe encoder writes\n\(String(decoding: line, as: UTF8.self))")
     }
     XCTAssertEqual(kinds, ["request run", "request start", "request resume", "request stop", "event", "mark wait", "mark step",
-                          "reply returned", "reply cannotRun"])
+                          "reply returned", "reply cannotRun", "reply crashing"])
   }
 
   /// The samples show every field a `returned` reply and a `run` request can carry.

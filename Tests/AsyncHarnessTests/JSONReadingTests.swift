@@ -147,7 +147,7 @@ final class JSONReadingTests: XCTestCase {
     guard case .event(let read) = try WorkerMessage(line: event.jsonLineBytes) else { return XCTFail("not an event") }
     XCTAssertEqual(read.jsonLine, event.jsonLine)
     XCTAssertThrowsError(try WorkerRequest(line: Array(#"{"protocol":1,"request":"stop"}"#.utf8))) {
-      XCTAssertEqual("\($0)", "not an AsyncHarness event: worker protocol version 1; this build speaks version 5")
+      XCTAssertEqual("\($0)", "not an AsyncHarness event: worker protocol version 1; this build speaks version 6")
     }
   }
 }

@@ -44,6 +44,27 @@ extension WaitBoundSuite {
     }
   }
 
+  /// How many tests run side by side when one of them crashes (issue 40).
+  static let crashWidth = 256
+
+  /// ``crashWidth`` − 1 tests awaiting their callback, marked `.parallel`, and one that
+  /// crashes on its own task 10 ms in, while they all run side by side in one worker.
+  static var crashAmongAwaitingSuite: Suite {
+    Suite("wait-bound-crash", .parallel, waiter: .expectation) {
+      Test("crashes") { _ async throws in
+        try await Task.sleep(for: .milliseconds(10))
+        fatalError("a side-by-side test crashes, on purpose")
+      }
+      (0..<(crashWidth - 1)).map { index in
+        Test("awaits \(index)") { t async throws in
+          let called = t.expectation("the callback")
+          t.queue("callbacks").asyncAfter(.milliseconds(delayMilliseconds)) { called.fulfill() }
+          try await t.wait(for: called)
+        }
+      }
+    }
+  }
+
   /// `count` trivially-async tests, marked `.parallel`: a background callback fulfils an
   /// expectation the test awaits (Swift Testing's side: part 3's `confirmation`).
   static func triviallyAsyncSuite(count: Int) -> Suite {
@@ -132,6 +153,13 @@ private func measureSideBySide(_ counts: Counts, _ report: Report, awaitingAncho
   var awaiting: [Int: Double] = [:]
   for workers in [1, 2, 4] { awaiting[workers] = run("wait-bound-awaiting/", workers: workers) }
   let triviallyAsync = [1, 2].map { run("trivially-async/", workers: $0) }
+  // A crash among tests side by side: what it adds to their run, against the slowest of the
+  // others (25 ms) and a worker start (a run of one test).
+  let withCrash = run("wait-bound-crash/", workers: 1)
+  let withoutCrash = run("wait-bound-crash/awaits", workers: 1)
+  let oneTest = run("trivially-async/awaits 0", workers: 1)
+  print(String(format: "a crash among %d side by side adds %.3f s (the slowest other test and a worker start: %.3f s)",
+               WaitBoundSuite.crashWidth, withCrash - withoutCrash, 0.025 + oneTest))
   let child = runChild(["swift-testing", "parallel"], environment: [SwiftTestingLoad.environmentKey: "\(trivial)"])
   print(String(format: "Swift Testing, parallel, %d trivially-async tests: %@", trivial,
                child.map { String(format: "%.2f s (exit status %d)", $0.seconds, $0.counts.last ?? -1) } ?? "did not run"))
@@ -142,6 +170,8 @@ private func measureSideBySide(_ counts: Counts, _ report: Report, awaitingAncho
                  anchor: target(awaitingAnchor), unit: "s"))
   report.add(Row(label: "awaiting · --workers 4", ours: awaiting[4], anchorLabel: "1.5× Swift Testing parallel (target)",
                  anchor: target(awaitingAnchor), unit: "s"))
+  report.add(Row(label: "a crash among \(WaitBoundSuite.crashWidth) side by side: time added", ours: withCrash - withoutCrash,
+                 anchorLabel: "slowest other test + a worker start (target)", anchor: 0.025 + oneTest, unit: "s"))
   report.add(Row(label: "\(trivial) trivially async · --parallel", ours: triviallyAsync[0],
                  anchorLabel: "1.5× Swift Testing parallel (target)", anchor: target(child?.seconds), unit: "s"))
   report.add(Row(label: "\(trivial) trivially async · --workers 2", ours: triviallyAsync[1],

@@ -30,6 +30,31 @@
   /// several lanes can run at the same time; the runner runs more than one lane only with
   /// executors that isolate their tests.
   var isolatesTests: Bool { get }
+  /// How many attempts of steps that may run side by side (an `async` test whose strategy
+  /// allows it, of a parallel suite) the executor runs at once with
+  /// ``startSideBySide(_:events:)``; at 1 (the default) every step runs with ``run(_:events:)``.
+  var sideBySideWidth: Int { get }
+  /// Whether another attempt may start side by side now (a worker that must retire takes
+  /// none until the ones it runs ended).
+  var takesSideBySide: Bool { get }
+  /// Starts an attempt of `step` side by side with those running, streaming or holding its
+  /// events for `events`; returns how it ended when it ended at once (it could not start),
+  /// else `nil`: ``waitSideBySide()`` says how it ends.
+  func startSideBySide(_ step: Runner.Step, events: EventSink) -> AttemptEnd?
+  /// Waits until at least one attempt started side by side finished, and says how each that
+  /// did finished. What an attempt held, and the warning of one that runs again, were sent to
+  /// its events first.
+  func waitSideBySide() -> [SideBySideEnd]
+}
+
+/// How an attempt started side by side finished (``TestExecutor/waitSideBySide()``).
+@_spi(ForToolsIntegrationOnly) public enum SideBySideEnd: Sendable, Equatable {
+  /// The attempt of the test with this ID ended so.
+  case ended(TestID, AttemptEnd)
+  /// The process running the attempt ended while it ran beside others, and not for it: it
+  /// runs again, `alone` (``TestExecutor/run(_:events:)``) when nothing showed which test
+  /// ended the process, else side by side again.
+  case runAgain(TestID, alone: Bool)
 }
 
 extension TestExecutor {
@@ -47,6 +72,20 @@ extension TestExecutor {
 
   /// False: the tests run in this process.
   @_spi(ForToolsIntegrationOnly) public var isolatesTests: Bool { false }
+
+  /// 1: each test runs alone.
+  @_spi(ForToolsIntegrationOnly) public var sideBySideWidth: Int { 1 }
+
+  /// True.
+  @_spi(ForToolsIntegrationOnly) public var takesSideBySide: Bool { true }
+
+  /// Runs the attempt at once (``run(_:events:)``) and returns how it ended.
+  @_spi(ForToolsIntegrationOnly) public func startSideBySide(_ step: Runner.Step, events: EventSink) -> AttemptEnd? {
+    run(step, events: events)
+  }
+
+  /// None: every attempt ended as it started.
+  @_spi(ForToolsIntegrationOnly) public func waitSideBySide() -> [SideBySideEnd] { [] }
 }
 
 /// How an attempt of a test ended, as its executor saw it. The test's owner turns it into

@@ -5,31 +5,24 @@ extension Runner.Step {
   /// alone in its process.
   var runsSideBySide: Bool { schedule == nil && Self.runsSideBySide(test, under: waiter) }
 
-  /// Whether `test` may run side by side with others under `waiter`.
+  /// Whether `test` may run side by side with others under `waiter`: an `async` test whose
+  /// strategy allows it (``Waiter/runsTestsSideBySide``).
   static func runsSideBySide(_ test: Test, under waiter: any Waiter) -> Bool {
     guard case .async = test.body else { return false }
-    return !(waiter is ScheduledWaiter)
-  }
-}
-
-extension TestExecutor {
-  /// The executor, when it runs `async` tests side by side in its workers (a
-  /// ``WorkerExecutor`` of a width above 1).
-  var sideBySide: WorkerExecutor? {
-    guard let worker = self as? WorkerExecutor, worker.asyncWidth > 1 else { return nil }
-    return worker
+    return waiter.runsTestsSideBySide
   }
 }
 
 extension Runner {
   /// Runs `first`, and the tests that can run side by side after it while they are next in
-  /// the plan, side by side in the lane's side-by-side worker, up to the executor's width at
-  /// once; returns once none runs and the next work is something else (or none is left).
+  /// the plan, side by side with `executor` (``TestExecutor/sideBySideWidth`` at once);
+  /// returns once none runs and the next work is something else (or none is left).
   ///
   /// Each attempt is judged as it ends, and a failing one runs again while retries are left,
   /// side by side too. A test that the worker ended in while it ran beside others, and not for
-  /// it, runs again alone in the lane's other worker, with the warning that says why.
-  func runSideBySide(from first: (Step, TestLife.Started), in lane: Lane, number: Int, executor: WorkerExecutor) {
+  /// it, runs again: side by side when the test that ended the worker is known, else alone
+  /// (``TestExecutor/run(_:events:)``), with the warning that says why.
+  func runSideBySide(from first: (Step, TestLife.Started), in lane: Lane, number: Int, executor: any TestExecutor) {
     var running: [TestID: TestLife.Attempt] = [:]
     func begin(_ step: Step, _ started: TestLife.Started) {
       switch started {
@@ -50,21 +43,19 @@ extension Runner {
     }
     begin(first.0, first.1)
     while true {
-      while running.count < executor.asyncWidth, executor.takesSideBySide,
+      while running.count < executor.sideBySideWidth, executor.takesSideBySide,
             let (step, started) = lane.run.nextSideBySide(startingWith: lane.tests, lane: number) {
         begin(step, started)
       }
       guard !running.isEmpty else { return }
-      for ending in executor.waitSideBySide() {
-        switch ending {
-        case .ended(let id, let end, let note):
+      for finished in executor.waitSideBySide() {
+        switch finished {
+        case .ended(let id, let end):
           guard let attempt = running.removeValue(forKey: id) else { continue }
-          if let note { attempt.sink(.issueRecorded(id, note)) }
           finish(attempt, end)
-        case .runAgain(let id, let note):
+        case .runAgain(let id, let alone):
           guard let attempt = running.removeValue(forKey: id) else { continue }
-          attempt.sink(.issueRecorded(id, note))
-          finish(attempt, executor.run(attempt.step, events: attempt.sink))
+          if alone { finish(attempt, executor.run(attempt.step, events: attempt.sink)) } else { start(attempt) }
         }
       }
     }

@@ -119,7 +119,7 @@ public final class Runner: Sendable {
   private func walk(_ plan: Plan, channel: ReportingChannel) throws -> Summary {
     let first = makeExecutor()
     let lanes = first.isolatesTests ? lanes : 1
-    let run = RunLife(queue: WorkQueue(plan: plan, splitsParallelEntries: lanes > 1, sideBySide: first.sideBySide != nil),
+    let run = RunLife(queue: WorkQueue(plan: plan, splitsParallelEntries: lanes > 1, sideBySide: first.sideBySideWidth > 1),
                       channel: channel, stop: stop)
     run.begin(RunInfo(seed: configuration.shuffleSeed, jitterSeed: configuration.jitter?.seed,
                       repetitions: plan.repetitions, waiters: plan.waiterNames, shard: configuration.sharding?.shard))
@@ -166,15 +166,14 @@ public final class Runner: Sendable {
   /// run in parallel. `number` counts lanes from 1: each test's `testStarted` names it.
   private func walk(_ lane: Lane, number: Int, executor: any TestExecutor) throws {
     defer { executor.finish() }
-    let sideBySide = executor.sideBySide
     while let work = lane.run.next(startingWith: lane.tests, lane: number) {
       try lane.channel.checkReporters()
       switch work {
       case .entry(let entry):
         try run(entry, in: lane, number: number, executor: executor)
       case .step(let step, let started, let prepare):
-        if step.runsSideBySide, let sideBySide {
-          runSideBySide(from: (step, started), in: lane, number: number, executor: sideBySide)
+        if step.runsSideBySide && executor.sideBySideWidth > 1 {
+          runSideBySide(from: (step, started), in: lane, number: number, executor: executor)
         } else {
           executor.prepare(prepare)
           lane.run.ended(step, with: lane.tests.runAttempts(of: started, with: executor))

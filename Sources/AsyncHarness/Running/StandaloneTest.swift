@@ -30,31 +30,15 @@ package enum StandaloneTest {
       if issue.kind == .lateSignal { lateIssue(test, issue) } else { issues.withLock { $0.append(issue) } }
     })
     let context = TestContext(record: record, waiter: waiter, defaultTimeout: defaultTimeout, timeLimit: timeLimit)
+    var lifecycle = TestLifecycle(bodyAt: sourceLocation, in: context) {
+      if let limit = context.timeLimit, ContinuousClock().now > limit.deadline {
+        context.recordTimeLimitExceeded("in its body, which ran on past it", at: sourceLocation)
+      }
+    }
     await TestRecord.$current.withValue(record) {
       await TestRecord.$body.withValue(record) {
         record.markBodyTask()
-        let completed: Bool
-        do {
-          try await body(context)
-          completed = true
-        } catch {
-          context.recordThrown(error, at: sourceLocation)
-          completed = false
-        }
-        if let limit = context.timeLimit, ContinuousClock().now > limit.deadline {
-          context.recordTimeLimitExceeded("in its body, which ran on past it", at: sourceLocation)
-        }
-        for teardown in context.takeTeardowns() {
-          do {
-            switch teardown {
-            case .blocking(let block, _): try block()
-            case .async(let block, _): try await block()
-            }
-          } catch {
-            context.recordThrown(error, at: teardown.sourceLocation)
-          }
-        }
-        if completed { context.recordUnwaitedExpectations() }
+        await lifecycle.run(body: body)
       }
     }
     record.end()

@@ -32,6 +32,9 @@
 public struct ScheduledWaiter: Waiter {
   /// `scheduled`.
   public let name = "scheduled"
+  /// False: the schedule holds the process's capture of Swift concurrency while a test runs,
+  /// so each test runs alone in its process.
+  public var runsTestsSideBySide: Bool { false }
   /// The schedule of a run that chooses none (no `--explore` or `--schedule`).
   public var defaultSchedule: Schedule
   /// How long a wait with no runnable or due work stays parked for work from outside the

@@ -34,9 +34,18 @@ public protocol Waiter: Sendable {
   /// by default, and the code runs on Swift's own executors.
   /// - Parameter context: the test's context, with the queues ``makeQueues(for:)`` made.
   func scope(for context: TestContext) -> (any WaiterScope)?
+
+  /// Whether `async` tests under this strategy may run side by side with others in one
+  /// process (tests of a ``SuiteTrait/parallel`` suite in a worker): `true` by default. A
+  /// strategy that runs a test's code itself, as the scheduled strategy does, holds what its
+  /// process has of Swift concurrency and says `false`: each of its tests runs alone.
+  var runsTestsSideBySide: Bool { get }
 }
 
 extension Waiter {
+  /// True: the test's code runs on Swift's own executors, beside other tests' if need be.
+  public var runsTestsSideBySide: Bool { true }
+
   /// Real queues (``RealQueues``): the default for a strategy that does not order work itself.
   /// - Parameter test: The test the queues are for.
   /// - Returns: The test's queues and clock.

@@ -195,6 +195,12 @@ let suites = [
       try await Task.sleep(for: .milliseconds(100))  // deliberate: the awaiting tests have started beside it
       fatalError("a side-by-side test crashes")
     }
+    Test("queue crash") { t async throws in
+      let never = t.expectation("never")
+      // On the test's queue, no test's task runs: the crash names no test.
+      t.queue("crashing").asyncAfter(.milliseconds(100)) { fatalError("a side-by-side test's queue crashes") }
+      try await t.wait(for: never, timeout: .seconds(5))
+    }
     for number in 0..<6 {
       Test("awaits \(number)") { t async throws in
         let called = t.expectation("callback \(number)")

@@ -86,7 +86,7 @@ final class BundleExecutor: TestExecutor {
       while true {
         if let ended = state.ended.removeValue(forKey: step.id) {
           state.alone.remove(step.id)
-          for kind in ended.events { events(kind) }
+          for event in ended.events { events.send(event) }
           return ended.end
         }
         if state.worker?.holds(step.id) != true {
@@ -100,13 +100,13 @@ final class BundleExecutor: TestExecutor {
             let steps = state.steps(from: step, of: tests)
             state.worker = try BundleWorker(bundle: bundle, directory: directory, channelLibrary: channelLibrary,
                                             steps: steps, oneAtATime: state.alone.contains(step.id),
-                                            gracePeriod: gracePeriod)
+                                            gracePeriod: gracePeriod, stop: stop)
           } catch {
             state.worker = nil
             return .couldNotStart(reason: "\(error)")
           }
         }
-        if !state.worker!.run(until: step, events: events, ended: &state.ended, stop: stop) {
+        if !state.worker!.run(until: step, events: events, ended: &state.ended) {
           state.alone.formUnion(state.worker!.runAgainAlone)
           state.worker = nil
         } else if state.worker!.leftProcesses {
@@ -139,7 +139,7 @@ struct BundleRuns {
   var following: (entries: ArraySlice<Runner.Plan.Entry>, plan: Runner.Plan)?
   fileprivate var ended: [TestID: BundleWorker.Ended] = [:]
   /// The tests that were running side by side when their worker crashed: each runs again
-  /// alone, in a worker that runs one test at a time.
+  /// alone, in a worker that runs one test at a time, as `swift test --no-parallel` would.
   var alone: Set<TestID> = []
 
   /// `step`, then the prepared steps after it and the steps of the following entries, of the
@@ -174,103 +174,32 @@ struct BundleRuns {
   }
 }
 
-/// One invocation of the test bundle running a list of tests of one library: its channel
-/// read a record at a time, its output cut into the tests that printed it. XCTest runs one
-/// test at a time; Swift Testing runs its tests side by side as it does under `swift test`.
+/// One invocation of the test bundle running a list of tests of one library, watched by the
+/// lane supervisor (``WorkerWatch``, ``WorkerSupervision``): its channel read a record at a
+/// time, its output cut into the tests that printed it (``BundleTranscript``). XCTest runs
+/// one test at a time; Swift Testing runs its tests side by side as it does under `swift test`.
 private struct BundleWorker {
-  /// A test that ended: the events it streamed while the runner waited for another, and how
+  /// A test that ended: the events it recorded while the runner waited for another, and how
   /// it ended.
   struct Ended {
-    var events: [Event.Kind] = []
+    var events: [Event] = []
     var end: AttemptEnd
   }
 
-  /// A test running now: where its events go, what it printed, when it is stopped.
-  private struct Running {
-    let step: Runner.Step
-    /// The runner's sink when the runner waits for this test and its events may be streamed,
-    /// else `nil`: its events are kept until it ends.
-    var sink: EventSink?
-    var kept: [Event.Kind] = []
-    var output: PrintedLines
-    let start: ContinuousClock.Instant
-    /// Its time limit's end, counted from its own start.
-    let deadline: ContinuousClock.Instant?
-
-    /// XCTest's own lines for the test are left out of its output (`ownLines`).
-    init(step: Runner.Step, sink: EventSink?, ownLines: XCTestOwnLines?) {
-      self.step = step
-      self.sink = sink
-      if let ownLines {
-        output = PrintedLines(leavingOut: { ownLines.contains($0) })
-      } else {
-        output = PrintedLines()
-      }
-      let start = ContinuousClock().now
-      self.start = start
-      deadline = step.timeLimit.map { start + $0 }
-    }
-
-    mutating func emit(_ kind: Event.Kind) {
-      if let sink { sink(kind) } else { kept.append(kind) }
-    }
-
-    /// Adds what the test printed, each line marked when other tests were running too, and
-    /// streams the whole lines.
-    mutating func printed(_ bytes: ArraySlice<UInt8>, shared: Bool) {
-      if let text = output.add(bytes, shared: shared) { emit(.outputCaptured(step.id, text)) }
-    }
-
-    /// Streams what is left of the test's output, a line without its newline too.
-    mutating func flushOutput() {
-      if let text = output.flush() { emit(.outputCaptured(step.id, text)) }
-    }
-  }
-
-  let process: ChildProcess
-  /// The read end of the channel (non-blocking), and a descriptor that polls readable when
-  /// the process exits (`nil` where the platform has none).
-  private let channel: Int32
-  private let exitWatch: Int32?
-  /// The steps given to this worker, by their test's ID.
-  private let steps: [String: Runner.Step]
-  private var reader: BundleChannelReader
-  /// Whether the worker runs one test at a time (XCTest, or tests run again alone).
-  private let runsOneTestAtATime: Bool
-  private var records = LineSplitter()
-  private var recordsRead = 0
-  private var buffer = ReadBuffer()
-  private var output: MarkedOutput
-  /// The tests running, by ID, and the order they started in.
-  private var running: [String: Running] = [:]
-  /// The IDs of the tests that started, and the steps that ended, in this worker.
-  private var started: Set<String> = []
-  private var finished: Set<TestID> = []
-  /// Everything the worker printed, for a crash between tests or among several.
-  private var recent = OutputBuffer()
-  private var groupStop: GroupStop
-  /// Whether a test left a process running: the worker is replaced.
-  private(set) var leftProcesses = false
-  /// The last test that ended.
-  private var lastEnded: TestID?
-  /// The processes running as the test whose end is relayed next ended, as the library said
-  /// just before it, and those already reported.
-  private var leftByNextEnd: [String]?
-  private var knownChildren: Set<String> = []
-  /// The tests that were running side by side when the worker crashed: each runs again
-  /// alone (in a fresh worker running one test at a time), for a verdict of its own.
-  private(set) var runAgainAlone: [TestID] = []
+  private var watch: WorkerWatch
+  private var supervision: WorkerSupervision
+  private var transcript: BundleTranscript
 
   /// Starts the bundle in `directory` for `steps`, each with the test it stands for, all of
   /// one library, with `channelLibrary` preloaded.
   init(bundle: String, directory: String, channelLibrary: String, steps: [(step: Runner.Step, test: ExistingTest)],
-       oneAtATime: Bool, gracePeriod: Duration) throws {
+       oneAtATime: Bool, gracePeriod: Duration, stop: StopRequest?) throws {
     let library = steps.first?.test.library ?? .xctest
     let reader = BundleChannelReader(library)
-    runsOneTestAtATime = oneAtATime || reader.runsOneTestAtATime
     let marker = "AsyncHarness \(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
     let channel = try ChildProcess.makePipe()
     defer { close(channel.write) }
+    let process: ChildProcess
     do {
       process = try ChildProcess(
         executable: bundle, arguments: reader.arguments(running: steps.map(\.test), oneAtATime: oneAtATime),
@@ -282,222 +211,201 @@ private struct BundleWorker {
       throw error
     }
     _ = fcntl(channel.read, F_SETFL, fcntl(channel.read, F_GETFL) | O_NONBLOCK)
-    process.readOutputWithoutBlocking()
-    self.channel = channel.read
-    exitWatch = process.exitDescriptor()
-    self.reader = reader
-    output = MarkedOutput(marker: Array("\u{1}\(marker) ".utf8))
-    self.steps = Dictionary(steps.map { ($0.test.id, $0.step) }) { first, _ in first }
-    groupStop = GroupStop(gracePeriod: gracePeriod, deadline: steps.first?.step.timeLimit.map { ContinuousClock().now + $0 })
+    watch = WorkerWatch(process: process, channel: channel.read, stop: stop)
+    supervision = WorkerSupervision(gracePeriod: gracePeriod)
+    supervision.idleDeadline = steps.first?.step.timeLimit.map { ContinuousClock().now + $0 }
+    transcript = BundleTranscript(reader: reader, marker: Array("\u{1}\(marker) ".utf8), steps: steps,
+                                  oneAtATime: oneAtATime || reader.runsOneTestAtATime)
   }
 
   /// Whether the step is one this worker runs and has not ended yet.
-  func holds(_ id: TestID) -> Bool {
-    steps.values.contains { $0.id == id } && !finished.contains(id) && !runAgainAlone.contains(id)
-  }
+  func holds(_ id: TestID) -> Bool { transcript.holds(id) }
+
+  /// Whether a test left a process running: the worker is replaced.
+  var leftProcesses: Bool { transcript.leftProcesses }
+
+  /// The tests that were running side by side when the worker crashed: each runs again
+  /// alone (in a fresh worker running one test at a time), for a verdict of its own.
+  var runAgainAlone: Set<TestID> { transcript.runAgainAlone }
 
   /// Reads the worker until `step` ends (`true`: the worker runs on) or the worker exits
   /// (`false`); every test that ends meanwhile goes to `ended`, `step`'s events to `events`.
-  mutating func run(until step: Runner.Step, events: EventSink, ended: inout [TestID: Ended], stop: StopRequest?) -> Bool {
-    // Records read with the previous step's come first.
-    if relayRecords(asked: step, events: events, ended: &ended) { return true }
-    var descriptors = [
-      pollfd(fd: process.output, events: Int16(POLLIN), revents: 0),
-      pollfd(fd: channel, events: Int16(POLLIN), revents: 0),
-      pollfd(fd: stop?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
-      pollfd(fd: exitWatch ?? -1, events: Int16(POLLIN), revents: 0),
-    ]
-    while true {
-      let deadline = groupStop.timeout()
-      // Without an exit descriptor, the process is asked whether it exited ten times a second.
-      let timeout = exitWatch != nil ? deadline : deadline < 0 ? 100 : min(deadline, 100)
-      let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
-      if ready < 0 && errno != EINTR { break }
-      if ready == 0 && groupStop.timeout() == 0 { groupStop.stop(process) }
-      if descriptors[2].revents != 0, let signal = stop?.signal {
-        descriptors[2].fd = -1
-        groupStop.stop(process, interrupt: signal)
-      }
-      if descriptors[0].revents != 0 && !readOutput() { descriptors[0].fd = -1 }
-      if descriptors[1].revents != 0 && !readChannel() { descriptors[1].fd = -1 }
-      if relayRecords(asked: step, events: events, ended: &ended) { return true }
-      if descriptors[3].revents != 0 || (exitWatch == nil && process.ending(waiting: false) != nil) { break }
-    }
-    // The worker exited: what it wrote is in the pipes. A process it left that still holds
-    // the output is stopped with its group, not waited for.
-    if process.ending(waiting: false) == nil { process.signal(SIGKILL) }
-    let exit = process.ending(waiting: true) ?? .signaled(SIGKILL)
-    while readChannel() {}
-    _ = relayRecords(asked: step, events: events, ended: &ended)
-    if !drainOutput() {
-      process.signal(SIGKILL)
+  mutating func run(until step: Runner.Step, events: EventSink, ended: inout [TestID: Ended]) -> Bool {
+    transcript.asked = (step, events)
+    defer { ended.merge(transcript.takeEnded()) { $1 } }
+    guard let exit = watch.watch(&transcript, &supervision) else { return true }
+    if watch.outputHeld {
       let leak = Issue(kind: .leaked, message: "Leaked work: a process the tests started still held the test bundle's "
         + "output open after the bundle exited; it was stopped with the bundle's process group")
-      if !running.isEmpty {
-        for (id, test) in running { running[id]?.emit(.issueRecorded(test.step.id, leak)) }
-      } else if let last = lastEnded {
-        ended[last]?.events.append(.issueRecorded(last, leak))
-      }
+      transcript.leaked(leak, into: &supervision)
     }
-    release(output.rest())
-    end(exit, asked: step, ended: &ended)
-    if let exitWatch { close(exitWatch) }
-    close(channel)
-    _ = process.waitForExit()
+    transcript.exited(exit, into: &supervision)
     return false
   }
 
   /// Stops the worker's process group and waits for it.
-  func kill() {
-    process.signal(SIGKILL)
-    _ = process.waitForExit()
-    if let exitWatch { close(exitWatch) }
-    close(channel)
+  mutating func kill() { watch.kill() }
+}
+
+/// How a test bundle's worker is read: its library's records on the channel
+/// (``BundleChannelReader``) start and end the attempts of the steps given to it, and its
+/// output is cut at the numbered markers written before each record (``MarkedOutput``).
+private struct BundleTranscript: WorkerTranscript {
+  private var reader: BundleChannelReader
+  /// The steps given to this worker, by their test's ID.
+  private let steps: [String: Runner.Step]
+  /// Whether the worker runs one test at a time (XCTest, or tests run again alone).
+  private let runsOneTestAtATime: Bool
+  private var records = LineSplitter()
+  private var recordsRead = 0
+  private var output: MarkedOutput
+  /// The step the runner waits for, and where its events go.
+  var asked: (step: Runner.Step, events: EventSink)?
+  /// The tests that ended and were not handed to the executor yet.
+  private var ended: [TestID: BundleWorker.Ended] = [:]
+  /// The IDs of the tests that started, and the steps that ended, in this worker.
+  private var started: Set<String> = []
+  private var finished: Set<TestID> = []
+  /// Whether a test left a process running: the worker is replaced.
+  private(set) var leftProcesses = false
+  /// The last test that ended.
+  private var lastEnded: TestID?
+  /// The processes running as the test whose end is relayed next ended, as the library said
+  /// just before it, and those already reported.
+  private var leftByNextEnd: [String]?
+  private var knownChildren: Set<String> = []
+  /// The tests that were running side by side when the worker crashed.
+  private(set) var runAgainAlone: Set<TestID> = []
+
+  init(reader: BundleChannelReader, marker: [UInt8], steps: [(step: Runner.Step, test: ExistingTest)], oneAtATime: Bool) {
+    self.reader = reader
+    output = MarkedOutput(marker: marker)
+    self.steps = Dictionary(steps.map { ($0.test.id, $0.step) }) { first, _ in first }
+    runsOneTestAtATime = oneAtATime
   }
 
-  /// Reads what the channel holds into the records to relay; false at its end.
-  private mutating func readChannel() -> Bool {
-    while true {
-      let count = buffer.read(from: channel)
-      if count < 0 && errno == EINTR { continue }
-      if count < 0 { return errno == EAGAIN }
-      guard count > 0 else { return false }
-      records.append(buffer.prefix(count))
-    }
+  func holds(_ id: TestID) -> Bool {
+    steps.values.contains { $0.id == id } && !finished.contains(id) && !runAgainAlone.contains(id)
   }
 
-  /// Reads what the output pipe holds and hands it to the tests that printed it; false at
-  /// its end.
-  private mutating func readOutput() -> Bool {
-    while true {
-      let count = buffer.read(from: process.output)
-      if count < 0 && errno == EINTR { continue }
-      if count < 0 { return errno == EAGAIN }
-      guard count > 0 else { return false }
-      release(output.append(buffer.prefix(count), recordsRelayed: recordsRead))
-    }
+  mutating func takeEnded() -> [TestID: BundleWorker.Ended] {
+    defer { ended = [:] }
+    return ended
   }
 
-  /// Reads the output of an exited worker to its end, giving processes it left a moment to
-  /// let go of it; false when one still holds it.
-  private mutating func drainOutput() -> Bool {
-    let until = ContinuousClock().now + .milliseconds(100)
-    var ready = pollfd(fd: process.output, events: Int16(POLLIN), revents: 0)
-    while readOutput() {
-      let left = ContinuousClock().now.duration(to: until)
-      guard left > .zero, poll(&ready, 1, Int32(left.timeInterval * 1000) + 1) != 0 else { return false }
-    }
-    return true
+  mutating func output(_ bytes: ArraySlice<UInt8>, into supervision: inout WorkerSupervision) {
+    supervision.printed(output.append(bytes, recordsRelayed: recordsRead))
   }
 
-  /// Gives output to the test running, to each of the tests running (marked as shared), or
-  /// keeps it as the worker's own when none runs.
-  private mutating func release(_ bytes: ArraySlice<UInt8>) {
-    guard !bytes.isEmpty else { return }
-    _ = recent.append(bytes)
-    let shared = running.count > 1
-    for id in running.keys { running[id]?.printed(bytes, shared: shared) }
-  }
-
-  /// Relays the records read; true once `asked` ended.
-  private mutating func relayRecords(asked: Runner.Step, events: EventSink, ended: inout [TestID: Ended]) -> Bool {
+  /// Relays the records read; true once the asked step ended.
+  mutating func channel(_ bytes: ArraySlice<UInt8>, into supervision: inout WorkerSupervision) -> Bool {
+    records.append(bytes)
     while let line = records.next() {
-      // What the tests printed before the record is the tests' that ran then: it is in the
-      // pipe already, before the record's marker.
-      _ = readOutput()
-      for note in reader.read(line) { relay(note, asked: asked, events: events, ended: &ended) }
+      for note in reader.read(line) { relay(note, into: &supervision) }
       recordsRead += 1
-      release(output.release(recordsRelayed: recordsRead))
-      if ended[asked.id] != nil { return true }
+      // What the tests printed before the next record is the tests' that ran then.
+      supervision.printed(output.release(recordsRelayed: recordsRead))
+      if let asked, ended[asked.step.id] != nil { return true }
     }
     return false
   }
 
+  mutating func ended(into supervision: inout WorkerSupervision) {
+    supervision.printed(output.rest())
+  }
+
+  /// A process the tests started held the output after the bundle exited: `leak` is an issue
+  /// of the tests running, or else of the last that ended.
+  mutating func leaked(_ leak: Issue, into supervision: inout WorkerSupervision) {
+    if !supervision.running.isEmpty {
+      for attempt in supervision.running {
+        supervision.record(Event(.issueRecorded(attempt.step.id, leak)), of: attempt.step.id)
+      }
+    } else if let last = lastEnded {
+      ended[last]?.events.append(Event(.issueRecorded(last, leak)))
+    }
+  }
+
   /// Relays what one record says.
-  private mutating func relay(_ note: BundleNote, asked: Runner.Step, events: EventSink, ended: inout [TestID: Ended]) {
+  private mutating func relay(_ note: BundleNote, into supervision: inout WorkerSupervision) {
     switch note {
     case .started(let id):
       started.insert(id)
       guard let step = steps[id], !runAgainAlone.contains(step.id) else { return }
       // Events are streamed as they come only where no other test can start beside this one.
-      let streams = step.id == asked.id && runsOneTestAtATime
-      running[id] = Running(step: step, sink: streams ? events : nil,
-                            ownLines: reader.printsOwnLines ? XCTestOwnLines(of: id) : nil)
-      setDeadline(asked: asked)
+      let streams = step.id == asked?.step.id && runsOneTestAtATime
+      var leftOut: (@Sendable (Substring) -> Bool)?
+      if reader.printsOwnLines {
+        let ownLines = XCTestOwnLines(of: id)
+        leftOut = { ownLines.contains($0) }
+      }
+      let deadline = step.timeLimit.map { ContinuousClock().now + $0 }
+      supervision.start(step, sink: streams ? asked?.events : nil, streams: streams, deadline: deadline, leavingOut: leftOut)
     case .issue(let id, var issue):
       // An issue of no test running (a Swift Testing suite's) is the test's when only one runs.
-      let onlyOne = reader.givesSuiteIssuesToTheRunningTest && running.count == 1 ? running.keys.first : nil
-      guard let key = running[id] != nil ? id : onlyOne,
-        let test = running[key]
-      else { return }
-      if issue.sourceLocation == nil { issue.sourceLocation = test.step.test.sourceLocation }
-      running[key]?.emit(.issueRecorded(test.step.id, issue))
+      let onlyOne = reader.givesSuiteIssuesToTheRunningTest && supervision.running.count == 1
+        ? supervision.running.first?.step : nil
+      guard let step = steps[id].flatMap({ supervision.runs($0.id) ? $0 : nil }) ?? onlyOne else { return }
+      if issue.sourceLocation == nil { issue.sourceLocation = step.test.sourceLocation }
+      supervision.record(Event(.issueRecorded(step.id, issue)), of: step.id)
     case .ended(let id, let skipReason, let seconds):
       defer { leftByNextEnd = nil }
-      guard var test = running.removeValue(forKey: id) else { return }
-      test.flushOutput()
+      guard let step = steps[id], let attempt = supervision.running.first(where: { $0.step.id == step.id }) else { return }
       // Children are the test's only when no other test ran beside it (they may be another's,
       // still running as it should).
-      let left = running.isEmpty ? (leftByNextEnd ?? []).filter { !knownChildren.contains($0) } : []
+      let left = supervision.running.count == 1 ? (leftByNextEnd ?? []).filter { !knownChildren.contains($0) } : []
       if !left.isEmpty {
         leftProcesses = true
         knownChildren.formUnion(left)
-        test.emit(.issueRecorded(test.step.id, Issue(kind: .leaked, message:
+        supervision.record(Event(.issueRecorded(step.id, Issue(kind: .leaked, message:
           "Leaked work: the test returned while child processes it started are still running ("
             + left.joined(separator: ", ") + "); the test bundle is stopped with them once this test's turn ends, and "
-            + "the tests after it run in a fresh one")))
+            + "the tests after it run in a fresh one"))), of: step.id)
       }
-      let seconds = seconds ?? test.start.duration(to: .now).timeInterval
+      let seconds = seconds ?? attempt.start.duration(to: .now).timeInterval
       let end: AttemptEnd = skipReason.map { .skipped(reason: $0, duration: seconds) } ?? .returned(duration: seconds)
-      ended[test.step.id] = Ended(events: test.kept, end: end)
-      finished.insert(test.step.id)
-      lastEnded = test.step.id
-      setDeadline(asked: asked)
+      if case .ended(_, _, let held, _) = supervision.end(step.id, as: end) {
+        ended[step.id] = BundleWorker.Ended(events: held, end: end)
+      }
+      finished.insert(step.id)
+      lastEnded = step.id
+      if supervision.running.isEmpty {
+        supervision.idleDeadline = asked?.step.timeLimit.map { ContinuousClock().now + $0 }
+      }
     case .leftProcesses(let processes):
       leftByNextEnd = processes
     }
   }
-  /// Stops the worker at the end of the first running test's time limit, or, while none
-  /// runs, at the end of the asked test's counted from now.
-  private mutating func setDeadline(asked: Runner.Step) {
-    groupStop.deadline = running.isEmpty
-      ? asked.timeLimit.map { ContinuousClock().now + $0 } : running.values.compactMap(\.deadline).min()
-  }
 
-  /// Ends what the worker's end ends. A test running alone gets the worker's end (a crash,
-  /// `exit`, its time limit, an interrupt). Of tests running side by side, an interrupt ends
-  /// each, and a time limit the tests past their own; the others, and all of them after a
-  /// crash or an `exit` (which names no one test), run again alone in a fresh worker, for a
-  /// verdict of their own. When none ran, the step asked for ends so; the tests it never
-  /// started run again in a new worker, unless it ended as its library ends having run every
-  /// test it knows (it has none of the others).
-  private mutating func end(_ exit: ProcessEnding, asked: Runner.Step, ended: inout [TestID: Ended]) {
-    if !running.isEmpty {
-      let now = ContinuousClock().now
-      let alone = running.count == 1
-      for (_, var test) in running {
-        let ends = alone || groupStop.stopped?.interrupt != nil
-          || (groupStop.stopped != nil && test.deadline.map { $0 <= now } == true)
-        guard ends else {
-          runAgainAlone.append(test.step.id)
-          continue
+  /// Ends what the worker's end ends: the attempts running finish as the supervisor decides
+  /// (``WorkerSupervision/exited(_:)``), those to run again alone in a fresh worker, without
+  /// the supervisor's notes (`swift test` gives none). When
+  /// none ran, the step asked for ends so; the tests it never started run again in a new
+  /// worker, unless it ended as its library ends having run every test it knows (it has none
+  /// of the others).
+  mutating func exited(_ exit: ProcessEnding, into supervision: inout WorkerSupervision) {
+    if !supervision.running.isEmpty {
+      for outcome in supervision.exited(exit) {
+        switch outcome {
+        case .ended(let step, let end, let held, _):
+          ended[step.id] = BundleWorker.Ended(events: held, end: end)
+          finished.insert(step.id)
+        case .runAgain(let step, _, _):
+          // As `swift test` gives no such warning, the test runs again silently.
+          runAgainAlone.insert(step.id)
         }
-        test.flushOutput()
-        ended[test.step.id] = Ended(events: test.kept, end: groupStop.ending(
-          exit, timeLimit: test.step.timeLimit, output: alone ? test.output.tail : recent.tail))
-        finished.insert(test.step.id)
       }
-      running = [:]
       return
     }
-    let complete = groupStop.stopped == nil && reader.statusesOfACompleteRun.contains { exit == .exited($0) }
+    guard let asked = asked?.step else { return }
+    let complete = supervision.stopping == nil && reader.statusesOfACompleteRun.contains { exit == .exited($0) }
     if complete {
       for (id, step) in steps where !started.contains(id) {
-        ended[step.id] = Ended(end: .couldNotStart(
+        ended[step.id] = BundleWorker.Ended(end: .couldNotStart(
           reason: "The test bundle ran no test \(step.id.path): it has no such \(reader.libraryName) test"))
       }
-    } else if finished.isEmpty || groupStop.stopped != nil {
-      ended[asked.id] = Ended(end: groupStop.ending(exit, timeLimit: asked.timeLimit, output: recent.tail))
+    } else if finished.isEmpty || supervision.stopping != nil {
+      ended[asked.id] = BundleWorker.Ended(end: supervision.ending(exit, timeLimit: asked.timeLimit, output: supervision.tail))
     }
   }
 }

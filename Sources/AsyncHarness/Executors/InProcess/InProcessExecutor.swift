@@ -77,7 +77,8 @@ import Synchronization
     await TestRecord.$current.withValue(record) {
       await TestRecord.$body.withValue(record) {
         record.markBodyTask()
-        await executeSideBySide(step.test, in: step.suite, with: context)
+        var lifecycle = TestLifecycle(step.test, of: step.suite, in: context)
+        await lifecycle.run()
       }
     }
     record.end()
@@ -97,8 +98,6 @@ import Synchronization
     capture?.finish()
   }
 
-  /// Runs the set-up, the body, the teardown blocks (last registered first) and the tear-down;
-  /// then, when the body ran to its end, fails the test for expectations it never waited for.
   /// What surrounds the test's `async` code: the strategy's scope, when it has one, and
   /// what runs at the end of each piece.
   private struct Hooks {
@@ -106,27 +105,11 @@ import Synchronization
     var afterAsyncCode: (@Sendable () -> Void)?
   }
 
-  /// Its `async` code runs in the strategy's scope, when it has one.
+  /// Runs the test's life (``TestLifecycle``) on this thread; its `async` code runs in the
+  /// strategy's scope, when it has one.
   private func execute(_ test: Test, in suite: Suite, with context: TestContext, hooks: Hooks) {
-    let completed = capture(at: test.sourceLocation, in: context) {
-      try suite.setUp?(context)
-      switch test.body {
-      case .blocking(let body):
-        try body(context)
-      case .async(let body):
-        try runToCompletion(at: test.sourceLocation, in: context, hooks: hooks) { try await body(context) }
-      }
-    }
-    for teardown in context.takeTeardowns() {
-      switch teardown {
-      case .blocking(let block, let location):
-        capture(at: location, in: context, block)
-      case .async(let block, let location):
-        capture(at: location, in: context) { try runToCompletion(at: location, in: context, hooks: hooks, block) }
-      }
-    }
-    capture(at: test.sourceLocation, in: context) { try suite.tearDown?(context) }
-    if completed { context.recordUnwaitedExpectations() }
+    var lifecycle = TestLifecycle(test, of: suite, in: context)
+    lifecycle.run { work, location in try runToCompletion(at: location, in: context, hooks: hooks, work) }
   }
 
   /// Runs an `async` body in a task, turning the main run loop (or parking this thread)
@@ -175,47 +158,6 @@ import Synchronization
       throw TestStopped()
     }
     try result.get()
-  }
-
-  /// ``execute(_:in:with:hooks:)`` in a task: the `async` code is awaited, the rest runs in
-  /// the task too.
-  private func executeSideBySide(_ test: Test, in suite: Suite, with context: TestContext) async {
-    var completed = capture(at: test.sourceLocation, in: context) { try suite.setUp?(context) }
-    if completed, case .async(let body) = test.body {
-      completed = await capture(at: test.sourceLocation, in: context) { try await body(context) }
-    }
-    for teardown in context.takeTeardowns() {
-      switch teardown {
-      case .blocking(let block, let location): capture(at: location, in: context, block)
-      case .async(let block, let location): await capture(at: location, in: context, block)
-      }
-    }
-    capture(at: test.sourceLocation, in: context) { try suite.tearDown?(context) }
-    if completed { context.recordUnwaitedExpectations() }
-  }
-
-  /// Awaits `work`, recording what it throws; returns whether it ran to its end.
-  @discardableResult
-  private func capture(at location: SourceLocation, in context: TestContext, _ work: () async throws -> Void) async -> Bool {
-    do {
-      try await work()
-      return true
-    } catch {
-      context.recordThrown(error, at: location)
-      return false
-    }
-  }
-
-  /// Runs `work`, recording what it throws; returns whether it ran to its end.
-  @discardableResult
-  private func capture(at location: SourceLocation, in context: TestContext, _ work: () throws -> Void) -> Bool {
-    do {
-      try work()
-      return true
-    } catch {
-      context.recordThrown(error, at: location)
-      return false
-    }
   }
 }
 

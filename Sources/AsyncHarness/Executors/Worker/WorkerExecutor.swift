@@ -116,7 +116,8 @@ import Darwin
         // The runner asked for a step other than the one the worker runs next: that worker
         // cannot be told to forget what it was sent.
         state.rewind()
-        Self.kill(worker.process)
+        var stopped = worker
+        stopped.kill()
         state.worker = nil
       }
       if state.worker?.inFlight.isEmpty ?? true {
@@ -126,51 +127,71 @@ import Darwin
           state.nextToSend = index + 1
         }
         if let worker = state.worker, !state.send(step) {
-          _ = worker.process.waitForExit()
+          var ended = worker
+          ended.kill()
           state.worker = nil
         }
         if state.worker == nil {
           do {
-            state.worker = try state.takeSpare() ?? WorkerConnection(executable: executable, marker: marker)
+            state.worker = try state.takeSpare() ?? connection()
           } catch {
             return .couldNotStart(reason: "\(error)")
           }
-          // A worker that dies before reading it is reported by the session.
+          // A worker that dies before reading it is reported by the wait.
           _ = state.send(step)
         }
       }
       if freshProcessPerTest && state.spare == nil {
         // The next test's worker starts while this one runs; one that cannot start now is
         // started (or reported) when the next test needs it.
-        state.spare = try? WorkerConnection(executable: executable, marker: marker)
+        state.spare = try? connection()
       }
       state.topUp()
-      var session = WorkerSession(step: step, events: events, gracePeriod: gracePeriod,
-                                  deadline: step.timeLimit.map { ContinuousClock().now + $0 + timeLimitMargin }, stop: stop)
-      let ending = session.run(&state.worker!)
-      switch ending {
-      case .workerEnded(let end):
-        state.worker!.inFlight.removeFirst()
+      state.worker!.begin(step, ref: state.worker!.inFlight.first?.ref, events: events, alone: true,
+                          deadline: deadline(of: step))
+      let (replies, finished, ended) = state.worker!.wait()
+      if !state.worker!.inFlight.isEmpty { state.worker!.inFlight.removeFirst() }
+      // A reply read as the worker ended still says how the attempt ended.
+      let end = Self.deliver(replies.first?.finished ?? finished.first, to: events)
+      guard let reply = replies.first, !ended else {
         state.rewind()
         state.worker = nil
-        if let reason = end.replacesWorker { events(.workerReplaced(step.id, reason: reason)) }
-        return end
-      case .replied(let end, let paused, let retirement):
-        state.worker!.inFlight.removeFirst()
-        if freshProcessPerTest || retirement != nil {
-          // The worker said it must not run another test (`WorkerRetirement`).
-          state.rewind()
-          retire(state.worker!.process)
-          state.worker = nil
-          if let retirement { events(.workerReplaced(step.id, reason: retirement.rawValue)) }
-        } else if paused {
-          // The worker drops what it was sent until it reads this: the runner may run another
-          // step next (a retry).
-          state.rewind()
-          _ = state.worker!.process.send(.resume)
-        }
         return end
       }
+      if freshProcessPerTest || reply.retire != nil {
+        // The worker said it must not run another test (`WorkerRetirement`).
+        state.rewind()
+        retire(&state.worker!)
+        state.worker = nil
+      } else if reply.paused {
+        // The worker drops what it was sent until it reads this: the runner may run another
+        // step next (a retry).
+        state.rewind()
+        _ = state.worker!.process.send(.resume)
+      }
+      return end
+    }
+  }
+
+  /// A new worker: one that runs tests one at a time, or side by side.
+  private func connection(sideBySide: Bool = false) throws -> WorkerConnection {
+    try WorkerConnection(executable: executable, marker: sideBySide ? nil : marker, gracePeriod: gracePeriod, stop: stop)
+  }
+
+  /// When a worker is stopped for `step`: its time limit and the margin, from now.
+  private func deadline(of step: Runner.Step) -> ContinuousClock.Instant? {
+    step.timeLimit.map { ContinuousClock().now + $0 + timeLimitMargin }
+  }
+
+  /// Sends what an attempt held, and the note of how it ended, to `events`; returns how it ended.
+  private static func deliver(_ finished: WorkerSupervision.Finished?, to events: EventSink) -> AttemptEnd {
+    switch finished {
+    case .ended(let step, let end, let held, let note):
+      for event in held { events.send(event) }
+      if let note { events(.issueRecorded(step.id, note)) }
+      return end
+    case .runAgain, nil:
+      return .couldNotStart(reason: "the worker ended without saying how the test ended")
     }
   }
 
@@ -185,40 +206,45 @@ import Darwin
   /// steps the runner never asked for (the run stopped) is killed at once.
   @_spi(ForToolsIntegrationOnly) public func finish() {
     state.withLock { state in
-      if let worker = state.worker {
-        if worker.inFlight.isEmpty { retire(worker.process) } else { Self.kill(worker.process) }
+      if var worker = state.worker {
+        if worker.inFlight.isEmpty { retire(&worker) } else { worker.kill() }
       }
-      if let spare = state.takeSpare() { retire(spare.process) }
-      if let sideBySide = state.sideBySide {
-        if sideBySide.count == 0 { retire(sideBySide.worker) } else { Self.kill(sideBySide.worker) }
+      if var spare = state.takeSpare() { retire(&spare) }
+      if var sideBySide = state.sideBySide {
+        if sideBySide.count == 0 { retire(&sideBySide) } else { sideBySide.kill() }
       }
       state.sideBySide = nil
+      state.sinks = [:]
       state.worker = nil
       state.prepared = nil
     }
   }
 
+  /// The width asked for (``asyncWidth``).
+  @_spi(ForToolsIntegrationOnly) public var sideBySideWidth: Int { asyncWidth }
+
   /// Whether another test may start side by side now: not while the worker running them
   /// retires (``WorkerRetirement``), until the tests it runs ended.
-  var takesSideBySide: Bool {
-    state.withLock { !($0.sideBySide?.retiring ?? false) }
+  @_spi(ForToolsIntegrationOnly) public var takesSideBySide: Bool {
+    state.withLock { !($0.sideBySide?.messages.retiring ?? false) }
   }
 
   /// Starts `step` side by side with the tests running so (``WorkerRequest/start(_:)``), in
   /// the lane's side-by-side worker, started now when there is none; returns how the attempt
   /// ended when it could not start. ``waitSideBySide()`` says how it ends.
-  func startSideBySide(_ step: Runner.Step, events: EventSink) -> AttemptEnd? {
+  @_spi(ForToolsIntegrationOnly) public func startSideBySide(_ step: Runner.Step, events: EventSink) -> AttemptEnd? {
     state.withLock { state in
       if state.sideBySide == nil {
         do {
-          state.sideBySide = try SideBySideWorker(executable: executable, gracePeriod: gracePeriod, stop: stop)
+          state.sideBySide = try connection(sideBySide: true)
         } catch {
           return .couldNotStart(reason: "\(error)")
         }
       }
       // A worker that dies before reading it is reported by the wait.
-      _ = state.sideBySide!.start(step, events: events,
-                                  deadline: step.timeLimit.map { ContinuousClock().now + $0 + timeLimitMargin })
+      let ref = state.sideBySide!.process.send(step, sideBySide: true)
+      state.sinks[step.id] = events
+      state.sideBySide!.begin(step, ref: ref, events: events, alone: false, deadline: deadline(of: step))
       return nil
     }
   }
@@ -226,35 +252,41 @@ import Darwin
   /// Waits until at least one test started side by side ended, and says how each that did
   /// ended. A worker that ended is forgotten (the next test starts a fresh one); a retiring
   /// one is retired once its last test ended.
-  func waitSideBySide() -> [SideBySideWorker.Ending] {
+  @_spi(ForToolsIntegrationOnly) public func waitSideBySide() -> [SideBySideEnd] {
     state.withLock { state in
       guard state.sideBySide != nil else { return [] }
-      let (endings, ended) = state.sideBySide!.wait()
-      if ended {
-        state.sideBySide = nil
-      } else if let sideBySide = state.sideBySide, sideBySide.retiring, sideBySide.count == 0 {
-        retire(sideBySide.worker)
-        state.sideBySide = nil
+      let (replies, finished, ended) = state.sideBySide!.wait()
+      defer {
+        if ended {
+          state.sideBySide = nil
+        } else if state.sideBySide!.messages.retiring, state.sideBySide!.count == 0 {
+          retire(&state.sideBySide!)
+          state.sideBySide = nil
+        }
       }
-      return endings
+      return (replies.map(\.finished) + finished).map { finished in
+        switch finished {
+        case .ended(let step, _, _, _):
+          return .ended(step.id, Self.deliver(finished, to: state.sinks.removeValue(forKey: step.id) ?? EventSink { _ in }))
+        case .runAgain(let step, let note, let alone):
+          state.sinks.removeValue(forKey: step.id)?(.issueRecorded(step.id, note))
+          return .runAgain(step.id, alone: alone)
+        }
+      }
     }
   }
 
-  /// Tells `process` to stop, lets it exit within the grace period, and kills what is left
+  /// Tells the worker to stop, lets it exit within the grace period, and kills what is left
   /// of its process group.
-  private func retire(_ process: WorkerProcess) {
+  private func retire(_ connection: inout WorkerConnection) {
+    let process = connection.process
     _ = process.send(.stop)
     process.closeRequests()
     var descriptor = pollfd(fd: process.channel, events: Int16(POLLIN), revents: 0)
     let milliseconds = Int32(gracePeriod.timeInterval * 1000)
     var buffer = [UInt8](repeating: 0, count: 4096)
     while poll(&descriptor, 1, milliseconds) > 0, read(process.channel, &buffer, buffer.count) > 0 {}
-    Self.kill(process)
-  }
-
-  private static func kill(_ process: WorkerProcess) {
-    process.signal(SIGKILL)
-    _ = process.waitForExit()
+    connection.kill()
   }
 }
 
@@ -276,8 +308,10 @@ private struct Pipeline {
   var worker: WorkerConnection?
   /// Under `--isolation test`, the worker started for the next test while this one runs.
   var spare: WorkerConnection?
-  /// The worker running `async` tests side by side, when one was started.
-  var sideBySide: SideBySideWorker?
+  /// The worker running `async` tests side by side, when one was started, and where the
+  /// events of each test it runs go.
+  var sideBySide: WorkerConnection?
+  var sinks: [TestID: EventSink] = [:]
   /// The steps the runner said it hands over next, and the index of the first not sent yet.
   var prepared: Runner.Plan.Steps?
   var nextToSend = 0
@@ -314,23 +348,5 @@ private struct Pipeline {
     guard let waiting = worker?.inFlight else { return }
     if let first = waiting.lazy.compactMap(\.planIndex).first { nextToSend = first }
     worker!.inFlight = []
-  }
-}
-
-/// A worker process with what was read from it and not yet relayed.
-struct WorkerConnection {
-  let process: WorkerProcess
-  /// The steps sent, in the order the worker runs them; the first is running or next.
-  var inFlight: [(id: TestID, planIndex: Int?, ref: Int)] = []
-  /// Lines read past a step's end belong to the next step.
-  var lines = LineSplitter()
-  var output: OutputSplitter
-  /// What each read of the channel or the output pipe fills.
-  var buffer = ReadBuffer()
-
-  init(executable: String, marker: String) throws {
-    process = try WorkerProcess(executable: executable, arguments: [WorkerMain.flag],
-                                environment: [WorkerMain.markerVariable: marker])
-    output = OutputSplitter(marker: Array((marker + "\n").utf8))
   }
 }

@@ -44,6 +44,7 @@ enum WorkerMain {
     let executor = InProcessExecutor.inWorker
     var leaks = LeakCheck()
     let sideBySide = SideBySideTests(channel: channel)
+    CrashNotice.install(channel: channel.descriptor)
     var requests = WorkerRequests(channel: channel, sideBySide: sideBySide)
     var paused = false
     while let request = requests.next() {

@@ -163,10 +163,13 @@ struct PrintedLines {
 
   /// What is left, a line without its newline too.
   mutating func flush() -> String? {
-    if let rest = lines.rest(), !(leftOut?(Substring(decoding: rest, as: UTF8.self)) ?? false) {
-      _ = buffer.append(rest)
+    var text = ""
+    if let rest = lines.rest(), !(leftOut?(Substring(decoding: rest, as: UTF8.self)) ?? false),
+       let relayed = buffer.append(rest) {
+      text = relayed
     }
-    return buffer.flush()
+    text += buffer.flush() ?? ""
+    return text.isEmpty ? nil : text
   }
 
   /// The last lines relayed (``OutputBuffer/tail``).

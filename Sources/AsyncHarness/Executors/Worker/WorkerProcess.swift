@@ -122,36 +122,6 @@ final class WorkerProcess {
     return (descriptors[0], descriptors[1])
   }
 
-  /// What a parent's poll loop over the worker watches: the channel, the output pipe and
-  /// `stop`'s descriptor, in that order.
-  func pollDescriptors(stop: StopRequest?) -> [pollfd] {
-    [
-      pollfd(fd: channel, events: 0, revents: 0),
-      pollfd(fd: output, events: Int16(POLLIN), revents: 0),
-      pollfd(fd: stop?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
-    ]
-  }
-
-  /// How one wait of a poll loop ended.
-  enum PollTurn { case failed, timedOut, ready }
-
-  /// One wait of a parent's poll loop over `descriptors` (``pollDescriptors(stop:)``), until
-  /// something is ready or `groupStop`'s next deadline: stops the process group when the run
-  /// was interrupted, and writes the requests the channel takes now. The caller reads what is
-  /// ready, and stops the group when the wait timed out.
-  func poll(_ descriptors: inout [pollfd], groupStop: inout GroupStop, stop: StopRequest?) -> PollTurn {
-    descriptors[0].events = Int16(POLLIN) | (hasUnsentRequests ? Int16(POLLOUT) : 0)
-    let ready = Foundation.poll(&descriptors, nfds_t(descriptors.count), groupStop.timeout())
-    if ready < 0 { return errno == EINTR ? .ready : .failed }
-    if ready == 0 { return .timedOut }
-    if descriptors[2].revents != 0, let signal = stop?.signal {
-      descriptors[2].fd = -1
-      groupStop.stop(process, interrupt: signal)
-    }
-    if descriptors[0].revents & Int16(POLLOUT) != 0 { flush() }
-    return .ready
-  }
-
   /// Sends `signal` to the worker's process group.
   func signal(_ signal: Int32) {
     process.signal(signal)

@@ -26,7 +26,7 @@ enum WorkerProtocol {
   /// its waits and schedule steps travel as ``TimelineMark`` lines naming it. Version 5: a
   /// mark's first member is `mark`, and its durations and virtual times are integer
   /// nanoseconds, so the parent reads it without building a JSON value.
-  static let version = 5
+  static let version = 6
 
   /// Reads one line's object and checks its version.
   static func fields(of line: some Collection<UInt8>) throws -> JSONFields {
@@ -157,6 +157,10 @@ enum WorkerReply: Sendable, Equatable {
   /// The worker cannot run the step (it has no test at that position, or another one); it
   /// pauses as after a failure.
   case cannotRun(TestID, reason: String)
+  /// The worker is crashing on the task of the test it started side by side under channel
+  /// reference `ref` (``CrashNotice``): written from the crash's signal handler, the last
+  /// line before the worker ends.
+  case crashing(ref: Int)
 
   /// The reply as one line, newline included.
   var line: [UInt8] {
@@ -177,6 +181,10 @@ enum WorkerReply: Sendable, Equatable {
         json.field("reason", reason)
         json.field("reply", "cannotRun")
         json.field("test", id)
+      case .crashing(let ref):
+        json.field("protocol", WorkerProtocol.version)
+        json.field("ref", ref)
+        json.field("reply", "crashing")
       }
     }
     json.newline()
@@ -224,8 +232,13 @@ enum WorkerMessage: Sendable {
       return
     }
     let reply = try WorkerProtocol.fields(of: value)
+    let kind = try reply.string("reply")
+    if kind == "crashing" {
+      self = .reply(.crashing(ref: try reply.number("ref")))
+      return
+    }
     let id = try TestID(json: reply.object("test"))
-    switch try reply.string("reply") {
+    switch kind {
     case "returned":
       guard case .bool(let paused) = try reply.required("paused") else { throw reply.wrongType("paused") }
       var trace = try reply.optionalString("scheduleTrace").map { text in

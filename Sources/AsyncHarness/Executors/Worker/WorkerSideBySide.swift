@@ -32,7 +32,9 @@ final class SideBySideTests: Sendable {
     running.add(1, ordering: .acquiringAndReleasing)
     channel.testStarts()
     Task { [self] in
-      let (end, exceededTimeLimit) = await executor.attemptSideBySide(step, events: EventSink { [channel] in channel.send($0, ref: ref) })
+      let (end, exceededTimeLimit) = await CrashNotice.$current.withValue(CrashNotice(ref: ref)) {
+        await executor.attemptSideBySide(step, events: EventSink { [channel] in channel.send($0, ref: ref) })
+      }
       let duration = if case .returned(let duration, _) = end { duration } else { 0.0 }
       channel.send(.returned(step.id, duration: duration, trace: nil, paused: false,
                              retire: exceededTimeLimit ? .exceededTimeLimit : nil))

@@ -1,0 +1,268 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the lane supervisor knows of one worker process and decides for it: the attempts it
+/// runs (one, or several side by side), what each recorded and printed, when each must be
+/// stopped, how the worker is being stopped, and, once the worker ended, how each attempt
+/// running in it ends. A plain value with no descriptor, no clock and no thread: the watch
+/// (``WorkerWatch``) feeds it what it read and the time, and carries out the signals it asks
+/// for, so every order of inputs can be tried on it directly.
+///
+/// - An attempt's events are streamed to its sink as they come when it ``Attempt/streams``
+///   (it runs alone and the runner waits for it), else held until it ends: an attempt that
+///   runs again (below) reports only what its second run recorded.
+/// - What the worker prints goes to every attempt running, line by line, each line marked
+///   `[shared] ` while several run (``PrintedLines``); the worker's last lines are kept for an
+///   ending that names no one attempt.
+/// - The worker is stopped (SIGTERM, then SIGKILL after the grace period) at the first
+///   running attempt's deadline, or when the run is interrupted; ``tick(at:)`` and
+///   ``interrupt(_:at:)`` say which signal to send.
+/// - When the worker ends (``exited(_:)``): an interrupt ends every attempt as interrupted;
+///   an attempt running alone gets the worker's end (a crash, `exit`, its time limit). Of
+///   attempts running side by side, those past their deadline end at their limit and those
+///   the worker named as crashing (``crashed(ref:)``) as crashed; the others run again,
+///   with a warning saying why: side by side again when the culprit is known, else each
+///   alone, since a crash that names no test is no evidence against any one of them.
+struct WorkerSupervision {
+  /// One attempt running in the worker.
+  struct Attempt {
+    let step: Runner.Step
+    /// Its reference on the worker's channel, when the worker names attempts so.
+    let ref: Int?
+    /// Whether its events go to ``sink`` as they come; else they are held until it ends.
+    var streams: Bool
+    let sink: EventSink?
+    var held: [Event] = []
+    var printed: PrintedLines
+    /// When the worker is stopped for it: its time limit's end, with the margin its executor gives.
+    let deadline: ContinuousClock.Instant?
+    /// When it started, as the supervisor saw it.
+    let start = ContinuousClock().now
+
+    mutating func emit(_ event: Event) {
+      if streams, let sink { sink.send(event) } else { held.append(event) }
+    }
+
+    /// Streams what is left of its output, a line without its newline too.
+    mutating func flushOutput() {
+      if let text = printed.flush() { emit(Event(.outputCaptured(step.id, text))) }
+    }
+  }
+
+  /// How an attempt running in the worker finished.
+  enum Finished {
+    /// It ended so; `held` are the events it recorded and did not stream, in order; `note`
+    /// names the attempts it ran beside when the worker ended in it.
+    case ended(Runner.Step, AttemptEnd, held: [Event], note: Issue?)
+    /// The worker ended while it ran beside others, and not for it: it runs again, `alone` or
+    /// side by side, with `note` (a warning) saying why. What it recorded is dropped.
+    case runAgain(Runner.Step, note: Issue, alone: Bool)
+  }
+
+  /// How the worker is being stopped: the last signal sent, when, and the interrupting
+  /// signal when that is why.
+  struct Stopping: Equatable {
+    var signal: Int32
+    var at: ContinuousClock.Instant
+    var interrupt: Int32?
+  }
+
+  let gracePeriod: Duration
+  /// The attempts running, in the order they started.
+  private(set) var running: [Attempt] = []
+  /// When the worker is stopped while no attempt runs (a test bundle between two tests).
+  var idleDeadline: ContinuousClock.Instant?
+  private(set) var stopping: Stopping?
+  /// The attempts the worker was stopped for, past their deadline.
+  private var pastDeadline: Set<TestID> = []
+  /// The attempts the worker named as crashing it.
+  private var culprits: Set<TestID> = []
+  /// The worker's last output, whoever printed it.
+  private var recent = OutputBuffer()
+  /// Whether a `workerReplaced` event was said: once a worker.
+  private var replacementSaid = false
+  /// Whether the worker was seen to exit: what it wrote is being read to its end, and
+  /// neither a deadline nor an interrupt changes how its attempts ended.
+  private(set) var draining = false
+
+  init(gracePeriod: Duration) {
+    self.gracePeriod = gracePeriod
+  }
+
+  /// Whether an attempt of `id` runs.
+  func runs(_ id: TestID) -> Bool { running.contains { $0.step.id == id } }
+
+  /// The ID of the attempt with channel reference `ref`, if it runs.
+  func id(ofRef ref: Int) -> TestID? { running.first { $0.ref == ref }?.step.id }
+
+  /// The worker's last lines of output (``OutputBuffer/tail``).
+  var tail: String { recent.tail }
+
+  // MARK: Inputs
+
+  /// An attempt of `step` starts, under channel reference `ref`, its events streamed to `sink`
+  /// when `streams`, its lines that `leavingOut` names left out of its output.
+  mutating func start(_ step: Runner.Step, ref: Int? = nil, sink: EventSink?, streams: Bool,
+                      deadline: ContinuousClock.Instant?, leavingOut: (@Sendable (Substring) -> Bool)? = nil) {
+    running.append(Attempt(step: step, ref: ref, streams: streams, sink: sink, printed: PrintedLines(leavingOut: leavingOut),
+                           deadline: deadline))
+  }
+
+  /// The attempt of `id` recorded `event`; `false` when no such attempt runs.
+  @discardableResult
+  mutating func record(_ event: Event, of id: TestID) -> Bool {
+    guard let index = running.firstIndex(where: { $0.step.id == id }) else { return false }
+    running[index].emit(event)
+    return true
+  }
+
+  /// Streams the events of the attempt of `id` from now on to its sink, those held first.
+  mutating func stream(_ id: TestID) {
+    guard let index = running.firstIndex(where: { $0.step.id == id }), let sink = running[index].sink else { return }
+    for event in running[index].held { sink.send(event) }
+    running[index].held = []
+    running[index].streams = true
+  }
+
+  /// The worker printed `bytes`: every running attempt's output, marked as shared when
+  /// several run.
+  mutating func printed(_ bytes: ArraySlice<UInt8>) {
+    guard !bytes.isEmpty else { return }
+    _ = recent.append(bytes)
+    let shared = running.count > 1
+    for index in running.indices {
+      if let text = running[index].printed.add(bytes, shared: shared) {
+        running[index].emit(Event(.outputCaptured(running[index].step.id, text)))
+      }
+    }
+  }
+
+  /// The worker said how the attempt of `id` ended; `nil` when no such attempt runs.
+  mutating func end(_ id: TestID, as end: AttemptEnd, note: Issue? = nil) -> Finished? {
+    guard let index = running.firstIndex(where: { $0.step.id == id }) else { return nil }
+    var attempt = running.remove(at: index)
+    attempt.flushOutput()
+    return .ended(attempt.step, end, held: attempt.held, note: note)
+  }
+
+  /// The worker named the attempt with channel reference `ref` as the one crashing it.
+  mutating func crashed(ref: Int) {
+    if let id = id(ofRef: ref) { culprits.insert(id) }
+  }
+
+  /// The worker was seen to exit: what it wrote is read to its end next, then ``exited(_:)``.
+  mutating func sawExit() {
+    draining = true
+  }
+
+  /// Time passed to `now`: the signal to send the worker's process group when a deadline or
+  /// the grace period after SIGTERM is over, else `nil`.
+  mutating func tick(at now: ContinuousClock.Instant) -> Int32? {
+    guard !draining, let next = nextDeadline, next <= now else { return nil }
+    if stopping == nil {
+      pastDeadline = Set(running.filter { $0.deadline.map { $0 <= now } ?? false }.map(\.step.id))
+    }
+    return stop(at: now, interrupt: nil)
+  }
+
+  /// The run was interrupted by `signal`: the signal to send the worker's process group.
+  mutating func interrupt(_ signal: Int32, at now: ContinuousClock.Instant) -> Int32? {
+    draining ? nil : stop(at: now, interrupt: signal)
+  }
+
+  private mutating func stop(at now: ContinuousClock.Instant, interrupt: Int32?) -> Int32? {
+    if stopping?.signal == SIGKILL { return nil }
+    let signal = stopping == nil ? SIGTERM : SIGKILL
+    stopping = Stopping(signal: signal, at: now, interrupt: interrupt ?? stopping?.interrupt)
+    return signal
+  }
+
+  /// When the supervisor must act next, whatever the worker does: the first running
+  /// attempt's deadline (or the idle one), or the end of the grace period once it was stopped.
+  var nextDeadline: ContinuousClock.Instant? {
+    if draining { return nil }
+    if let stopping { return stopping.signal == SIGKILL ? nil : stopping.at + gracePeriod }
+    return running.isEmpty ? idleDeadline : running.compactMap(\.deadline).min()
+  }
+
+  /// Milliseconds from `now` to ``nextDeadline``, as `poll` takes them: -1 for none.
+  func timeout(at now: ContinuousClock.Instant) -> Int32 {
+    guard let next = nextDeadline else { return -1 }
+    let left = now.duration(to: next)
+    return left <= .zero ? 0 : Int32(min(left.timeInterval * 1000 + 1, Double(Int32.max)))
+  }
+
+  /// How an attempt under `timeLimit` ended when the worker ended with `exit` before it did,
+  /// with `output`, the tail of what it printed.
+  func ending(_ exit: ProcessEnding, timeLimit: Duration?, output: String) -> AttemptEnd {
+    if let stopping, let interrupt = stopping.interrupt { return .interrupted(signal: interrupt, output: output) }
+    if let stopping {
+      return .stoppedAtLimit(timeLimit ?? .zero, killed: stopping.signal == SIGKILL, gracePeriod: gracePeriod, output: output)
+    }
+    return .processEnded(exit, output: output)
+  }
+
+  /// Why the worker that ended with `exit` is replaced (`workerReplaced`'s reason), or `nil`
+  /// when it is not said: an interrupt ends the run.
+  private func replacement(_ exit: ProcessEnding) -> String? {
+    ending(exit, timeLimit: nil, output: "").replacesWorker
+  }
+
+  /// The worker ended with `exit`, its output read to its end: how each attempt running in
+  /// it finishes (see the type's description). A `workerReplaced` event is said once, through
+  /// an attempt it was stopped for, one that crashed it, or the first running.
+  mutating func exited(_ exit: ProcessEnding) -> [Finished] {
+    for index in running.indices { running[index].flushOutput() }
+    if !replacementSaid, let reason = replacement(exit),
+       let said = running.firstIndex(where: { pastDeadline.contains($0.step.id) || culprits.contains($0.step.id) })
+         ?? running.indices.first {
+      replacementSaid = true
+      // Said even by an attempt that runs again, whose held events are dropped.
+      let replaced = Event(.workerReplaced(running[said].step.id, reason: reason))
+      if let sink = running[said].sink { sink.send(replaced) } else { running[said].held.append(replaced) }
+    }
+    let all = running
+    running = []
+    if all.count == 1, let only = all.first {
+      return [.ended(only.step, ending(exit, timeLimit: only.step.timeLimit, output: only.printed.tail), held: only.held,
+                     note: nil)]
+    }
+    if stopping?.interrupt != nil {
+      return all.map { .ended($0.step, ending(exit, timeLimit: $0.step.timeLimit, output: recent.tail), held: $0.held, note: nil) }
+    }
+    let ends = all.filter { pastDeadline.contains($0.step.id) || culprits.contains($0.step.id) }
+    let others = all.filter { !pastDeadline.contains($0.step.id) && !culprits.contains($0.step.id) }
+    let why: String
+    if !pastDeadline.isEmpty {
+      why = "was stopped because \(Self.names(ends)) ran past its time limit"
+    } else if !culprits.isEmpty {
+      why = "crashed in \(Self.names(ends)) (\(exit))"
+    } else {
+      why = "ended with \(exit) before they returned; a crash among tests running side by side is no evidence against "
+        + "any one of them"
+    }
+    let alone = ends.isEmpty
+    var finished: [Finished] = others.map { attempt in
+      .runAgain(attempt.step, note: Issue(
+        kind: .warning, message: "The worker process running this test side by side with "
+          + "\(Self.names(all.filter { $0.step.id != attempt.step.id })) \(why), so this test ran again "
+          + (alone ? "alone" : "without it"),
+        sourceLocation: attempt.step.test.sourceLocation), alone: alone)
+    }
+    for attempt in ends {
+      let note = others.isEmpty ? nil : Issue(
+        kind: .warning, message: "Side by side with this test ran \(Self.names(others)), which ran again without it",
+        sourceLocation: attempt.step.test.sourceLocation)
+      finished.append(.ended(attempt.step, ending(exit, timeLimit: attempt.step.timeLimit, output: recent.tail),
+                             held: attempt.held, note: note))
+    }
+    return finished
+  }
+
+  private static func names(_ attempts: [Attempt]) -> String {
+    attempts.map(\.step.id.path).joined(separator: ", ")
+  }
+}

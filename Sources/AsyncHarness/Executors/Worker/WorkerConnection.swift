@@ -1,0 +1,137 @@
+/// A harness worker process, seen from its parent through the lane supervisor: the process,
+/// the watch over it (``WorkerWatch``), what is known of the attempts it runs
+/// (``WorkerSupervision``), and how its channel is read (``WorkerMessages``).
+///
+/// A worker runs its `run` requests one at a time, each attempt's events streamed as they
+/// come, and its `start` requests side by side, each attempt's events held until its reply
+/// (see ``WorkerSupervision``). The requests sent and not answered yet are ``inFlight``.
+struct WorkerConnection {
+  let process: WorkerProcess
+  var watch: WorkerWatch
+  var supervision: WorkerSupervision
+  var messages: WorkerMessages
+  /// The `run` requests sent, in the order the worker runs them; the first is running or next.
+  var inFlight: [(id: TestID, planIndex: Int?, ref: Int)] = []
+
+  /// Starts a worker; `marker` is the line it writes to its output as each `run` request's
+  /// test starts, `nil` for a worker that runs tests side by side.
+  init(executable: String, marker: String?, gracePeriod: Duration, stop: StopRequest?) throws {
+    process = try WorkerProcess(executable: executable, arguments: [WorkerMain.flag],
+                                environment: marker.map { [WorkerMain.markerVariable: $0] } ?? [:])
+    watch = WorkerWatch(process: process.process, channel: process.channel, requests: process, stop: stop)
+    supervision = WorkerSupervision(gracePeriod: gracePeriod)
+    messages = WorkerMessages(marker: marker.map { Array(($0 + "\n").utf8) })
+  }
+
+  /// How many attempts run.
+  var count: Int { supervision.running.count }
+
+  /// Begins the attempt of `step` the worker runs next or started (channel reference `ref`),
+  /// stopped at `deadline`: its events streamed to `events` when it runs alone, else held.
+  mutating func begin(_ step: Runner.Step, ref: Int?, events: EventSink, alone: Bool, deadline: ContinuousClock.Instant?) {
+    supervision.start(step, ref: ref, sink: events, streams: alone, deadline: deadline)
+    messages.others = events
+    if alone { supervision.printed(messages.startNextTest()) }
+  }
+
+  /// Watches the worker until an attempt the worker replied for ended (its replies), or the
+  /// worker ended (how its attempts finish, and `ended` set).
+  mutating func wait() -> (replies: [WorkerMessages.Reply], finished: [WorkerSupervision.Finished], ended: Bool) {
+    guard let exit = watch.watch(&messages, &supervision) else { return (messages.takeReplies(), [], false) }
+    return (messages.takeReplies(), supervision.exited(exit), true)
+  }
+
+  /// Stops the worker at once.
+  mutating func kill() { watch.kill() }
+}
+
+/// How a harness worker's channel is read: each line an event of a test, a mark on an
+/// attempt's timeline, or a reply that ends an attempt. Lines that are none of these (a test
+/// wrote to the channel?) are shown as output rather than lost.
+///
+/// The output of a worker that runs its tests one at a time is cut at the marker line it
+/// writes as each test starts (``OutputSplitter``): what it printed after the next test's
+/// marker waits for that test's attempt to begin.
+struct WorkerMessages: WorkerTranscript {
+  /// A reply: the attempt it ended, and what the worker said of itself.
+  struct Reply {
+    var finished: WorkerSupervision.Finished
+    /// The worker drops what it was sent until told to resume.
+    var paused: Bool
+    /// Why the worker must not run another test, when it must not.
+    var retire: WorkerRetirement?
+  }
+
+  private var splitter: OutputSplitter?
+  private var lines = LineSplitter()
+  private var replies: [Reply] = []
+  /// Where the events of tests that ended go (late signals): the sink of the last attempt begun.
+  var others: EventSink?
+  /// Whether a reply said the worker must not run another test.
+  private(set) var retiring = false
+
+  init(marker: [UInt8]?) {
+    splitter = marker.map(OutputSplitter.init(marker:))
+  }
+
+  /// The output of the next test that was read already.
+  mutating func startNextTest() -> ArraySlice<UInt8> {
+    splitter?.startNextTest() ?? []
+  }
+
+  mutating func takeReplies() -> [Reply] {
+    defer { replies = [] }
+    return replies
+  }
+
+  mutating func output(_ bytes: ArraySlice<UInt8>, into supervision: inout WorkerSupervision) {
+    if splitter == nil {
+      supervision.printed(bytes)
+    } else {
+      supervision.printed(splitter!.append(bytes))
+    }
+  }
+
+  /// Relays the lines read; `true` once a reply ended an attempt. Lines after a reply that
+  /// left no attempt running wait for the next attempt to begin: they are its own.
+  mutating func channel(_ bytes: ArraySlice<UInt8>, into supervision: inout WorkerSupervision) -> Bool {
+    lines.append(bytes)
+    while let line = lines.next() {
+      relay(line, into: &supervision)
+      if !replies.isEmpty && supervision.running.isEmpty { return true }
+    }
+    return !replies.isEmpty
+  }
+
+  mutating func ended(into supervision: inout WorkerSupervision) {
+    if let rest = lines.rest() { supervision.printed(rest) }
+  }
+
+  private mutating func relay(_ line: ArraySlice<UInt8>, into supervision: inout WorkerSupervision) {
+    guard !line.isEmpty else { return }
+    switch try? WorkerMessage(line: line) {
+    case .event(let event):
+      if event.test.map({ supervision.record(event, of: $0) }) != true { others?.send(event) }
+    case .mark(let mark):
+      // A mark of an attempt that ended (a wait that ended after it) is on no attempt's timeline.
+      if let id = supervision.id(ofRef: mark.ref) { supervision.record(mark.event(of: id), of: id) }
+    case .reply(.returned(let id, let duration, let trace, let paused, let retire)):
+      if let retire, !retiring { supervision.record(Event(.workerReplaced(id, reason: retire.rawValue)), of: id) }
+      retiring = retiring || retire != nil
+      end(id, as: .returned(duration: duration, trace: trace), paused: paused, retire: retire, into: &supervision)
+    case .reply(.cannotRun(let id, let reason)):
+      end(id, as: .couldNotStart(reason: reason), paused: true, retire: nil, into: &supervision)
+    case .reply(.crashing(let ref)):
+      supervision.crashed(ref: ref)
+    case nil:
+      supervision.printed(line + [0x0A])
+    }
+  }
+
+  private mutating func end(_ id: TestID, as end: AttemptEnd, paused: Bool, retire: WorkerRetirement?,
+                            into supervision: inout WorkerSupervision) {
+    // What the attempt printed before its reply is read: up to the next test's marker.
+    guard let finished = supervision.end(id, as: end) else { return }
+    replies.append(Reply(finished: finished, paused: paused, retire: retire))
+  }
+}
