@@ -36,6 +36,25 @@ final class RunOwnersTests: XCTestCase {
     Array(queue.steps(of: queue.entries[suite], repetition: repetition))
   }
 
+  func testALaneRunningTestsSideBySideTakesItsShareAndLeavesTheRestToTheOtherLanes() throws {
+    let awaiting = Suite("A", .parallel) { for number in 0..<6 { Test("a\(number)") { _ async in } } }
+    for (lanes, first) in [(2, 3), (3, 2), (1, 6)] {
+      var queue = WorkQueue(plan: try plan([awaiting]), splitsParallelEntries: lanes > 1, sideBySide: true, lanes: lanes)
+      // One lane asks first and keeps asking as its tests start: it stops at its share.
+      var taken: [String] = []
+      while case .work(.step(let step, _)) = queue.take(only: \.runsSideBySide, holding: taken.count).next {
+        taken.append(step.id.name)
+      }
+      XCTAssertEqual(taken.count, first, "\(lanes) lanes")
+      // Another lane, holding none, gets the next.
+      if case .work(.step(let step, _)) = queue.take(only: \.runsSideBySide, holding: 0).next {
+        XCTAssertEqual(step.id.name, "a\(first)", "\(lanes) lanes")
+      } else {
+        XCTAssertEqual(lanes, 1, "every test went to the only lane")
+      }
+    }
+  }
+
   func testWithOneLaneEveryEntryIsHandedOutWholeInPlanOrder() throws {
     var queue = WorkQueue(plan: try plan([parallel, serial]), splitsParallelEntries: false)
     XCTAssertEqual(queue.mostAtOnce, 2)

@@ -97,20 +97,23 @@ final class RunLife: Sendable {
     return nil
   }
 
-  /// The next test for a lane running `async` tests side by side, started as ``next(startingWith:lane:)``
-  /// starts it, when it is one that can run so (``Runner/Step/runsSideBySide``); `nil`, without
-  /// waiting, when the next work is anything else, or none is left, or the run stops.
-  func nextSideBySide(startingWith tests: TestLife, lane: Int) -> (Runner.Step, TestLife.Started)? {
+  /// The next test for a lane running `async` tests side by side (`holding` of them now),
+  /// started as ``next(startingWith:lane:)`` starts it, when it is one that can run so
+  /// (``Runner/Step/runsSideBySide``) and the lane has not its share of them yet
+  /// (``WorkQueue/take(only:holding:)``); `nil`, without waiting, when the next work is
+  /// anything else, or none is left, or the run stops.
+  func nextSideBySide(startingWith tests: TestLife, lane: Int, holding: Int) -> (Runner.Step, TestLife.Started)? {
     changed.lock()
     defer { changed.unlock() }
-    guard stop?.signal == nil, case .work(.step(let step, _)) = take(only: \.runsSideBySide) else { return nil }
+    guard stop?.signal == nil,
+          case .work(.step(let step, _)) = take(only: \.runsSideBySide, holding: holding) else { return nil }
     return (step, tests.start(step, lane: lane))
   }
 
-  /// Takes work from the queue (``WorkQueue/take(only:)``) and announces the suites it opened.
-  private func take(only accepts: ((Runner.Step) -> Bool)?) -> WorkQueue.Next {
+  /// Takes work from the queue (``WorkQueue/take(only:holding:)``) and announces the suites it opened.
+  private func take(only accepts: ((Runner.Step) -> Bool)?, holding: Int = 0) -> WorkQueue.Next {
     state.withLock { state -> WorkQueue.Next in
-      let (next, opened) = state.queue.take(only: accepts)
+      let (next, opened) = state.queue.take(only: accepts, holding: holding)
       for entry in opened {
         events(.suiteStarted(entry.suiteRun))
         state.open.append(OpenSuite(suite: entry.suiteRun, start: ContinuousClock().now))

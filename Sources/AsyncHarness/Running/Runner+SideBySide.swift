@@ -44,7 +44,7 @@ extension Runner {
     begin(first.0, first.1)
     while true {
       while running.count < executor.sideBySideWidth, executor.takesSideBySide,
-            let (step, started) = lane.run.nextSideBySide(startingWith: lane.tests, lane: number) {
+            let (step, started) = lane.run.nextSideBySide(startingWith: lane.tests, lane: number, holding: running.count) {
         begin(step, started)
       }
       guard !running.isEmpty else { return }

@@ -119,7 +119,8 @@ public final class Runner: Sendable {
   private func walk(_ plan: Plan, channel: ReportingChannel) throws -> Summary {
     let first = makeExecutor()
     let lanes = first.isolatesTests ? lanes : 1
-    let run = RunLife(queue: WorkQueue(plan: plan, splitsParallelEntries: lanes > 1, sideBySide: first.sideBySideWidth > 1),
+    let run = RunLife(queue: WorkQueue(plan: plan, splitsParallelEntries: lanes > 1, sideBySide: first.sideBySideWidth > 1,
+                                       lanes: lanes),
                       channel: channel, stop: stop)
     run.begin(RunInfo(seed: configuration.shuffleSeed, jitterSeed: configuration.jitter?.seed,
                       repetitions: plan.repetitions, waiters: plan.waiterNames, shard: configuration.sharding?.shard))

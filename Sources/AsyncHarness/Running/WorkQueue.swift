@@ -43,6 +43,8 @@ struct WorkQueue: Sendable {
   private let plan: Runner.Plan
   private let splitsParallelEntries: Bool
   private let sideBySide: Bool
+  /// How many lanes take work: a lane running tests side by side takes at most its share.
+  private let lanes: Int
   /// The next entry of the plan no lane has taken.
   private var nextEntry = 0
   /// The parallel entries opened and not closed, in plan order.
@@ -53,10 +55,12 @@ struct WorkQueue: Sendable {
   ///     one (several lanes); with one lane every entry runs whole.
   ///   - sideBySide: whether lanes run `async` tests side by side: a parallel entry with such
   ///     a test is then handed out one by one even to one lane.
-  init(plan: Runner.Plan, splitsParallelEntries: Bool, sideBySide: Bool = false) {
+  ///   - lanes: how many lanes take work.
+  init(plan: Runner.Plan, splitsParallelEntries: Bool, sideBySide: Bool = false, lanes: Int = 1) {
     self.plan = plan
     self.splitsParallelEntries = splitsParallelEntries
     self.sideBySide = sideBySide
+    self.lanes = max(1, lanes)
   }
 
   /// The entries of the plan that no lane has taken yet, in plan order.
@@ -74,11 +78,15 @@ struct WorkQueue: Sendable {
   }
 
   /// Takes the next work, and says which entries taking it opened, in plan order. With
-  /// `only`, only a test it accepts is taken: when the next work is anything else, nothing is
-  /// (``Next/wait``), and it stays next.
-  mutating func take(only accepts: ((Runner.Step) -> Bool)? = nil) -> (next: Next, opened: [Runner.Plan.Entry]) {
+  /// `only`, only a test it accepts is taken, for a lane already `holding` tests of the entry
+  /// side by side, and only while that is less than the lane's share of the entry's tests
+  /// not ended (so that one lane does not take them all before the others start): when the
+  /// next work is anything else, or the share is taken, nothing is (``Next/wait``), and it
+  /// stays next.
+  mutating func take(only accepts: ((Runner.Step) -> Bool)? = nil,
+                     holding: Int = 0) -> (next: Next, opened: [Runner.Plan.Entry]) {
     var opened: [Runner.Plan.Entry] = []
-    if let step = nextStep(accepts) { return (.work(step), opened) }
+    if let step = nextStep(accepts, holding: holding) { return (.work(step), opened) }
     if accepts != nil && parallel.contains(where: \.hasStepsLeft) { return (.wait, opened) }
     while nextEntry < plan.entries.count {
       let entry = plan.entries[nextEntry]
@@ -87,18 +95,20 @@ struct WorkQueue: Sendable {
       opened.append(entry)
       guard splits(entry) else { return (.work(.entry(entry)), opened) }
       parallel.append(ParallelEntry(entry: entry, steps: plan.steps(of: entry, repetition: 1)))
-      if let step = nextStep(accepts) { return (.work(step), opened) }
+      if let step = nextStep(accepts, holding: holding) { return (.work(step), opened) }
     }
     return (parallel.isEmpty ? .done : .wait, opened)
   }
 
   /// The next test of the first parallel entry that has one to hand out now, unless
-  /// `accepts` refuses it.
-  private mutating func nextStep(_ accepts: ((Runner.Step) -> Bool)?) -> Work? {
+  /// `accepts` refuses it or a lane `holding` that many has its share.
+  private mutating func nextStep(_ accepts: ((Runner.Step) -> Bool)?, holding: Int) -> Work? {
     for index in parallel.indices {
       advance(&parallel[index])
       guard parallel[index].hasStepsLeft else { continue }
       if let accepts, !accepts(parallel[index].steps[parallel[index].next]) { return nil }
+      let notEnded = parallel[index].steps.endIndex - parallel[index].next + parallel[index].running
+      if accepts != nil && holding >= (notEnded + lanes - 1) / lanes { return nil }
       let next = parallel[index].next
       parallel[index].next += 1
       parallel[index].running += 1

@@ -262,7 +262,10 @@ struct WorkerSupervision {
     return finished
   }
 
+  /// The attempts' tests, by path: the first eight, and how many others (a warning for each of
+  /// 256 tests naming the 255 others would be megabytes).
   private static func names(_ attempts: [Attempt]) -> String {
-    attempts.map(\.step.id.path).joined(separator: ", ")
+    let named = attempts.prefix(8).map(\.step.id.path).joined(separator: ", ")
+    return attempts.count > 8 ? "\(named) and \(attempts.count - 8) other tests" : named
   }
 }
