@@ -43,6 +43,16 @@ struct WorkerConnection {
 
   /// Stops the worker at once.
   mutating func kill() { watch.kill() }
+
+  /// Tells the worker to stop and watches it exit: within the grace period, else it is
+  /// stopped as at a deadline (SIGTERM, then SIGKILL). What it still says is dropped.
+  mutating func retire() {
+    _ = process.send(.stop)
+    process.closeRequests()
+    messages.others = nil
+    supervision.idleDeadline = .now + supervision.gracePeriod
+    while watch.watch(&messages, &supervision) == nil { _ = messages.takeReplies() }
+  }
 }
 
 /// How a harness worker's channel is read: each line an event of a test, a mark on an

@@ -161,7 +161,7 @@ import Darwin
       if freshProcessPerTest || reply.retire != nil {
         // The worker said it must not run another test (`WorkerRetirement`).
         state.rewind()
-        retire(&state.worker!)
+        state.worker!.retire()
         state.worker = nil
       } else if reply.paused {
         // The worker drops what it was sent until it reads this: the runner may run another
@@ -202,16 +202,17 @@ import Darwin
   @_spi(ForToolsIntegrationOnly) public var isolatesTests: Bool { true }
 
   /// Tells the worker (and the spare, under `--isolation test`) to stop and waits for it to
-  /// exit; one that does not exit within the grace period is killed. A worker still holding
+  /// exit; one that does not exit within the grace period is stopped (SIGTERM, then SIGKILL
+  /// after another). A worker still holding
   /// steps the runner never asked for (the run stopped) is killed at once.
   @_spi(ForToolsIntegrationOnly) public func finish() {
     state.withLock { state in
       if var worker = state.worker {
-        if worker.inFlight.isEmpty { retire(&worker) } else { worker.kill() }
+        if worker.inFlight.isEmpty { worker.retire() } else { worker.kill() }
       }
-      if var spare = state.takeSpare() { retire(&spare) }
+      if var spare = state.takeSpare() { spare.retire() }
       if var sideBySide = state.sideBySide {
-        if sideBySide.count == 0 { retire(&sideBySide) } else { sideBySide.kill() }
+        if sideBySide.count == 0 { sideBySide.retire() } else { sideBySide.kill() }
       }
       state.sideBySide = nil
       state.sinks = [:]
@@ -260,7 +261,7 @@ import Darwin
         if ended {
           state.sideBySide = nil
         } else if state.sideBySide!.messages.retiring, state.sideBySide!.count == 0 {
-          retire(&state.sideBySide!)
+          state.sideBySide!.retire()
           state.sideBySide = nil
         }
       }
@@ -276,18 +277,6 @@ import Darwin
     }
   }
 
-  /// Tells the worker to stop, lets it exit within the grace period, and kills what is left
-  /// of its process group.
-  private func retire(_ connection: inout WorkerConnection) {
-    let process = connection.process
-    _ = process.send(.stop)
-    process.closeRequests()
-    var descriptor = pollfd(fd: process.channel, events: Int16(POLLIN), revents: 0)
-    let milliseconds = Int32(gracePeriod.timeInterval * 1000)
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while poll(&descriptor, 1, milliseconds) > 0, read(process.channel, &buffer, buffer.count) > 0 {}
-    connection.kill()
-  }
 }
 
 extension AttemptEnd {

@@ -193,7 +193,7 @@ enum WorkerReply: Sendable, Equatable {
 }
 
 /// Why a worker must not run another test after the one it replied for: its parent retires
-/// it (sends ``WorkerRequest/stop``, kills it after the grace period) and runs the next test
+/// it (sends ``WorkerRequest/stop``, stops it after the grace period) and runs the next test
 /// in a fresh worker. The worker says it, since only it knows what the test left behind.
 enum WorkerRetirement: String, Sendable, Equatable {
   /// The test ran past its time limit (its test record holds its `timeLimitExceeded`
