@@ -34,7 +34,7 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 async tests side by side in each.
         --async-width <N>       Run up to N async tests of a suite whose tests run in
                                 parallel side by side in each worker, as tasks; 1
-                                runs each alone. (default: 256)
+                                runs each alone. (default: 1024)
         --no-capture            Run the tests in this process (as --isolation none)
                                 and let what they print through to the terminal
                                 instead of capturing it as their output.

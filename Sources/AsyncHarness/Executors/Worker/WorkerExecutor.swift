@@ -89,7 +89,7 @@ import Darwin
 
   /// How many `async` tests of parallel suites one worker runs side by side unless told
   /// otherwise (`--async-width`).
-  @_spi(ForToolsIntegrationOnly) public static let defaultAsyncWidth = 256
+  @_spi(ForToolsIntegrationOnly) public static let defaultAsyncWidth = 1024
 
   /// How many requests a worker holds at most: the test it runs and the ones it runs next.
   @_spi(ForToolsIntegrationOnly) public static let pipelineDepth = 8
