@@ -86,27 +86,28 @@ final class SideBySideTests: ReportTestCase {
   }
 
   /// With every test started at once, the crash comes while the six others wait, on the
-  /// crashing test's own task: the worker names that test as it crashes (`CrashNotice`), so
-  /// it errors, and the six run again side by side without it and pass.
-  func testACrashOnATestsTaskErrorsThatTestAndRunsTheOthersAgainWithoutIt() throws {
-    let tests = try crashAmongSixOthers("crashes")
-    for (test, recorded) in tests where test.name != "crashes" {
-      let others = inPlanOrder("crashes").filter { $0 != test.name }.map { "SideBySideRude/\($0)" }
-      XCTAssertEqual(recorded.issues.filter { $0.kind == .warning }.map(\.message), [
-        "The worker process running this test side by side with \(others.joined(separator: ", ")) crashed in "
-          + "SideBySideRude/crashes (signal SIGILL (illegal instruction)), so this test ran again without it",
-      ], "\(test)")
+  /// crashing test's own task, or in work it sent to its own queue: the worker names that
+  /// test as it crashes (`CrashNotice`), so it errors, and the six run again side by side
+  /// without it and pass.
+  func testACrashInATestsOwnCodeErrorsThatTestAndRunsTheOthersAgainWithoutIt() throws {
+    for crasher in ["crashes", "test queue crash"] {
+      let tests = try crashAmongSixOthers(crasher)
+      for (test, recorded) in tests where test.name != crasher {
+        let others = inPlanOrder(crasher).filter { $0 != test.name }.map { "SideBySideRude/\($0)" }
+        XCTAssertEqual(recorded.issues.filter { $0.kind == .warning }.map(\.message), [
+          "The worker process running this test side by side with \(others.joined(separator: ", ")) crashed in "
+            + "SideBySideRude/\(crasher) (signal SIGILL (illegal instruction)), so this test ran again without it",
+        ], "\(test)")
+      }
+      let crash = try XCTUnwrap(tests.first { $0.key.name == crasher }?.value)
+      let awaiting = (0..<6).map { "SideBySideRude/awaits \($0)" }
+      XCTAssertEqual(crash.issues.filter { $0.kind == .warning }.map(\.message), [
+        "Side by side with this test ran \(awaiting.joined(separator: ", ")), which ran again without it",
+      ])
     }
-    let crash = try XCTUnwrap(tests.first { $0.key.name == "crashes" }?.value)
-    let awaiting = (0..<6).map { "SideBySideRude/awaits \($0)" }
-    let note = try XCTUnwrap(crash.issues.first { $0.kind == .warning }?.message)
-    XCTAssertTrue(note.hasPrefix("Side by side with this test ran "), note)
-    XCTAssertTrue(note.hasSuffix(", which ran again without it"), note)
-    XCTAssertEqual(Set(note.dropFirst("Side by side with this test ran ".count).dropLast(", which ran again without it".count)
-      .components(separatedBy: ", ")), Set(awaiting))
   }
 
-  /// A crash on a thread that runs no test's task (the test's queue) names no test: nothing
+  /// A crash on a thread that runs none of a test's code (a raw dispatch queue) names no test: nothing
   /// shows which test crashed the worker, so each runs again alone, and only the crash crashes
   /// again.
   func testACrashThatNamesNoTestRunsEachAgainAlone() throws {

@@ -29,8 +29,10 @@ public struct AsyncQueue: Dispatching {
   /// The main queue.
   public static var main: AsyncQueue { AsyncQueue(.main) }
 
-  /// Runs `work` on this queue, later.
+  /// Runs `work` on this queue, later. (Sent by a test running side by side in a worker, it
+  /// carries that test's crash notice: a crash in it names the test, ``CrashNotice``.)
   public func async(_ work: @escaping @Sendable () -> Void) {
+    let work = CrashNotice.carrying(work)
     let (identity, queue) = (identity, queue)
     let send: @Sendable () -> Void = { queue.async { DispatchChain.$frames.withValue([identity], operation: work) } }
     if let jitter { jitter.delay(send) } else { send() }
@@ -38,6 +40,7 @@ public struct AsyncQueue: Dispatching {
 
   /// Runs `work` on this queue once `delay` has passed.
   public func asyncAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) {
+    let work = CrashNotice.carrying(work)
     guard jitter == nil else { return sendAfter(delay, work) }
     let identity = identity
     queue.asyncAfter(deadline: .now() + delay.dispatchInterval) { DispatchChain.$frames.withValue([identity], operation: work) }

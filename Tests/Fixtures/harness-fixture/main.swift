@@ -197,8 +197,14 @@ let suites = [
     }
     Test("queue crash") { t async throws in
       let never = t.expectation("never")
-      // On the test's queue, no test's task runs: the crash names no test.
-      t.queue("crashing").asyncAfter(.milliseconds(100)) { fatalError("a side-by-side test's queue crashes") }
+      // On a raw dispatch queue, none of the test's code runs: the crash names no test.
+      DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { fatalError("a side-by-side test's queue crashes") }
+      try await t.wait(for: never, timeout: .seconds(5))
+    }
+    Test("test queue crash") { t async throws in
+      let never = t.expectation("never")
+      // On the test's own queue, the work carries the test's crash notice.
+      t.queue("crashing").asyncAfter(.milliseconds(100)) { fatalError("a side-by-side test's own queue crashes") }
       try await t.wait(for: never, timeout: .seconds(5))
     }
     for number in 0..<6 {

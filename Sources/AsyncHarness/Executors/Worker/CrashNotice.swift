@@ -7,11 +7,12 @@ import Darwin
 #endif
 
 /// Names the test whose code crashes a worker running tests side by side: each such test's
-/// task carries its notice (a task-local, inherited by the tasks it starts), and a handler of
-/// the signals a crash raises (a trap, a bad access, `abort`) writes the notice of the task
-/// on the crashing thread to the channel, then lets the signal end the process as it would
-/// have. The parent then ends that test as crashed and runs the others again side by side,
-/// instead of each alone: a crash on a thread that runs no test's task (a queue's callback, a
+/// task carries its notice (a task-local, inherited by the tasks it starts, and carried by the
+/// work it sends to the test's queues, ``AsyncQueue``), and a handler of the signals a crash
+/// raises (a trap, a bad access, `abort`) writes the notice of the code on the crashing thread
+/// to the channel, then lets the signal end the process as it would have. The parent then
+/// ends that test as crashed and runs the others again side by side, instead of each alone:
+/// a crash on a thread that runs none of a test's code (a raw `DispatchQueue`'s callback, a
 /// thread of its own) names no one, and each then runs again alone.
 ///
 /// The handler reads a task-local and writes bytes made when the test started: it takes no
@@ -26,6 +27,12 @@ final class CrashNotice: Sendable {
 
   init(ref: Int) {
     line = [0x0A] + WorkerReply.crashing(ref: ref).line
+  }
+
+  /// `work`, to run with the notice of the code that sends it, when that code has one.
+  static func carrying(_ work: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+    guard let notice = current else { return work }
+    return { $current.withValue(notice, operation: work) }
   }
 
   /// The channel the handler writes to.
