@@ -11,8 +11,9 @@ import XCTest
 /// run side by side gives each test the verdict and the issues of a run one at a time
 /// (`--async-width 1`); in
 /// `SideBySideRude`, a crash among tests side by side errors that test and runs the others
-/// again (side by side when the crash named its test, else alone), a hang errors the test past
-/// its limit and runs the one beside it again, and an interrupt ends every test running.
+/// again (without it when the crash named its test, else in halves until it runs alone), a
+/// hang errors the test past its limit and runs the one beside it again, and an interrupt
+/// ends every test running.
 final class SideBySideTests: ReportTestCase {
   /// Each test's verdicts (one per attempt) and everything it recorded and logged, as a set.
   private struct Recorded: Equatable, CustomStringConvertible {
@@ -107,18 +108,32 @@ final class SideBySideTests: ReportTestCase {
     }
   }
 
-  /// A crash on a thread that runs none of a test's code (a raw dispatch queue) names no test: nothing
-  /// shows which test crashed the worker, so each runs again alone, and only the crash crashes
-  /// again.
-  func testACrashThatNamesNoTestRunsEachAgainAlone() throws {
+  /// A crash on a thread that runs none of a test's code (a raw dispatch queue) names no
+  /// test: nothing shows which test crashed the worker, so the seven run again in halves, a
+  /// half that crashes again halved again, until the crash runs alone and crashes there. Each
+  /// test's first warning names all six beside it; the tests halved with the crash are
+  /// warned again each time, naming the ones beside them then.
+  func testACrashThatNamesNoTestRunsThemAgainInHalvesUntilTheCrashRunsAlone() throws {
     let tests = try crashAmongSixOthers("queue crash")
+    let order = inPlanOrder("queue crash")
+    var beside: [String: [[String]]] = [:]
     for (test, recorded) in tests {
-      let others = inPlanOrder("queue crash").filter { $0 != test.name }.map { "SideBySideRude/\($0)" }
-      let warning = "The worker process running this test side by side with \(others.joined(separator: ", ")) ended "
-        + "with signal SIGILL (illegal instruction) before they returned; a crash among tests running side by side is "
-        + "no evidence against any one of them, so this test ran again alone"
-      XCTAssertEqual(recorded.issues.filter { $0.kind == .warning }.map(\.message), [warning], "\(test)")
+      let warnings = recorded.issues.filter { $0.kind == .warning }.map(\.message)
+      for warning in warnings {
+        let named = try XCTUnwrap(warning.firstMatch(of: /^The worker process running this test side by side with (.+) ended with signal SIGILL \(illegal instruction\) before they returned; a crash among tests running side by side is no evidence against any one of them, so this test ran again beside fewer of them$/)?.1, warning)
+        beside[test.name, default: []].append(named.components(separatedBy: ", ").map { String($0.dropFirst("SideBySideRude/".count)) })
+      }
     }
+    // The first crash: each test beside all six others. Then the first half (the crash and
+    // awaits 0 to 2) crashes again, then its first half, the crash and awaits 0, does: then
+    // the crash runs alone.
+    for name in order {
+      XCTAssertTrue(beside[name]?.contains(order.filter { $0 != name }) ?? false, "\(name): \(beside[name] ?? [])")
+    }
+    XCTAssertEqual(beside["queue crash"]?.count, 3, "\(beside)")
+    XCTAssertEqual(beside["awaits 0"]?.count, 3, "\(beside)")
+    for name in ["awaits 1", "awaits 2"] { XCTAssertEqual(beside[name]?.count, 2, name) }
+    for name in (3..<6).map({ "awaits \($0)" }) { XCTAssertEqual(beside[name]?.count, 1, name) }
   }
 
   /// `crasher` and the six awaiting tests, in the order the plan starts them (as messages name them).
@@ -144,7 +159,7 @@ final class SideBySideTests: ReportTestCase {
         XCTAssertTrue(crash.message.contains("Fatal error: a side-by-side test"), crash.message)
       } else {
         XCTAssertEqual(recorded.verdicts, [.passed], "\(test)")
-        XCTAssertEqual(recorded.issues.count, 1, "\(test)")
+        XCTAssertEqual(recorded.issues.filter { $0.kind != .warning }, [], "\(test)")
       }
     }
     // What tests side by side print is their output, marked as shared, never the run's own.

@@ -370,11 +370,11 @@ final class TraceTests: ReportTestCase {
 
   /// Side by side: a worker that crashes while several tests run is replaced once, said
   /// through the test that crashed it when the worker named it (the others run again side by
-  /// side in a fresh worker), else through the first test running, and then the crashing
-  /// test's rerun alone replaces the other; a test whose wait reached its time limit retires
-  /// its worker once.
+  /// side in a fresh worker), else through the first test running: then the three run again
+  /// in halves, the crash and awaits 0 crash a second worker, and the crash alone a third;
+  /// a test whose wait reached its time limit retires its worker once.
   func testASideBySideWorkerReplacedIsSaidOnce() throws {
-    for (crasher, said) in [("crashes", 1), ("queue crash", 2)] {
+    for (crasher, said) in [("crashes", 1), ("queue crash", 3)] {
       let crash = try runToEnd(try harnessFixture(), [
         "--filter", "SideBySideRude/\(crasher)", "--filter", "SideBySideRude/awaits 0", "--filter", "SideBySideRude/awaits 1",
         "--parallel", "--trace", path("crash.json"), "--json", path("crash.jsonl"),

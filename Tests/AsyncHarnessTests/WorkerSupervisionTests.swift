@@ -141,8 +141,8 @@ final class WorkerSupervisionTests: XCTestCase {
         XCTAssertEqual(end, .processEnded(.signaled(SIGILL), output: ""))
         XCTAssertEqual(note?.message, "Side by side with this test ran Supervised/test 0, Supervised/test 2, which ran again "
           + "without it")
-      case .runAgain(let step, let note, let alone):
-        XCTAssertFalse(alone)
+      case .runAgain(let step, let note, let culpritKnown):
+        XCTAssertTrue(culpritKnown)
         XCTAssertTrue(note.message.hasSuffix("crashed in Supervised/test 1 (signal SIGILL (illegal instruction)), so this "
           + "test ran again without it"), note.message)
         again.append(step.id)

@@ -48,12 +48,19 @@ extension WaitBoundSuite {
   static let crashWidth = 256
 
   /// ``crashWidth`` − 1 tests awaiting their callback, marked `.parallel`, and one that
-  /// crashes on its own task 10 ms in, while they all run side by side in one worker.
-  static var crashAmongAwaitingSuite: Suite {
-    Suite("wait-bound-crash", .parallel, waiter: .expectation) {
-      Test("crashes") { _ async throws in
-        try await Task.sleep(for: .milliseconds(10))
-        fatalError("a side-by-side test crashes, on purpose")
+  /// crashes 10 ms in while they all run side by side in one worker: on its own task
+  /// (`wait-bound-crash`, the worker names it), or on a raw dispatch queue
+  /// (`wait-bound-unnamed-crash`, nothing names it).
+  static func crashAmongAwaitingSuite(named: Bool) -> Suite {
+    Suite(named ? "wait-bound-crash" : "wait-bound-unnamed-crash", .parallel, waiter: .expectation) {
+      Test("crashes") { t async throws in
+        if named {
+          try await Task.sleep(for: .milliseconds(10))
+          fatalError("a side-by-side test crashes, on purpose")
+        }
+        let never = t.expectation("never")
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { fatalError("a raw queue crashes, on purpose") }
+        try await t.wait(for: never, timeout: .seconds(5))
       }
       (0..<(crashWidth - 1)).map { index in
         Test("awaits \(index)") { t async throws in
@@ -156,10 +163,12 @@ private func measureSideBySide(_ counts: Counts, _ report: Report, awaitingAncho
   // A crash among tests side by side: what it adds to their run, against the slowest of the
   // others (25 ms) and a worker start (a run of one test).
   let withCrash = run("wait-bound-crash/", workers: 1)
+  let withUnnamedCrash = run("wait-bound-unnamed-crash/", workers: 1)
   let withoutCrash = run("wait-bound-crash/awaits", workers: 1)
   let oneTest = run("trivially-async/awaits 0", workers: 1)
-  print(String(format: "a crash among %d side by side adds %.3f s (the slowest other test and a worker start: %.3f s)",
-               WaitBoundSuite.crashWidth, withCrash - withoutCrash, 0.025 + oneTest))
+  print(String(format: "a crash among %d side by side adds %.3f s (the slowest other test and a worker start: %.3f s); "
+                 + "one that names no test, %.3f s (rerun in halves)",
+               WaitBoundSuite.crashWidth, withCrash - withoutCrash, 0.025 + oneTest, withUnnamedCrash - withoutCrash))
   let child = runChild(["swift-testing", "parallel"], environment: [SwiftTestingLoad.environmentKey: "\(trivial)"])
   print(String(format: "Swift Testing, parallel, %d trivially-async tests: %@", trivial,
                child.map { String(format: "%.2f s (exit status %d)", $0.seconds, $0.counts.last ?? -1) } ?? "did not run"))
@@ -172,6 +181,9 @@ private func measureSideBySide(_ counts: Counts, _ report: Report, awaitingAncho
                  anchor: target(awaitingAnchor), unit: "s"))
   report.add(Row(label: "a crash among \(WaitBoundSuite.crashWidth) side by side: time added", ours: withCrash - withoutCrash,
                  anchorLabel: "slowest other test + a worker start (target)", anchor: 0.025 + oneTest, unit: "s"))
+  report.add(Row(label: "a crash naming no test among \(WaitBoundSuite.crashWidth): time added",
+                 ours: withUnnamedCrash - withoutCrash, anchorLabel: "slowest other test + a worker start",
+                 anchor: 0.025 + oneTest, unit: "s"))
   report.add(Row(label: "\(trivial) trivially async · --parallel", ours: triviallyAsync[0],
                  anchorLabel: "1.5× Swift Testing parallel (target)", anchor: target(child?.seconds), unit: "s"))
   report.add(Row(label: "\(trivial) trivially async · --workers 2", ours: triviallyAsync[1],

@@ -28,7 +28,7 @@ enum WorkerSuites {
   /// prints the clock and crashes, and one that prints the clock as it starts; `wait-bound`:
   /// part 8's `waitBound` tests that wait for a late callback; `wait-bound-awaiting`: as many
   /// that await it; `trivially-async`: part 8's `triviallyAsync` parallel async tests;
-  /// `wait-bound-crash`: part 8's crash among tests side by side.
+  /// `wait-bound-crash`, `wait-bound-unnamed-crash`: part 8's crashes among tests side by side.
   static func suites(count: Int, waitBound: Int = 0, triviallyAsync: Int = 0) -> [Suite] {
     let crashes = (0..<max(10, count / 50)).flatMap { index in
       [
@@ -45,7 +45,8 @@ enum WorkerSuites {
       WaitBoundSuite.suite(count: waitBound),
       WaitBoundSuite.awaitingSuite(count: waitBound),
       WaitBoundSuite.triviallyAsyncSuite(count: triviallyAsync),
-      WaitBoundSuite.crashAmongAwaitingSuite,
+      WaitBoundSuite.crashAmongAwaitingSuite(named: true),
+      WaitBoundSuite.crashAmongAwaitingSuite(named: false),
     ]
   }
 }

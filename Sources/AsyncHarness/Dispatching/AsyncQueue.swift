@@ -30,7 +30,7 @@ public struct AsyncQueue: Dispatching {
   public static var main: AsyncQueue { AsyncQueue(.main) }
 
   /// Runs `work` on this queue, later. (Sent by a test running side by side in a worker, it
-  /// carries that test's crash notice: a crash in it names the test, ``CrashNotice``.)
+  /// carries that test's crash notice: a crash in it names the test.)
   public func async(_ work: @escaping @Sendable () -> Void) {
     let work = CrashNotice.carrying(work)
     let (identity, queue) = (identity, queue)

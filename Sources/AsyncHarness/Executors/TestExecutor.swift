@@ -52,9 +52,10 @@
   /// The attempt of the test with this ID ended so.
   case ended(TestID, AttemptEnd)
   /// The process running the attempt ended while it ran beside others, and not for it: it
-  /// runs again, `alone` (``TestExecutor/run(_:events:)``) when nothing showed which test
-  /// ended the process, else side by side again.
-  case runAgain(TestID, alone: Bool)
+  /// runs again side by side, without the test that ended the process when `culpritKnown`,
+  /// else among fewer of the tests it ran beside (the runner halves them until the one that
+  /// crashes runs alone).
+  case runAgain(TestID, culpritKnown: Bool)
 }
 
 extension TestExecutor {

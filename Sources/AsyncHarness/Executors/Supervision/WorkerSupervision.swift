@@ -24,8 +24,8 @@ import Darwin
 ///   an attempt running alone gets the worker's end (a crash, `exit`, its time limit). Of
 ///   attempts running side by side, those past their deadline end at their limit and those
 ///   the worker named as crashing (``crashed(ref:)``) as crashed; the others run again,
-///   with a warning saying why: side by side again when the culprit is known, else each
-///   alone, since a crash that names no test is no evidence against any one of them.
+///   with a warning saying why: without the culprit when it is known, else among fewer of
+///   them, since a crash that names no test is no evidence against any one of them.
 struct WorkerSupervision {
   /// One attempt running in the worker.
   struct Attempt {
@@ -57,9 +57,10 @@ struct WorkerSupervision {
     /// It ended so; `held` are the events it recorded and did not stream, in order; `note`
     /// names the attempts it ran beside when the worker ended in it.
     case ended(Runner.Step, AttemptEnd, held: [Event], note: Issue?)
-    /// The worker ended while it ran beside others, and not for it: it runs again, `alone` or
-    /// side by side, with `note` (a warning) saying why. What it recorded is dropped.
-    case runAgain(Runner.Step, note: Issue, alone: Bool)
+    /// The worker ended while it ran beside others, and not for it: it runs again, with
+    /// `note` (a warning) saying why; without the test that ended the worker when
+    /// `culpritKnown`, else among fewer of the others. What it recorded is dropped.
+    case runAgain(Runner.Step, note: Issue, culpritKnown: Bool)
   }
 
   /// How the worker is being stopped: the last signal sent, when, and the interrupting
@@ -244,13 +245,13 @@ struct WorkerSupervision {
       why = "ended with \(exit) before they returned; a crash among tests running side by side is no evidence against "
         + "any one of them"
     }
-    let alone = ends.isEmpty
+    let culpritKnown = !ends.isEmpty
     var finished: [Finished] = others.map { attempt in
       .runAgain(attempt.step, note: Issue(
         kind: .warning, message: "The worker process running this test side by side with "
           + "\(Self.names(all.filter { $0.step.id != attempt.step.id })) \(why), so this test ran again "
-          + (alone ? "alone" : "without it"),
-        sourceLocation: attempt.step.test.sourceLocation), alone: alone)
+          + (culpritKnown ? "without it" : "beside fewer of them"),
+        sourceLocation: attempt.step.test.sourceLocation), culpritKnown: culpritKnown)
     }
     for attempt in ends {
       let note = others.isEmpty ? nil : Issue(

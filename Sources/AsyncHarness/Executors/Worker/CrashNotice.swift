@@ -11,9 +11,10 @@ import Darwin
 /// work it sends to the test's queues, ``AsyncQueue``), and a handler of the signals a crash
 /// raises (a trap, a bad access, `abort`) writes the notice of the code on the crashing thread
 /// to the channel, then lets the signal end the process as it would have. The parent then
-/// ends that test as crashed and runs the others again side by side, instead of each alone:
-/// a crash on a thread that runs none of a test's code (a raw `DispatchQueue`'s callback, a
-/// thread of its own) names no one, and each then runs again alone.
+/// ends that test as crashed and runs the others again side by side, in one round: a crash
+/// on a thread that runs none of a test's code (a raw `DispatchQueue`'s callback, a thread
+/// of its own) names no one, and the tests then run again in halves until the one that
+/// crashes runs alone.
 ///
 /// The handler reads a task-local and writes bytes made when the test started: it takes no
 /// lock and allocates nothing.

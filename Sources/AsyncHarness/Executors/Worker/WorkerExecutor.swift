@@ -269,9 +269,9 @@ import Darwin
         switch finished {
         case .ended(let step, _, _, _):
           return .ended(step.id, Self.deliver(finished, to: state.sinks.removeValue(forKey: step.id) ?? EventSink { _ in }))
-        case .runAgain(let step, let note, let alone):
+        case .runAgain(let step, let note, let culpritKnown):
           state.sinks.removeValue(forKey: step.id)?(.issueRecorded(step.id, note))
-          return .runAgain(step.id, alone: alone)
+          return .runAgain(step.id, culpritKnown: culpritKnown)
         }
       }
     }
