@@ -120,14 +120,6 @@ struct WorkerSupervision {
     return true
   }
 
-  /// Streams the events of the attempt of `id` from now on to its sink, those held first.
-  mutating func stream(_ id: TestID) {
-    guard let index = running.firstIndex(where: { $0.step.id == id }), let sink = running[index].sink else { return }
-    for event in running[index].held { sink.send(event) }
-    running[index].held = []
-    running[index].streams = true
-  }
-
   /// The worker printed `bytes`: every running attempt's output, marked as shared when
   /// several run.
   mutating func printed(_ bytes: ArraySlice<UInt8>) {
