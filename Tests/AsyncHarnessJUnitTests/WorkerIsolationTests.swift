@@ -15,6 +15,24 @@ final class WorkerIsolationTests: ReportTestCase {
     return (run.status, run.output)
   }
 
+  /// A test that forks, then crashes, leaves a child holding the worker's channel and output:
+  /// the worker ends at its exit all the same, the child is stopped with its process group,
+  /// and the test gets its crash and a warning naming the leak.
+  func testACrashedWorkerWhoseForkHoldsItsChannelEndsAtItsExit() throws {
+    for isolation in ["worker", "test"] {
+      let run = try runToEnd(try harnessFixture(), ["--isolation", isolation, "--filter", "Forks/", "--json", path("events.jsonl")],
+                             limit: 60)
+      XCTAssertEqual(run.status, 1, run.output + run.errors)
+      let result = try XCTUnwrap(results()["crashes after forking"], isolation)
+      XCTAssertEqual(result.verdict, .errored)
+      XCTAssertEqual(result.issues.map(\.kind), [.leaked, .crashed], isolation)
+      XCTAssertEqual(result.issues.first?.message, "Leaked work: a process the tests started still held the worker process's "
+        + "output open after it exited; it was stopped with the worker process's process group")
+      XCTAssertTrue(result.issues.last?.message.hasPrefix("Crashed: the worker process running the test ended with signal SIGILL "
+        + "(illegal instruction); its last output:") ?? false, "\(result.issues)")
+    }
+  }
+
   /// Every `testEnded` of the JSON Lines file, by test name.
   private func results() throws -> [String: TestResult] {
     let text = try String(contentsOfFile: path("events.jsonl"), encoding: .utf8)

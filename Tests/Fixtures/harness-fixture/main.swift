@@ -279,6 +279,16 @@ let suites = [
       fatalError("after two waits")
     }
   },
+  // A test that forks without exec, then crashes: its child holds the worker's channel and
+  // output until it is stopped with the worker's process group.
+  Suite("Forks") {
+    Test("crashes after forking") { _ in
+      if fork() == 0 {
+        while true { pause() }
+      }
+      fatalError("crashes after forking")
+    }
+  },
 ]
 
 /// Clock ticks since boot, the unit of a process's start time in `/proc/self/stat`.

@@ -235,9 +235,9 @@ private struct BundleWorker {
     defer { ended.merge(transcript.takeEnded()) { $1 } }
     guard let exit = watch.watch(&transcript, &supervision) else { return true }
     if watch.outputHeld {
-      let leak = Issue(kind: .leaked, message: "Leaked work: a process the tests started still held the test bundle's "
-        + "output open after the bundle exited; it was stopped with the bundle's process group")
-      transcript.leaked(leak, into: &supervision)
+      let leak = supervision.outputHeld(by: "the test bundle")
+      // With none running, the leak is the last test's that ended.
+      if supervision.running.isEmpty { transcript.leaked(leak) }
     }
     transcript.exited(exit, into: &supervision)
     return false
@@ -314,16 +314,10 @@ private struct BundleTranscript: WorkerTranscript {
     supervision.printed(output.rest())
   }
 
-  /// A process the tests started held the output after the bundle exited: `leak` is an issue
-  /// of the tests running, or else of the last that ended.
-  mutating func leaked(_ leak: Issue, into supervision: inout WorkerSupervision) {
-    if !supervision.running.isEmpty {
-      for attempt in supervision.running {
-        supervision.record(Event(.issueRecorded(attempt.step.id, leak)), of: attempt.step.id)
-      }
-    } else if let last = lastEnded {
-      ended[last]?.events.append(Event(.issueRecorded(last, leak)))
-    }
+  /// A process the tests started held the output after the bundle exited while no test ran:
+  /// `leak` is an issue of the last test that ended.
+  mutating func leaked(_ leak: Issue) {
+    if let last = lastEnded { ended[last]?.events.append(Event(.issueRecorded(last, leak))) }
   }
 
   /// Relays what one record says.

@@ -141,6 +141,16 @@ struct WorkerSupervision {
     return .ended(attempt.step, end, held: attempt.held, note: note)
   }
 
+  /// A process the tests started still held the output of the worker (`worker`: what it
+  /// is, as the message names it) after it exited, and was stopped with its process group:
+  /// a `leaked` issue of each attempt running, which this returns.
+  mutating func outputHeld(by worker: String) -> Issue {
+    let issue = Issue(kind: .leaked, message: "Leaked work: a process the tests started still held \(worker)'s output open "
+      + "after it exited; it was stopped with \(worker)'s process group")
+    for attempt in running { record(Event(.issueRecorded(attempt.step.id, issue)), of: attempt.step.id) }
+    return issue
+  }
+
   /// The worker named the attempt with channel reference `ref` as the one crashing it.
   mutating func crashed(ref: Int) {
     if let id = id(ofRef: ref) { culprits.insert(id) }

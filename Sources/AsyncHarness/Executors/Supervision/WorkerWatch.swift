@@ -135,7 +135,9 @@ struct WorkerWatch {
     let exit = process.ending(waiting: true) ?? .signaled(SIGKILL)
     self.exit = exit
     supervision.sawExit()
-    while channelOpen { _ = readChannel(&transcript, &supervision) }
+    // What the worker wrote is there; a process it forked may hold the channel open, so this
+    // reads what is there, never waiting for the channel's end.
+    while readChannel(&transcript, &supervision) {}
     let until = ContinuousClock().now + Self.drainLimit
     var ready = pollfd(fd: process.output, events: Int16(POLLIN), revents: 0)
     while true {

@@ -38,6 +38,7 @@ struct WorkerConnection {
   /// worker ended (how its attempts finish, and `ended` set).
   mutating func wait() -> (replies: [WorkerMessages.Reply], finished: [WorkerSupervision.Finished], ended: Bool) {
     guard let exit = watch.watch(&messages, &supervision) else { return (messages.takeReplies(), [], false) }
+    if watch.outputHeld { _ = supervision.outputHeld(by: "the worker process") }
     return (messages.takeReplies(), supervision.exited(exit), true)
   }
 
