@@ -15,7 +15,8 @@ protocol WorkerTranscript {
   /// Reads bytes of the worker's channel (the output written before them was read first);
   /// returns `true` once what the caller waits for happened.
   mutating func channel(_ bytes: ArraySlice<UInt8>, into supervision: inout WorkerSupervision) -> Bool
-  /// The channel ended, and everything the worker printed was read: what is left to read.
+  /// The worker exited and what it wrote was read: hands over what is left (a last line
+  /// without its newline, output held back for a marker that never came).
   mutating func ended(into supervision: inout WorkerSupervision)
 }
 
@@ -26,10 +27,11 @@ protocol WorkerTranscript {
 /// (the parent's end never blocks). Every kind of worker is read by this loop alone.
 ///
 /// A worker ends at its exit (a pidfd where the platform has one, else asked ten times a
-/// second), or when its channel ends (it exits then); not when its output closes. Once it
-/// exited, what it wrote is in the pipes: the channel is read to its end, and the output
-/// until it closes, giving processes the worker left ``drainLimit`` to let go of it. One
-/// that still holds it is stopped with the worker's process group, never waited for.
+/// second); not when its channel or its output closes. Once it exited, what it wrote is in
+/// the pipes: the channel is read for what is in it (a process it forked may hold it open),
+/// and the output until it closes, giving processes the worker left ``drainLimit`` to let
+/// go of it. One that still holds it is stopped with the worker's process group, never
+/// waited for (``outputHeld``).
 struct WorkerWatch {
   /// How long processes a worker left may hold its output open once it exited.
   static let drainLimit = Duration.milliseconds(100)
