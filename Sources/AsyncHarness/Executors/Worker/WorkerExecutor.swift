@@ -216,6 +216,7 @@ import Darwin
       }
       state.sideBySide = nil
       state.sinks = [:]
+      state.warnedOfRunningAgain = []
       state.worker = nil
       state.prepared = nil
     }
@@ -270,7 +271,10 @@ import Darwin
         case .ended(let step, _, _, _):
           return .ended(step.id, Self.deliver(finished, to: state.sinks.removeValue(forKey: step.id) ?? EventSink { _ in }))
         case .runAgain(let step, let note, let culpritKnown):
-          state.sinks.removeValue(forKey: step.id)?(.issueRecorded(step.id, note))
+          let sink = state.sinks.removeValue(forKey: step.id)
+          // Said once: a test run again in halves after crashes that named no test would be
+          // warned at each crash of its half.
+          if state.warnedOfRunningAgain.insert(step.id).inserted { sink?(.issueRecorded(step.id, note)) }
           return .runAgain(step.id, culpritKnown: culpritKnown)
         }
       }
@@ -301,6 +305,8 @@ private struct Pipeline {
   /// events of each test it runs go.
   var sideBySide: WorkerConnection?
   var sinks: [TestID: EventSink] = [:]
+  /// The attempts told why they run again: each is told once.
+  var warnedOfRunningAgain: Set<TestID> = []
   /// The steps the runner said it hands over next, and the index of the first not sent yet.
   var prepared: Runner.Plan.Steps?
   var nextToSend = 0
