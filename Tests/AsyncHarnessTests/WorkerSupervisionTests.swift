@@ -26,8 +26,8 @@ final class WorkerSupervisionTests: XCTestCase {
   }
 
   private func ended(_ finished: WorkerSupervision.Finished?) -> (id: TestID, end: AttemptEnd)? {
-    guard case .ended(let step, let end, _, _) = finished else { return nil }
-    return (step.id, end)
+    guard case .ended(let attempt, let end, _) = finished else { return nil }
+    return (attempt.step.id, end)
   }
 
   func testAReplyAndADeadlineAtTheSameInstantEndTheAttemptAsItReturnedWhicheverComesFirst() throws {
@@ -102,10 +102,10 @@ final class WorkerSupervisionTests: XCTestCase {
     XCTAssertEqual(ends.map(\.id), [steps[2].id, steps[0].id])
     XCTAssertEqual(supervision.running.map(\.step.id), [steps[1].id])
     // What was printed while three ran is each one's, marked as shared.
-    guard case .ended(_, _, let held, _) = supervision.end(steps[1].id, as: .returned(duration: 1)) else {
+    guard case .ended(let third, _, _) = supervision.end(steps[1].id, as: .returned(duration: 1)) else {
       return XCTFail("the third did not end")
     }
-    XCTAssertEqual(held.map(\.kind), [.outputCaptured(steps[1].id, "[shared] both\n")])
+    XCTAssertEqual(third.held.map(\.kind), [.outputCaptured(steps[1].id, "[shared] both\n")])
   }
 
   func testLinesAfterTheReplyOfTheOnlyAttemptWaitForTheNextAttempt() throws {
@@ -136,12 +136,14 @@ final class WorkerSupervisionTests: XCTestCase {
     var again: [TestID] = []
     for outcome in finished {
       switch outcome {
-      case .ended(let step, let end, _, let note):
+      case .ended(let attempt, let end, let note):
+        let step = attempt.step
         XCTAssertEqual(step.id, steps[1].id)
         XCTAssertEqual(end, .processEnded(.signaled(SIGILL), output: ""))
         XCTAssertEqual(note?.message, "Side by side with this test ran Supervised/test 0, Supervised/test 2, which ran again "
           + "without it")
-      case .runAgain(let step, let note, let culpritKnown):
+      case .runAgain(let attempt, let note, let culpritKnown):
+        let step = attempt.step
         XCTAssertTrue(culpritKnown)
         XCTAssertTrue(note.message.hasSuffix("crashed in Supervised/test 1 (signal SIGILL (illegal instruction)), so this "
           + "test ran again without it"), note.message)

@@ -358,8 +358,8 @@ private struct BundleTranscript: WorkerTranscript {
       }
       let seconds = seconds ?? attempt.start.duration(to: .now).timeInterval
       let end: AttemptEnd = skipReason.map { .skipped(reason: $0, duration: seconds) } ?? .returned(duration: seconds)
-      if case .ended(_, _, let held, _) = supervision.end(step.id, as: end) {
-        ended[step.id] = BundleWorker.Ended(events: held, end: end)
+      if case .ended(let attempt, _, _) = supervision.end(step.id, as: end) {
+        ended[step.id] = BundleWorker.Ended(events: attempt.held, end: end)
       }
       finished.insert(step.id)
       lastEnded = step.id
@@ -381,12 +381,12 @@ private struct BundleTranscript: WorkerTranscript {
     if !supervision.running.isEmpty {
       for outcome in supervision.exited(exit) {
         switch outcome {
-        case .ended(let step, let end, let held, _):
-          ended[step.id] = BundleWorker.Ended(events: held, end: end)
-          finished.insert(step.id)
-        case .runAgain(let step, _, _):
+        case .ended(let attempt, let end, _):
+          ended[attempt.step.id] = BundleWorker.Ended(events: attempt.held, end: end)
+          finished.insert(attempt.step.id)
+        case .runAgain(let attempt, _, _):
           // As `swift test` gives no such warning, the test runs again silently.
-          runAgainAlone.insert(step.id)
+          runAgainAlone.insert(attempt.step.id)
         }
       }
       return

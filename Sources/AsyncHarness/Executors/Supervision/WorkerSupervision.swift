@@ -52,15 +52,15 @@ struct WorkerSupervision {
     }
   }
 
-  /// How an attempt running in the worker finished.
+  /// How an attempt running in the worker finished, with what it held (``Attempt/held``: the
+  /// events it recorded and did not stream) and where its events go.
   enum Finished {
-    /// It ended so; `held` are the events it recorded and did not stream, in order; `note`
-    /// names the attempts it ran beside when the worker ended in it.
-    case ended(Runner.Step, AttemptEnd, held: [Event], note: Issue?)
+    /// It ended so; `note` names the attempts it ran beside when the worker ended in it.
+    case ended(Attempt, AttemptEnd, note: Issue?)
     /// The worker ended while it ran beside others, and not for it: it runs again, with
     /// `note` (a warning) saying why; without the test that ended the worker when
-    /// `culpritKnown`, else among fewer of the others. What it recorded is dropped.
-    case runAgain(Runner.Step, note: Issue, culpritKnown: Bool)
+    /// `culpritKnown`, else among fewer of the others. What it held is dropped.
+    case runAgain(Attempt, note: Issue, culpritKnown: Bool)
   }
 
   /// How the worker is being stopped: the last signal sent, when, and the interrupting
@@ -138,7 +138,7 @@ struct WorkerSupervision {
     guard let index = running.firstIndex(where: { $0.step.id == id }) else { return nil }
     var attempt = running.remove(at: index)
     attempt.flushOutput()
-    return .ended(attempt.step, end, held: attempt.held, note: note)
+    return .ended(attempt, end, note: note)
   }
 
   /// A process the tests started still held the output of the worker (`worker`: what it
@@ -230,11 +230,10 @@ struct WorkerSupervision {
     let all = running
     running = []
     if all.count == 1, let only = all.first {
-      return [.ended(only.step, ending(exit, timeLimit: only.step.timeLimit, output: only.printed.tail), held: only.held,
-                     note: nil)]
+      return [.ended(only, ending(exit, timeLimit: only.step.timeLimit, output: only.printed.tail), note: nil)]
     }
     if stopping?.interrupt != nil {
-      return all.map { .ended($0.step, ending(exit, timeLimit: $0.step.timeLimit, output: recent.tail), held: $0.held, note: nil) }
+      return all.map { .ended($0, ending(exit, timeLimit: $0.step.timeLimit, output: recent.tail), note: nil) }
     }
     let ends = all.filter { pastDeadline.contains($0.step.id) || culprits.contains($0.step.id) }
     let others = all.filter { !pastDeadline.contains($0.step.id) && !culprits.contains($0.step.id) }
@@ -249,7 +248,7 @@ struct WorkerSupervision {
     }
     let culpritKnown = !ends.isEmpty
     var finished: [Finished] = others.map { attempt in
-      .runAgain(attempt.step, note: Issue(
+      .runAgain(attempt, note: Issue(
         kind: .warning, message: "The worker process running this test side by side with "
           + "\(Self.names(all.filter { $0.step.id != attempt.step.id })) \(why), so this test ran again "
           + (culpritKnown ? "without it" : "beside fewer of them"),
@@ -259,8 +258,7 @@ struct WorkerSupervision {
       let note = others.isEmpty ? nil : Issue(
         kind: .warning, message: "Side by side with this test ran \(Self.names(others)), which ran again without it",
         sourceLocation: attempt.step.test.sourceLocation)
-      finished.append(.ended(attempt.step, ending(exit, timeLimit: attempt.step.timeLimit, output: recent.tail),
-                             held: attempt.held, note: note))
+      finished.append(.ended(attempt, ending(exit, timeLimit: attempt.step.timeLimit, output: recent.tail), note: note))
     }
     return finished
   }

@@ -44,7 +44,9 @@ struct WorkerWatch {
   let stop: StopRequest?
   /// Polls readable once the process exited.
   private let exitWatch: Int32?
-  private var buffer = ReadBuffer()
+  /// What each read fills: one for the channel, one for the output, read in between.
+  private var channelBuffer = ReadBuffer()
+  private var outputBuffer = ReadBuffer()
   private var channelOpen = true
   private var outputOpen = true
   private var stopSeen = false
@@ -99,14 +101,14 @@ struct WorkerWatch {
   /// Reads what the output holds into the transcript; at its end, stops watching it.
   private mutating func readOutput(_ transcript: inout some WorkerTranscript, _ supervision: inout WorkerSupervision) {
     while outputOpen {
-      let count = buffer.read(from: process.output)
+      let count = outputBuffer.read(from: process.output)
       if count < 0 && errno == EINTR { continue }
       if count < 0 && errno == EAGAIN { return }
       guard count > 0 else {
         outputOpen = false
         return
       }
-      transcript.output(buffer.prefix(count), into: &supervision)
+      transcript.output(outputBuffer.prefix(count), into: &supervision)
     }
   }
 
@@ -114,16 +116,15 @@ struct WorkerWatch {
   /// once the transcript says the wait is over. At its end, stops watching it.
   private mutating func readChannel(_ transcript: inout some WorkerTranscript, _ supervision: inout WorkerSupervision) -> Bool {
     while channelOpen {
-      let count = buffer.read(from: channel)
+      let count = channelBuffer.read(from: channel)
       if count < 0 && errno == EINTR { continue }
       if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return false }
       guard count > 0 else {
         channelOpen = false
         return false
       }
-      let bytes = Array(buffer.prefix(count))
       readOutput(&transcript, &supervision)
-      if transcript.channel(bytes[...], into: &supervision) { return true }
+      if transcript.channel(channelBuffer.prefix(count), into: &supervision) { return true }
     }
     return false
   }

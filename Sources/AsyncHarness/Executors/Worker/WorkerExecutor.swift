@@ -152,7 +152,7 @@ import Darwin
       let (replies, finished, ended) = state.worker!.wait()
       if !state.worker!.inFlight.isEmpty { state.worker!.inFlight.removeFirst() }
       // A reply read as the worker ended still says how the attempt ended.
-      let end = Self.deliver(replies.first?.finished ?? finished.first, to: events)
+      let end = Self.deliver(replies.first?.finished ?? finished.first)
       guard let reply = replies.first, !ended else {
         state.rewind()
         state.worker = nil
@@ -183,12 +183,12 @@ import Darwin
     step.timeLimit.map { ContinuousClock().now + $0 + timeLimitMargin }
   }
 
-  /// Sends what an attempt held, and the note of how it ended, to `events`; returns how it ended.
-  private static func deliver(_ finished: WorkerSupervision.Finished?, to events: EventSink) -> AttemptEnd {
+  /// Sends what an attempt held, and the note of how it ended, to its events; returns how it ended.
+  private static func deliver(_ finished: WorkerSupervision.Finished?) -> AttemptEnd {
     switch finished {
-    case .ended(let step, let end, let held, let note):
-      for event in held { events.send(event) }
-      if let note { events(.issueRecorded(step.id, note)) }
+    case .ended(let attempt, let end, let note):
+      for event in attempt.held { attempt.sink?.send(event) }
+      if let note { attempt.sink?(.issueRecorded(attempt.step.id, note)) }
       return end
     case .runAgain, nil:
       return .couldNotStart(reason: "the worker ended without saying how the test ended")
@@ -215,7 +215,6 @@ import Darwin
         if sideBySide.count == 0 { sideBySide.retire() } else { sideBySide.kill() }
       }
       state.sideBySide = nil
-      state.sinks = [:]
       state.warnedOfRunningAgain = []
       state.worker = nil
       state.prepared = nil
@@ -245,7 +244,6 @@ import Darwin
       }
       // A worker that dies before reading it is reported by the wait.
       let ref = state.sideBySide!.process.send(step, sideBySide: true)
-      state.sinks[step.id] = events
       state.sideBySide!.begin(step, ref: ref, events: events, alone: false, deadline: deadline(of: step))
       return nil
     }
@@ -268,14 +266,14 @@ import Darwin
       }
       return (replies.map(\.finished) + finished).map { finished in
         switch finished {
-        case .ended(let step, _, _, _):
-          return .ended(step.id, Self.deliver(finished, to: state.sinks.removeValue(forKey: step.id) ?? EventSink { _ in }))
-        case .runAgain(let step, let note, let culpritKnown):
-          let sink = state.sinks.removeValue(forKey: step.id)
+        case .ended(let attempt, _, _):
+          return .ended(attempt.step.id, Self.deliver(finished))
+        case .runAgain(let attempt, let note, let culpritKnown):
+          let id = attempt.step.id
           // Said once: a test run again in halves after crashes that named no test would be
           // warned at each crash of its half.
-          if state.warnedOfRunningAgain.insert(step.id).inserted { sink?(.issueRecorded(step.id, note)) }
-          return .runAgain(step.id, culpritKnown: culpritKnown)
+          if state.warnedOfRunningAgain.insert(id).inserted { attempt.sink?(.issueRecorded(id, note)) }
+          return .runAgain(id, culpritKnown: culpritKnown)
         }
       }
     }
@@ -301,10 +299,8 @@ private struct Pipeline {
   var worker: WorkerConnection?
   /// Under `--isolation test`, the worker started for the next test while this one runs.
   var spare: WorkerConnection?
-  /// The worker running `async` tests side by side, when one was started, and where the
-  /// events of each test it runs go.
+  /// The worker running `async` tests side by side, when one was started.
   var sideBySide: WorkerConnection?
-  var sinks: [TestID: EventSink] = [:]
   /// The attempts told why they run again: each is told once.
   var warnedOfRunningAgain: Set<TestID> = []
   /// The steps the runner said it hands over next, and the index of the first not sent yet.
