@@ -1,4 +1,4 @@
-import AsyncHarness
+@_spi(ForToolsIntegrationOnly) import AsyncHarness
 
 /// Writing a finished suite of the report: its `<testsuite>` with its properties, and each
 /// testcase with its result, its earlier attempts and its output, as the Surefire schema

@@ -1,4 +1,4 @@
-import AsyncHarness
+@_spi(ForToolsIntegrationOnly) import AsyncHarness
 import Foundation
 
 /// The report being built: the open suites' tests, and the document finished suites are
@@ -8,7 +8,7 @@ final class JUnitReport {
   let profile: JUnitProfile
   let outputLimit: Int
   /// The suites as declared, by name, for the github profile's `file` and `line`.
-  let declaredSuites: [String: Suite]
+  let declaredSuites: [String: Catalog.Group]
   /// Where each test of the suite being written is declared, by name: made for one suite at
   /// a time, so that a million tests never hold a million locations at once.
   var declarations: (suite: String, locations: [String: SourceLocation])?
@@ -23,7 +23,7 @@ final class JUnitReport {
   var suitesTime = 0.0
   private var runTime: Double?
 
-  init(destination: String, profile: JUnitProfile, outputLimit: Int, declaredSuites: [String: Suite]) throws {
+  init(destination: String, profile: JUnitProfile, outputLimit: Int, declaredSuites: [String: Catalog.Group]) throws {
     self.profile = profile
     self.outputLimit = outputLimit
     self.declaredSuites = declaredSuites

@@ -1,4 +1,4 @@
-import AsyncHarness
+@_spi(ForToolsIntegrationOnly) import AsyncHarness
 import Synchronization
 
 /// Which attributes a JUnit report carries beyond the profile every dashboard accepts.
@@ -90,13 +90,21 @@ public final class JUnitReporter: Reporter {
   ///     failure location gets the `file` and `line` where its test is declared.
   /// - Throws: ``JUnitError/destinationUnusable(path:reason:)`` when the directory of `path`
   ///   is missing or unwritable, or `path` is a directory, before any test runs.
-  public init(path: String, profile: JUnitProfile = .standard, outputLimit: Int = ReportDefaults.outputLimit,
+  public convenience init(path: String, profile: JUnitProfile = .standard, outputLimit: Int = ReportDefaults.outputLimit,
               suites: [Suite] = []) throws {
+    try self.init(path: path, profile: profile, outputLimit: outputLimit, catalog: Catalog(suites: suites))
+  }
+
+  /// Creates a reporter of a run of the tests of `catalog` (harness suites' or another
+  /// package's); as ``init(path:profile:outputLimit:suites:)``.
+  package init(path: String, profile: JUnitProfile = .standard, outputLimit: Int = ReportDefaults.outputLimit,
+               catalog: Catalog) throws {
     self.path = path
     self.profile = profile
     self.outputLimit = max(0, outputLimit)
     // Only the github profile writes where tests are declared.
-    let declared = profile == .github ? Dictionary(suites.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }) : [:]
+    let declared = profile == .github
+      ? Dictionary(catalog.groups.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }) : [:]
     report = Mutex(try JUnitReport(destination: path, profile: profile, outputLimit: max(0, outputLimit),
                                    declaredSuites: declared))
   }
@@ -108,9 +116,9 @@ public final class JUnitReporter: Reporter {
   /// HarnessMain.run(suites, junit: JUnitReporter.factory)
   /// ```
   public static let factory = JUnitSupport(
-    reporter: { path, profileName, suites in
+    reporter: { path, profileName, catalog in
       guard let profile = JUnitProfile(rawValue: profileName) else { throw JUnitError.unknownProfile(profileName) }
-      return try JUnitReporter(path: path, profile: profile, suites: suites)
+      return try JUnitReporter(path: path, profile: profile, catalog: catalog)
     },
     timings: { path in try readJUnitTimings(path) })
 

@@ -7,9 +7,8 @@ import XCTest
 final class BundleBatchTests: XCTestCase {
   /// `classes` XCTest classes and `suites` Swift Testing suites of `perSuite` tests each
   /// (at most 10,000), named `test0000` and on, padded with `x` to `nameLength` characters.
-  private func bundle(classes: Int, suites: Int, perSuite: Int, nameLength: Int = 8) throws
-    -> (plan: Runner.Plan, tests: [String: ExistingTest]) {
-    func tests(_ library: ExistingTest.Library, _ suite: String) -> [ExistingTest] {
+  private func bundle(classes: Int, suites: Int, perSuite: Int, nameLength: Int = 8) throws -> Runner.Plan {
+    func tests(_ library: TestLibrary, _ suite: String) -> [ExistingTest] {
       (0..<perSuite).map { index in
         let digits = String(index)
         let name = "test" + String(repeating: "0", count: 4 - digits.count) + digits
@@ -19,11 +18,9 @@ final class BundleBatchTests: XCTestCase {
                             isParameterized: false)
       }
     }
-    let xctest = TestBundle.suites(of: (0..<classes).flatMap { tests(.xctest, "Module.Class\($0)") }, waiter: "xctest")
-    let swiftTesting = TestBundle.suites(of: (0..<suites).flatMap { tests(.swiftTesting, "Module.Suite\($0)") },
-                                         waiter: "swift-testing")
-    let plan = try Runner.Plan(suites: xctest.suites + swiftTesting.suites, configuration: Configuration(), registry: .builtIn)
-    return (plan, xctest.tests.merging(swiftTesting.tests) { first, _ in first })
+    let catalog = Catalog(existing: (0..<classes).flatMap { tests(.xctest, "Module.Class\($0)") }
+      + (0..<suites).flatMap { tests(.swiftTesting, "Module.Suite\($0)") })
+    return try Runner.Plan(catalog: catalog, configuration: Configuration(), registry: .builtIn)
   }
 
   /// The runs of a lane that starts `plan`'s first entry, told of the rest when `alone`.
@@ -35,9 +32,9 @@ final class BundleBatchTests: XCTestCase {
   }
 
   func testAWorkerOfTheOnlyLaneRunsEveryLaterClassOfItsLibraryAndNoOtherLibrarys() throws {
-    let (plan, tests) = try bundle(classes: 3, suites: 2, perSuite: 2)
+    let plan = try bundle(classes: 3, suites: 2, perSuite: 2)
     let runs = runs(plan, alone: true)
-    let batch = runs.steps(from: runs.prepared![0], of: tests)
+    let batch = runs.steps(from: runs.prepared![0])
     XCTAssertEqual(batch.map(\.test.id), (0..<3).flatMap { ["Module.Class\($0)/test0000", "Module.Class\($0)/test0001"] })
     XCTAssertEqual(batch.map(\.step.id.suite), batch.map(\.test.suite))
 
@@ -45,40 +42,40 @@ final class BundleBatchTests: XCTestCase {
     var swiftTesting = BundleRuns()
     swiftTesting.prepared = plan.steps(of: plan.entries[3], repetition: 1)
     swiftTesting.following = (plan.entries[4...], plan)
-    XCTAssertEqual(swiftTesting.steps(from: swiftTesting.prepared![0], of: tests).map(\.test.suite),
+    XCTAssertEqual(swiftTesting.steps(from: swiftTesting.prepared![0]).map(\.test.suite),
                    ["Module.Suite0", "Module.Suite0", "Module.Suite1", "Module.Suite1"])
   }
 
   func testAWorkerOfOneOfSeveralLanesRunsItsOwnClassOnly() throws {
-    let (plan, tests) = try bundle(classes: 3, suites: 0, perSuite: 2)
+    let plan = try bundle(classes: 3, suites: 0, perSuite: 2)
     let runs = runs(plan, alone: false)
-    XCTAssertEqual(runs.steps(from: runs.prepared![1], of: tests).map(\.test.id), ["Module.Class0/test0001"])
+    XCTAssertEqual(runs.steps(from: runs.prepared![1]).map(\.test.id), ["Module.Class0/test0001"])
   }
 
   func testAStepThatWasNeverPreparedRunsAlone() throws {
-    let (plan, tests) = try bundle(classes: 2, suites: 0, perSuite: 2)
+    let plan = try bundle(classes: 2, suites: 0, perSuite: 2)
     let runs = runs(plan, alone: true)
     let unprepared = plan.steps(of: plan.entries[1], repetition: 2)[0]
-    XCTAssertEqual(runs.steps(from: unprepared, of: tests).map(\.test.id), ["Module.Class1/test0000"])
+    XCTAssertEqual(runs.steps(from: unprepared).map(\.test.id), ["Module.Class1/test0000"])
   }
 
   /// 4,000 tests whose IDs take 40 bytes each: the list ends before the limit, and the next
   /// worker, started at the first test left out, goes on from there.
   func testTheListOfTestsStopsBeforeOneArgumentIsFull() throws {
-    let (plan, tests) = try bundle(classes: 4, suites: 0, perSuite: 1000, nameLength: 26)
+    let plan = try bundle(classes: 4, suites: 0, perSuite: 1000, nameLength: 26)
     let runs = runs(plan, alone: true)
-    let batch = runs.steps(from: runs.prepared![0], of: tests)
+    let batch = runs.steps(from: runs.prepared![0])
     let listBytes = batch.map(\.test.id.utf8.count).reduce(0, +) + batch.count - 1
-    XCTAssertEqual(tests.values.map(\.id.utf8.count).max(), 40)
+    XCTAssertEqual(batch.map(\.test.id.utf8.count).max(), 40)
     XCTAssertLessThanOrEqual(listBytes, BundleChannelReader.listLimit)
     XCTAssertGreaterThan(listBytes + 41, BundleChannelReader.listLimit, "the list stopped early")
     XCTAssertEqual(batch.count, (BundleChannelReader.listLimit + 1) / 41)
 
     let next = plan.entries.lazy.flatMap { plan.steps(of: $0, repetition: 1) }.dropFirst(batch.count).first!
     var later = BundleRuns()
-    let entry = plan.entries.firstIndex { $0.suite.name == next.id.suite }!
+    let entry = plan.entries.firstIndex { $0.group.name == next.id.suite }!
     later.prepared = plan.steps(of: plan.entries[entry], repetition: 1)
     later.following = (plan.entries[(entry + 1)...], plan)
-    XCTAssertEqual(later.steps(from: next, of: tests).first?.step.id, next.id)
+    XCTAssertEqual(later.steps(from: next).first?.step.id, next.id)
   }
 }

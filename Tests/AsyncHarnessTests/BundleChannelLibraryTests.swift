@@ -1,4 +1,4 @@
-@testable import AsyncHarness
+@_spi(ForToolsIntegrationOnly) @testable import AsyncHarness
 import Foundation
 import HarnessTestSupport
 import XCTest

@@ -1,4 +1,4 @@
-@testable import AsyncHarness
+@_spi(ForToolsIntegrationOnly) @testable import AsyncHarness
 import XCTest
 
 /// A test bundle's private channel read into notes: Swift Testing's own event records (real

@@ -1,4 +1,4 @@
-@testable import AsyncHarness
+@_spi(ForToolsIntegrationOnly) @testable import AsyncHarness
 import XCTest
 
 /// The listings of a package's own test bundle, read into plain values.

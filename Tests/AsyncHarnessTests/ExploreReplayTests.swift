@@ -1,4 +1,4 @@
-@testable import AsyncHarness
+@_spi(ForToolsIntegrationOnly) @testable import AsyncHarness
 import Foundation
 import Synchronization
 import HarnessTestSupport
@@ -120,7 +120,7 @@ final class ExploreReplayTests: XCTestCase {
     var configuration = Configuration()
     configuration.explorations = 3
     configuration.explorationPolicy = .pct(depth: 2)
-    let schedules = configuration.schedules(under: ScheduledWaiter())
+    let schedules = configuration.schedules(under: .waiter(ScheduledWaiter()))
     XCTAssertEqual(schedules, [1, 2, 3].map { Schedule(seed: $0, policy: .pct(depth: 2)) })
   }
 

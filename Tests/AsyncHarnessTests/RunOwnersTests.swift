@@ -21,9 +21,9 @@ final class RunOwnersTests: XCTestCase {
   /// entries it opened (`+P`).
   private func take(_ queue: inout WorkQueue, onlySideBySide: Bool = false) -> String {
     let (next, opened) = queue.take(only: onlySideBySide ? { $0.runsSideBySide } : nil)
-    let prefix = opened.map { "+\($0.suite.name) " }.joined()
+    let prefix = opened.map { "+\($0.group.name) " }.joined()
     switch next {
-    case .work(.entry(let entry)): return prefix + "entry \(entry.suite.name)"
+    case .work(.entry(let entry)): return prefix + "entry \(entry.group.name)"
     case .work(.step(let step, let prepare)):
       XCTAssertEqual(prepare.map(\.id), [step.id], "a step handed out alone prepares that step only")
       return prefix + "step \(step.id.suite)/\(step.id.name)#\(step.id.repetition)"
@@ -71,7 +71,7 @@ final class RunOwnersTests: XCTestCase {
     XCTAssertNil(queue.finished(tests[2], failed: false, stopped: false))
     XCTAssertNil(queue.finished(tests[0], failed: true, stopped: false))
     XCTAssertEqual(take(&queue), "wait")
-    XCTAssertEqual(queue.finished(tests[1], failed: false, stopped: false)?.suite.name, "P")
+    XCTAssertEqual(queue.finished(tests[1], failed: false, stopped: false)?.group.name, "P")
     XCTAssertEqual(take(&queue), "done")
     XCTAssertEqual(queue.closeOpenEntries().count, 0)
   }
@@ -90,7 +90,7 @@ final class RunOwnersTests: XCTestCase {
     XCTAssertEqual([take(&queue), take(&queue)], ["step P/a#2", "step P/b#2"])
     let second = steps(of: plan, suite: 0, repetition: 2)
     XCTAssertNil(queue.finished(second[0], failed: true, stopped: false))
-    XCTAssertEqual(queue.finished(second[1], failed: false, stopped: false)?.suite.name, "P",
+    XCTAssertEqual(queue.finished(second[1], failed: false, stopped: false)?.group.name, "P",
                    "a failing repetition ends the entry under --until-failure")
     XCTAssertEqual(take(&queue), "done")
   }
@@ -101,13 +101,13 @@ final class RunOwnersTests: XCTestCase {
     XCTAssertEqual([take(&queue), take(&queue)], ["+P step P/p0#1", "step P/p1#1"])
     let tests = steps(of: plan, suite: 0)
     XCTAssertNil(queue.finished(tests[0], failed: false, stopped: true), "p1 still runs")
-    XCTAssertEqual(queue.finished(tests[1], failed: false, stopped: true)?.suite.name, "P")
+    XCTAssertEqual(queue.finished(tests[1], failed: false, stopped: true)?.group.name, "P")
     XCTAssertEqual(queue.closeOpenEntries().count, 0)
 
     var untouched = WorkQueue(plan: plan, splitsParallelEntries: true)
     XCTAssertEqual(take(&untouched), "+P step P/p0#1")
     XCTAssertNil(untouched.finished(tests[0], failed: false, stopped: false), "p1 and p2 are left")
-    XCTAssertEqual(untouched.closeOpenEntries().map(\.suite.name), ["P"])
+    XCTAssertEqual(untouched.closeOpenEntries().map(\.group.name), ["P"])
   }
 
   /// Issue 31: with tests side by side, a parallel entry with an async test is handed out

@@ -99,7 +99,7 @@ public enum HarnessMain {
       }
       for warning in DeclaredNameNumbering.warnings(for: Suite.uniquelyNamed(suites)) { errors("warning: \(warning)\n") }
       let recorder = record.map { RunRecorder(path: $0, executable: executable, arguments: arguments, warn: errors) }
-      return run(suites, options: options, registry: registry, defaultWaiters: defaultWaiters, junit: junit,
+      return run(Catalog(suites: suites), options: options, registry: registry, defaultWaiters: defaultWaiters, junit: junit,
                  console: console, output: output, errors: errors, interrupts: interrupts, bazel: bazel,
                  recorder: recorder) { options in
         let isolation = options.isolation ?? (options.noCapture ? .none : defaultIsolation)
@@ -207,40 +207,39 @@ public enum HarnessMain {
     }
   }
 
-  /// Runs or lists `suites` under `options` (with the Bazel protocol's variables), each lane
+  /// Runs or lists the tests of `catalog` under `options` (with the Bazel protocol's variables), each lane
   /// with an executor that `makeExecutor` gives for the options, and returns the exit
   /// status: 0 when every test passed, 1 when a test failed (or was flaky, with
   /// `--fail-on-flaky`), 2 for a usage error (`makeExecutor` may throw one), 128 + the
   /// signal when interrupted. Suites executables and `harness test` both run through here;
   /// `recorder` (theirs) records the run for `--rerun-failed`.
-  static func run(_ suites: [Suite], options: HarnessOptions, registry: WaiterRegistry,
+  static func run(_ catalog: Catalog, options: HarnessOptions, registry: WaiterRegistry,
                   defaultWaiters: Configuration.WaiterSelection, junit: JUnitSupport?, console: ConsoleReporter.Style,
                   output: @escaping @Sendable (String) -> Void, errors: @escaping @Sendable (String) -> Void,
                   interrupts: StopRequest?, bazel: BazelTestProtocol, recorder: RunRecorder? = nil,
                   makeExecutor: (HarnessOptions) throws -> @Sendable () -> any TestExecutor) -> Int32 {
-    let suites = Suite.uniquelyNamed(suites)
     _ = RunDirectory.start
     var options = options
     do {
       if options.rerunFailed { throw UsageError("--rerun-failed applies to a suites executable (HarnessMain.run) and harness test, which record their runs") }
       options.run.adopt(bazel, hasJUnit: junit != nil)
       var configuration = try options.configuration(registry: registry, defaultWaiters: defaultWaiters)
-      if let warning = try options.run.applySharding(to: &configuration, suites: suites, bazel: bazel, junit: junit) {
+      if let warning = try options.run.applySharding(to: &configuration, catalog: catalog, bazel: bazel, junit: junit) {
         errors("warning: \(warning)\n")
       }
-      try configuration.checkSelection(in: suites)
+      try configuration.checkSelection(in: catalog)
       if options.list {
-        output(options.run.listing(of: configuration.selection(of: suites)))
+        output(options.run.listing(of: configuration.selection(of: catalog)))
         return 0
       }
       interrupts?.handleInterrupts()
       var reporters: [any Reporter] = [ConsoleReporter(style: console, write: output)]
-      reporters += try options.run.fileReporters(junit: junit?.reporter, suites: suites)
+      reporters += try options.run.fileReporters(junit: junit?.reporter, catalog: catalog)
       if let recorder { reporters.append(recorder) }
       let makeExecutor = try makeExecutor(options)
       // A command line never hangs silently: in-process, a test hung past its limit ends the run.
       configuration.hungTestGracePeriod = .seconds(1)
-      let runner = Runner(suites: suites, configuration: configuration, registry: registry, lanes: options.workers,
+      let runner = Runner(catalog: catalog, configuration: configuration, registry: registry, lanes: options.workers,
                           makeExecutor: makeExecutor, stop: interrupts, reporters: reporters)
       let summary = try runner.run()
       if let signal = interrupts?.signal { return 128 + signal }

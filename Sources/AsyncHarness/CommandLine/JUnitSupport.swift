@@ -1,6 +1,6 @@
-/// Makes the JUnit reporter for `--junit PATH --junit-profile NAME` of a run of `suites`
-/// (where their tests are declared); the `AsyncHarnessJUnit` product provides one.
-package typealias JUnitReporterFactory = @Sendable (_ path: String, _ profile: String, _ suites: [Suite]) throws -> any Reporter
+/// Makes the JUnit reporter for `--junit PATH --junit-profile NAME` of a run of the tests of
+/// `catalog` (where they are declared); the `AsyncHarnessJUnit` product provides one.
+package typealias JUnitReporterFactory = @Sendable (_ path: String, _ profile: String, _ catalog: Catalog) throws -> any Reporter
 
 /// Reads the testcase durations of a JUnit report for `--shard-timings PATH`; the
 /// `AsyncHarnessJUnit` product provides one.

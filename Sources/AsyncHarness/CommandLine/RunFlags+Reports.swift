@@ -9,7 +9,7 @@ extension RunFlags {
   /// written only when the run ends); the JUnit reporter then checks its own (and its profile)
   /// and creates only a temporary file beside it; the JSON Lines file is opened last.
   /// - Throws: ``UsageError``, ``ReportFileError`` or what `junit` throws.
-  func fileReporters(junit factory: JUnitReporterFactory?, suites: [Suite]) throws -> [any Reporter] {
+  func fileReporters(junit factory: JUnitReporterFactory?, catalog: Catalog) throws -> [any Reporter] {
     if junitProfile != nil, junit == nil { throw UsageError("--junit-profile needs --junit PATH") }
     let named = [("--json", json), ("--trace", trace), ("--report-html", reportHTML), ("--junit", junit)]
       .compactMap { flag, path in path.map { (flag, $0) } }
@@ -25,7 +25,7 @@ extension RunFlags {
       guard let factory else {
         throw UsageError("--junit needs the AsyncHarnessJUnit product: call HarnessMain.run(suites, junit: JUnitReporter.factory)")
       }
-      return try factory(path, junitProfile ?? "standard", suites)
+      return try factory(path, junitProfile ?? "standard", catalog)
     }
     let jsonReporter: (any Reporter)? = try json.map { try JSONLinesReporter(path: $0) }
     return [jsonReporter, traceReporter, htmlReporter, junitReporter].compactMap(\.self)

@@ -7,25 +7,8 @@
 /// `.disabled` (and why): those are known only when the tests run, from the event stream's
 /// `testSkipped`, and an XCTest skip from its `Test skipped` line (``XCTestOutput``).
 struct ExistingTest: Sendable, Equatable {
-  /// The testing library a test belongs to; one worker process runs one library's tests.
-  enum Library: Sendable, Equatable {
-    /// An `XCTestCase` method, run by `<bundle> Module.Class/method,…`.
-    case xctest
-    /// A Swift Testing `@Test` function, run by `<bundle> --testing-library swift-testing`.
-    case swiftTesting
-
-    /// The library's name in reports, where a harness suite names its waiter: `xctest`,
-    /// `swift-testing`.
-    var name: String {
-      switch self {
-      case .xctest: "xctest"
-      case .swiftTesting: "swift-testing"
-      }
-    }
-  }
-
-  /// The library the test belongs to.
-  var library: Library
+  /// The library the test belongs to; one worker process runs one library's tests.
+  var library: TestLibrary
   /// The test's suite: the XCTest class (`LedgerTests.BalanceXCTests`), or the Swift Testing
   /// suite's ID (`LedgerTests.LedgerSuite/Nested`), or for a Swift Testing function outside
   /// any suite its module (`LedgerTests`).

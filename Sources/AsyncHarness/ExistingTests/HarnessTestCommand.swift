@@ -6,8 +6,9 @@ import Foundation
 /// package's tests (`swift build --build-tests`; not with `--skip-build`, as `swift test
 /// --skip-build`, which runs the bundle an earlier build left), lists the XCTest and Swift Testing tests of its test
 /// bundle, and runs them under the harness's runner with the flags, reporters and exit
-/// statuses of a suites executable (``HarnessMain``), each XCTest class and each Swift
-/// Testing suite a serialized suite run by a ``BundleExecutor``.
+/// statuses of a suites executable (``HarnessMain``): a ``Catalog`` of the listed tests, each
+/// XCTest class and each Swift Testing suite a group whose tests a ``BundleExecutor`` runs
+/// under their own library.
 package enum HarnessTestCommand {
   /// The synopsis.
   static let usage = "harness test [--package-path <dir>] [--skip-build] [<options>] [-- <build flags>]"
@@ -60,13 +61,12 @@ package enum HarnessTestCommand {
         return 2
       }
       return HarnessMain.run(
-        bundle.suites, options: options, registry: .builtIn, defaultWaiters: .suiteDefault, junit: junit,
+        bundle.catalog, options: options, registry: .builtIn, defaultWaiters: .suiteDefault, junit: junit,
         console: .forStandardOutput(), output: output, errors: errors, interrupts: interrupts, bazel: bazel,
         recorder: RunRecorder(path: record, executable: "harness test", arguments: flags, warn: errors)
       ) { _ in
         {
-          BundleExecutor(bundle: bundle.path, directory: bundle.packageDirectory, tests: bundle.tests,
-                         channelLibrary: library, stop: interrupts)
+          BundleExecutor(bundle: bundle.path, directory: bundle.packageDirectory, channelLibrary: library, stop: interrupts)
         }
       }
     }
@@ -126,7 +126,7 @@ package enum HarnessTestCommand {
   }
 }
 
-/// A package's built test bundle and the suites that stand for its tests.
+/// A package's built test bundle and the catalog of its tests.
 struct TestBundle {
   /// The bundle's path (on Linux, an executable).
   let path: String
@@ -134,12 +134,10 @@ struct TestBundle {
   var directory: String { (path as NSString).deletingLastPathComponent }
   /// The package's directory, absolute: the bundle runs there, as under `swift test`.
   let packageDirectory: String
-  /// One serialized suite per XCTest class (`Module.Class`, under the waiter `xctest`), in
-  /// the order XCTest runs them; then one per Swift Testing suite (its ID, under the waiter
-  /// `swift-testing`), its tests in declaration order, the order `--no-parallel` runs them in.
-  let suites: [Suite]
-  /// The tests the suites' tests stand for, by their path (`Suite/name`).
-  let tests: [String: ExistingTest]
+  /// The tests (``Catalog/init(existing:)``): a group per XCTest class (`Module.Class`), in
+  /// the order XCTest runs them; then one per Swift Testing suite (its ID), its tests in
+  /// declaration order.
+  let catalog: Catalog
 
   /// Builds the package's tests (unless `skipBuild`), finds the bundle and lists its tests.
   /// - Throws: ``UsageError`` for a directory without Package.swift, a failed build (with
@@ -181,46 +179,13 @@ struct TestBundle {
     guard listing.status == 0 else { throw UsageError("\(bundle) --list-tests failed (\(listing.ending)):\n\(listing.output)") }
     let xctest = try ExistingTest.xctestListing(listing.output)
     guard !xctest.isEmpty || !swiftTesting.isEmpty else { throw UsageError("no tests found in \(bundle)") }
-    let (xctestSuites, xctestTests) = suites(of: xctest, waiter: ExistingTest.Library.xctest.name)
-    let (swiftTestingSuites, swiftTestingTests) = suites(of: swiftTesting, waiter: ExistingTest.Library.swiftTesting.name)
-    return TestBundle(path: bundle, packageDirectory: package.path, suites: xctestSuites + swiftTestingSuites,
-                      tests: xctestTests.merging(swiftTestingTests) { first, _ in first })
+    return TestBundle(path: bundle, packageDirectory: package.path, catalog: Catalog(existing: xctest + swiftTesting))
   }
 
   /// The test bundles in `directory`, by name.
   private static func bundles(in directory: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix("PackageTests.xctest") }
       .sorted()
-  }
-
-  /// One serialized suite per test suite of `tests`, in first-seen order, under the waiter
-  /// named `waiter`, and the test each of their tests stands for, by its path (`Suite/name`).
-  /// A test is named by its display name when it has one (`@Test("Adds two amounts")`), else
-  /// as its library names it; names a suite repeats (overloads, display names) are numbered
-  /// as for harness suites (`f(x:)#01`). The tests' bodies never run here: their test
-  /// bundle runs them.
-  static func suites(of tests: [ExistingTest], waiter: String) -> (suites: [Suite], tests: [String: ExistingTest]) {
-    var order: [String] = []
-    var bySuite: [String: [ExistingTest]] = [:]
-    for test in tests {
-      if bySuite[test.suite] == nil { order.append(test.suite) }
-      bySuite[test.suite, default: []].append(test)
-    }
-    var byPath: [String: ExistingTest] = [:]
-    let suites = order.map { name in
-      let existing = bySuite[name]!
-      let suite = Suite(name, traits: [.serialized], waiter: LibraryWaiter(name: waiter)) {
-        existing.map { test in
-          let module = String(test.suite.prefix { $0 != "." && $0 != "/" })
-          return Test(test.displayName ?? test.name, traits: [],
-                      body: .blocking { _ in throw UsageError("\(test.id) runs in its test bundle") },
-                      sourceLocation: test.sourceLocation ?? SourceLocation(fileID: module, filePath: module, line: 0, column: 0))
-        }
-      }
-      for (test, stands) in zip(suite.tests, existing) { byPath["\(name)/\(test.name)"] = stands }
-      return suite
-    }
-    return (suites, byPath)
   }
 
   /// Runs `executable` to its end, in `directory` when given, and returns its status and

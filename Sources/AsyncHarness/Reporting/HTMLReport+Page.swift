@@ -37,7 +37,7 @@ extension HTMLReport {
       var facts = ["AsyncHarness \(run?.harnessVersion ?? AsyncHarnessVersion.current)"]
       if let run {
         // A package's own tests (harness test) run under their testing libraries, not waiters.
-        let libraries = run.waiters.allSatisfy { LibraryWaiter.role(ofWaiterNamed: $0) == "library" }
+        let libraries = run.waiters.allSatisfy { TestLibrary(named: $0) != nil }
         facts.append("\(libraries ? "libraries" : "waiters"): \(run.waiters.joined(separator: ", "))")
         if run.repetitions > 1 { facts.append("each test \(run.repetitions) times") }
         if let seed = run.seed { facts.append("shuffled with seed \(seed)") }
@@ -89,7 +89,7 @@ extension HTMLReport {
         section.element("article", ["class": "failure"]) { article in
           let test = failure.test
           article.element("h3", text: test.path)
-          var facts = [failure.result.verdict.rawValue, "\(LibraryWaiter.role(ofWaiterNamed: test.waiter)) \(test.waiter)",
+          var facts = [failure.result.verdict.rawValue, "\(TestLibrary(named: test.waiter) == nil ? "waiter" : "library") \(test.waiter)",
                        "attempt \(test.attempt)",
                        ConsoleReporter.seconds(failure.duration)]
           if test.repetition > 1 { facts.insert("repetition \(test.repetition)", at: 2) }

@@ -86,21 +86,21 @@ public struct Configuration: Sendable {
   /// The default configuration: every test once, suites' own waiters, declaration order.
   public init() {}
 
-  /// Checks that the selection holds at least one test of `suites`, unless
+  /// Checks that the selection holds at least one test of `catalog`, unless
   /// ``allowsEmptySelection`` is on.
   /// - Throws: ``RunnerError/emptySelection(filters:)`` when it holds none.
-  package func checkSelection(in suites: [Suite]) throws {
+  func checkSelection(in catalog: Catalog) throws {
     guard !allowsEmptySelection else { return }
-    let selected = suites.contains { suite in suite.tests.contains { includes($0, in: suite) } }
+    let selected = catalog.groups.contains { group in group.tests.contains { includes($0, in: group) } }
     if !selected, let replay { throw RunnerError.noTestForSchedule(replay.description) }
     if !selected { throw RunnerError.emptySelection(filters: filters) }
   }
 
   /// Whether the filters (and the test a replayed schedule was made for) keep this test.
-  package func includes(_ test: Test, in suite: Suite) -> Bool {
-    let path = "\(suite.name)/\(test.name)"
+  func includes(_ test: Catalog.Item, in group: Catalog.Group) -> Bool {
+    let path = "\(group.name)/\(test.name)"
     if let replay, !replay.matches(testAt: path) { return false }
-    if let only, !only.contains(TestIdentity(suite: suite.name, name: test.name)) { return false }
+    if let only, !only.contains(TestIdentity(suite: group.name, name: test.name)) { return false }
     guard !filters.isEmpty else { return true }
     return filters.contains { filter in
       if filter.hasPrefix("tag:") { return test.tags.contains(String(filter.dropFirst(4))) }

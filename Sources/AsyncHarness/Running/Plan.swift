@@ -1,10 +1,11 @@
 extension Runner {
-  /// One test to run: the suite and test, the waiter strategy, its identity (with the
-  /// repetition and attempt) and the limits it runs under. Executors run steps.
+  /// One test to run: its group and the test (``Catalog``), what it runs under (a waiter
+  /// strategy, or its own testing library), its identity (with the repetition and attempt)
+  /// and the limits it runs under. Executors run steps.
   @_spi(ForToolsIntegrationOnly) public struct Step: Sendable {
-    /// Where a test is: its suite's place among the suites the run was given, and its place
-    /// among that suite's tests, both counted from 0. A worker process builds the same suites
-    /// and finds the test there, whatever its name.
+    /// Where a test is: its group's place among the catalog's groups (a suite's among the
+    /// suites the run was given), and its place among that group's tests, both counted from
+    /// 0. A worker process builds the same suites and finds the test there, whatever its name.
     @_spi(ForToolsIntegrationOnly) public struct Position: Sendable, Hashable {
       /// The suite's place among the run's suites.
       @_spi(ForToolsIntegrationOnly) public var suite: Int
@@ -12,12 +13,12 @@ extension Runner {
       @_spi(ForToolsIntegrationOnly) public var test: Int
     }
 
-    /// The suite the test belongs to.
-    @_spi(ForToolsIntegrationOnly) public let suite: Suite
+    /// The group the test belongs to.
+    @_spi(ForToolsIntegrationOnly) public let group: Catalog.Group
     /// The test.
-    @_spi(ForToolsIntegrationOnly) public let test: Test
-    /// The waiter strategy the test runs under.
-    @_spi(ForToolsIntegrationOnly) public let waiter: any Waiter
+    @_spi(ForToolsIntegrationOnly) public let test: Catalog.Item
+    /// What the test runs under: a waiter strategy, or its own testing library.
+    @_spi(ForToolsIntegrationOnly) public let host: Catalog.Host
     /// The test's identity in events and reports.
     @_spi(ForToolsIntegrationOnly) public let id: TestID
     /// Where the test is among the run's suites.
@@ -42,61 +43,85 @@ extension Runner {
       guard id.attempt <= retries else { return nil }
       var id = id
       id.attempt += 1
-      return Step(suite: suite, test: test, waiter: waiter, id: id, position: position, defaultTimeout: defaultTimeout,
+      return Step(group: group, test: test, host: host, id: id, position: position, defaultTimeout: defaultTimeout,
                   timeLimit: timeLimit, schedule: schedule, jitter: jitter, retries: retries, reportsWaits: reportsWaits)
+    }
+
+    /// The harness test the step runs, with its suite and waiter strategy; `nil` for a test
+    /// of another package, which only its own bundle runs.
+    var harness: (suite: Suite, test: Test, waiter: any Waiter)? {
+      guard case .suite(let suite) = group.source, case .test(let test) = test.source, case .waiter(let waiter) = host
+      else { return nil }
+      return (suite, test, waiter)
+    }
+
+    /// The test of another package the step runs, `nil` for a harness test.
+    var existing: ExistingTest? {
+      guard case .existing(let test) = test.source else { return nil }
+      return test
     }
   }
 
-  /// The ordered steps of a run, built from a ``Configuration`` in one place: which suites
-  /// run under which waiters, which of their tests (filtered, sharded, shuffled) and how often.
+  /// The ordered steps of a run, built from a ``Catalog`` and a ``Configuration`` in one
+  /// place: which groups run under which waiters (or libraries), which of their tests
+  /// (filtered, sharded, shuffled) and how often.
   /// The runner walks it entry by entry, repetition by repetition.
   @_spi(ForToolsIntegrationOnly) public struct Plan: Sendable {
-    /// A suite run under one waiter strategy: the unit the runner announces with
-    /// `suiteStarted` and `suiteEnded`.
+    /// A group run under one waiter strategy (or its library): the unit the runner announces
+    /// with `suiteStarted` and `suiteEnded`.
     @_spi(ForToolsIntegrationOnly) public struct Entry: Sendable {
-      /// The suite.
-      @_spi(ForToolsIntegrationOnly) public let suite: Suite
-      /// The waiter strategy.
-      @_spi(ForToolsIntegrationOnly) public let waiter: any Waiter
+      /// The group.
+      @_spi(ForToolsIntegrationOnly) public let group: Catalog.Group
+      /// What its tests run under.
+      @_spi(ForToolsIntegrationOnly) public let host: Catalog.Host
       /// The selected tests, in the order they run.
-      @_spi(ForToolsIntegrationOnly) public let tests: [Test]
-      /// The suite's place among the run's suites.
-      let suiteIndex: Int
+      @_spi(ForToolsIntegrationOnly) public let tests: [Catalog.Item]
+      /// The group's place among the catalog's groups.
+      let groupIndex: Int
 
-      /// The suite and waiter, as events name them.
+      /// The group and what it runs under, as events name them.
       @_spi(ForToolsIntegrationOnly)
-      public var suiteRun: SuiteRun { SuiteRun(suite: suite.name, waiter: waiter.name) }
+      public var suiteRun: SuiteRun { SuiteRun(suite: group.name, waiter: host.name) }
     }
 
-    /// The entries, in run order: suites in declaration order, each under every selected
-    /// waiter. Suites with no selected test are left out.
+    /// The entries, in run order: groups in catalog order, each under every selected
+    /// waiter. Groups with no selected test are left out.
     @_spi(ForToolsIntegrationOnly) public let entries: [Entry]
     /// How the plan was built.
     @_spi(ForToolsIntegrationOnly) public let configuration: Configuration
 
-    /// Builds the plan of `suites` under `configuration`.
+    /// Builds the plan of `catalog` under `configuration`.
+    /// - Throws: ``RunnerError/unknownWaiter(_:known:)`` for a waiter name not in
+    ///   `registry`.
+    @_spi(ForToolsIntegrationOnly)
+    public init(catalog: Catalog, configuration: Configuration, registry: WaiterRegistry) throws {
+      self.configuration = configuration
+      var entries: [Entry] = []
+      for (groupIndex, (group, selected)) in configuration.selection(of: catalog).enumerated() {
+        let hosts = try group.hosts(configuration: configuration, registry: registry)
+        let tests = Self.ordered(selected, seed: configuration.shuffleSeed)
+        guard !tests.isEmpty else { continue }
+        entries += hosts.map { Entry(group: group, host: $0, tests: tests, groupIndex: groupIndex) }
+      }
+      self.entries = entries
+    }
+
+    /// Builds the plan of harness suites under `configuration` (``Catalog/init(suites:)``).
     /// - Throws: ``RunnerError/unknownWaiter(_:known:)`` for a waiter name not in
     ///   `registry`.
     @_spi(ForToolsIntegrationOnly)
     public init(suites: [Suite], configuration: Configuration, registry: WaiterRegistry) throws {
-      self.configuration = configuration
-      var entries: [Entry] = []
-      for (suiteIndex, (suite, selected)) in configuration.selection(of: suites).enumerated() {
-        let waiters = try Self.waiters(for: suite, configuration: configuration, registry: registry)
-        let tests = Self.ordered(selected, seed: configuration.shuffleSeed)
-        guard !tests.isEmpty else { continue }
-        entries += waiters.map { Entry(suite: suite, waiter: $0, tests: tests, suiteIndex: suiteIndex) }
-      }
-      self.entries = entries
+      try self.init(catalog: Catalog(suites: suites), configuration: configuration, registry: registry)
     }
 
     /// How many times each test runs.
     @_spi(ForToolsIntegrationOnly) public var repetitions: Int { max(1, configuration.repetitions) }
 
-    /// The names of the waiter strategies the plan uses, each once, in first-use order.
+    /// The names of the waiter strategies (or libraries) the plan uses, each once, in
+    /// first-use order.
     @_spi(ForToolsIntegrationOnly) public var waiterNames: [String] {
       var names: [String] = []
-      for entry in entries where !names.contains(entry.waiter.name) { names.append(entry.waiter.name) }
+      for entry in entries where !names.contains(entry.host.name) { names.append(entry.host.name) }
       return names
     }
 
@@ -104,7 +129,7 @@ extension Runner {
     /// of its schedules (`Configuration.schedules(under:)`). Each step is made as
     /// it is read, so a suite of a million tests costs no more than its tests.
     @_spi(ForToolsIntegrationOnly) public func steps(of entry: Entry, repetition: Int) -> Steps {
-      let schedules = configuration.schedules(under: entry.waiter)
+      let schedules = configuration.schedules(under: entry.host)
       return Steps(configuration: configuration, entry: entry, repetition: repetition, schedules: schedules,
                    range: 0..<(entry.tests.count * (schedules?.count ?? 1)))
     }
@@ -130,11 +155,11 @@ extension Runner {
         precondition(range.contains(index), "step index \(index) out of \(range)")
         let perTest = schedules?.count ?? 1
         let test = entry.tests[index / perTest]
-        var id = TestID(suite: entry.suite.name, name: test.name, waiter: entry.waiter.name, repetition: repetition)
+        var id = TestID(suite: entry.group.name, name: test.name, waiter: entry.host.name, repetition: repetition)
         let schedule = schedules?[index % perTest]
         if let schedule { id = Configuration.id(id, under: schedule) }
-        return Step(suite: entry.suite, test: test, waiter: entry.waiter, id: id,
-                    position: Step.Position(suite: entry.suiteIndex, test: test.index),
+        return Step(group: entry.group, test: test, host: entry.host, id: id,
+                    position: Step.Position(suite: entry.groupIndex, test: test.index),
                     defaultTimeout: configuration.defaultTimeout, timeLimit: configuration.timeLimit, schedule: schedule,
                     jitter: configuration.jitter, retries: schedule == nil ? test.retries ?? configuration.retries : 0,
                     reportsWaits: configuration.reportsWaits)
@@ -148,20 +173,7 @@ extension Runner {
       }
     }
 
-    /// The waiter strategies a suite runs under with `configuration`.
-    static func waiters(for suite: Suite, configuration: Configuration, registry: WaiterRegistry) throws -> [any Waiter] {
-      switch configuration.waiters {
-      case .suiteDefault: return [suite.defaultWaiter]
-      case .all: return registry.waiters
-      case .named(let name):
-        guard let waiter = registry.waiter(named: name) else {
-          throw RunnerError.unknownWaiter(name, known: registry.names)
-        }
-        return [waiter]
-      }
-    }
-
-    private static func ordered(_ tests: [Test], seed: UInt64?) -> [Test] {
+    private static func ordered(_ tests: [Catalog.Item], seed: UInt64?) -> [Catalog.Item] {
       guard let seed else { return tests }
       var generator = SeededRandomGenerator(seed: seed)
       return tests.shuffled(using: &generator)

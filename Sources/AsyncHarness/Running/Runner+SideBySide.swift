@@ -3,13 +3,12 @@ extension Runner.Step {
   /// an `async` test under a real-time strategy. A blocking test turns the main run loop
   /// itself, and a scheduled one holds its process's capture of Swift concurrency: each runs
   /// alone in its process.
-  var runsSideBySide: Bool { schedule == nil && Self.runsSideBySide(test, under: waiter) }
+  var runsSideBySide: Bool { schedule == nil && Self.runsSideBySide(test, under: host) }
 
-  /// Whether `test` may run side by side with others under `waiter`: an `async` test whose
-  /// strategy allows it (``Waiter/runsTestsSideBySide``).
-  static func runsSideBySide(_ test: Test, under waiter: any Waiter) -> Bool {
-    guard case .async = test.body else { return false }
-    return waiter.runsTestsSideBySide
+  /// Whether `test` may run side by side with others under `host`: an `async` harness test
+  /// whose strategy allows it (``Waiter/runsTestsSideBySide``).
+  static func runsSideBySide(_ test: Catalog.Item, under host: Catalog.Host) -> Bool {
+    test.isAsync && host.runsTestsSideBySide
   }
 }
 

@@ -17,7 +17,9 @@ import Synchronization
 /// themselves, under `@_spi(ForToolsIntegrationOnly) import AsyncHarness`.
 public final class Runner: Sendable {
   /// The suites to run, each named uniquely (a repeated suite name gets `#01`, `#02`, …).
-  public let suites: [Suite]
+  public var suites: [Suite] { catalog.suites }
+  /// The tests to run: the suites' (``Catalog/init(suites:)``), or another package's.
+  @_spi(ForToolsIntegrationOnly) public let catalog: Catalog
   /// How to run them.
   public let configuration: Configuration
   /// The strategies `--waiter` can name.
@@ -76,10 +78,22 @@ public final class Runner: Sendable {
   ///   - stop: a request to stop the run early.
   ///   - reporters: where the events go; they receive events from every lane, one at a time.
   @_spi(ForToolsIntegrationOnly)
-  public init(suites: [Suite], configuration: Configuration = Configuration(),
+  public convenience init(suites: [Suite], configuration: Configuration = Configuration(),
+                          registry: WaiterRegistry = .builtIn, lanes: Int,
+                          makeExecutor: @escaping @Sendable () -> any TestExecutor,
+                          stop: StopRequest? = nil, reporters: [any Reporter]) {
+    self.init(catalog: Catalog(suites: suites), configuration: configuration, registry: registry, lanes: lanes,
+              makeExecutor: makeExecutor, stop: stop, reporters: reporters)
+  }
+
+  /// Creates a runner of the tests of `catalog` (harness suites' or another package's), up to
+  /// `lanes` entries, or tests of parallel suites, at a time, each lane with an executor
+  /// `makeExecutor` makes; as ``init(suites:configuration:registry:lanes:makeExecutor:stop:reporters:)``.
+  @_spi(ForToolsIntegrationOnly)
+  public init(catalog: Catalog, configuration: Configuration = Configuration(),
               registry: WaiterRegistry = .builtIn, lanes: Int, makeExecutor: @escaping @Sendable () -> any TestExecutor,
               stop: StopRequest? = nil, reporters: [any Reporter]) {
-    self.suites = Suite.uniquelyNamed(suites)
+    self.catalog = catalog
     self.configuration = configuration
     self.registry = registry
     self.lanes = max(1, lanes)
@@ -92,7 +106,7 @@ public final class Runner: Sendable {
   /// - Throws: ``RunnerError/unknownWaiter(_:known:)`` for a name not in the registry.
   @_spi(ForToolsIntegrationOnly)
   public func plan() throws -> Plan {
-    try Plan(suites: suites, configuration: configuration, registry: registry)
+    try Plan(catalog: catalog, configuration: configuration, registry: registry)
   }
 
   /// Runs every selected test and returns the counts.
@@ -103,7 +117,7 @@ public final class Runner: Sendable {
   public func run() throws -> Summary {
     _ = RunDirectory.start
     let plan = try plan()
-    try configuration.checkSelection(in: suites)
+    try configuration.checkSelection(in: catalog)
     let channel = ReportingChannel(reporters)
     let summary: Summary
     do {

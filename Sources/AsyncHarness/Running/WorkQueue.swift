@@ -72,9 +72,9 @@ struct WorkQueue: Sendable {
   }
 
   private func splits(_ entry: Runner.Plan.Entry) -> Bool {
-    guard entry.suite.runsTestsInParallel(byDefault: plan.configuration.parallelTests) else { return false }
+    guard entry.group.runsTestsInParallel(byDefault: plan.configuration.parallelTests) else { return false }
     return splitsParallelEntries
-      || sideBySide && entry.tests.contains { Runner.Step.runsSideBySide($0, under: entry.waiter) }
+      || sideBySide && entry.tests.contains { Runner.Step.runsSideBySide($0, under: entry.host) }
   }
 
   /// Takes the next work, and says which entries taking it opened, in plan order. With

@@ -1,20 +1,20 @@
 extension Configuration {
-  /// The selected tests of each suite, in declaration order: those the filters and exact
+  /// The selected tests of each group, in catalog order: those the filters and exact
   /// IDs keep (``includes(_:in:)``), and of them, when ``sharding`` is set, this shard's
   /// part. The operation on the plan behind `--shard`; `--list` lists the same selection.
   ///
   /// An empty shard (more shards than suites, say) is a valid, empty run: only a selection
   /// that is empty before sharding is an error (``checkSelection(in:)``).
-  /// - Parameter suites: the suites, in declaration order.
-  /// - Returns: every suite with its selected tests, possibly none.
-  package func selection(of suites: [Suite]) -> [(suite: Suite, tests: [Test])] {
-    let selected = suites.map { suite in (suite: suite, tests: suite.tests.filter { includes($0, in: suite) }) }
+  /// - Parameter catalog: the tests, in catalog order.
+  /// - Returns: every group with its selected tests, possibly none.
+  func selection(of catalog: Catalog) -> [(group: Catalog.Group, tests: [Catalog.Item])] {
+    let selected = catalog.groups.map { group in (group: group, tests: group.tests.filter { includes($0, in: group) }) }
     guard let sharding else { return selected }
-    let assignment = sharding.assignment(of: selected.flatMap { suite, tests in
-      tests.map { TestIdentity(suite: suite.name, name: $0.name) }
+    let assignment = sharding.assignment(of: selected.flatMap { group, tests in
+      tests.map { TestIdentity(suite: group.name, name: $0.name) }
     })
-    return selected.map { suite, tests in
-      (suite, tests.filter { assignment.shards[TestIdentity(suite: suite.name, name: $0.name)] == sharding.shard.index })
+    return selected.map { group, tests in
+      (group, tests.filter { assignment.shards[TestIdentity(suite: group.name, name: $0.name)] == sharding.shard.index })
     }
   }
 }

@@ -41,13 +41,13 @@ extension RunFlags {
 
   /// Applies `--only`, `--only-from`, `--shard` (or the protocol's shard variables),
   /// `--shard-by` and `--shard-timings`.
-  /// - Throws: ``UsageError`` for an ID that is malformed or names no test of `suites`, a
+  /// - Throws: ``UsageError`` for an ID that is malformed or names no test of `catalog`, a
   ///   file that cannot be read, `--shard-by` or `--shard-timings` without a shard, or
   ///   `--shard-timings` without JUnit support; what `junit` throws reading the report.
   /// - Returns: a warning when the `--shard-timings` report holds none of the selected tests.
-  func applySharding(to configuration: inout Configuration, suites: [Suite], bazel: BazelTestProtocol,
+  func applySharding(to configuration: inout Configuration, catalog: Catalog, bazel: BazelTestProtocol,
                      junit: JUnitSupport?) throws -> String? {
-    let known = Set(suites.flatMap { suite in suite.tests.map { TestIdentity(suite: suite.name, name: $0.name) } })
+    let known = catalog.identities
     var only: Set<TestIdentity> = []
     for id in self.only {
       let test: TestIdentity
@@ -70,8 +70,8 @@ extension RunFlags {
       }
       return try junit.timings(path)
     }
-    let selected = configuration.selection(of: suites).flatMap { suite, tests in
-      tests.map { TestIdentity(suite: suite.name, name: $0.name) }
+    let selected = configuration.selection(of: catalog).flatMap { group, tests in
+      tests.map { TestIdentity(suite: group.name, name: $0.name) }
     }
     configuration.sharding = Sharding(shard, granularity: shardBy ?? .suite, timings: timings)
     guard let timings, let path = shardTimings, TestTiming.seconds(of: Set(selected), from: timings).isEmpty else { return nil }
@@ -100,11 +100,11 @@ extension RunFlags {
   }
 
   /// What `--list` prints for `selection`: one test ID a line, or one JSON object a line.
-  func listing(of selection: [(suite: Suite, tests: [Test])]) -> String {
+  func listing(of selection: [(group: Catalog.Group, tests: [Catalog.Item])]) -> String {
     var text = ""
-    for (suite, tests) in selection {
+    for (group, tests) in selection {
       for test in tests {
-        let id = TestIdentity(suite: suite.name, name: test.name)
+        let id = TestIdentity(suite: group.name, name: test.name)
         guard format == .json else {
           text += "\(id)\n"
           continue
@@ -112,7 +112,7 @@ extension RunFlags {
         var json = JSONText()
         json.object { json in
           json.field("id", id.description)
-          json.field("suite", suite.name)
+          json.field("suite", group.name)
           json.field("name", test.name)
           json.field("tags") { $0.array(test.tags) { json, tag in json.string(tag) } }
           json.field("file", test.sourceLocation.path)

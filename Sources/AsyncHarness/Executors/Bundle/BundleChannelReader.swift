@@ -39,7 +39,7 @@ enum BundleChannelReader {
   case swiftTesting(cancelled: [String: String])
 
   /// A reader for `library`'s records.
-  init(_ library: ExistingTest.Library) {
+  init(_ library: TestLibrary) {
     self = library == .xctest ? .xctest(told: [:]) : .swiftTesting(cancelled: [:])
   }
 

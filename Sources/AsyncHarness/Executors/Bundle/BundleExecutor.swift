@@ -6,9 +6,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Runs steps that stand for the tests of another package's test bundle (`harness test`):
-/// each step stands for one of `tests` (an XCTest method or a Swift Testing function, found
-/// by its suite and name), whose body is never run in this process.
+/// Runs the tests of another package's test bundle (`harness test`): each step's test is
+/// one the bundle listed (``Catalog/init(existing:)``: an XCTest method or a Swift Testing
+/// function), which only the bundle runs.
 ///
 /// Not a process per test: one worker, the bundle started for one testing library (see
 /// ``BundleOutputReader`` for each library's invocation), runs the step asked for and the
@@ -37,8 +37,6 @@ final class BundleExecutor: TestExecutor {
   /// The directory its workers start in: the package's, as with `swift test`, so that tests
   /// that read files by relative paths find them.
   let directory: String
-  /// The tests the steps stand for, by their path (`Suite/name`).
-  let tests: [String: ExistingTest]
   /// The library preloaded into each worker (``BundleChannelLibrary``).
   let channelLibrary: String
   /// How long a stopped worker has between SIGTERM and SIGKILL.
@@ -47,12 +45,11 @@ final class BundleExecutor: TestExecutor {
   let stop: StopRequest?
   private let state = Mutex(BundleRuns())
 
-  /// Creates an executor that runs `tests` of `bundle`.
-  init(bundle: String, directory: String, tests: [String: ExistingTest], channelLibrary: String,
+  /// Creates an executor that runs tests of `bundle`.
+  init(bundle: String, directory: String, channelLibrary: String,
        gracePeriod: Duration = .seconds(1), stop: StopRequest?) {
     self.bundle = bundle
     self.directory = directory
-    self.tests = tests
     self.channelLibrary = channelLibrary
     self.gracePeriod = gracePeriod
     self.stop = stop
@@ -90,14 +87,14 @@ final class BundleExecutor: TestExecutor {
           return ended.end
         }
         if state.worker?.holds(step.id) != true {
-          guard tests[step.id.path] != nil else {
+          guard step.existing != nil else {
             return .couldNotStart(reason: "\(step.id.path) is not a test of the test bundle \(bundle)")
           }
           // A worker running other steps (the runner asked for a retry first) is stopped:
           // the steps it had not ended run again in a new worker.
           state.worker?.kill()
           do {
-            let steps = state.steps(from: step, of: tests)
+            let steps = state.steps(from: step)
             state.worker = try BundleWorker(bundle: bundle, directory: directory, channelLibrary: channelLibrary,
                                             steps: steps, oneAtATime: state.alone.contains(step.id),
                                             gracePeriod: gracePeriod, stop: stop)
@@ -146,8 +143,8 @@ struct BundleRuns {
   /// same library (the same waiter), that run and have not ended, each with the test it
   /// stands for: what a new worker runs, as many as its list of tests holds. The tests that
   /// must run alone go in a batch of their own (run one at a time), the others in another.
-  func steps(from step: Runner.Step, of tests: [String: ExistingTest]) -> [(step: Runner.Step, test: ExistingTest)] {
-    guard let test = tests[step.id.path] else { return [] }
+  func steps(from step: Runner.Step) -> [(step: Runner.Step, test: ExistingTest)] {
+    guard let test = step.existing else { return [] }
     var batch = [(step: step, test: test)]
     let runsAlone = alone.contains(step.id)
     var listBytes = test.id.utf8.count
@@ -158,8 +155,8 @@ struct BundleRuns {
     func add(_ candidates: some Sequence<Runner.Step>) -> Bool {
       for candidate in candidates
       where candidate.test.skipReason == nil && ended[candidate.id] == nil && alone.contains(candidate.id) == runsAlone
-        && candidate.waiter.name == step.waiter.name {
-        guard let test = tests[candidate.id.path] else { continue }
+        && candidate.host.name == step.host.name {
+        guard let test = candidate.existing else { continue }
         listBytes += 1 + test.id.utf8.count
         guard listBytes <= BundleChannelReader.listLimit else { return false }
         batch.append((candidate, test))
@@ -167,7 +164,7 @@ struct BundleRuns {
       return true
     }
     guard add(prepared[(index + 1)...]), let following else { return batch }
-    for entry in following.entries where entry.waiter.name == step.waiter.name {
+    for entry in following.entries where entry.host.name == step.host.name {
       guard add(following.plan.steps(of: entry, repetition: 1)) else { break }
     }
     return batch

@@ -53,12 +53,13 @@ import Synchronization
   ///   canaries there).
   func attempt(_ step: Runner.Step, events: EventSink,
                afterAsyncCode: (@Sendable () -> Void)? = nil) -> (end: AttemptEnd, exceededTimeLimit: Bool) {
+    guard let (suite, test, waiter) = step.harness else { return (Self.notHarness(step), false) }
     let start = ContinuousClock().now
-    let (record, context) = Self.context(of: step, events: events)
-    let hooks = Hooks(scope: step.waiter.scope(for: context), afterAsyncCode: afterAsyncCode)
+    let (record, context) = Self.context(of: step, under: waiter, events: events)
+    let hooks = Hooks(scope: waiter.scope(for: context), afterAsyncCode: afterAsyncCode)
     capture?.begin()
     TestRecord.$current.withValue(record) {
-      TestRecord.$body.withValue(record) { execute(step.test, in: step.suite, with: context, hooks: hooks) }
+      TestRecord.$body.withValue(record) { execute(test, in: suite, with: context, hooks: hooks) }
     }
     capture?.end { record.capture($0) }
     record.end()
@@ -72,12 +73,13 @@ import Synchronization
   /// (the scheduled strategy keeps a test alone in its process) and no time limit of its own
   /// outside its waits: its parent stops the worker when it runs past its limit.
   func attemptSideBySide(_ step: Runner.Step, events: EventSink) async -> (end: AttemptEnd, exceededTimeLimit: Bool) {
+    guard let (suite, test, waiter) = step.harness else { return (Self.notHarness(step), false) }
     let start = ContinuousClock().now
-    let (record, context) = Self.context(of: step, events: events)
+    let (record, context) = Self.context(of: step, under: waiter, events: events)
     await TestRecord.$current.withValue(record) {
       await TestRecord.$body.withValue(record) {
         record.markBodyTask()
-        var lifecycle = TestLifecycle(step.test, of: step.suite, in: context)
+        var lifecycle = TestLifecycle(test, of: suite, in: context)
         await lifecycle.run()
       }
     }
@@ -85,10 +87,17 @@ import Synchronization
     return (.returned(duration: start.duration(to: .now).timeInterval, trace: nil), record.exceededTimeLimit)
   }
 
+  /// How a step that is no harness test ends here: another package's test runs only in its
+  /// own test bundle (``BundleExecutor``).
+  private static func notHarness(_ step: Runner.Step) -> AttemptEnd {
+    .couldNotStart(reason: "\(step.id.path) is a test of another package's test bundle, which only that bundle runs")
+  }
+
   /// A test's record and context as an attempt starts.
-  private static func context(of step: Runner.Step, events: EventSink) -> (TestRecord, TestContext) {
+  private static func context(of step: Runner.Step, under waiter: any Waiter,
+                              events: EventSink) -> (TestRecord, TestContext) {
     let record = TestRecord(id: step.id, events: events)
-    return (record, TestContext(record: record, waiter: step.waiter, defaultTimeout: step.defaultTimeout,
+    return (record, TestContext(record: record, waiter: waiter, defaultTimeout: step.defaultTimeout,
                                 timeLimit: step.timeLimit, schedule: step.schedule, jitter: step.jitter,
                                 reportsWaits: step.reportsWaits))
   }

@@ -105,11 +105,11 @@ enum WorkerMain {
 /// The steps a worker can run, found by their position among the suites it was given:
 /// the same suites, built by the same code, as its parent's.
 struct WorkerCatalog {
-  private let suites: [Suite]
+  private let catalog: Catalog
   private let registry: WaiterRegistry
 
   init(_ suites: [Suite], registry: WaiterRegistry) {
-    self.suites = suites
+    catalog = Catalog(suites: suites)
     self.registry = registry
   }
 
@@ -117,22 +117,23 @@ struct WorkerCatalog {
   func step(for request: WorkerRunRequest) -> Result<Runner.Step, WorkerError> {
     let position = request.position
     let id = request.id
-    guard suites.indices.contains(position.suite), suites[position.suite].tests.indices.contains(position.test) else {
+    let groups = catalog.groups
+    guard groups.indices.contains(position.suite), groups[position.suite].tests.indices.contains(position.test) else {
       return .failure(WorkerError("the worker has no test \(position.test + 1) in suite \(position.suite + 1) "
         + "(\(id.path)): its suites differ from its parent's"))
     }
-    let suite = suites[position.suite]
-    let test = suite.tests[position.test]
-    guard suite.name == id.suite, test.name == id.name else {
+    let group = groups[position.suite]
+    let test = group.tests[position.test]
+    guard group.name == id.suite, test.name == id.name else {
       return .failure(WorkerError("the worker's suites differ from its parent's: test \(position.test + 1) of suite "
-        + "\(position.suite + 1) is \(suite.name)/\(test.name) in the worker, \(id.path) in the parent; suites must be "
+        + "\(position.suite + 1) is \(group.name)/\(test.name) in the worker, \(id.path) in the parent; suites must be "
         + "built the same way in every process"))
     }
     guard let waiter = registry.waiter(named: id.waiter) else {
       return .failure(WorkerError("the worker has no waiter strategy \(id.waiter)"))
     }
     return .success(Runner.Step(
-      suite: suite, test: test, waiter: waiter, id: id, position: position,
+      group: group, test: test, host: .waiter(waiter), id: id, position: position,
       defaultTimeout: .seconds(request.defaultTimeout), timeLimit: request.timeLimit.map { .seconds($0) },
       schedule: id.schedule.flatMap { ScheduleToken($0)?.schedule }, jitter: request.jitterSeed.map(Jitter.init(seed:)),
       retries: 0, reportsWaits: request.reportsWaits)) // The parent's runner decides retries.

@@ -120,7 +120,7 @@ struct BundleChannelLibrary {
 
   /// The variables a bundle worker of `library` starts with: the library preloaded (after
   /// any the run was given), and what it reads at load time.
-  static func environment(library path: String, testing library: ExistingTest.Library, marker: String,
+  static func environment(library path: String, testing library: TestLibrary, marker: String,
                           inherited: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
     let preload = inherited["LD_PRELOAD"].map { "\($0):\(path)" } ?? path
     // A bundle built with `-sanitize=address` refuses to start when a library is preloaded
