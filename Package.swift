@@ -25,8 +25,12 @@ let package = Package(
       name: "AsyncHarness",
       dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
       // The library `harness test` compiles with a package's own toolchain and preloads into
-      // its test bundle: embedded as text, never compiled into AsyncHarness.
-      resources: [.embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleChannel.swift")]
+      // its test bundle (its channel, and its schedules under --explore): embedded as text,
+      // never compiled into AsyncHarness.
+      resources: [
+        .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleChannel.swift"),
+        .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleExplorer.swift"),
+      ]
     ),
     .target(name: "AsyncHarnessConformance", dependencies: ["AsyncHarness"]),
     .target(name: "AsyncHarnessXCTest", dependencies: ["AsyncHarness"]),

@@ -63,16 +63,6 @@ struct HarnessOptions: ParsableCommand {
   @Flag(help: "Run the tests in this process (as --isolation none) and let what they print through to the terminal instead of capturing it as their output.")
   var noCapture = false
 
-  // Schedules: applied in Scheduling/HarnessOptions+Schedules.swift.
-  @Option(help: ArgumentHelp("Run each test under N schedules of the scheduled waiter (seeds 1 to N) and report each test's pass rate.", valueName: "N"))
-  var explore: Int?
-
-  @Option(help: ArgumentHelp("With --explore: how the schedules pick the next work item, random (a random walk) or pctD (PCT for bugs of depth D, 1 to 9); default: the scheduled waiter's own.", valueName: "policy"))
-  var explorePolicy: String?
-
-  @Option(help: ArgumentHelp("Rerun exactly the schedule of a replay token a failing test printed (SEED:POLICY:TEST, then the steps it took, :STEPS-FINGERPRINT), for that test only; a replay that takes other steps says where and why.", valueName: "token"))
-  var schedule: String?
-
   // Jitter: applied in Dispatching/HarnessOptions+Jitter.swift.
   @Option(help: ArgumentHelp("Delay each item sent to a test's real queues by 0 to 2 ms, drawn from the seed (with --repeat, shakes out ordering bugs); without a seed, a random one is printed.", valueName: "seed"))
   var jitter: UInt64?
@@ -83,7 +73,6 @@ struct HarnessOptions: ParsableCommand {
 
   func validate() throws {
     guard asyncWidth >= 1 else { throw ValidationError("--async-width must be at least 1, not \(asyncWidth)") }
-    try validateSchedules()
     if noCapture, let isolation, isolation != .none {
       throw ValidationError("--no-capture runs the tests in this process, so it cannot be combined with --isolation \(isolation.rawValue)")
     }
@@ -106,7 +95,7 @@ struct HarnessOptions: ParsableCommand {
     }
     configuration.parallelTests = parallel
     if let timeout { configuration.defaultTimeout = .milliseconds(Int64((timeout * 1000).rounded())) }
-    try applySchedules(to: &configuration, registry: registry)
+    try run.selectScheduledWaiter(in: &configuration, waiter: waiter, registry: registry)
     configuration.jitter = jitter.map(Jitter.init(seed:))
     return configuration
   }

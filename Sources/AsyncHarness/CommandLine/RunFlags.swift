@@ -54,6 +54,16 @@ struct RunFlags: ParsableArguments {
   @Option(help: ArgumentHelp("Run tests in N worker processes at once; a suite runs whole in one of them, unless its tests run in parallel.", valueName: "N"))
   var workers = 1
 
+  // Schedules: applied in Scheduling/RunFlags+Schedules.swift.
+  @Option(help: ArgumentHelp("Run each test under N schedules (seeds 1 to N) and report each test's pass rate: a harness suite's under the scheduled waiter, a package's own tests' Swift concurrency in an order each seed chooses, on virtual time (harness test).", valueName: "N"))
+  var explore: Int?
+
+  @Option(help: ArgumentHelp("With --explore: how the schedules pick the next work item, random (a random walk) or pctD (PCT for bugs of depth D, 1 to 9); default: the scheduled waiter's own, random for a package's own tests.", valueName: "policy"))
+  var explorePolicy: String?
+
+  @Option(help: ArgumentHelp("Rerun exactly the schedule of a replay token a failing test printed (SEED:POLICY:TEST, then the steps it took, :STEPS-FINGERPRINT), for that test only; a replay that takes other steps says where and why.", valueName: "token"))
+  var schedule: String?
+
   // Sharding: applied in Sharding/RunFlags+Sharding.swift.
   @Option(help: ArgumentHelp("With --list: text (one test ID a line, the default) or json (one object a line: id, suite, name, tags, file, line).", valueName: "text|json"))
   var format: ListFormat?
@@ -81,6 +91,7 @@ struct RunFlags: ParsableArguments {
     guard retries >= 0 else { throw ValidationError("--retries must be 0 or more, not \(retries)") }
     guard workers >= 1 else { throw ValidationError("--workers must be at least 1, not \(workers)") }
     try validateSharding()
+    try validateSchedules()
     _ = try TimeLimit(timeLimit)
     if let slow, !(slow > 0 && slow.isFinite) {
       throw ValidationError("--slow must be a positive number of seconds, not \(slow)")
@@ -99,6 +110,9 @@ struct RunFlags: ParsableArguments {
     configuration.timeLimit = try TimeLimit(timeLimit).duration
     configuration.slowThreshold = slow.map { .milliseconds(Int64(($0 * 1000).rounded())) }
     configuration.reportsWaits = trace != nil
+    configuration.explorations = explore
+    configuration.explorationPolicy = explorePolicy.flatMap(SchedulePolicy.init)
+    configuration.replay = schedule.flatMap(ScheduleToken.init)
     return configuration
   }
 }

@@ -5,8 +5,7 @@ extension HarnessOptions {
   /// `--explore` and `--schedule` run under orders work itself and has no real queue to
   /// jitter.
   func validateJitter() throws {
-    guard jitter != nil, explore != nil || schedule != nil else { return }
-    let flag = explore != nil ? "--explore" : "--schedule"
+    guard jitter != nil, let flag = run.scheduleFlag else { return }
     throw ValidationError("--jitter and \(flag) cannot be combined: \(flag) runs under the scheduled waiter, which orders work itself on queues --jitter does not delay")
   }
 }

@@ -25,6 +25,11 @@ package enum HarnessTestCommand {
     case .command(let parsed): command = parsed
     case .exit(let status): return status
     }
+    if let flag = command.run.scheduleFlag, !ConcurrencyCapture.isAvailable {
+      errors("error: \(flag) needs Swift concurrency executors of the harness's own (Swift 6.3 or later), which this "
+        + "toolchain lacks: the tests' orders cannot be explored here\n")
+      return 2
+    }
     guard var options = try? HarnessOptions.parse([]) else { return 2 }
     options.run = command.run
     return HarnessMain.withBazel(environment: environment, interrupts: interrupts) { bazel in

@@ -2,22 +2,30 @@ extension Configuration {
   /// The schedules each test runs under with `host`: the operation on the plan behind
   /// `--explore N` and `--schedule TOKEN`.
   ///
-  /// - A waiter that does not order work itself, or a testing library: `nil` (each test runs
-  ///   once, unscheduled).
+  /// - A waiter that does not order work itself: `nil` (each test runs once, unscheduled).
   /// - A ``ScheduledWaiter`` replaying a token (``replay``): the token's schedule.
   /// - A ``ScheduledWaiter`` exploring (``explorations`` = N): seeds 1 through N with
   ///   ``explorationPolicy``, or the waiter's default policy.
   /// - Otherwise: the waiter's ``ScheduledWaiter/defaultSchedule``.
+  /// - A testing library (another package's tests, `harness test`): the token's schedule, or
+  ///   seeds 1 through N with ``explorationPolicy`` or a random walk, each run in its own
+  ///   bundle with the bundle's Swift concurrency in the schedule's order; `nil` otherwise.
   ///
   /// A test's step under each schedule is identified by ``id(_:under:)``.
   func schedules(under host: Catalog.Host) -> [Schedule]? {
-    guard case .waiter(let waiter) = host, let scheduled = waiter as? ScheduledWaiter else { return nil }
+    let defaultSchedule: Schedule?
+    switch host {
+    case .library: defaultSchedule = nil
+    case .waiter(let waiter):
+      guard let scheduled = waiter as? ScheduledWaiter else { return nil }
+      defaultSchedule = scheduled.defaultSchedule
+    }
     if let replay { return [replay.schedule] }
     if let explorations {
-      let policy = explorationPolicy ?? scheduled.defaultSchedule.policy
+      let policy = explorationPolicy ?? defaultSchedule?.policy ?? .randomWalk
       return (1...max(1, explorations)).map { Schedule(seed: UInt64($0), policy: policy) }
     }
-    return [scheduled.defaultSchedule]
+    return defaultSchedule.map { [$0] }
   }
 
   /// `step` under `schedule`: its identity carries the schedule's replay token.

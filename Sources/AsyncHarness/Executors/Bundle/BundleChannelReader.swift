@@ -11,6 +11,13 @@ enum BundleNote: Equatable {
   /// These processes were running as the test whose end comes next ended (`PID (command
   /// line)`).
   case leftProcesses([String])
+  /// Under a schedule (`--explore`, `--schedule`), the steps the bundle's Swift concurrency
+  /// took up to the end that comes next, of how many `jobs`, `outside` of them sent from
+  /// threads the schedule does not run while its own work ran.
+  case schedule(ScheduleTrace, jobs: Int, outside: Int)
+  /// Under a schedule, the running test's Swift concurrency work has nothing left to run,
+  /// nothing due and nothing arriving: it is stuck, at this virtual time.
+  case stuck(virtualTime: Duration)
 }
 
 /// How a worker of one testing library is started, and how the records its library writes
@@ -101,6 +108,9 @@ enum BundleChannelReader {
   /// Reads one record of the channel (a line without its newline). A line that is not a
   /// record says nothing.
   mutating func read(_ line: ArraySlice<UInt8>) -> [BundleNote] {
+    if line.starts(with: Self.scheduleRecord) || line.starts(with: Self.stuckRecord) {
+      return Self.scheduleNote(line).map { [$0] } ?? []
+    }
     if line.starts(with: Self.childrenRecord) {
       guard let value = JSONValue.parse(line), let record = try? JSONFields(value),
         let processes = try? record.array("processes", { value, _ in
@@ -156,8 +166,25 @@ enum BundleChannelReader {
     }
   }
 
-  /// How the preloaded library's record of the children a test left starts.
+  /// How the preloaded library's records of the children a test left, of a schedule's steps
+  /// and of a stuck test start.
   private static let childrenRecord = Array(#"{"record":"children""#.utf8)
+  private static let scheduleRecord = Array(#"{"record":"schedule""#.utf8)
+  private static let stuckRecord = Array(#"{"record":"stuck""#.utf8)
+
+  /// The note of a `schedule` or `stuck` record (AsyncHarnessBundleExplorer.swift).
+  private static func scheduleNote(_ line: ArraySlice<UInt8>) -> BundleNote? {
+    guard let value = JSONValue.parse(line), let record = try? JSONFields(value) else { return nil }
+    if let nanoseconds = try? record.number("virtualTime", as: Int64.self) {
+      return .stuck(virtualTime: .nanoseconds(nanoseconds))
+    }
+    guard let steps = try? record.number("steps", as: Int.self), let hashText = try? record.string("hash"),
+      let hash = UInt64(hashText, radix: 16), let jobs = try? record.number("jobs", as: Int.self),
+      let outside = try? record.number("outside", as: Int.self)
+    else { return nil }
+    let firstOutside = try? record.number("firstOutsideStep", as: Int.self)
+    return .schedule(ScheduleTrace(steps: steps, hash: hash, firstOutsideStep: firstOutside), jobs: jobs, outside: outside)
+  }
 
   /// An XCTest failure as an issue: a thrown error at the test, an assertion at its file and
   /// line (the file's module is the test's, `Module` of `Module.Class/method`).

@@ -106,8 +106,9 @@ final class BundleExecutor: TestExecutor {
         if !state.worker!.run(until: step, events: events, ended: &state.ended) {
           state.alone.formUnion(state.worker!.runAgainAlone)
           state.worker = nil
-        } else if state.worker!.leftProcesses {
-          // Replaced: what the test left running goes with the worker's process group.
+        } else if state.worker!.mustBeReplaced {
+          // Replaced: what the test left running goes with the worker's process group, and
+          // a worker whose schedule ran (one schedule, one test) ends with it.
           state.worker?.kill()
           state.worker = nil
         }
@@ -146,6 +147,8 @@ struct BundleRuns {
   func steps(from step: Runner.Step) -> [(step: Runner.Step, test: ExistingTest)] {
     guard let test = step.existing else { return [] }
     var batch = [(step: step, test: test)]
+    // A schedule's executors are installed as the bundle starts: its test runs alone in it.
+    guard step.schedule == nil else { return batch }
     let runsAlone = alone.contains(step.id)
     var listBytes = test.id.utf8.count
     var first = step.id
@@ -155,7 +158,7 @@ struct BundleRuns {
     func add(_ candidates: some Sequence<Runner.Step>) -> Bool {
       for candidate in candidates
       where candidate.test.skipReason == nil && ended[candidate.id] == nil && alone.contains(candidate.id) == runsAlone
-        && candidate.host.name == step.host.name {
+        && candidate.host.name == step.host.name && candidate.schedule == nil {
         guard let test = candidate.existing else { continue }
         listBytes += 1 + test.id.utf8.count
         guard listBytes <= BundleChannelReader.listLimit else { return false }
@@ -200,7 +203,8 @@ private struct BundleWorker {
     do {
       process = try ChildProcess(
         executable: bundle, arguments: reader.arguments(running: steps.map(\.test), oneAtATime: oneAtATime),
-        environment: BundleChannelLibrary.environment(library: channelLibrary, testing: library, marker: marker)
+        environment: BundleChannelLibrary.environment(library: channelLibrary, testing: library, marker: marker,
+                                                      schedule: steps.first?.step.schedule)
           .merging(reader.environment) { $1 },
         handing: [(channel.write, BundleChannelLibrary.channelDescriptor)], directory: directory)
     } catch {
@@ -218,8 +222,9 @@ private struct BundleWorker {
   /// Whether the step is one this worker runs and has not ended yet.
   func holds(_ id: TestID) -> Bool { transcript.holds(id) }
 
-  /// Whether a test left a process running: the worker is replaced.
-  var leftProcesses: Bool { transcript.leftProcesses }
+  /// Whether the worker is replaced once the step asked for ends: a test left a process
+  /// running, or it ran under a schedule.
+  var mustBeReplaced: Bool { transcript.leftProcesses || transcript.scheduled }
 
   /// The tests that were running side by side when the worker crashed: each runs again
   /// alone (in a fresh worker running one test at a time), for a verdict of its own.
@@ -265,6 +270,10 @@ private struct BundleTranscript: WorkerTranscript {
   private var finished: Set<TestID> = []
   /// Whether a test left a process running: the worker is replaced.
   private(set) var leftProcesses = false
+  /// Whether the bundle's Swift concurrency ran under a schedule (its steps were said).
+  private(set) var scheduled = false
+  /// The steps the schedule took up to the end relayed next, as the library said just before it.
+  private var scheduleOfNextEnd: ScheduleTrace?
   /// The last test that ended.
   private var lastEnded: TestID?
   /// The processes running as the test whose end is relayed next ended, as the library said
@@ -354,18 +363,53 @@ private struct BundleTranscript: WorkerTranscript {
             + "the tests after it run in a fresh one"))), of: step.id)
       }
       let seconds = seconds ?? attempt.start.duration(to: .now).timeInterval
-      let end: AttemptEnd = skipReason.map { .skipped(reason: $0, duration: seconds) } ?? .returned(duration: seconds)
-      if case .ended(let attempt, _, _) = supervision.end(step.id, as: end) {
-        ended[step.id] = BundleWorker.Ended(events: attempt.held, end: end)
+      if step.schedule != nil && scheduleOfNextEnd == nil && skipReason == nil {
+        // Never a silent plain run: the bundle could not install the schedule's executors.
+        supervision.record(Event(.issueRecorded(step.id, Issue(kind: .apiMisused, message: "The test ran without its "
+          + "schedule: the library preloaded into its bundle could not install Swift concurrency executors (they need "
+          + "Swift 6.3 or later on Linux, in the toolchain that builds the package), so its order was not explored",
+          sourceLocation: step.test.sourceLocation))), of: step.id)
       }
-      finished.insert(step.id)
-      lastEnded = step.id
-      if supervision.running.isEmpty {
-        supervision.idleDeadline = asked?.step.timeLimit.map { ContinuousClock().now + $0 }
-      }
+      end(step, as: skipReason.map { .skipped(reason: $0, duration: seconds) }
+        ?? .returned(duration: seconds, trace: scheduleOfNextEnd), into: &supervision)
     case .leftProcesses(let processes):
       leftByNextEnd = processes
+    case .schedule(let trace, let jobs, let outside):
+      scheduled = true
+      scheduleOfNextEnd = trace
+      guard outside > 0, let step = supervision.running.first?.step else { return }
+      supervision.record(Event(.issueRecorded(step.id, Issue(kind: .warning, message: Self.outsideMessage(
+        outside: outside, of: jobs, before: trace.firstOutsideStep), sourceLocation: step.test.sourceLocation))), of: step.id)
+    case .stuck(let virtualTime):
+      // The test waits for what nothing will do; its library would wait for ever.
+      guard supervision.running.count == 1, let attempt = supervision.running.first else { return }
+      scheduled = true
+      supervision.record(Event(.issueRecorded(attempt.step.id, Issue(
+        kind: .deadlock, message: ScheduleScope.stuckMessage(at: virtualTime, quietPeriod: .seconds(1)),
+        sourceLocation: attempt.step.test.sourceLocation))), of: attempt.step.id)
+      end(attempt.step, as: .returned(duration: attempt.start.duration(to: .now).timeInterval), into: &supervision)
     }
+  }
+
+  /// Ends `step`'s attempt as `end`: kept for the runner, with the events it held.
+  private mutating func end(_ step: Runner.Step, as end: AttemptEnd, into supervision: inout WorkerSupervision) {
+    if case .ended(let attempt, _, _) = supervision.end(step.id, as: end) {
+      ended[step.id] = BundleWorker.Ended(events: attempt.held, end: end)
+    }
+    finished.insert(step.id)
+    lastEnded = step.id
+    scheduleOfNextEnd = nil
+    if supervision.running.isEmpty {
+      supervision.idleDeadline = asked?.step.timeLimit.map { ContinuousClock().now + $0 }
+    }
+  }
+
+  /// What a test says when work from outside its schedule came while the schedule's own ran.
+  static func outsideMessage(outside: Int, of jobs: Int, before step: Int?) -> String {
+    "The test's order was partly outside the schedule's control: \(outside) of the \(jobs) Swift concurrency jobs of "
+      + "its bundle came from threads the schedule does not run (Dispatch, threads of its own, the testing library's) "
+      + "while the schedule's own work ran\(step.map { ", first before step \($0)" } ?? ""); the schedule neither orders "
+      + "nor replays that work"
   }
 
   /// Ends what the worker's end ends: the attempts running finish as the supervisor decides

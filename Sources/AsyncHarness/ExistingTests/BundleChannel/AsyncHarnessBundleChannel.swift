@@ -52,6 +52,7 @@ private enum BundleChannel {
     let channel = fcntl(inherited, F_DUPFD_CLOEXEC, 100)
     guard channel >= 0 else { return }
     let writer = ChannelWriter(channel: channel, marker: marker)
+    BundleExplorer.send = { writer.send($0) }
     if library == "xctest" {
       close(inherited)
       XCTestObservationCenter.shared.addTestObserver(ChannelObserver(writer: writer))
@@ -132,7 +133,7 @@ private final class ChannelWriter: Sendable {
   /// Sends a record (one line, without its newline); `endsATest` when it is a test's end.
   func send(_ record: String, endsATest: Bool = false) {
     state.withLock { state in
-      if endsATest { sendChildren(&state) }
+      if endsATest { sendEndNotes(&state) }
       send(Array(record.utf8)[...], records: &state.records)
     }
   }
@@ -144,14 +145,16 @@ private final class ChannelWriter: Sendable {
       state.partial += bytes
       while let newline = state.partial.firstIndex(of: 0x0A) {
         let line = state.partial[..<newline]
-        if line.firstRange(of: Self.testEnded) != nil { sendChildren(&state) }
+        if line.firstRange(of: Self.testEnded) != nil { sendEndNotes(&state) }
+        if line.firstRange(of: Self.testStarted) != nil { BundleExplorer.testStarted() }
         send(line, records: &state.records)
         state.partial.removeFirst(newline + 1)
       }
     }
   }
 
-  /// What marks Swift Testing's record of a test's end.
+  /// What marks Swift Testing's records of a test's start and end.
+  private static let testStarted = Array(#""kind":"testStarted""#.utf8)
   private static let testEnded = Array(#""kind":"testEnded""#.utf8)
 
   /// Writes the next marker to standard output (after what the tests printed), then the
@@ -162,6 +165,13 @@ private final class ChannelWriter: Sendable {
     fflush(stdout)
     writeWhole(Array("\u{1}\(marker) \(records)\n".utf8)[...], to: 1)
     writeWhole(record + [0x0A], to: channel)
+  }
+
+  /// Sends what is known just before a test's end: the children running now, and under a
+  /// schedule (`harness test --explore`) the steps it took (AsyncHarnessBundleExplorer.swift).
+  private func sendEndNotes(_ state: inout (records: Int, partial: [UInt8])) {
+    sendChildren(&state)
+    if let schedule = BundleExplorer.record() { send(Array(schedule.utf8)[...], records: &state.records) }
   }
 
   /// Sends the children running now, if any. One `waitid` that reaps nothing tells whether
@@ -242,6 +252,7 @@ private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
   func testCaseWillStart(_ testCase: XCTestCase) {
     thrownSeen.withLock { $0[ObjectIdentifier(testCase)] = 0 }
     writer.send(#"{"record":"started","test":\#(quoted(id(of: testCase)))}"#)
+    BundleExplorer.testStarted()
   }
 
   func testCase(_ testCase: XCTestCase, didFailWithDescription description: String, inFile filePath: String?,

@@ -8,7 +8,10 @@ import Darwin
 
 /// The library `harness test` preloads into a package's own test bundle so that each testing
 /// library is heard on a channel of its own, never through what the tests print
-/// (`AsyncHarnessBundleChannel.swift` beside this file, embedded in the harness as text).
+/// (`AsyncHarnessBundleChannel.swift` beside this file), and, under `--explore` and
+/// `--schedule`, the bundle's Swift concurrency runs in a schedule's order on virtual time
+/// (`AsyncHarnessBundleExplorer.swift`): both embedded in the harness as text, compiled into
+/// one library.
 ///
 /// It is compiled with the package's own toolchain (`swiftc` on the `PATH`, the one that
 /// builds the bundle) once per machine and toolchain, into the user's cache
@@ -28,13 +31,20 @@ struct BundleChannelLibrary {
   static let markerVariable = "ASYNC_HARNESS_BUNDLE_MARKER"
   /// The variable naming the library's path, which it removes from `LD_PRELOAD`.
   static let preloadVariable = "ASYNC_HARNESS_BUNDLE_PRELOAD"
+  /// The variable naming the schedule the bundle's Swift concurrency runs in, `SEED:POLICY`.
+  static let scheduleVariable = "ASYNC_HARNESS_BUNDLE_SCHEDULE"
+  /// The library's sources, in the order they are compiled.
+  static let sources = [
+    ("AsyncHarnessBundleChannel.swift", PackageResources.AsyncHarnessBundleChannel_swift),
+    ("AsyncHarnessBundleExplorer.swift", PackageResources.AsyncHarnessBundleExplorer_swift),
+  ]
   /// The descriptor the channel is handed over as.
   static let channelDescriptor: Int32 = 3
 
   /// Where the library is, once compiled.
   let path: String
   /// The compile running, when the cache lacked the library: the compiler, the process, and
-  /// the scratch files' common path (`.swift`, `.so`, `.log`).
+  /// the scratch files' common path (a directory of the sources, then `.so`, `.log`).
   private let compile: (compiler: String, process: Process, scratch: String)?
 
   /// The library in `cache` (by default the user's), its compile started when it is not there.
@@ -48,23 +58,26 @@ struct BundleChannelLibrary {
     let resolved = URL(fileURLWithPath: compiler).resolvingSymlinksInPath().path
     let modified = ((try? FileManager.default.attributesOfItem(atPath: resolved))?[.modificationDate] as? Date)
       .map { "\($0.timeIntervalSince1970)" } ?? ""
-    let source = PackageResources.AsyncHarnessBundleChannel_swift
-    let key = String(StableHash.fnv1a64(continuing: StableHash.fnv1a64("\(resolved) \(modified)"), source), radix: 16)
+    let key = String(sources.reduce(StableHash.fnv1a64("\(resolved) \(modified)")) { hash, source in
+      StableHash.fnv1a64(continuing: hash, source.1)
+    }, radix: 16)
     let library = "\(directory)/asyncharness-bundle-channel-\(key).so"
     if FileManager.default.fileExists(atPath: library) { return BundleChannelLibrary(path: library, compile: nil) }
     let scratch = "\(directory)/asyncharness-bundle-channel-\(key)-\(getpid())-\(UUID().uuidString)"
-    guard FileManager.default.createFile(atPath: scratch + ".swift", contents: Data(source)),
+    try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false)
+    let files = sources.map { "\(scratch)/\($0.0)" }
+    guard zip(files, sources).allSatisfy({ FileManager.default.createFile(atPath: $0, contents: Data($1.1)) }),
       FileManager.default.createFile(atPath: scratch + ".log", contents: nil),
       let log = FileHandle(forWritingAtPath: scratch + ".log")
     else {
-      throw UsageError("cannot write \(scratch).swift: the directory \(directory) is not writable")
+      throw UsageError("cannot write the library's sources in \(scratch): the directory \(directory) is not writable")
     }
     defer { try? log.close() }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: compiler)
     // _GNU_SOURCE: C's `fopencookie`, through which Swift Testing's stream reaches the channel.
     process.arguments = ["-emit-library", "-parse-as-library", "-Onone", "-Xcc", "-D_GNU_SOURCE",
-                         "-module-name", "AsyncHarnessBundleChannel", scratch + ".swift", "-o", scratch + ".so"]
+                         "-module-name", "AsyncHarnessBundleChannel"] + files + ["-o", scratch + ".so"]
     process.standardOutput = log
     process.standardError = log
     try process.run()
@@ -79,7 +92,7 @@ struct BundleChannelLibrary {
   func ready() throws -> String {
     guard let compile else { return path }
     defer {
-      for suffix in [".swift", ".so", ".log"] { try? FileManager.default.removeItem(atPath: compile.scratch + suffix) }
+      for suffix in ["", ".so", ".log"] { try? FileManager.default.removeItem(atPath: compile.scratch + suffix) }
     }
     compile.process.waitUntilExit()
     guard compile.process.terminationStatus == 0, compile.process.terminationReason == .exit,
@@ -100,7 +113,7 @@ struct BundleChannelLibrary {
       compile.process.terminate()
       compile.process.waitUntilExit()
     }
-    for suffix in [".swift", ".so", ".log"] { try? FileManager.default.removeItem(atPath: compile.scratch + suffix) }
+    for suffix in ["", ".so", ".log"] { try? FileManager.default.removeItem(atPath: compile.scratch + suffix) }
   }
 
   /// The user's cache of the harness, made when missing: `$XDG_CACHE_HOME/asyncharness`, else
@@ -119,16 +132,19 @@ struct BundleChannelLibrary {
   }
 
   /// The variables a bundle worker of `library` starts with: the library preloaded (after
-  /// any the run was given), and what it reads at load time.
-  static func environment(library path: String, testing library: TestLibrary, marker: String,
+  /// any the run was given), and what it reads at load time; with `schedule`, the order the
+  /// bundle's Swift concurrency runs in.
+  static func environment(library path: String, testing library: TestLibrary, marker: String, schedule: Schedule? = nil,
                           inherited: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
     let preload = inherited["LD_PRELOAD"].map { "\($0):\(path)" } ?? path
     // A bundle built with `-sanitize=address` refuses to start when a library is preloaded
     // before its runtime, unless told not to check.
     let sanitizer = inherited["ASAN_OPTIONS"].map { "\($0):verify_asan_link_order=0" } ?? "verify_asan_link_order=0"
-    return [
+    var variables = [
       "LD_PRELOAD": preload, preloadVariable: path, channelVariable: String(channelDescriptor),
       libraryVariable: library.name, markerVariable: marker, "ASAN_OPTIONS": sanitizer,
     ]
+    variables[scheduleVariable] = schedule?.description
+    return variables
   }
 }

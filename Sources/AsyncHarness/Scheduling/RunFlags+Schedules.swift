@@ -1,6 +1,6 @@
 import ArgumentParser
 
-extension HarnessOptions {
+extension RunFlags {
   /// Checks `--explore N`, `--explore-policy POLICY` and `--schedule TOKEN` on their own.
   func validateSchedules() throws {
     if let explore, explore < 1 { throw ValidationError("--explore must be at least 1, not \(explore)") }
@@ -16,13 +16,17 @@ extension HarnessOptions {
     }
   }
 
-  /// Applies `--explore N` (with `--explore-policy`) and `--schedule TOKEN`: they run under
-  /// the scheduled waiter (the one `--waiter` names, or every scheduling one of
-  /// `--waiter all`; `scheduled` without `--waiter`).
+  /// The flag that asks for schedules, `--explore` or `--schedule`, when one does.
+  var scheduleFlag: String? {
+    explore != nil ? "--explore" : schedule != nil ? "--schedule" : nil
+  }
+
+  /// For harness suites: `--explore N` and `--schedule TOKEN` run under the scheduled waiter
+  /// (the one `--waiter` names, or every scheduling one of `--waiter all`; `scheduled`
+  /// without `--waiter`).
   /// - Throws: ``UsageError`` when the selected strategies include no scheduling one.
-  func applySchedules(to configuration: inout Configuration, registry: WaiterRegistry) throws {
-    guard explore != nil || schedule != nil else { return }
-    let flag = explore != nil ? "--explore" : "--schedule"
+  func selectScheduledWaiter(in configuration: inout Configuration, waiter: String?, registry: WaiterRegistry) throws {
+    guard let flag = scheduleFlag else { return }
     let scheduling = registry.waiters.filter { $0 is ScheduledWaiter }.map(\.name)
     switch waiter {
     case nil:
@@ -35,8 +39,5 @@ extension HarnessOptions {
         throw UsageError("\(flag) runs under the scheduled waiter, not \(name): use --waiter scheduled (or all)")
       }
     }
-    configuration.explorations = explore
-    configuration.explorationPolicy = explorePolicy.flatMap(SchedulePolicy.init)
-    configuration.replay = schedule.flatMap(ScheduleToken.init)
   }
 }

@@ -1,0 +1,385 @@
+// The other half of the library `harness test` preloads into a package's own test bundle
+// (compiled with AsyncHarnessBundleChannel.swift into one library; see that file): under
+// `harness test --explore N` and `--schedule TOKEN`, it installs Swift concurrency executors of
+// its own in the bundle, at load time, before `main`, so that the bundle's jobs (its tasks,
+// actor turns, `@MainActor` work, `Task.yield`, continuations, task groups; the testing
+// library's own as well) run one at a time, in an order a seed chooses, and `Task.sleep` and
+// the continuous and suspending clocks' sleeps run on virtual time. The harness runs each
+// explored test alone in a bundle of its own, once per schedule.
+//
+// It chooses as the harness's scheduled strategy does (Scheduling/SchedulePicker.swift and
+// Running/SeededRandomGenerator.swift: a SplitMix64 generator; a random walk, or PCT with
+// priorities per queue and change points drawn from the first 1,024 steps), over queues that
+// are the bundle's tasks in the order they were first seen (a job of no task, an actor's turn,
+// a queue of its own). It cannot import AsyncHarness (a bundle that links AsyncHarness must
+// never see a second copy of it), so those lines are repeated here: keep them in step.
+//
+// A job sent from a thread the schedule does not run (Dispatch, a thread of the test's own, the
+// testing library's main thread) while the schedule's own work runs or waits is work outside
+// its control: counted, and reported with the steps taken at each test's end
+// (`{"record":"schedule",…}`), so the harness never claims an order it did not control. A test
+// whose Swift concurrency work has nothing left to run, no sleeper due and no job arriving for
+// a quiet period of one second is stuck (a continuation never resumed, a lost wake-up): that
+// is reported at once (`{"record":"stuck",…}`), and the harness ends the test there.
+#if os(Linux) && compiler(>=6.3)
+@_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
+import Dispatch
+import Glibc
+import Synchronization
+
+/// The variable naming the schedule, `SEED:POLICY` (`7:random`, `3:pct2`); keep in step with
+/// BundleChannelLibrary.swift.
+private let scheduleVariable = "ASYNC_HARNESS_BUNDLE_SCHEDULE"
+
+@used @section(".init_array")
+private let installExplorer: @convention(c) () -> Void = { BundleExplorer.load() }
+
+enum BundleExplorer {
+  /// The schedule running this bundle's jobs, when the harness asked for one.
+  nonisolated(unsafe) static var scheduler: ExplorerScheduler?
+  /// Sends a record on the channel; set at load time by the channel's half.
+  nonisolated(unsafe) static var send: (@Sendable (String) -> Void)?
+  /// How long a schedule with nothing to run waits for work from outside before it reports
+  /// the running test stuck.
+  static let quietPeriod = 1.0
+
+  /// Reads the schedule the harness asked for (and removes it from the environment, so that
+  /// processes the tests start never see it) and installs the executors.
+  static func load() {
+    guard let value = getenv(scheduleVariable) else { return }
+    let text = String(cString: value)
+    unsetenv(scheduleVariable)
+    let parts = text.split(separator: ":")
+    guard parts.count == 2, let seed = UInt64(parts[0]) else { return }
+    let depth: Int? = parts[1] == "random" ? nil : Int(parts[1].dropFirst(3))
+    guard parts[1] == "random" || (parts[1].hasPrefix("pct") && depth != nil) else { return }
+    scheduler = ExplorerScheduler(picker: ExplorerPicker(seed: seed, pctDepth: depth))
+    _createExecutors(factory: ExplorerExecutors.self)
+  }
+
+  /// The record of the steps taken so far, sent just before each test's end; `nil` when no
+  /// schedule runs.
+  static func record() -> String? {
+    scheduler?.record()
+  }
+
+  /// A test began: from here its work having nothing to run is its being stuck.
+  static func testStarted() {
+    scheduler?.testStarted()
+  }
+}
+
+/// SplitMix64, as `SeededRandomGenerator`.
+private struct ExplorerRandom {
+  var state: UInt64
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+/// The choices of a schedule, as `SchedulePicker` makes them.
+struct ExplorerPicker {
+  private var generator: ExplorerRandom
+  /// PCT's depth, `nil` for a random walk.
+  private let depth: Int?
+  private var priorities: [UInt64] = []
+  private var changePoints: [(step: Int, priority: UInt64)] = []
+
+  init(seed: UInt64, pctDepth: Int?) {
+    generator = ExplorerRandom(state: seed)
+    depth = pctDepth
+    if let depth {
+      changePoints = (1..<max(1, depth)).map { index in
+        let exponent = draw(below: 10)
+        let step = (1 << exponent) + draw(below: 1 << exponent)
+        return (Int(step), UInt64(depth - index))
+      }
+    }
+  }
+
+  private mutating func draw(below bound: UInt64) -> UInt64 {
+    generator.next() % bound
+  }
+
+  mutating func queueAdded() {
+    if let depth { priorities.append(UInt64(depth) + 1 + draw(below: 1 << 62)) }
+  }
+
+  mutating func choose(among candidates: [Int], step: Int) -> Int {
+    guard depth != nil else { return candidates[Int(draw(below: UInt64(candidates.count)))] }
+    let chosen = candidates.max { priorities[$0] < priorities[$1] }!
+    for change in changePoints where change.step == step { priorities[chosen] = change.priority }
+    return chosen
+  }
+}
+
+/// Runs the bundle's jobs one at a time on a thread of its own (a `@MainActor` job on the
+/// main thread, while that thread waits), each chosen by the picker among the queues with a
+/// job ready; when none is ready, virtual time jumps to the earliest sleeper's due time.
+final class ExplorerScheduler: Sendable {
+  private struct Job {
+    let job: UnownedJob
+    let onMainThread: Bool
+    let queue: Int
+  }
+
+  private struct State {
+    var picker: ExplorerPicker
+    var ready: [Job] = []
+    var sleepers: [(due: Int64, order: Int, job: Job)] = []
+    var sleepersAdded = 0
+    var queues: [UInt64: Int] = [:]
+    var queueCount = 0
+    /// Virtual time, in nanoseconds since the schedule began.
+    var now: Int64 = 0
+    var running = false
+    /// Whether the scheduler's thread sleeps until a job comes.
+    var idle = false
+    var steps = 0
+    /// FNV-1a 64 of the queues the steps ran, as `ScheduleTrace` folds it.
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+    var jobs = 0
+    var outside = 0
+    var firstOutsideStep: Int?
+    /// The jobs taken when the running test began (none runs: `nil`), and whether it was
+    /// reported stuck.
+    var jobsAtTestStart: Int?
+    var stuckReported = false
+
+    mutating func queue(of task: UInt64?) -> Int {
+      if let task, let known = queues[task] { return known }
+      let index = queueCount
+      queueCount += 1
+      picker.queueAdded()
+      if let task { queues[task] = index }
+      return index
+    }
+  }
+
+  private let state: Mutex<State>
+  private let wake = DispatchSemaphore(value: 0)
+  /// Set on the scheduler's thread, and on the main thread while it runs a scheduled job:
+  /// what those send is the schedule's own work.
+  private static let ownThread = ThreadMark()
+
+  init(picker: ExplorerPicker) {
+    state = Mutex(State(picker: picker))
+    ExplorerThread.start { [self] in run() }
+  }
+
+  /// Takes a job: ready now, or after `delay` nanoseconds of virtual time.
+  func submit(_ job: UnownedJob, task: UInt64?, onMainThread: Bool, delay: Int64? = nil) {
+    let own = Self.ownThread.isSet
+    let wakeUp = state.withLock { state -> Bool in
+      state.jobs += 1
+      if !own && (state.running || !state.ready.isEmpty) {
+        state.outside += 1
+        if state.firstOutsideStep == nil { state.firstOutsideStep = state.steps + 1 }
+      }
+      let job = Job(job: job, onMainThread: onMainThread, queue: state.queue(of: task))
+      if let delay {
+        state.sleepers.append((state.now + max(0, delay), state.sleepersAdded, job))
+        state.sleepersAdded += 1
+      } else {
+        state.ready.append(job)
+      }
+      defer { state.idle = false }
+      return state.idle
+    }
+    if wakeUp { wake.signal() }
+  }
+
+  /// A test began.
+  func testStarted() {
+    state.withLock { state in
+      state.jobsAtTestStart = state.jobs
+      state.stuckReported = false
+    }
+  }
+
+  /// `{"record":"schedule","steps":N,"hash":H,"jobs":J,"outside":O,"firstOutsideStep":S}`, sent
+  /// as a test ends (none runs after).
+  func record() -> String {
+    state.withLock { state in
+      state.jobsAtTestStart = nil
+      return #"{"record":"schedule","steps":\#(state.steps),"hash":"\#(String(state.hash, radix: 16))","jobs":\#(state.jobs),"#
+        + #""outside":\#(state.outside)\#(state.firstOutsideStep.map { #","firstOutsideStep":\#($0)"# } ?? "")}"#
+    }
+  }
+
+  /// The next job to run, once one is ready.
+  private func next() -> Job {
+    while true {
+      let job = state.withLock { state -> Job? in
+        if state.ready.isEmpty, let earliest = state.sleepers.map(\.due).min() {
+          state.now = max(state.now, earliest)
+          let due = state.sleepers.filter { $0.due <= state.now }.sorted { ($0.due, $0.order) < ($1.due, $1.order) }
+          state.sleepers.removeAll { $0.due <= state.now }
+          state.ready += due.map(\.job)
+        }
+        guard !state.ready.isEmpty else {
+          state.idle = true
+          return nil
+        }
+        state.steps += 1
+        var candidates: [Int] = []
+        for job in state.ready where !candidates.contains(job.queue) { candidates.append(job.queue) }
+        let chosen = state.picker.choose(among: candidates, step: state.steps)
+        for byte in withUnsafeBytes(of: UInt64(chosen).littleEndian, Array.init) {
+          state.hash = (state.hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        state.running = true
+        return state.ready.remove(at: state.ready.firstIndex { $0.queue == chosen }!)
+      }
+      if let job { return job }
+      if wake.wait(timeout: .now() + BundleExplorer.quietPeriod) == .timedOut, let stuck = stuck() {
+        BundleExplorer.send?(stuck)
+      }
+    }
+  }
+
+  /// `{"record":"stuck","virtualTime":NANOSECONDS}` when the running test sent Swift
+  /// concurrency work and none of it can run, none is due and none came for the quiet
+  /// period; once a test.
+  private func stuck() -> String? {
+    state.withLock { state in
+      guard state.idle, state.ready.isEmpty, state.sleepers.isEmpty, !state.stuckReported,
+        let start = state.jobsAtTestStart, state.jobs > start
+      else { return nil }
+      state.stuckReported = true
+      return #"{"record":"stuck","virtualTime":\#(state.now)}"#
+    }
+  }
+
+  private func run() {
+    Self.ownThread.set()
+    let taskExecutor = ExplorerExecutors.task.asUnownedTaskExecutor()
+    while true {
+      let next = next()
+      if next.onMainThread {
+        let done = DispatchSemaphore(value: 0)
+        let job = next.job
+        DispatchQueue.main.async {
+          Self.ownThread.set()
+          job.runSynchronously(isolatedTo: ExplorerExecutors.main.asUnownedSerialExecutor(), taskExecutor: taskExecutor)
+          Self.ownThread.clear()
+          done.signal()
+        }
+        done.wait()
+      } else {
+        next.job.runSynchronously(on: taskExecutor)
+      }
+      state.withLock { $0.running = false }
+    }
+  }
+
+  /// The runtime's id of a job's task ("ExecutorJob(id: 7)"), `nil` for a job of no task.
+  static func task(of job: borrowing ExecutorJob) -> UInt64? {
+    job.description.split(separator: " ").last.flatMap { UInt64($0.dropLast()) }
+  }
+
+  /// The nanoseconds from now until `instant` of `clock`; `nil` for a clock that is neither
+  /// the continuous nor the suspending one (its sleeps stay on real time).
+  static func delay<C: Clock>(until instant: C.Instant, of clock: C) -> Int64? {
+    guard C.self == ContinuousClock.self || C.self == SuspendingClock.self,
+      let remaining = clock.now.duration(to: instant) as? Duration
+    else { return nil }
+    let parts = remaining.components
+    return max(0, parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000)
+  }
+}
+
+/// A mark a thread sets on itself.
+private final class ThreadMark: Sendable {
+  private let key: pthread_key_t
+
+  init() {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    self.key = key
+  }
+
+  var isSet: Bool { pthread_getspecific(key) != nil }
+  func set() { pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1)) }
+  func clear() { pthread_setspecific(key, nil) }
+}
+
+/// A detached thread running a closure.
+private enum ExplorerThread {
+  private final class Body {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+  }
+
+  static func start(_ run: @escaping @Sendable () -> Void) {
+    var thread = pthread_t()
+    let body = Unmanaged.passRetained(Body(run)).toOpaque()
+    pthread_create(&thread, nil, { raw in
+      Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
+      return nil
+    }, body)
+    pthread_detach(thread)
+  }
+}
+
+/// The executors the runtime uses once the schedule is installed.
+private struct ExplorerExecutors: ExecutorFactory {
+  static let main = ExplorerMainExecutor()
+  static let task = ExplorerTaskExecutor()
+  static var mainExecutor: any MainExecutor { main }
+  static var defaultExecutor: any TaskExecutor { task }
+}
+
+/// The default executor: every job and sleep goes to the schedule.
+private final class ExplorerTaskExecutor: TaskExecutor, SchedulingExecutor {
+  private let platform = PlatformExecutorFactory.defaultExecutor
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let task = ExplorerScheduler.task(of: job)
+    BundleExplorer.scheduler?.submit(UnownedJob(job), task: task, onMainThread: false)
+  }
+
+  func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
+    guard let delay = ExplorerScheduler.delay(until: instant, of: clock) else {
+      // Another clock's sleep stays on real time, in the platform's executor.
+      if let scheduling = platform as? any SchedulingExecutor {
+        return scheduling.enqueue(job, at: instant, tolerance: tolerance, clock: clock)
+      }
+      return platform.enqueue(job)
+    }
+    let task = ExplorerScheduler.task(of: job)
+    BundleExplorer.scheduler?.submit(UnownedJob(job), task: task, onMainThread: false, delay: delay)
+  }
+
+  func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
+    enqueue(job, at: clock.now.advanced(by: delay), tolerance: tolerance, clock: clock)
+  }
+}
+
+/// The main executor: the platform's run loop, with `@MainActor` jobs going to the schedule,
+/// which runs each on the main thread.
+private final class ExplorerMainExecutor: MainExecutor {
+  private let platform = PlatformExecutorFactory.mainExecutor
+
+  func run() throws { try platform.run() }
+  func stop() { platform.stop() }
+  var isMainExecutor: Bool { true }
+  func checkIsolated() { platform.checkIsolated() }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let task = ExplorerScheduler.task(of: job)
+    BundleExplorer.scheduler?.submit(UnownedJob(job), task: task, onMainThread: true)
+  }
+}
+#else
+enum BundleExplorer {
+  nonisolated(unsafe) static var send: (@Sendable (String) -> Void)?
+  static func record() -> String? { nil }
+  static func testStarted() {}
+}
+#endif
