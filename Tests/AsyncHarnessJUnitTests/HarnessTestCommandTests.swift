@@ -262,10 +262,11 @@ final class HarnessTestCommandTests: ReportTestCase {
     let run = try runToEnd(try harness(), ["test", "--help"])
     XCTAssertEqual(run.status, 0, run.errors)
     for flag in ["--package-path <dir>", "--skip-build", "--filter <text>", "--retries <N>", "--workers <N>", "--junit <path>",
-                 "--shuffle [<seed>]", "--rerun-failed", "--shard <index/count>", "<build flags>"] {
+                 "--shuffle [<seed>]", "--rerun-failed", "--shard <index/count>", "--explore <N>", "--explore-policy <policy>",
+                 "--schedule <token>", "<build flags>"] {
       XCTAssertTrue(run.output.contains("  \(flag)"), "\(flag) is missing from\n\(run.output)")
     }
-    for flag in ["--waiter", "--isolation", "--timeout", "--explore", "--schedule", "--jitter", "--no-capture", "--async-width"] {
+    for flag in ["--waiter", "--isolation", "--timeout", "--jitter", "--no-capture", "--async-width"] {
       XCTAssertFalse(run.output.contains(flag), "\(flag) does not apply, yet\n\(run.output)")
     }
     let root = try runToEnd(try harness(), ["--help"])
@@ -277,7 +278,7 @@ final class HarnessTestCommandTests: ReportTestCase {
   }
 
   func testAFlagOfSuitesOnlyIsRefused() throws {
-    for flags in [["--waiter", "semaphore"], ["--jitter"], ["--isolation", "none"], ["--explore", "10"]] {
+    for flags in [["--waiter", "semaphore"], ["--jitter"], ["--isolation", "none"], ["--async-width", "10"]] {
       let run = try runToEnd(try harness(), ["test"] + flags)
       XCTAssertEqual(run.status, 2)
       XCTAssertTrue(run.errors.hasPrefix("error: \(flags[0]) does not apply to harness test: the package's tests run in its "

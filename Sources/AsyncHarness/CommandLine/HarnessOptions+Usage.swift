@@ -5,10 +5,11 @@ extension HarnessOptions {
   /// to `<options>`; a test pins it against the options the command declares.
   static var synopsis: String {
     "\(executableName) [--waiter <name|all>] [--timeout <seconds>] [--isolation <mode>] [--parallel] [--async-width <N>] "
-      + "[--no-capture] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]] "
+      + "[--no-capture] [--jitter [<seed>]] "
       + "[--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] "
       + "[--shuffle [<seed>]] [--json <path>] [--junit <path>] [--trace <path>] [--report-html <path>] "
-      + "[--junit-profile <name>] [--time-limit <seconds|none>] [--slow <seconds>] [--workers <N>] [--format <text|json>] "
+      + "[--junit-profile <name>] [--time-limit <seconds|none>] [--slow <seconds>] [--workers <N>] [--explore <N>] "
+      + "[--explore-policy <policy>] [--schedule <token>] [--format <text|json>] "
       + "[--only <id> ...] [--only-from <path>] [--rerun-failed] [--shard <index/count>] [--shard-by <suite|test>] "
       + "[--shard-timings <path>]"
   }

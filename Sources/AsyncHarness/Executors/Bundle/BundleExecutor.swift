@@ -385,7 +385,7 @@ private struct BundleTranscript: WorkerTranscript {
       guard supervision.running.count == 1, let attempt = supervision.running.first else { return }
       scheduled = true
       supervision.record(Event(.issueRecorded(attempt.step.id, Issue(
-        kind: .deadlock, message: ScheduleScope.stuckMessage(at: virtualTime, quietPeriod: .seconds(1)),
+        kind: .deadlock, message: ScheduleScope.stuckMessage(at: virtualTime, quietPeriod: BundleChannelLibrary.quietPeriod),
         sourceLocation: attempt.step.test.sourceLocation))), of: attempt.step.id)
       end(attempt.step, as: .returned(duration: attempt.start.duration(to: .now).timeInterval), into: &supervision)
     }

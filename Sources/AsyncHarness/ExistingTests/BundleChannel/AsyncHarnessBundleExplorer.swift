@@ -19,7 +19,7 @@
 // its control: counted, and reported with the steps taken at each test's end
 // (`{"record":"schedule",…}`), so the harness never claims an order it did not control. A test
 // whose Swift concurrency work has nothing left to run, no sleeper due and no job arriving for
-// a quiet period of one second is stuck (a continuation never resumed, a lost wake-up): that
+// a quiet period (the scheduled strategy's, 200 ms unless the harness says otherwise) is stuck (a continuation never resumed, a lost wake-up): that
 // is reported at once (`{"record":"stuck",…}`), and the harness ends the test there.
 #if os(Linux) && compiler(>=6.3)
 @_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
@@ -27,8 +27,8 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// The variable naming the schedule, `SEED:POLICY` (`7:random`, `3:pct2`); keep in step with
-/// BundleChannelLibrary.swift.
+/// The variable naming the schedule and the quiet period in milliseconds, `SEED:POLICY:QUIET`
+/// (`7:random:200`, `3:pct2:200`); keep in step with BundleChannelLibrary.swift.
 private let scheduleVariable = "ASYNC_HARNESS_BUNDLE_SCHEDULE"
 
 @used @section(".init_array")
@@ -40,8 +40,8 @@ enum BundleExplorer {
   /// Sends a record on the channel; set at load time by the channel's half.
   nonisolated(unsafe) static var send: (@Sendable (String) -> Void)?
   /// How long a schedule with nothing to run waits for work from outside before it reports
-  /// the running test stuck.
-  static let quietPeriod = 1.0
+  /// the running test stuck, in seconds.
+  nonisolated(unsafe) static var quietPeriod = 0.2
 
   /// Reads the schedule the harness asked for (and removes it from the environment, so that
   /// processes the tests start never see it) and installs the executors.
@@ -50,7 +50,8 @@ enum BundleExplorer {
     let text = String(cString: value)
     unsetenv(scheduleVariable)
     let parts = text.split(separator: ":")
-    guard parts.count == 2, let seed = UInt64(parts[0]) else { return }
+    guard parts.count == 3, let seed = UInt64(parts[0]), let quiet = Int(parts[2]) else { return }
+    quietPeriod = Double(quiet) / 1000
     let depth: Int? = parts[1] == "random" ? nil : Int(parts[1].dropFirst(3))
     guard parts[1] == "random" || (parts[1].hasPrefix("pct") && depth != nil) else { return }
     scheduler = ExplorerScheduler(picker: ExplorerPicker(seed: seed, pctDepth: depth))

@@ -31,7 +31,9 @@ struct BundleChannelLibrary {
   static let markerVariable = "ASYNC_HARNESS_BUNDLE_MARKER"
   /// The variable naming the library's path, which it removes from `LD_PRELOAD`.
   static let preloadVariable = "ASYNC_HARNESS_BUNDLE_PRELOAD"
-  /// The variable naming the schedule the bundle's Swift concurrency runs in, `SEED:POLICY`.
+  /// The variable naming the schedule the bundle's Swift concurrency runs in and how long it
+  /// waits for work from outside before it calls a test stuck, `SEED:POLICY:MILLISECONDS`:
+  /// the scheduled strategy's quiet period (``ScheduledWaiter/quietPeriod``).
   static let scheduleVariable = "ASYNC_HARNESS_BUNDLE_SCHEDULE"
   /// The library's sources, in the order they are compiled.
   static let sources = [
@@ -40,6 +42,9 @@ struct BundleChannelLibrary {
   ]
   /// The descriptor the channel is handed over as.
   static let channelDescriptor: Int32 = 3
+  /// How long a schedule with nothing to run waits for work from outside before it calls the
+  /// running test stuck: the scheduled strategy's.
+  static let quietPeriod = ScheduledWaiter().quietPeriod
 
   /// Where the library is, once compiled.
   let path: String
@@ -144,7 +149,7 @@ struct BundleChannelLibrary {
       "LD_PRELOAD": preload, preloadVariable: path, channelVariable: String(channelDescriptor),
       libraryVariable: library.name, markerVariable: marker, "ASAN_OPTIONS": sanitizer,
     ]
-    variables[scheduleVariable] = schedule?.description
+    variables[scheduleVariable] = schedule.map { "\($0):\(quietPeriod.components.seconds * 1000 + quietPeriod.components.attoseconds / 1_000_000_000_000_000)" }
     return variables
   }
 }

@@ -1,0 +1,153 @@
+import AsyncHarness
+import Foundation
+import Synchronization
+import XCTest
+
+/// Issue 41: `harness test --explore N` finds the ordering bugs of a package's own XCTest and
+/// Swift Testing tests (Tests/Fixtures/OrderingBugs, which does not depend on AsyncHarness), and
+/// `--schedule TOKEN` replays a failing order exactly.
+final class ExploringExistingTestsTests: ReportTestCase {
+  private static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+  private static let fixture = checkout.appendingPathComponent("Tests/Fixtures/OrderingBugs")
+  /// A scratch path of the fixture's own, so its build never waits for the lock of the
+  /// `swift test` running these tests, and never writes into the fixture's directory.
+  private static let scratch = checkout.appendingPathComponent(".build/fixtures/ordering-bugs-scratch")
+  private static let built = Mutex(false)
+
+  /// The fixture's tests of a bug, each failing in some orders only.
+  private static let bugs = [
+    "OrdersTests.OrdersXCTests/testTwoWithdrawalsNeverOverdraw", "OrdersTests.OrdersXCTests/testAThumbnailIsRenderedOnce",
+    "OrdersTests.OrdersXCTests/testPagesComeInTheOrderAskedFor", "OrdersTests.OrdersXCTests/testTheDoorbellWakesTheOneWaiting",
+    "OrdersTests.OrdersTests/twoWithdrawalsNeverOverdraw()", "OrdersTests.OrdersTests/aThumbnailIsRenderedOnce()",
+    "OrdersTests.OrdersTests/pagesComeInTheOrderAskedFor()", "OrdersTests.OrdersTests/theDoorbellWakesTheOneWaiting()",
+  ]
+  /// The lost wake-ups, which end stuck rather than failing an assertion.
+  private static let stuck: Set<String> = [
+    "OrdersTests.OrdersXCTests/testTheDoorbellWakesTheOneWaiting", "OrdersTests.OrdersTests/theDoorbellWakesTheOneWaiting()",
+  ]
+
+  /// Every bug is found in at least 5 of 100 seeds (so 100 seeds find it with more than 99 %
+  /// probability), every fixed twin passes all 100, and each test's every seed is reported.
+  func testExploringFindsEveryBugAndPassesEveryFixedTwin() throws {
+    let runs = try explore(["--explore", "100", "--workers", "2"])
+    XCTAssertEqual(runs.status, 1, runs.errors)
+    XCTAssertEqual(Set(runs.bySeed.keys).count, 17, "every test of the fixture is explored: \(runs.bySeed.keys.sorted())")
+    for (test, seeds) in runs.bySeed {
+      XCTAssertEqual(seeds.count, 100, "\(test) ran under \(seeds.count) schedules")
+      let failing = seeds.values.filter { $0.result.verdict.isFailure }
+      if Self.bugs.contains(test) {
+        XCTAssertGreaterThanOrEqual(failing.count, 5, "\(test) failed in \(failing.count) of 100 seeds")
+      } else {
+        XCTAssertEqual(failing.count, 0, "the fixed twin \(test) failed under \(failing.compactMap(\.test.schedule))")
+      }
+    }
+    // A lost wake-up ends as the stuck test it is, with its order's replay.
+    for test in Self.stuck {
+      let stuck = runs.bySeed[test]?.values.first { $0.result.verdict.isFailure }
+      XCTAssertEqual(stuck?.result.issues.map(\.kind), [.deadlock], test)
+      XCTAssertTrue(stuck?.result.issues.first?.message.hasPrefix("The async code is suspended and nothing can resume it") == true)
+    }
+    XCTAssertTrue(runs.output.contains("Explored schedules:\n"), runs.output)
+  }
+
+  /// Each bug's printed replay fails the same way five times out of five, and takes the same
+  /// steps (no "took other steps" warning).
+  func testTheReplayOfAFailingOrderFailsEveryTime() throws {
+    let explored = try explore(["--explore", "20", "--workers", "2"] + Self.bugs.flatMap { ["--filter", $0] })
+    for test in Self.bugs {
+      let failure = try XCTUnwrap(explored.bySeed[test]?.sorted { $0.key < $1.key }.first { $0.value.result.verdict.isFailure }?.value,
+                                  "\(test) did not fail in 20 seeds")
+      let token = try XCTUnwrap(failure.result.replayToken(of: failure.test))
+      let replay = try explore(["--schedule", token, "--repeat", "5", "--filter", test])
+      XCTAssertEqual(replay.status, 1, replay.errors)
+      let results = replay.bySeed[test]?.values.map(\.result) ?? []
+      XCTAssertEqual(results.count, 1, "\(test) under \(token)")
+      let ended = replay.ended.filter { $0.test.path == test }
+      XCTAssertEqual(ended.count, 5, "\(test) under \(token) ran \(ended.count) times")
+      for run in ended {
+        XCTAssertEqual(run.result.verdict, failure.result.verdict, "\(test) under \(token)")
+        XCTAssertEqual(run.result.issues.map(\.message), failure.result.issues.map(\.message), "\(test) under \(token)")
+      }
+    }
+  }
+
+  /// A test whose order is partly a Dispatch queue's passes, with a warning that says so.
+  func testWorkFromOutsideTheScheduleIsNamed() throws {
+    let runs = try explore(["--explore", "3", "--filter", "Dispatch"])
+    XCTAssertEqual(runs.status, 0, runs.errors)
+    let ended = runs.ended
+    XCTAssertEqual(ended.count, 3)
+    for run in ended {
+      XCTAssertEqual(run.result.verdict, .passed)
+      let warning = try XCTUnwrap(run.result.issues.first { $0.kind == .warning }?.message)
+      XCTAssertTrue(warning.hasPrefix("The test's order was partly outside the schedule's control: "), warning)
+      XCTAssertTrue(warning.hasSuffix("; the schedule neither orders nor replays that work"), warning)
+    }
+  }
+
+  func testBadScheduleFlagsAreUsageErrors() throws {
+    let cases: [([String], String)] = [
+      (["--explore", "0"], "error: --explore must be at least 1, not 0\n"),
+      (["--explore-policy", "random"], "error: --explore-policy needs --explore N\n"),
+      (["--explore", "2", "--explore-policy", "pct12"],
+       "error: --explore-policy \"pct12\" is not a policy: expected random or pctD with D from 1 to 9, e.g. pct3\n"),
+      (["--explore", "2", "--schedule", "1:random:abcdef"], "error: --explore and --schedule cannot be combined\n"),
+      (["--schedule", "nope"], "error: --schedule \"nope\" is not a replay token: "),
+    ]
+    for (flags, message) in cases {
+      let run = try runToEnd(try harness(), ["test", "--package-path", Self.fixture.path, "--skip-build"] + flags)
+      XCTAssertEqual(run.status, 2, "\(flags)")
+      XCTAssertTrue(run.errors.hasPrefix(message), "\(flags): \(run.errors)")
+    }
+  }
+
+  // MARK: Helpers
+
+  /// What one `harness test` run of the fixture said: its status and console, and the
+  /// attempts that ended, each test's by its schedule's seed.
+  private struct Explored {
+    var status: Int32
+    var output: String
+    var errors: String
+    var ended: [(test: TestID, result: TestResult)]
+    var bySeed: [String: [String: (test: TestID, result: TestResult)]] {
+      var tests: [String: [String: (test: TestID, result: TestResult)]] = [:]
+      for run in ended { tests[run.test.path, default: [:]][run.test.schedule ?? ""] = run }
+      return tests
+    }
+  }
+
+  private func explore(_ flags: [String]) throws -> Explored {
+    try Self.buildFixture()
+    let json = path("events-\(UUID().uuidString).jsonl")
+    let run = try runToEnd(try harness(), ["test", "--package-path", Self.fixture.path, "--skip-build", "--json", json]
+      + flags + ["--", "--scratch-path", Self.scratch.path], limit: 600)
+    var ended: [(test: TestID, result: TestResult)] = []
+    for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
+      if case .testEnded(let test, let result, _) = try Event(jsonLine: line).kind { ended.append((test, result)) }
+    }
+    return Explored(status: run.status, output: run.output, errors: run.errors, ended: ended)
+  }
+
+  /// The `harness` executable built next to the tests, or a skip when it is not.
+  private func harness() throws -> URL {
+    let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("harness")
+    guard FileManager.default.isExecutableFile(atPath: tool.path) else {
+      throw XCTSkip("harness is not built next to the tests (swift build first)")
+    }
+    return tool
+  }
+
+  /// Builds the fixture's tests once per test process.
+  private static func buildFixture() throws {
+    try built.withLock { built in
+      guard !built else { return }
+      let build = try runToEnd(URL(fileURLWithPath: "/usr/bin/env"), [
+        "swift", "build", "--build-tests", "--package-path", fixture.path, "--scratch-path", scratch.path,
+      ], limit: 600)
+      guard build.status == 0 else { throw XCTSkip("the fixture does not build:\n\(build.output)\(build.errors)") }
+      built = true
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import Dispatch
+import Orders
+import XCTest
+
+/// The tests a team would write for the ordering bugs, in XCTest: each bug's test fails only in
+/// some orders of the code's Swift concurrency; its fixed twin's test passes in every order.
+final class OrdersXCTests: XCTestCase {
+  func testTwoWithdrawalsNeverOverdraw() async {
+    let account = Account(balance: 100)
+    async let first = account.withdraw(80)
+    async let second = account.withdraw(80)
+    _ = await (first, second)
+    let balance = await account.balance
+    XCTAssertGreaterThanOrEqual(balance, 0)
+  }
+
+  func testTwoWithdrawalsCheckingAfterTheAuditNeverOverdraw() async {
+    let account = Account(balance: 100)
+    async let first = account.withdrawCheckingAfterTheAudit(80)
+    async let second = account.withdrawCheckingAfterTheAudit(80)
+    _ = await (first, second)
+    let balance = await account.balance
+    XCTAssertGreaterThanOrEqual(balance, 0)
+  }
+
+  func testAThumbnailIsRenderedOnce() async {
+    let thumbnails = Thumbnails()
+    async let first = thumbnails.thumbnail(for: "cat")
+    async let second = thumbnails.thumbnail(for: "cat")
+    _ = await (first, second)
+    let renders = await thumbnails.renderer.renders
+    XCTAssertEqual(renders, 1)
+  }
+
+  func testAThumbnailJoiningTheRenderInFlightIsRenderedOnce() async {
+    let thumbnails = Thumbnails()
+    async let first = thumbnails.thumbnailRenderedOnce(for: "cat")
+    async let second = thumbnails.thumbnailRenderedOnce(for: "cat")
+    _ = await (first, second)
+    let renders = await thumbnails.renderer.renders
+    XCTAssertEqual(renders, 1)
+  }
+
+  func testPagesComeInTheOrderAskedFor() async {
+    let pages = await Pages.fetchAll([1, 2, 3])
+    XCTAssertEqual(pages, ["page 1", "page 2", "page 3"])
+  }
+
+  func testPagesPlacedByTheirIndexComeInTheOrderAskedFor() async {
+    let pages = await Pages.fetchAllInOrder([1, 2, 3])
+    XCTAssertEqual(pages, ["page 1", "page 2", "page 3"])
+  }
+
+  func testTheDoorbellWakesTheOneWaiting() async {
+    let doorbell = Doorbell()
+    async let woken: Void = doorbell.wait()
+    Task { doorbell.ring() }
+    await woken
+  }
+
+  func testADoorbellRememberingEarlyRingsWakesTheOneWaiting() async {
+    let doorbell = Doorbell(remembersEarlyRings: true)
+    async let woken: Void = doorbell.wait()
+    Task { doorbell.ring() }
+    await woken
+  }
+
+  /// Passes in every order, but part of its order is not the schedule's: an answer comes
+  /// from a Dispatch queue while the test's own tasks run.
+  func testAnAnswerFromADispatchQueueArrivesWhileTheTestWorks() async {
+    async let answer = withCheckedContinuation { continuation in
+      DispatchQueue.global().async { continuation.resume(returning: 42) }
+    }
+    var turns = 0
+    while turns < 1_000 {
+      await Task.yield()
+      turns += 1
+    }
+    let value = await answer
+    XCTAssertEqual(value, 42)
+  }
+}
