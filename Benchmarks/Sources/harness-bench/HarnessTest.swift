@@ -96,7 +96,7 @@ private func measure(_ package: URL, heavy: ExistingTestsShape.Library, harness:
 /// The `harness` executable: the one built beside this executable (the package's target
 /// depends on the product, so `swift build`/`swift run` of harness-bench builds it in the same
 /// configuration), else built from the root package in release, its build time printed.
-private func harnessExecutable(log: String) -> String? {
+func harnessExecutable(log: String) -> String? {
   let beside = (Bundle.main.executableURL ?? URL(fileURLWithPath: "/proc/self/exe")).resolvingSymlinksInPath()
     .deletingLastPathComponent().appendingPathComponent("harness").path
   if FileManager.default.isExecutableFile(atPath: beside) {
