@@ -65,4 +65,35 @@ final class BundleChannelLibraryTests: TemporaryDirectoryTestCase {
       BundleChannelLibrary.environment(library: "/b/lib.so", testing: .swiftTesting, marker: "M", inherited: [:])["LD_PRELOAD"],
       "/b/lib.so")
   }
+
+  /// Under a schedule the worker is told it, with the scheduled strategy's quiet period.
+  func testAScheduledWorkerIsToldItsScheduleAndQuietPeriod() {
+    let variables = BundleChannelLibrary.environment(library: "/b/lib.so", testing: .xctest, marker: "M",
+                                                     schedule: Schedule(seed: 7, policy: .pct(depth: 3)), inherited: [:])
+    XCTAssertEqual(variables["ASYNC_HARNESS_BUNDLE_SCHEDULE"], "7:pct3:200")
+    XCTAssertNil(BundleChannelLibrary.environment(library: "/b/lib.so", testing: .xctest, marker: "M",
+                                                  inherited: [:])["ASYNC_HARNESS_BUNDLE_SCHEDULE"])
+  }
+
+  /// The preloaded library cannot import AsyncHarness, so it repeats how the scheduled strategy
+  /// chooses (its generator, its policies): every line that decides a choice there is here too,
+  /// so that a seed means the same order in a bundle as under the scheduled waiter.
+  func testTheBundlesScheduleChoosesAsTheScheduledStrategyDoes() throws {
+    let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Sources/AsyncHarness")
+    let explorer = String(decoding: PackageResources.AsyncHarnessBundleExplorer_swift, as: UTF8.self)
+    let deciding = ["state &+= 0x9E37_79B9_7F4A_7C15", "z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9",
+                    "z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB", "return z ^ (z >> 31)",
+                    "let exponent = draw(below: 10)", "let step = (1 << exponent) + draw(below: 1 << exponent)",
+                    "return (Int(step), UInt64(depth - index))", "append(UInt64(depth) + 1 + draw(below: 1 << 62))",
+                    "candidates[Int(draw(below: UInt64(candidates.count)))]",
+                    "let chosen = candidates.max { priorities[$0] < priorities[$1] }!",
+                    "for change in changePoints where change.step == step", "generator.next() % bound"]
+    let harness = try ["Scheduling/SchedulePicker.swift", "Running/SeededRandomGenerator.swift"]
+      .map { try String(contentsOf: sources.appendingPathComponent($0), encoding: .utf8) }.joined()
+    for line in deciding {
+      XCTAssertTrue(harness.contains(line), "the scheduled strategy no longer says \(line)")
+      XCTAssertTrue(explorer.contains(line), "the bundle's schedule does not say \(line)")
+    }
+  }
 }

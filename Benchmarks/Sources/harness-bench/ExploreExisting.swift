@@ -7,7 +7,7 @@ import Foundation
 /// Testing test), built once: for each bug's test, how many of `--explore N`'s seeds find it
 /// (`harness test --explore N --filter TEST`), against how many of M plain runs of the same
 /// test fail (its bundle run as `swift test --skip-build --filter` runs it, each run in a
-/// process of its own, a run still going after 10 s counted as hung); and the wall time of
+/// process of its own, a run still going after 5 s counted as hung); and the wall time of
 /// exploring one test against as many plain runs of it.
 func measureExploringExistingTests(_ counts: Counts, _ report: Report) {
   let (seeds, plainRuns) = counts.exploredExistingTests
@@ -49,7 +49,7 @@ func measureExploringExistingTests(_ counts: Counts, _ report: Report) {
     var failed = 0
     var plainSeconds = 0.0
     for _ in 0..<plainRuns {
-      let run = spawnToEnd(["timeout", "10"] + plain, output: log)
+      let run = spawnToEnd(["timeout", "5"] + plain, output: log)
       plainSeconds += run.seconds
       if run.status != 0 { failed += 1 }
     }
