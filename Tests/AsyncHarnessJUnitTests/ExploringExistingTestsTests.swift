@@ -72,6 +72,35 @@ final class ExploringExistingTestsTests: ReportTestCase {
     }
   }
 
+  /// Under `--trace` each step of a test's schedule is an event as it is taken, numbered from
+  /// the test's start, and an instant on the trace's timeline.
+  func testTheTraceShowsTheStepsOfATestsSchedule() throws {
+    let trace = path("trace-\(UUID().uuidString).json")
+    let json = path("events-\(UUID().uuidString).jsonl")
+    let test = "OrdersTests.OrdersXCTests/testTwoWithdrawalsNeverOverdraw"
+    try Self.buildFixture()
+    let run = try runToEnd(try harness(), ["test", "--package-path", Self.fixture.path, "--skip-build", "--explore", "1",
+                                           "--filter", test, "--trace", trace, "--json", json,
+                                           "--", "--scratch-path", Self.scratch.path], limit: 300)
+    XCTAssertLessThanOrEqual(run.status, 1, run.errors)
+    var steps: [(number: Int, ran: String)] = []
+    var traced: ScheduleTrace?
+    for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
+      switch try Event(jsonLine: line).kind {
+      case .scheduleStep(let id, let number, let ran, _) where id.path == test: steps.append((number, ran))
+      case .testEnded(_, let result, _): traced = result.scheduleTrace
+      default: break
+      }
+    }
+    XCTAssertFalse(steps.isEmpty)
+    XCTAssertEqual(steps.map(\.number), Array(1...max(1, steps.count)))
+    XCTAssertEqual(steps.count, traced?.steps, "an XCTest bundle takes no step before the test")
+    XCTAssertTrue(steps.allSatisfy { $0.ran.hasPrefix("task #") || $0.ran.hasPrefix("an actor's job") }, "\(steps)")
+    let document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: trace))) as? [String: Any]
+    let instants = (document?["traceEvents"] as? [[String: Any]] ?? []).filter { $0["cat"] as? String == "step" }
+    XCTAssertEqual(instants.count, steps.count)
+  }
+
   /// A test whose order is partly a Dispatch queue's passes, with a warning that says so.
   func testWorkFromOutsideTheScheduleIsNamed() throws {
     let runs = try explore(["--explore", "3", "--filter", "Dispatch"])

@@ -66,11 +66,16 @@ final class BundleChannelLibraryTests: TemporaryDirectoryTestCase {
       "/b/lib.so")
   }
 
-  /// Under a schedule the worker is told it, with the scheduled strategy's quiet period.
+  /// Under a schedule the worker is told it, with the scheduled strategy's quiet period and the
+  /// steps to say.
   func testAScheduledWorkerIsToldItsScheduleAndQuietPeriod() {
     let variables = BundleChannelLibrary.environment(library: "/b/lib.so", testing: .xctest, marker: "M",
                                                      schedule: Schedule(seed: 7, policy: .pct(depth: 3)), inherited: [:])
-    XCTAssertEqual(variables["ASYNC_HARNESS_BUNDLE_SCHEDULE"], "7:pct3:200")
+    XCTAssertEqual(variables["ASYNC_HARNESS_BUNDLE_SCHEDULE"], "7:pct3:200:0")
+    // Under --trace, with the most steps a test's events hold.
+    XCTAssertEqual(BundleChannelLibrary.environment(library: "/b/lib.so", testing: .xctest, marker: "M",
+                                                    schedule: Schedule(seed: 1, policy: .randomWalk), saysSteps: true,
+                                                    inherited: [:])["ASYNC_HARNESS_BUNDLE_SCHEDULE"], "1:random:200:10000")
     XCTAssertNil(BundleChannelLibrary.environment(library: "/b/lib.so", testing: .xctest, marker: "M",
                                                   inherited: [:])["ASYNC_HARNESS_BUNDLE_SCHEDULE"])
   }

@@ -15,6 +15,9 @@ enum BundleNote: Equatable {
   /// took up to the end that comes next, of how many `jobs`, `outside` of them sent from
   /// threads the schedule does not run while its own work ran.
   case schedule(ScheduleTrace, jobs: Int, outside: Int)
+  /// Under a schedule and `--trace`, the running test's schedule took step `number`, running a
+  /// job of `ran` (`task #3`), at this virtual time.
+  case step(Int, ran: String, virtualTime: Duration)
   /// Under a schedule, the running test's Swift concurrency work has nothing left to run,
   /// nothing due and nothing arriving: it is stuck, at this virtual time.
   case stuck(virtualTime: Duration)
@@ -108,7 +111,7 @@ enum BundleChannelReader {
   /// Reads one record of the channel (a line without its newline). A line that is not a
   /// record says nothing.
   mutating func read(_ line: ArraySlice<UInt8>) -> [BundleNote] {
-    if line.starts(with: Self.scheduleRecord) || line.starts(with: Self.stuckRecord) {
+    if line.starts(with: Self.scheduleRecord) || line.starts(with: Self.stuckRecord) || line.starts(with: Self.stepRecord) {
       return Self.scheduleNote(line).map { [$0] } ?? []
     }
     if line.starts(with: Self.childrenRecord) {
@@ -171,12 +174,16 @@ enum BundleChannelReader {
   private static let childrenRecord = Array(#"{"record":"children""#.utf8)
   private static let scheduleRecord = Array(#"{"record":"schedule""#.utf8)
   private static let stuckRecord = Array(#"{"record":"stuck""#.utf8)
+  private static let stepRecord = Array(#"{"record":"step""#.utf8)
 
-  /// The note of a `schedule` or `stuck` record (AsyncHarnessBundleExplorer.swift).
+  /// The note of a `schedule`, `step` or `stuck` record (AsyncHarnessBundleExplorer.swift).
   private static func scheduleNote(_ line: ArraySlice<UInt8>) -> BundleNote? {
     guard let value = JSONValue.parse(line), let record = try? JSONFields(value) else { return nil }
     if let nanoseconds = try? record.number("virtualTime", as: Int64.self) {
-      return .stuck(virtualTime: .nanoseconds(nanoseconds))
+      guard let number = try? record.number("step", as: Int.self), let ran = try? record.string("ran") else {
+        return .stuck(virtualTime: .nanoseconds(nanoseconds))
+      }
+      return .step(number, ran: ran, virtualTime: .nanoseconds(nanoseconds))
     }
     guard let steps = try? record.number("steps", as: Int.self), let hashText = try? record.string("hash"),
       let hash = UInt64(hashText, radix: 16), let jobs = try? record.number("jobs", as: Int.self),

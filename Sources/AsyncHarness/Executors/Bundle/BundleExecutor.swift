@@ -204,7 +204,8 @@ private struct BundleWorker {
       process = try ChildProcess(
         executable: bundle, arguments: reader.arguments(running: steps.map(\.test), oneAtATime: oneAtATime),
         environment: BundleChannelLibrary.environment(library: channelLibrary, testing: library, marker: marker,
-                                                      schedule: steps.first?.step.schedule)
+                                                      schedule: steps.first?.step.schedule,
+                                                      saysSteps: steps.first?.step.reportsWaits == true)
           .merging(reader.environment) { $1 },
         handing: [(channel.write, BundleChannelLibrary.channelDescriptor)], directory: directory)
     } catch {
@@ -380,6 +381,10 @@ private struct BundleTranscript: WorkerTranscript {
       guard outside > 0, let step = supervision.running.first?.step else { return }
       supervision.record(Event(.issueRecorded(step.id, Issue(kind: .warning, message: Self.outsideMessage(
         outside: outside, of: jobs, before: trace.firstOutsideStep), sourceLocation: step.test.sourceLocation))), of: step.id)
+    case .step(let number, let ran, let virtualTime):
+      guard let step = supervision.running.first?.step else { return }
+      supervision.record(Event(.scheduleStep(step.id, step: number, ran: ran, virtualTime: virtualTime.timeInterval)),
+                         of: step.id)
     case .stuck(let virtualTime):
       // The test waits for what nothing will do; its library would wait for ever.
       guard supervision.running.count == 1, let attempt = supervision.running.first else { return }

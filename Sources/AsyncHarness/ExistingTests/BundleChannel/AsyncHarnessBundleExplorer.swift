@@ -20,15 +20,18 @@
 // (`{"record":"schedule",…}`), so the harness never claims an order it did not control. A test
 // whose Swift concurrency work has nothing left to run, no sleeper due and no job arriving for
 // a quiet period (the scheduled strategy's, 200 ms unless the harness says otherwise) is stuck (a continuation never resumed, a lost wake-up): that
-// is reported at once (`{"record":"stuck",…}`), and the harness ends the test there.
+// is reported at once (`{"record":"stuck",…}`), and the harness ends the test there. Under
+// `--trace`, each step a test's schedule takes is said as it is taken (`{"record":"step",…}`),
+// up to the harness's limit of steps a test.
 #if os(Linux) && compiler(>=6.3)
 @_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
 import Dispatch
 import Glibc
 import Synchronization
 
-/// The variable naming the schedule and the quiet period in milliseconds, `SEED:POLICY:QUIET`
-/// (`7:random:200`, `3:pct2:200`); keep in step with BundleChannelLibrary.swift.
+/// The variable naming the schedule, the quiet period in milliseconds and how many steps of a
+/// test to say (0: none), `SEED:POLICY:QUIET:STEPS` (`7:random:200:0`, `3:pct2:200:10000`);
+/// keep in step with BundleChannelLibrary.swift.
 private let scheduleVariable = "ASYNC_HARNESS_BUNDLE_SCHEDULE"
 
 @used @section(".init_array")
@@ -42,6 +45,8 @@ enum BundleExplorer {
   /// How long a schedule with nothing to run waits for work from outside before it reports
   /// the running test stuck, in seconds.
   nonisolated(unsafe) static var quietPeriod = 0.2
+  /// How many steps of each test are said as they are taken (under `--trace`), 0 for none.
+  nonisolated(unsafe) static var stepsSaid = 0
 
   /// Reads the schedule the harness asked for (and removes it from the environment, so that
   /// processes the tests start never see it) and installs the executors.
@@ -50,8 +55,9 @@ enum BundleExplorer {
     let text = String(cString: value)
     unsetenv(scheduleVariable)
     let parts = text.split(separator: ":")
-    guard parts.count == 3, let seed = UInt64(parts[0]), let quiet = Int(parts[2]) else { return }
+    guard parts.count == 4, let seed = UInt64(parts[0]), let quiet = Int(parts[2]), let steps = Int(parts[3]) else { return }
     quietPeriod = Double(quiet) / 1000
+    stepsSaid = steps
     let depth: Int? = parts[1] == "random" ? nil : Int(parts[1].dropFirst(3))
     guard parts[1] == "random" || (parts[1].hasPrefix("pct") && depth != nil) else { return }
     scheduler = ExplorerScheduler(picker: ExplorerPicker(seed: seed, pctDepth: depth))
@@ -127,6 +133,8 @@ final class ExplorerScheduler: Sendable {
     let job: UnownedJob
     let onMainThread: Bool
     let queue: Int
+    /// What the trace calls the job's queue: `task #3`, `an actor's job`.
+    let label: String
   }
 
   private struct State {
@@ -151,6 +159,8 @@ final class ExplorerScheduler: Sendable {
     /// reported stuck.
     var jobsAtTestStart: Int?
     var stuckReported = false
+    /// The steps taken when the running test began.
+    var stepsAtTestStart: Int?
 
     mutating func queue(of task: UInt64?) -> Int {
       if let task, let known = queues[task] { return known }
@@ -186,7 +196,8 @@ final class ExplorerScheduler: Sendable {
         state.outside += 1
         if state.firstOutsideStep == nil { state.firstOutsideStep = state.steps + 1 }
       }
-      let job = Job(job: job, onMainThread: onMainThread, queue: queue)
+      let job = Job(job: job, onMainThread: onMainThread, queue: queue,
+                    label: (task == nil ? "an actor's job" : "task #\(queue + 1)") + (onMainThread ? " on the main actor" : ""))
       if let delay {
         state.sleepers.append((state.now + max(0, delay), state.sleepersAdded, job))
         state.sleepersAdded += 1
@@ -203,6 +214,7 @@ final class ExplorerScheduler: Sendable {
   func testStarted() {
     state.withLock { state in
       state.jobsAtTestStart = state.jobs
+      state.stepsAtTestStart = state.steps
       state.stuckReported = false
     }
   }
@@ -212,15 +224,16 @@ final class ExplorerScheduler: Sendable {
   func record() -> String {
     state.withLock { state in
       state.jobsAtTestStart = nil
+      state.stepsAtTestStart = nil
       return #"{"record":"schedule","steps":\#(state.steps),"hash":"\#(String(state.hash, radix: 16))","jobs":\#(state.jobs),"#
         + #""outside":\#(state.outside)\#(state.firstOutsideStep.map { #","firstOutsideStep":\#($0)"# } ?? "")}"#
     }
   }
 
-  /// The next job to run, once one is ready.
+  /// The next job to run, once one is ready, said as a step of the running test under `--trace`.
   private func next() -> Job {
     while true {
-      let job = state.withLock { state -> Job? in
+      let (job, said) = state.withLock { state -> (Job?, String?) in
         if state.ready.isEmpty, let earliest = state.sleepers.map(\.due).min() {
           state.now = max(state.now, earliest)
           let due = state.sleepers.filter { $0.due <= state.now }.sorted { ($0.due, $0.order) < ($1.due, $1.order) }
@@ -229,7 +242,7 @@ final class ExplorerScheduler: Sendable {
         }
         guard !state.ready.isEmpty else {
           state.idle = true
-          return nil
+          return (nil, nil)
         }
         state.steps += 1
         var candidates: [Int] = []
@@ -239,8 +252,11 @@ final class ExplorerScheduler: Sendable {
           state.hash = (state.hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
         }
         state.running = true
-        return state.ready.remove(at: state.ready.firstIndex { $0.queue == chosen }!)
+        let job = state.ready.remove(at: state.ready.firstIndex { $0.queue == chosen }!)
+        guard let start = state.stepsAtTestStart, state.steps - start <= BundleExplorer.stepsSaid else { return (job, nil) }
+        return (job, #"{"record":"step","step":\#(state.steps - start),"ran":"\#(job.label)","virtualTime":\#(state.now)}"#)
       }
+      if let said { BundleExplorer.send?(said) }
       if let job { return job }
       if wake.wait(timeout: .now() + BundleExplorer.quietPeriod) == .timedOut, let stuck = stuck() {
         BundleExplorer.send?(stuck)

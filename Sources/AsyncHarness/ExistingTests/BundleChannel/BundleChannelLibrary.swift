@@ -31,9 +31,11 @@ struct BundleChannelLibrary {
   static let markerVariable = "ASYNC_HARNESS_BUNDLE_MARKER"
   /// The variable naming the library's path, which it removes from `LD_PRELOAD`.
   static let preloadVariable = "ASYNC_HARNESS_BUNDLE_PRELOAD"
-  /// The variable naming the schedule the bundle's Swift concurrency runs in and how long it
-  /// waits for work from outside before it calls a test stuck, `SEED:POLICY:MILLISECONDS`:
-  /// the scheduled strategy's quiet period (``ScheduledWaiter/quietPeriod``).
+  /// The variable naming the schedule the bundle's Swift concurrency runs in, how long it
+  /// waits for work from outside before it calls a test stuck (the scheduled strategy's quiet
+  /// period, ``ScheduledWaiter/quietPeriod``, in milliseconds) and how many of each test's
+  /// steps it says as they are taken (``Event/scheduleStepLimit`` under `--trace`, else 0):
+  /// `SEED:POLICY:MILLISECONDS:STEPS`.
   static let scheduleVariable = "ASYNC_HARNESS_BUNDLE_SCHEDULE"
   /// The library's sources, in the order they are compiled.
   static let sources = [
@@ -138,8 +140,9 @@ struct BundleChannelLibrary {
 
   /// The variables a bundle worker of `library` starts with: the library preloaded (after
   /// any the run was given), and what it reads at load time; with `schedule`, the order the
-  /// bundle's Swift concurrency runs in.
+  /// bundle's Swift concurrency runs in, its steps said when `saysSteps` (`--trace`).
   static func environment(library path: String, testing library: TestLibrary, marker: String, schedule: Schedule? = nil,
+                          saysSteps: Bool = false,
                           inherited: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
     let preload = inherited["LD_PRELOAD"].map { "\($0):\(path)" } ?? path
     // A bundle built with `-sanitize=address` refuses to start when a library is preloaded
@@ -149,7 +152,8 @@ struct BundleChannelLibrary {
       "LD_PRELOAD": preload, preloadVariable: path, channelVariable: String(channelDescriptor),
       libraryVariable: library.name, markerVariable: marker, "ASAN_OPTIONS": sanitizer,
     ]
-    variables[scheduleVariable] = schedule.map { "\($0):\(quietPeriod.components.seconds * 1000 + quietPeriod.components.attoseconds / 1_000_000_000_000_000)" }
+    let quiet = quietPeriod.components.seconds * 1000 + quietPeriod.components.attoseconds / 1_000_000_000_000_000
+    variables[scheduleVariable] = schedule.map { "\($0):\(quiet):\(saysSteps ? Event.scheduleStepLimit : 0)" }
     return variables
   }
 }
