@@ -6,7 +6,7 @@ import XCTest
 final class ExamplesCommandLineTests: XCTestCase {
   private var examples: URL { builtExecutable("examples", for: Self.self) }
 
-  private let usage = "examples [--waiter <name|all>] [--timeout <seconds>] [--isolation <mode>] [--parallel] [--async-width <N>] [--no-capture] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--jitter [<seed>]] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--trace <path>] [--report-html <path>] [--junit-profile <name>] [--time-limit <seconds|none>] [--slow <seconds>] [--workers <N>] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--rerun-failed] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
+  private let usage = "examples [--waiter <name|all>] [--timeout <seconds>] [--isolation <mode>] [--parallel] [--async-width <N>] [--no-capture] [--jitter [<seed>]] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--trace <path>] [--report-html <path>] [--junit-profile <name>] [--time-limit <seconds|none>] [--slow <seconds>] [--workers <N>] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--rerun-failed] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
 
   func testHelpNamesTheExecutableAndShowsTheSeedAsOptional() throws {
     let result = try runToEnd(examples, ["--help"])
@@ -38,18 +38,6 @@ final class ExamplesCommandLineTests: XCTestCase {
         --no-capture            Run the tests in this process (as --isolation none)
                                 and let what they print through to the terminal
                                 instead of capturing it as their output.
-        --explore <N>           Run each test under N schedules of the scheduled
-                                waiter (seeds 1 to N) and report each test's pass
-                                rate.
-        --explore-policy <policy>
-                                With --explore: how the schedules pick the next work
-                                item, random (a random walk) or pctD (PCT for bugs of
-                                depth D, 1 to 9); default: the scheduled waiter's own.
-        --schedule <token>      Rerun exactly the schedule of a replay token a
-                                failing test printed (SEED:POLICY:TEST, then the
-                                steps it took, :STEPS-FINGERPRINT), for that test
-                                only; a replay that takes other steps says where and
-                                why.
         --jitter [<seed>]       Delay each item sent to a test's real queues by 0 to
                                 2 ms, drawn from the seed (with --repeat, shakes out
                                 ordering bugs); without a seed, a random one is
@@ -87,6 +75,21 @@ final class ExamplesCommandLineTests: XCTestCase {
         --workers <N>           Run tests in N worker processes at once; a suite runs
                                 whole in one of them, unless its tests run in
                                 parallel. (default: 1)
+        --explore <N>           Run each test under N schedules (seeds 1 to N) and
+                                report each test's pass rate: a harness suite's under
+                                the scheduled waiter, a package's own tests' Swift
+                                concurrency in an order each seed chooses, on virtual
+                                time (harness test).
+        --explore-policy <policy>
+                                With --explore: how the schedules pick the next work
+                                item, random (a random walk) or pctD (PCT for bugs of
+                                depth D, 1 to 9); default: the scheduled waiter's
+                                own, random for a package's own tests.
+        --schedule <token>      Rerun exactly the schedule of a replay token a
+                                failing test printed (SEED:POLICY:TEST, then the
+                                steps it took, :STEPS-FINGERPRINT), for that test
+                                only; a replay that takes other steps says where and
+                                why.
         --format <text|json>    With --list: text (one test ID a line, the default)
                                 or json (one object a line: id, suite, name, tags,
                                 file, line). (values: text, json)
