@@ -11,7 +11,7 @@ import Darwin
 /// function), which only the bundle runs.
 ///
 /// Not a process per test: one worker, the bundle started for one testing library (see
-/// ``BundleOutputReader`` for each library's invocation), runs the step asked for and the
+/// ``BundleChannelReader`` for each library's invocation), runs the step asked for and the
 /// steps of the same library the runner prepared after it (``prepare(_:)``, and in a run of
 /// one lane those of the entries after it, ``prepare(following:of:)``), in one invocation
 /// whose list of tests stays under ``BundleChannelReader/listLimit`` bytes. The worker has
@@ -31,6 +31,12 @@ import Darwin
 /// the output is stopped with the worker's group, never waited for. A test that leaves a
 /// child process running gets a `leaked` warning, and its worker is replaced once the test
 /// the runner asked for ends.
+///
+/// A step under a schedule (`--explore N`, `--schedule TOKEN`) runs alone in a worker of its
+/// own, started with the schedule (``BundleChannelLibrary/scheduleVariable``), which runs the
+/// bundle's Swift concurrency in the schedule's order: the steps it took end the attempt
+/// (``AttemptEnd/returned(duration:trace:)``), work from outside it is a warning, and a test
+/// stuck with nothing left to run ends there with a `deadlock` issue.
 final class BundleExecutor: TestExecutor {
   /// The test bundle: on Linux, an executable.
   let bundle: String
