@@ -19,7 +19,8 @@
 // its control: counted, and reported with the steps taken at each test's end
 // (`{"record":"schedule",…}`), so the harness never claims an order it did not control. A test
 // whose Swift concurrency work has nothing left to run, no sleeper due and no job arriving for
-// a quiet period (the scheduled strategy's, 200 ms unless the harness says otherwise) is stuck (a continuation never resumed, a lost wake-up): that
+// a quiet period (the scheduled strategy's, 200 ms unless the harness says otherwise), while
+// the main thread is free (not running a synchronous test body), is stuck (a continuation never resumed, a lost wake-up): that
 // is reported at once (`{"record":"stuck",…}`), and the harness ends the test there. Under
 // `--trace`, each step a test's schedule takes is said as it is taken (`{"record":"step",…}`),
 // up to the harness's limit of steps a test.
@@ -266,11 +267,19 @@ final class ExplorerScheduler: Sendable {
 
   /// `{"record":"stuck","virtualTime":NANOSECONDS}` when the running test sent Swift
   /// concurrency work and none of it can run, none is due and none came for the quiet
-  /// period; once a test.
+  /// period, while the main thread is free (it answers within another quiet period: a
+  /// synchronous test body blocking it, as XCTest runs one, is running, not stuck); once a test.
   private func stuck() -> String? {
-    state.withLock { state in
-      guard state.idle, state.ready.isEmpty, state.sleepers.isEmpty, !state.stuckReported,
-        let start = state.jobsAtTestStart, state.jobs > start
+    let candidate = state.withLock { state in
+      state.idle && state.ready.isEmpty && state.sleepers.isEmpty && !state.stuckReported
+        && state.jobsAtTestStart.map { state.jobs > $0 } == true
+    }
+    guard candidate else { return nil }
+    let answered = DispatchSemaphore(value: 0)
+    DispatchQueue.main.async { answered.signal() }
+    guard answered.wait(timeout: .now() + BundleExplorer.quietPeriod) == .success else { return nil }
+    return state.withLock { state in
+      guard state.idle, state.ready.isEmpty, state.sleepers.isEmpty, !state.stuckReported, state.jobsAtTestStart != nil
       else { return nil }
       state.stuckReported = true
       return #"{"record":"stuck","virtualTime":\#(state.now)}"#
