@@ -102,12 +102,24 @@ final class ExploringExistingTestsTests: ReportTestCase {
   }
 
   /// A synchronous XCTest body that works longer than the quiet period holds XCTest's main
-  /// thread, with nothing for the schedule to run: it is running, not stuck, and passes.
-  func testASynchronousBodyLongerThanTheQuietPeriodIsNotStuck() throws {
+  /// thread, with nothing for the schedule to run: it is running, not stuck, and passes. An
+  /// async body that blocks on a task it started has its jobs handed to Swift's own executors
+  /// after a quiet period, passes, and says so.
+  func testTestsThatKeepAThreadAreNeitherStuckNorHeld() throws {
     let runs = try explore(["--explore", "2", "--filter", "SlowXCTests"])
     XCTAssertEqual(runs.status, 0, runs.output)
-    XCTAssertEqual(runs.ended.map(\.result.verdict), [.passed, .passed])
-    XCTAssertEqual(runs.ended.flatMap(\.result.issues).map(\.kind), [])
+    let synchronous = runs.ended.filter { $0.test.name == "testASynchronousBodyLongerThanTheQuietPeriodPasses" }
+    XCTAssertEqual(synchronous.map(\.result.verdict), [.passed, .passed])
+    XCTAssertEqual(synchronous.flatMap(\.result.issues).map(\.kind), [])
+    let blocking = runs.ended.filter { $0.test.name == "testAJobBlockingOnAnotherJobPasses" }
+    XCTAssertEqual(blocking.map(\.result.verdict), [.passed, .passed])
+    for run in blocking {
+      let warning = run.result.issues.first { $0.kind == .warning }?.message ?? ""
+      XCTAssertTrue(warning.hasPrefix("A Swift concurrency job of the test kept the schedule's thread for a quiet period of "
+        + "0.2 seconds while others waited"), warning)
+      XCTAssertTrue(warning.hasSuffix("the test ran on Swift's own executors, in real time: its order from there was not explored"),
+                    warning)
+    }
   }
 
   /// A test whose order is partly a Dispatch queue's passes, with a warning that says so.

@@ -381,12 +381,22 @@ private struct BundleTranscript: WorkerTranscript {
         ?? .returned(duration: seconds, trace: scheduleOfNextEnd), into: &supervision)
     case .leftProcesses(let processes):
       leftByNextEnd = processes
-    case .schedule(let trace, let jobs, let outside):
+    case .schedule(let trace, let jobs, let outside, let escapedAt):
       scheduled = true
       scheduleOfNextEnd = trace
-      guard outside > 0, let step = supervision.running.first?.step else { return }
-      supervision.record(Event(.issueRecorded(step.id, Issue(kind: .warning, message: Self.outsideMessage(
-        outside: outside, of: jobs, before: trace.firstOutsideStep), sourceLocation: step.test.sourceLocation))), of: step.id)
+      guard let step = supervision.running.first?.step else { return }
+      var warnings: [String] = []
+      if let escapedAt {
+        warnings.append("A Swift concurrency job of the test kept the schedule's thread for a quiet period of "
+          + "\(BundleChannelLibrary.quietPeriod.secondsDescription) seconds while others waited (it blocks on one of "
+          + "them: a semaphore, a lock, a synchronous wait), so from step \(escapedAt) the test ran on Swift's own "
+          + "executors, in real time: its order from there was not explored")
+      }
+      if outside > 0 { warnings.append(Self.outsideMessage(outside: outside, of: jobs, before: trace.firstOutsideStep)) }
+      for warning in warnings {
+        supervision.record(Event(.issueRecorded(step.id, Issue(kind: .warning, message: warning,
+                                                               sourceLocation: step.test.sourceLocation))), of: step.id)
+      }
     case .step(let number, let ran, let virtualTime):
       guard let step = supervision.running.first?.step else { return }
       supervision.record(Event(.scheduleStep(step.id, step: number, ran: ran, virtualTime: virtualTime.timeInterval)),

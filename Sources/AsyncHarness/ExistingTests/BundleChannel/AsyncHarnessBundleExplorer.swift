@@ -20,7 +20,11 @@
 // (`{"record":"schedule",…}`), so the harness never claims an order it did not control. A test
 // whose Swift concurrency work has nothing left to run, no sleeper due and no job arriving for
 // a quiet period (the scheduled strategy's, 200 ms unless the harness says otherwise), while
-// the main thread is free (not running a synchronous test body), is stuck (a continuation never resumed, a lost wake-up): that
+// the main thread is free (not running a synchronous test body), is stuck. A job that keeps the
+// schedule's thread for a quiet period while other jobs wait (it blocks on one of them: a
+// semaphore, a synchronous wait) would hold the test until its time limit: the schedule then
+// hands every job to Swift's own executors, from that step on, and says so in its record
+// (`escapedAt`), as the scheduled strategy gives a test's jobs back when one blocks its driver. (a continuation never resumed, a lost wake-up): that
 // is reported at once (`{"record":"stuck",…}`), and the harness ends the test there. Under
 // `--trace`, each step a test's schedule takes is said as it is taken (`{"record":"step",…}`),
 // up to the harness's limit of steps a test.
@@ -162,6 +166,9 @@ final class ExplorerScheduler: Sendable {
     var stuckReported = false
     /// The steps taken when the running test began.
     var stepsAtTestStart: Int?
+    /// The step whose job kept the schedule's thread, after which every job went to Swift's
+    /// own executors; `nil` while the schedule runs them.
+    var escapedAt: Int?
 
     mutating func queue(of task: UInt64?) -> Int {
       if let task, let known = queues[task] { return known }
@@ -182,12 +189,14 @@ final class ExplorerScheduler: Sendable {
   init(picker: ExplorerPicker) {
     state = Mutex(State(picker: picker))
     ExplorerThread.start { [self] in run() }
+    ExplorerThread.start { [self] in watch() }
   }
 
   /// Takes a job: ready now, or after `delay` nanoseconds of virtual time.
   func submit(_ job: UnownedJob, task: UInt64?, onMainThread: Bool, delay: Int64? = nil) {
     let own = Self.ownThread.isSet
-    let wakeUp = state.withLock { state -> Bool in
+    let wakeUp = state.withLock { state -> Bool? in
+      guard state.escapedAt == nil else { return nil }
       state.jobs += 1
       let queue = state.queue(of: task)
       // A new task started from outside while the schedule's last job ends (a testing
@@ -208,7 +217,43 @@ final class ExplorerScheduler: Sendable {
       defer { state.idle = false }
       return state.idle
     }
+    guard let wakeUp else { return Self.toPlatform(job, onMainThread: onMainThread, delay: delay) }
     if wakeUp { wake.signal() }
+  }
+
+  /// Hands `job` to Swift's own executors, after `delay` nanoseconds of real time when given.
+  private static func toPlatform(_ job: UnownedJob, onMainThread: Bool, delay: Int64?) {
+    if onMainThread { return PlatformExecutorFactory.mainExecutor.enqueue(ExecutorJob(job)) }
+    let platform = PlatformExecutorFactory.defaultExecutor
+    if let delay, let scheduling = platform as? any SchedulingExecutor {
+      return scheduling.enqueue(ExecutorJob(job), after: .nanoseconds(delay), tolerance: nil, clock: ContinuousClock())
+    }
+    platform.enqueue(ExecutorJob(job))
+  }
+
+  /// Every quiet period: when the job running is the one that ran a quiet period ago and
+  /// others wait, it blocks on them, and every job goes to Swift's own executors from then on.
+  private func watch() {
+    var lastStep = -1
+    while true {
+      usleep(UInt32(BundleExplorer.quietPeriod * 1_000_000))
+      let handedOver = state.withLock { state -> (ready: [Job], sleepers: [(due: Int64, job: Job)])? in
+        defer { lastStep = state.steps }
+        guard state.escapedAt == nil, state.running, state.steps == lastStep,
+          !state.ready.isEmpty || !state.sleepers.isEmpty
+        else { return nil }
+        state.escapedAt = state.steps
+        defer {
+          state.ready = []
+          state.sleepers = []
+        }
+        return (state.ready, state.sleepers.map { ($0.due - state.now, $0.job) })
+      }
+      guard let handedOver else { continue }
+      for job in handedOver.ready { Self.toPlatform(job.job, onMainThread: job.onMainThread, delay: nil) }
+      for (delay, job) in handedOver.sleepers { Self.toPlatform(job.job, onMainThread: job.onMainThread, delay: delay) }
+      return
+    }
   }
 
   /// A test began.
@@ -227,7 +272,8 @@ final class ExplorerScheduler: Sendable {
       state.jobsAtTestStart = nil
       state.stepsAtTestStart = nil
       return #"{"record":"schedule","steps":\#(state.steps),"hash":"\#(String(state.hash, radix: 16))","jobs":\#(state.jobs),"#
-        + #""outside":\#(state.outside)\#(state.firstOutsideStep.map { #","firstOutsideStep":\#($0)"# } ?? "")}"#
+        + #""outside":\#(state.outside)\#(state.firstOutsideStep.map { #","firstOutsideStep":\#($0)"# } ?? "")"#
+        + #"\#(state.escapedAt.map { #","escapedAt":\#($0)"# } ?? "")}"#
     }
   }
 
@@ -271,7 +317,7 @@ final class ExplorerScheduler: Sendable {
   /// synchronous test body blocking it, as XCTest runs one, is running, not stuck); once a test.
   private func stuck() -> String? {
     let candidate = state.withLock { state in
-      state.idle && state.ready.isEmpty && state.sleepers.isEmpty && !state.stuckReported
+      state.escapedAt == nil && state.idle && state.ready.isEmpty && state.sleepers.isEmpty && !state.stuckReported
         && state.jobsAtTestStart.map { state.jobs > $0 } == true
     }
     guard candidate else { return nil }
@@ -304,7 +350,12 @@ final class ExplorerScheduler: Sendable {
       } else {
         next.job.runSynchronously(on: taskExecutor)
       }
-      state.withLock { $0.running = false }
+      let escaped = state.withLock { state in
+        state.running = false
+        return state.escapedAt != nil
+      }
+      // Swift's own executors run every job from now on.
+      if escaped { return }
     }
   }
 
