@@ -18,13 +18,14 @@ final class ParallelRunTests: XCTestCase {
 
     var ran: [(lane: Int, test: TestID)] { entries.withLock { $0 } }
 
-    func makeExecutor(holdingFirstStepUntilAnotherLaneRuns: Bool = false) -> @Sendable () -> any TestExecutor {
+    func makeExecutor(holdingFirstStepUntilAnotherLaneRuns: Bool = false,
+                      onRun: @escaping @Sendable (TestID) -> Void = { _ in }) -> @Sendable () -> any TestExecutor {
       { [self] in
         let lane = lanes.withLock { lanes in
           lanes += 1
           return lanes
         }
-        return LaneExecutor(lane: lane, log: self, waitsForCompany: holdingFirstStepUntilAnotherLaneRuns)
+        return LaneExecutor(lane: lane, log: self, waitsForCompany: holdingFirstStepUntilAnotherLaneRuns, onRun: onRun)
       }
     }
 
@@ -44,11 +45,14 @@ final class ParallelRunTests: XCTestCase {
     /// Whether the first step run waits (up to 10 s) until another lane has run one: two
     /// lanes then must have run at once.
     let waitsForCompany: Bool
+    /// Told of each step as it runs.
+    let onRun: @Sendable (TestID) -> Void
     /// It runs no test code, so lanes may run it at once.
     let isolatesTests = true
 
     func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
       log.record(step.id, lane: lane)
+      onRun(step.id)
       if waitsForCompany {
         let deadline = ContinuousClock().now + .seconds(10)
         while !log.anotherLaneRan(than: lane) && ContinuousClock().now < deadline { sched_yield() }
@@ -187,12 +191,6 @@ final class ParallelRunTests: XCTestCase {
   /// The stop is requested as test 3 starts, so no test after it is handed out, and the first
   /// lane holds test 0 until the second has run one, so both lanes run.
   func testAStoppedRunEndsItsOpenParallelSuite() throws {
-    struct StopsAtStart: Reporter {
-      let stop: StopRequest
-      func handle(_ event: Event) {
-        if case .testStarted(let test) = event.kind, test.name == "test 3" { stop.request(signal: SIGINT) }
-      }
-    }
     for round in 1...100 {
       let stop = StopRequest()
       let log = LaneLog()
@@ -200,17 +198,21 @@ final class ParallelRunTests: XCTestCase {
       let suite = Suite("Stopped", .parallel) {
         for number in 0..<20 { Test("test \(number)") { _ in } }
       }
-      try Runner(suites: [suite], lanes: 2, makeExecutor: log.makeExecutor(holdingFirstStepUntilAnotherLaneRuns: true),
-                 stop: stop, reporters: [StopsAtStart(stop: stop), recorder]).run()
+      // Stopped as test 3 runs: a lane may have taken one more test already, none takes another.
+      let makeExecutor = log.makeExecutor(holdingFirstStepUntilAnotherLaneRuns: true) { test in
+        if test.name == "test 3" { stop.request(signal: SIGINT) }
+      }
+      try Runner(suites: [suite], lanes: 2, makeExecutor: makeExecutor, stop: stop, reporters: [recorder]).run()
+      let ran = Set(log.ran.map(\.test.name))
       XCTAssertEqual(Set(log.ran.map(\.lane)), [1, 2], "round \(round): both lanes ran")
-      XCTAssertEqual(Set(log.ran.map(\.test.name)), ["test 0", "test 1", "test 2", "test 3"], "round \(round)")
-      XCTAssertEqual(recorder.results.count, 4, "round \(round): every test that ran ended")
+      XCTAssertTrue(ran.isSuperset(of: ["test 0", "test 1", "test 2", "test 3"]) && ran.count <= 5, "round \(round): \(ran)")
+      XCTAssertEqual(recorder.results.count, ran.count, "round \(round): every test that ran ended")
       let suiteEnds = recorder.events.filter { if case .suiteEnded = $0.kind { true } else { false } }
       XCTAssertEqual(suiteEnds.count, 1, "round \(round)")
       guard case .suiteEnded(_, let summary, _) = recorder.events.dropLast().last?.kind else {
         return XCTFail("round \(round): the suite did not end last: \(recorder.events.suffix(2))")
       }
-      XCTAssertEqual(summary.passed, 4, "round \(round)")
+      XCTAssertEqual(summary.passed, ran.count, "round \(round)")
     }
   }
 }

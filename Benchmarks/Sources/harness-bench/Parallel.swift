@@ -1,5 +1,6 @@
 @_spi(ForToolsIntegrationOnly) import AsyncHarness
 import Foundation
+import Synchronization
 
 // MARK: 8. Tests of a suite in parallel
 
@@ -128,7 +129,42 @@ func measureParallelTests(_ counts: Counts, _ report: Report) {
                  anchor: blocking, unit: "s"))
   report.add(Row(label: "wait-bound suite · --workers 16", ours: seconds[16], anchorLabel: "Swift Testing parallel, awaiting",
                  anchor: awaiting, unit: "s"))
+  measureSleepingReporter(suites: suites, configuration: configuration, executable: executable, report: report)
   fflush(nil)
+}
+
+/// The same suite with `--workers 2`, with and without a reporter that sleeps 1 ms on every
+/// event: the tests' span (from `runStarted` to the last `testEnded`, by the events' own
+/// timestamps, which a slow reporter cannot move) and the run's wall time, which includes
+/// delivering what is queued at the end. Reporters are called from one dispatcher thread, so
+/// the tests' span should not grow.
+private func measureSleepingReporter(suites: [Suite], configuration: Configuration, executable: String, report: Report) {
+  final class Span: Reporter {
+    let times = Mutex<(start: Date?, end: Date?)>((nil, nil))
+    func handle(_ event: Event) {
+      times.withLock { times in
+        if case .runStarted = event.kind { times.start = event.timestamp }
+        if case .testEnded = event.kind { times.end = max(times.end ?? event.timestamp, event.timestamp) }
+      }
+    }
+    var seconds: Double { times.withLock { $0.end.flatMap { end in $0.start.map { end.timeIntervalSince($0) } } ?? .nan } }
+  }
+  final class Sleeping: Reporter {
+    func handle(_ event: Event) { usleep(1000) }
+  }
+  func run(sleeping: Bool) -> (span: Double, wall: Double) {
+    let span = Span()
+    let start = monotonicNanos()
+    _ = try? Runner(suites: suites, configuration: configuration, lanes: 2, makeExecutor: { WorkerExecutor(executable: executable) },
+                    reporters: [consoleToNowhere(), span] + (sleeping ? [Sleeping()] : [])).run()
+    return (span.seconds, Double(monotonicNanos() - start) / 1e9)
+  }
+  let plain = run(sleeping: false)
+  let slowed = run(sleeping: true)
+  print(String(format: "--workers 2, a reporter sleeping 1 ms an event: the tests' span %.2f s (%.2f s without it), "
+    + "the run %.2f s (%.2f s without it: the rest is delivering the queue)", slowed.span, plain.span, slowed.wall, plain.wall))
+  report.add(Row(label: "tests' span · a reporter sleeping 1 ms an event", ours: slowed.span,
+                 anchorLabel: "no sleeping reporter", anchor: plain.span, unit: "s"))
 }
 
 /// The awaiting variant of part 8: the same waits, awaited, run side by side in each worker

@@ -28,10 +28,25 @@ extension Reporter {
 /// it, and a test's record sends each issue and line of output the moment it is recorded.
 @_spi(ForToolsIntegrationOnly) public struct EventSink: Sendable {
   private let deliver: @Sendable (Event) -> Void
+  private let waitForDelivery: (@Sendable () -> Void)?
 
   /// Creates a sink that hands each event to `deliver`.
   @_spi(ForToolsIntegrationOnly) public init(_ deliver: @escaping @Sendable (Event) -> Void) {
     self.deliver = deliver
+    waitForDelivery = nil
+  }
+
+  /// Creates a sink that hands each event to `deliver`, and whose ``flush()`` calls `flush`.
+  init(deliver: @escaping @Sendable (Event) -> Void, flush: @escaping @Sendable () -> Void) {
+    self.deliver = deliver
+    waitForDelivery = flush
+  }
+
+  /// Waits until the events sent so far reached the reporters (a run's reporting channel
+  /// delivers them from a thread of its own); returns at once for a sink that delivers as it
+  /// is called.
+  @_spi(ForToolsIntegrationOnly) public func flush() {
+    waitForDelivery?()
   }
 
   /// Sends an event that happens now.

@@ -141,7 +141,8 @@ public final class Runner: Sendable {
     let tests = TestLife(rules: TestLife.Rules(slow: configuration.slowThreshold, watchesHangs: !first.stopsHungTests,
                                                hangGrace: configuration.hungTestGracePeriod, stop: stop,
                                                replaying: configuration.replay?.trace,
-                                               hung: { run.testHung($0, of: $1) }),
+                                               hung: { run.testHung($0, of: $1) },
+                                               deliversBeforeGoingOn: !first.isolatesTests),
                          events: channel.sink)
     let width = min(lanes, run.mostAtOnce)
     let lane = Lane(plan: plan, run: run, tests: tests, channel: channel, isAlone: width <= 1)

@@ -28,6 +28,10 @@ struct TestLife: Sendable {
     var replaying: ScheduleTrace?
     /// Told of an attempt ended here as hung: the run's owner ends the run.
     var hung: @Sendable (TestResult, Runner.Step) -> Void
+    /// Whether an attempt's `testStarted` and each issue it records reach the reporters
+    /// before its code goes on (``EventSink/flush()``): its test runs in this process, whose
+    /// crash would lose what the reporting channel had not delivered yet.
+    var deliversBeforeGoingOn = false
   }
 
   /// A test as it starts: skipped (reported whole, none of its code runs), or its first
@@ -138,6 +142,7 @@ extension TestLife {
     /// Announces the attempt (`testStarted`) and starts the watch: the executor runs it next.
     func begin() {
       events.send(Event(.testStarted(step.id), lane: lane))
+      if rules.deliversBeforeGoingOn { events.flush() }
       state.withLock { $0.start = ContinuousClock().now }
       guard let timer = timer?.value else { return }
       timer.setEventHandler { [weak self] in self?.check() }
@@ -162,7 +167,9 @@ extension TestLife {
           state.issues.append(issue)
           return false
         }
-        if !held { events.send(event) }
+        guard !held else { return }
+        events.send(event)
+        if rules.deliversBeforeGoingOn { events.flush() }
       case .testStarted(step.id), .testEnded(step.id, _, _):
         // The test's owner alone starts and ends the attempt.
         break
