@@ -1,10 +1,12 @@
 /// Receives every ``Event`` of a run, in order, and writes it somewhere.
 ///
 /// A reporter never reaches back into the runner, and only consumes events. Implement it in
-/// a page: the console, JSON Lines and JUnit reporters are ordinary conformers. Reporters are
-/// `Sendable` because events are delivered as they happen, from whichever thread they happen
-/// on (an issue recorded by a callback on a background queue is delivered from that
-/// queue's thread); the runner delivers them one at a time, never concurrently.
+/// a page: the console, JSON Lines and JUnit reporters are ordinary conformers. The runner
+/// calls every reporter from one thread of its own, the run's dispatcher, one event at a time,
+/// in the order the events happened, whatever thread they happened on (an issue recorded by a
+/// callback on a background queue only enqueues its event): a slow reporter delays the
+/// reports, never the tests. Reporters are `Sendable` because the dispatcher is not the thread
+/// that made them, and ``finish()`` runs on the thread that ran the run.
 ///
 /// What a reporter can rely on: a test's events come between its `testStarted` and its
 /// `testEnded`, and the `testEnded` result holds every issue the test recorded while it ran;
