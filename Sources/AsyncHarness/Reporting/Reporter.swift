@@ -6,7 +6,7 @@
 /// in the order the events happened, whatever thread they happened on (an issue recorded by a
 /// callback on a background queue only enqueues its event): a slow reporter delays the
 /// reports, never the tests. Reporters are `Sendable` because the dispatcher is not the thread
-/// that made them, and ``finish()`` runs on the thread that ran the run.
+/// that made them, and ``finish()`` is called once the dispatcher delivered every event.
 ///
 /// What a reporter can rely on: a test's events come between its `testStarted` and its
 /// `testEnded`, and the `testEnded` result holds every issue the test recorded while it ran;
