@@ -149,6 +149,7 @@ final class RunOwnersTests: XCTestCase {
     XCTAssertNil(run.next(startingWith: tests, lane: 1))
     let total = run.end()
     XCTAssertEqual([total.passed, total.failed], [4, 1])
+    try channel.finish()
     XCTAssertEqual(recorder.events.map(\.outline), [
       "runStarted", "suiteStarted P", "testStarted p0", "testStarted p1", "testStarted p2", "suiteStarted S",
       "suiteEnded P 2/1", "suiteEnded S 2/0", "runEnded 4/1",

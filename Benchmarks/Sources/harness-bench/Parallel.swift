@@ -147,7 +147,12 @@ private func measureSleepingReporter(suites: [Suite], configuration: Configurati
         if case .testEnded = event.kind { times.end = max(times.end ?? event.timestamp, event.timestamp) }
       }
     }
-    var seconds: Double { times.withLock { $0.end.flatMap { end in $0.start.map { end.timeIntervalSince($0) } } ?? .nan } }
+    var seconds: Double {
+      times.withLock { times in
+        guard let start = times.start, let end = times.end else { return .nan }
+        return end.timeIntervalSince(start)
+      }
+    }
   }
   final class Sleeping: Reporter {
     func handle(_ event: Event) { usleep(1000) }

@@ -7,28 +7,27 @@ import Synchronization
 /// stops delivery (the runner then stops the run and rethrows it); ``finish()`` delivers what
 /// is queued, then finishes every reporter once, and later events are dropped.
 ///
-/// ``flush()`` waits until every event sent before it was delivered: a test that runs in this
-/// process has its `testStarted` and each issue in the reports before its code goes on, so a
-/// crash that ends the process leaves them written.
+/// ``flush()`` delivers, on the calling thread, what is queued (after the batch the dispatcher
+/// may be delivering): a test that runs in this process has its `testStarted` and each issue
+/// in the reports before its code goes on, so a crash that ends the process leaves them
+/// written, at the cost of delivering them itself rather than of a handoff to the dispatcher
+/// and back. Either way reporters are called one event at a time, in order, never at once.
 final class ReportingChannel: Sendable {
   private struct State {
-    /// Events sent and not yet taken by the dispatcher.
+    /// Events sent and not yet taken for delivery.
     var queue: [Event] = []
-    /// How many events were sent, and how many the dispatcher delivered (or dropped).
-    var sent: UInt64 = 0
-    var delivered: UInt64 = 0
     /// Whether the dispatcher waits for an event.
     var idle = false
-    /// Those waiting for delivery (``flush()``), each until `delivered` reaches its mark.
-    var waiting: [(mark: UInt64, wake: DispatchSemaphore)] = []
     var error: (any Error)?
     /// Whether ``finish()`` began: the dispatcher delivers what is queued and stops.
     var closing = false
   }
 
-  /// Only the dispatcher calls them, until it stopped; then ``finish()`` does.
   private let reporters: [any Reporter]
   private let state = Mutex(State())
+  /// Held while a batch is taken and delivered, by the dispatcher or by a flush: batches reach
+  /// the reporters one after another, in the order they were taken.
+  private let delivering = Mutex(())
   /// Wakes the dispatcher when an event comes to an idle one, or the channel closes.
   private let work = DispatchSemaphore(value: 0)
   /// Signalled once, when the dispatcher stopped.
@@ -48,60 +47,54 @@ final class ReportingChannel: Sendable {
     let wake = state.withLock { state -> Bool in
       guard !state.closing, state.error == nil else { return false }
       state.queue.append(event)
-      state.sent += 1
       defer { state.idle = false }
       return state.idle
     }
     if wake { work.signal() }
   }
 
-  /// Waits until every event sent before the call was delivered to every reporter (or dropped
-  /// after a reporter's error).
+  /// Delivers every event sent before the call, on this thread: those queued, after the batch
+  /// being delivered, if any.
   func flush() {
-    let wake = DispatchSemaphore(value: 0)
-    let waits = state.withLock { state -> Bool in
-      guard state.delivered < state.sent else { return false }
-      state.waiting.append((state.sent, wake))
-      return true
-    }
-    if waits { wake.wait() }
+    _ = deliverQueued()
   }
 
-  /// The dispatcher: takes what is queued, hands each event to every reporter in order, and
-  /// wakes those waiting for it; once the channel closes and nothing is left, it stops.
-  private func dispatch() {
-    while true {
-      let (events, closing) = state.withLock { state -> ([Event], Bool) in
+  /// Takes what is queued and hands each event to every reporter in order; returns whether
+  /// there was anything, and whether the channel is closing.
+  private func deliverQueued() -> (delivered: Bool, closing: Bool) {
+    delivering.withLock { _ in
+      let (events, closing, failed) = state.withLock { state -> ([Event], Bool, Bool) in
         defer { state.queue.removeAll(keepingCapacity: true) }
-        state.idle = state.queue.isEmpty && !state.closing
-        return (state.queue, state.closing)
+        return (state.queue, state.closing, state.error != nil)
       }
-      if events.isEmpty {
-        if closing { break }
-        work.wait()
-        continue
-      }
-      var failure: (any Error)?
-      if state.withLock({ $0.error }) == nil {
-        do {
-          for event in events {
-            for reporter in reporters { try reporter.handle(event) }
-          }
-        } catch {
-          failure = error
+      guard !events.isEmpty, !failed else { return (!events.isEmpty, closing) }
+      do {
+        for event in events {
+          for reporter in reporters { try reporter.handle(event) }
+        }
+      } catch {
+        state.withLock { state in
+          if state.error == nil { state.error = error }
         }
       }
-      let woken = state.withLock { state -> [DispatchSemaphore] in
-        if let failure, state.error == nil { state.error = failure }
-        state.delivered += UInt64(events.count)
-        let delivered = state.delivered
-        defer { state.waiting.removeAll { $0.mark <= delivered } }
-        return state.waiting.filter { $0.mark <= delivered }.map(\.wake)
-      }
-      for wake in woken { wake.signal() }
+      return (true, closing)
     }
-    // Nothing more comes: release whoever still waits (a flush racing the close).
-    for waiting in state.withLock({ state in defer { state.waiting = [] }; return state.waiting }) { waiting.wake.signal() }
+  }
+
+  /// The dispatcher: delivers what is queued until nothing is, then waits for more; once the
+  /// channel closes and nothing is left, it stops.
+  private func dispatch() {
+    while true {
+      let (delivered, closing) = deliverQueued()
+      if delivered { continue }
+      if closing { break }
+      let sleeps = state.withLock { state -> Bool in
+        guard state.queue.isEmpty, !state.closing else { return false }
+        state.idle = true
+        return true
+      }
+      if sleeps { work.wait() }
+    }
     stopped.signal()
   }
 
