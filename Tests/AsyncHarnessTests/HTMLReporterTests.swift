@@ -117,4 +117,38 @@ final class HTMLReporterTests: TemporaryDirectoryTestCase {
     XCTAssertEqual(bars, ["a", "b d", "c", "e"])
     XCTAssertTrue(page.contains("<p>5 attempts in 2 lanes over 6.000s.</p>"))
   }
+
+  /// With `--trace` and `--report-html`, the run has one timeline: the trace places each
+  /// event on it once, the page draws the same attempts from it (also those the trace took
+  /// away as it wrote them), and both files show them.
+  func testTheTraceAndThePageDrawOneTimeline() throws {
+    let timeline = SharedTimeline(keepingAttempts: true)
+    let tracePath = directory.appendingPathComponent("trace.json").path
+    let pagePath = directory.appendingPathComponent("report.html").path
+    let reporters: [any Reporter] = [try TraceReporter(path: tracePath, processName: "shared", timeline: timeline),
+                                     try HTMLReporter(path: pagePath, title: "Shared", sharing: timeline)]
+    let start = Date(timeIntervalSince1970: 1_000_000)
+    var events = [Event(.runStarted(RunInfo(waiters: ["semaphore"])), timestamp: start),
+                  Event(.suiteStarted(SuiteRun(suite: "S", waiter: "semaphore")), timestamp: start)]
+    for index in 0..<3 {
+      let test = TestID(suite: "S", name: "t\(index)", waiter: "semaphore")
+      events.append(Event(.testStarted(test), timestamp: start + Double(index), lane: 1))
+      events.append(Event(.waitEnded(test, awaited: "the wait for \"x\"", outcome: "completed", duration: 0.5),
+                          timestamp: start + Double(index) + 0.6))
+      events.append(Event(.testEnded(test, TestResult(verdict: .passed), duration: 1), timestamp: start + Double(index) + 1))
+    }
+    events.append(Event(.suiteEnded(SuiteRun(suite: "S", waiter: "semaphore"), Summary(), duration: 3), timestamp: start + 3))
+    events.append(Event(.runEnded(Summary(), duration: 3), timestamp: start + 3))
+    for event in events {
+      for reporter in reporters { try reporter.handle(event) }
+    }
+    XCTAssertEqual(timeline.recorded, events.count, "each event placed once, by the trace")
+    for reporter in reporters { try reporter.finish() }
+    let trace = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: tracePath))) as? [String: Any]
+    let slices = (trace?["traceEvents"] as? [[String: Any]] ?? []).filter { $0["cat"] as? String == "test" }
+    XCTAssertEqual(slices.compactMap { $0["name"] as? String }, ["S/t0", "S/t1", "S/t2"])
+    let page = try String(contentsOfFile: pagePath, encoding: .utf8)
+    for name in ["t0", "t1", "t2"] { XCTAssertTrue(page.contains("S/\(name)"), "the page's timeline lacks \(name)") }
+    XCTAssertEqual(timeline.attemptsAndLatest.attempts.map(\.test.name), ["t0", "t1", "t2"])
+  }
 }

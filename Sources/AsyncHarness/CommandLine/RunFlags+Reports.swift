@@ -19,8 +19,16 @@ extension RunFlags {
       }
     }
     if let json, let reason = ReportDestination.problem(with: json) { throw ReportFileError(path: json, reason: reason) }
-    let traceReporter: (any Reporter)? = try trace.map { try TraceReporter(path: $0, processName: HarnessOptions.executableName) }
-    let htmlReporter: (any Reporter)? = try reportHTML.map { try HTMLReporter(path: $0, title: HarnessOptions.executableName) }
+    // With both, one timeline: the trace places each event, the page reads its attempts at the end.
+    let timeline = trace != nil && reportHTML != nil ? SharedTimeline(keepingAttempts: true) : nil
+    let traceReporter: (any Reporter)? = try trace.map { path in
+      try timeline.map { try TraceReporter(path: path, processName: HarnessOptions.executableName, timeline: $0) }
+        ?? TraceReporter(path: path, processName: HarnessOptions.executableName)
+    }
+    let htmlReporter: (any Reporter)? = try reportHTML.map { path in
+      try timeline.map { try HTMLReporter(path: path, title: HarnessOptions.executableName, sharing: $0) }
+        ?? HTMLReporter(path: path, title: HarnessOptions.executableName)
+    }
     let junitReporter = try junit.map { path in
       guard let factory else {
         throw UsageError("--junit needs the AsyncHarnessJUnit product: call HarnessMain.run(suites, junit: JUnitReporter.factory)")

@@ -39,21 +39,28 @@ struct HTMLReport: EndOfRunContents {
   private(set) var flaky: [TestID] = []
   /// The slowest attempts, slowest first.
   private(set) var slowest: [(test: TestID, duration: Double)] = []
-  /// The attempts in time, as the trace has them.
-  private(set) var timeline = RunTimeline()
+  /// The run's timeline, as the trace has it, and whether this page places the events on it
+  /// (else the trace does).
+  let sharedTimeline: SharedTimeline
+  private let feeds: Bool
+  /// The attempts in time and the latest time seen, read from the timeline when the run ends.
+  private(set) var timeline: (attempts: [RunTimeline.Attempt], latest: Int64) = ([], 0)
   /// What each running attempt printed so far.
   private var output: [TestID: CappedText] = [:]
 
-  /// An empty report keeping at most `outputLimit` bytes of each text.
-  init(outputLimit: Int) {
+  /// An empty report keeping at most `outputLimit` bytes of each text, drawing `timeline`
+  /// (placing the events on it itself when it `feeds` it).
+  init(outputLimit: Int, timeline: SharedTimeline = SharedTimeline(), feeds: Bool = true) {
     self.outputLimit = max(0, outputLimit)
+    sharedTimeline = timeline
+    self.feeds = feeds
   }
 
   /// Keeps what the page shows of `event`.
   mutating func record(_ event: Event) {
     switch event.kind {
     case .waitEnded, .scheduleStep: return  // the page draws the attempts, not what happened inside them
-    default: timeline.record(event)
+    default: if feeds { sharedTimeline.record(event) }
     }
     switch event.kind {
     case .runStarted(let info):
@@ -81,9 +88,10 @@ struct HTMLReport: EndOfRunContents {
     }
   }
 
-  /// Ends what is still open on the timeline (the run was interrupted).
+  /// Ends what is still open on the timeline (the run was interrupted), and reads it.
   mutating func close() {
-    timeline.close()
+    sharedTimeline.close()
+    timeline = sharedTimeline.attemptsAndLatest
   }
 
   /// `text` cut to the output limit, with the note saying how much was cut.

@@ -45,6 +45,15 @@ public final class HTMLReporter: Reporter, EndOfRunReporter {
     self.title = title
   }
 
+  /// Creates a reporter that draws `timeline`, the run's one, which the trace places the events
+  /// on (it comes before this reporter in the run's); as ``init(path:title:outputLimit:)``.
+  init(path: String, title: String, sharing timeline: SharedTimeline) throws {
+    file = try EndOfRunFile(path: path, report: "the HTML report",
+                            contents: HTMLReport(outputLimit: ReportDefaults.outputLimit, timeline: timeline, feeds: false))
+    self.path = path
+    self.title = title
+  }
+
   /// Keeps what the page shows of one event.
   /// - Parameter event: The event.
   public func handle(_ event: Event) {

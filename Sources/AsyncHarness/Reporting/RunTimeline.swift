@@ -1,10 +1,12 @@
 import Foundation
+import Synchronization
 
 /// A run laid out in time: its attempts on the lanes that ran them, the waits and schedule
 /// steps inside them (when the run reports waits), its suites' spans, and the issues and
 /// worker replacements worth a point in time. The one reading of events that both the trace
 /// (`--trace`, ``TraceReporter``) and the HTML report's timeline (`--report-html`,
-/// ``HTMLReporter``) draw from, so the two always agree.
+/// ``HTMLReporter``) draw from, so the two always agree; a run with both has one
+/// (``SharedTimeline``), which the trace places each event on once.
 ///
 /// Each lane, counted from 1, has a track; an attempt that starts while others run on its lane
 /// (`async` tests side by side in a worker, `--async-width`) goes on a sub-track of that lane,
@@ -92,6 +94,11 @@ struct RunTimeline {
 
   /// What happened, in the order it ended.
   private(set) var entries: [Entry] = []
+  /// Whether every attempt is also kept apart from the entries (``attempts``), which a
+  /// reader taking the entries as the run goes (the trace) would otherwise take away.
+  var keepsAttempts = false
+  /// The attempts kept apart, in the order they ended.
+  private var keptAttempts: [Attempt] = []
   /// The latest time seen: where ``close()`` ends what is still open.
   private(set) var latest: Int64 = 0
   /// The run's start.
@@ -143,7 +150,7 @@ struct RunTimeline {
       let (track, start) = (attempt.track, attempt.start)
       busy.remove(track)
       let end = time(event.timestamp, on: track)
-      entries.append(.attempt(Attempt(test: test, track: track, start: start, duration: end - start, result: result)))
+      add(Attempt(test: test, track: track, start: start, duration: end - start, result: result))
       place(attempt, to: end)
       for issue in result.issues where Self.instantKinds.contains(issue.kind) {
         entries.append(.instant(issue, of: test, track: track, at: end))
@@ -178,8 +185,7 @@ struct RunTimeline {
   /// Ends what is still open at the latest time seen: an attempt without a result, a suite's span.
   mutating func close() {
     for (test, attempt) in running {
-      entries.append(.attempt(Attempt(test: test, track: attempt.track, start: attempt.start,
-                                      duration: max(0, latest - attempt.start), result: nil)))
+      add(Attempt(test: test, track: attempt.track, start: attempt.start, duration: max(0, latest - attempt.start), result: nil))
     }
     running = []
     busy = []
@@ -228,9 +234,15 @@ struct RunTimeline {
     swap(&taken, &entries)
   }
 
-  /// The attempts, in the order they ended.
+  /// Places an attempt that ended (or that the run's end cut short).
+  private mutating func add(_ attempt: Attempt) {
+    entries.append(.attempt(attempt))
+    if keepsAttempts { keptAttempts.append(attempt) }
+  }
+
+  /// The attempts, in the order they ended: those kept apart, or those of the entries.
   var attempts: [Attempt] {
-    entries.compactMap { if case .attempt(let attempt) = $0 { attempt } else { nil } }
+    keepsAttempts ? keptAttempts : entries.compactMap { if case .attempt(let attempt) = $0 { attempt } else { nil } }
   }
 
   /// Where the running attempt of `test` is in `running`.
@@ -253,5 +265,51 @@ struct RunTimeline {
     let time = raise(&trackTimes[track, default: 0])  // one lookup of the track
     latest = max(latest, time)
     return time
+  }
+}
+
+/// The one timeline of a run, shared by the reporters that draw it (the trace and the HTML
+/// page): the first of them in the run's reporters places each event on it, once
+/// (``record(_:)``), and each reads what it needs: the trace takes the entries as they are
+/// placed, the page reads the attempts when the run ends.
+final class SharedTimeline: Sendable {
+  private let timeline: Mutex<(timeline: RunTimeline, closed: Bool, recorded: Int)>
+
+  /// A timeline; with `keepingAttempts`, its attempts stay readable after the entries are taken.
+  init(keepingAttempts: Bool = false) {
+    var timeline = RunTimeline()
+    timeline.keepsAttempts = keepingAttempts
+    self.timeline = Mutex((timeline, false, 0))
+  }
+
+  /// Places one event.
+  func record(_ event: Event) {
+    timeline.withLock { state in
+      guard !state.closed else { return }
+      state.timeline.record(event)
+      state.recorded += 1
+    }
+  }
+
+  /// How many events were placed: one for each event of the run, however many reporters read it.
+  var recorded: Int { timeline.withLock { $0.recorded } }
+
+  /// Ends what is still open (``RunTimeline/close()``), once: later events are not placed.
+  func close() {
+    timeline.withLock { state in
+      guard !state.closed else { return }
+      state.closed = true
+      state.timeline.close()
+    }
+  }
+
+  /// Hands over the entries placed so far (``RunTimeline/takeEntries(into:)``).
+  func takeEntries(into taken: inout [RunTimeline.Entry]) {
+    timeline.withLock { $0.timeline.takeEntries(into: &taken) }
+  }
+
+  /// The attempts and the latest time seen.
+  var attemptsAndLatest: (attempts: [RunTimeline.Attempt], latest: Int64) {
+    timeline.withLock { ($0.timeline.attempts, $0.timeline.latest) }
   }
 }

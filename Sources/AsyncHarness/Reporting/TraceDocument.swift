@@ -7,7 +7,10 @@
 struct TraceDocument: EndOfRunContents, ~Copyable {
   /// The trace's pid, this process's.
   let processID: Int
-  private var timeline = RunTimeline()
+  /// The run's timeline, and whether this trace places the events on it (else another reader
+  /// does, before this one reads them).
+  private let timeline: SharedTimeline
+  private let feeds: Bool
   /// The timeline's entries taken to be written, kept to reuse its storage.
   private var taken: [RunTimeline.Entry] = []
   /// The events written so far, one after another, each open before its `tid`
@@ -18,12 +21,14 @@ struct TraceDocument: EndOfRunContents, ~Copyable {
   /// The tracks that hold an attempt.
   private var tracks: Set<RunTimeline.Track> = []
 
-  init(processID: Int) {
+  init(processID: Int, timeline: SharedTimeline = SharedTimeline(), feeds: Bool = true) {
     self.processID = processID
+    self.timeline = timeline
+    self.feeds = feeds
   }
 
   mutating func record(_ event: Event) {
-    timeline.record(event)
+    if feeds { timeline.record(event) }
     writeTakenEntries()
   }
 

@@ -75,6 +75,15 @@ public final class TraceReporter: Reporter, EndOfRunReporter {
     self.processName = processName
   }
 
+  /// Creates a reporter that writes the trace of `timeline`, the run's one, which it places
+  /// each event on (before the HTML page reads it); as ``init(path:processName:)``.
+  init(path: String, processName: String, timeline: SharedTimeline) throws {
+    file = try EndOfRunFile(path: path, report: "the trace",
+                            contents: TraceDocument(processID: Int(getpid()), timeline: timeline, feeds: true))
+    self.path = path
+    self.processName = processName
+  }
+
   /// Keeps what the trace shows of one event.
   /// - Parameter event: The event.
   public func handle(_ event: Event) {
