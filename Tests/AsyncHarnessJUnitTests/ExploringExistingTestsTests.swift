@@ -122,10 +122,14 @@ final class ExploringExistingTestsTests: ReportTestCase {
     }
   }
 
-  /// A test whose order is partly a Dispatch queue's passes, with a warning that says so.
+  /// A test whose order is partly a Dispatch queue's passes, with a warning that says so, and
+  /// the exploration summary says in how many schedules.
   func testWorkFromOutsideTheScheduleIsNamed() throws {
     let runs = try explore(["--explore", "3", "--filter", "Dispatch"])
     XCTAssertEqual(runs.status, 0, runs.errors)
+    // The summary says how often: in every one of its schedules.
+    XCTAssertTrue(runs.output.contains("  OrdersTests.OrdersXCTests/testAnAnswerFromADispatchQueueArrivesWhileTheTestWorks [xctest]: "
+      + "3 of 3 passed; 3 took work from outside the schedule\n"), runs.output)
     let ended = runs.ended
     XCTAssertEqual(ended.count, 3)
     for run in ended {

@@ -1,11 +1,14 @@
 /// How the schedules a test ran under ended (`--explore N`): for each test and waiter that
-/// ran under more than one schedule, how many passed and the first failing replay token.
-/// The console prints it at the end of the run.
+/// ran under more than one schedule, how many passed, how many took work from outside their
+/// schedule (when the steps say so: a schedule's order was then partly not its own), and the
+/// first failing replay token. The console prints it at the end of the run.
 struct ExplorationTally: Sendable {
   private struct Row {
     var key: String
     var passed = 0
     var total = 0
+    /// The schedules whose steps say work came from outside them.
+    var outside = 0
     var firstFailure: String?
   }
 
@@ -23,6 +26,7 @@ struct ExplorationTally: Sendable {
       return rows.count - 1
     }()
     rows[index].total += 1
+    if result.scheduleTrace?.firstOutsideStep != nil { rows[index].outside += 1 }
     if result.verdict.isFailure {
       if rows[index].firstFailure == nil { rows[index].firstFailure = token }
     } else {
@@ -35,8 +39,9 @@ struct ExplorationTally: Sendable {
     let explored = rows.filter { $0.total > 1 }
     guard !explored.isEmpty else { return "" }
     return "\nExplored schedules:\n" + explored.map { row in
+      let outside = row.outside == 0 ? "" : "; \(row.outside) took work from outside the schedule"
       let failure = row.firstFailure.map { "; first failure replay: --schedule \($0)" } ?? ""
-      return "  \(row.key): \(row.passed) of \(row.total) passed\(failure)\n"
+      return "  \(row.key): \(row.passed) of \(row.total) passed\(outside)\(failure)\n"
     }.joined()
   }
 }
