@@ -1,19 +1,14 @@
 import AsyncHarness
 import Foundation
-import Synchronization
 import XCTest
 
 /// Issue 41: `harness test --explore N` finds the ordering bugs of a package's own XCTest and
 /// Swift Testing tests (Tests/Fixtures/OrderingBugs, which does not depend on AsyncHarness), and
 /// `--schedule TOKEN` replays a failing order exactly.
 final class ExploringExistingTestsTests: ReportTestCase {
-  private static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
-  private static let fixture = checkout.appendingPathComponent("Tests/Fixtures/OrderingBugs")
-  /// A scratch path of the fixture's own, so its build never waits for the lock of the
-  /// `swift test` running these tests, and never writes into the fixture's directory.
-  private static let scratch = checkout.appendingPathComponent(".build/fixtures/ordering-bugs-scratch")
-  private static let built = Mutex(false)
+  private static let package = FixturePackage("OrderingBugs", scratch: "ordering-bugs-scratch")
+  private static var fixture: URL { package.directory }
+  private static var scratch: URL { package.scratch }
 
   /// The fixture's tests of a bug, each failing in some orders only.
   private static let bugs = [
@@ -78,8 +73,8 @@ final class ExploringExistingTestsTests: ReportTestCase {
     let trace = path("trace-\(UUID().uuidString).json")
     let json = path("events-\(UUID().uuidString).jsonl")
     let test = "OrdersTests.OrdersXCTests/testTwoWithdrawalsNeverOverdraw"
-    try Self.buildFixture()
-    let run = try runToEnd(try harness(), ["test", "--package-path", Self.fixture.path, "--skip-build", "--explore", "1",
+    try Self.package.build()
+    let run = try runToEnd(try builtHarness(), ["test", "--package-path", Self.fixture.path, "--skip-build", "--explore", "1",
                                            "--filter", test, "--trace", trace, "--json", json,
                                            "--", "--scratch-path", Self.scratch.path], limit: 300)
     XCTAssertLessThanOrEqual(run.status, 1, run.errors)
@@ -115,10 +110,11 @@ final class ExploringExistingTestsTests: ReportTestCase {
     XCTAssertEqual(blocking.map(\.result.verdict), [.passed, .passed])
     for run in blocking {
       let warning = run.result.issues.first { $0.kind == .warning }?.message ?? ""
-      XCTAssertTrue(warning.hasPrefix("A Swift concurrency job of the test kept the schedule's thread for a quiet period of "
-        + "0.2 seconds while others waited"), warning)
-      XCTAssertTrue(warning.hasSuffix("the test ran on Swift's own executors, in real time: its order from there was not explored"),
-                    warning)
+      XCTAssertTrue(warning.hasPrefix("The Swift concurrency job of step "), warning)
+      XCTAssertTrue(warning.hasSuffix(" kept the schedule's thread for 0.2 seconds, longer than the quiet period (it blocks "
+        + "its thread: a semaphore, a lock, a synchronous wait for work of another task); the schedule gave Swift "
+        + "concurrency back to Swift's own executors, so the rest of the test runs in real time, neither ordered nor "
+        + "replayed"), warning)
     }
   }
 
@@ -150,7 +146,7 @@ final class ExploringExistingTestsTests: ReportTestCase {
       (["--schedule", "nope"], "error: --schedule \"nope\" is not a replay token: "),
     ]
     for (flags, message) in cases {
-      let run = try runToEnd(try harness(), ["test", "--package-path", Self.fixture.path, "--skip-build"] + flags)
+      let run = try runToEnd(try builtHarness(), ["test", "--package-path", Self.fixture.path, "--skip-build"] + flags)
       XCTAssertEqual(run.status, 2, "\(flags)")
       XCTAssertTrue(run.errors.hasPrefix(message), "\(flags): \(run.errors)")
     }
@@ -173,35 +169,14 @@ final class ExploringExistingTestsTests: ReportTestCase {
   }
 
   private func explore(_ flags: [String]) throws -> Explored {
-    try Self.buildFixture()
+    try Self.package.build()
     let json = path("events-\(UUID().uuidString).jsonl")
-    let run = try runToEnd(try harness(), ["test", "--package-path", Self.fixture.path, "--skip-build", "--json", json]
+    let run = try runToEnd(try builtHarness(), ["test", "--package-path", Self.fixture.path, "--skip-build", "--json", json]
       + flags + ["--", "--scratch-path", Self.scratch.path], limit: 600)
     var ended: [(test: TestID, result: TestResult)] = []
     for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
       if case .testEnded(let test, let result, _) = try Event(jsonLine: line).kind { ended.append((test, result)) }
     }
     return Explored(status: run.status, output: run.output, errors: run.errors, ended: ended)
-  }
-
-  /// The `harness` executable built next to the tests, or a skip when it is not.
-  private func harness() throws -> URL {
-    let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("harness")
-    guard FileManager.default.isExecutableFile(atPath: tool.path) else {
-      throw XCTSkip("harness is not built next to the tests (swift build first)")
-    }
-    return tool
-  }
-
-  /// Builds the fixture's tests once per test process.
-  private static func buildFixture() throws {
-    try built.withLock { built in
-      guard !built else { return }
-      let build = try runToEnd(URL(fileURLWithPath: "/usr/bin/env"), [
-        "swift", "build", "--build-tests", "--package-path", fixture.path, "--scratch-path", scratch.path,
-      ], limit: 600)
-      guard build.status == 0 else { throw XCTSkip("the fixture does not build:\n\(build.output)\(build.errors)") }
-      built = true
-    }
   }
 }

@@ -1,6 +1,5 @@
 import AsyncHarness
 import Foundation
-import Synchronization
 import XCTest
 
 @testable import AsyncHarnessJUnit
@@ -10,13 +9,9 @@ import XCTest
 /// every test is reported once with its verdict, a crash, an `exit` and a hang end only their
 /// test, the run ends within seconds of its limits, and the JUnit report passes the checker.
 final class HarnessTestCommandTests: ReportTestCase {
-  private static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
-  private static let fixture = checkout.appendingPathComponent("Tests/Fixtures/ExistingTests")
-  /// A scratch path of the fixture's own, so its build never waits for the lock of the
-  /// `swift test` running these tests, and never writes into the fixture's directory.
-  private static let scratch = checkout.appendingPathComponent(".build/fixtures/existing-tests-scratch")
-  private static let built = Mutex(false)
+  private static let package = FixturePackage("ExistingTests", scratch: "existing-tests-scratch")
+  private static var fixture: URL { package.directory }
+  private static var scratch: URL { package.scratch }
   private static let timeLimit = 2.0
 
   /// The verdicts, as the fixture's tests are written.
@@ -104,9 +99,9 @@ final class HarnessTestCommandTests: ReportTestCase {
   /// Without rude tests, Swift Testing runs side by side and in a serialized suite's order, as
   /// under `swift test`: each test gets the verdict `swift test --filter Suite` gives it.
   func testSwiftTestingRunsItsTestsAsSwiftTestDoes() throws {
-    try Self.buildFixture()
+    try Self.package.build()
     let json = path("events.jsonl")
-    let run = try runToEnd(try harness(), [
+    let run = try runToEnd(try builtHarness(), [
       "test", "--package-path", Self.fixture.path, "--skip-build", "--json", json,
       "--filter", "OnlyInParallel", "--filter", "InItsOrder", "--filter", "OtherEnds",
       "--", "--scratch-path", Self.scratch.path,
@@ -124,10 +119,10 @@ final class HarnessTestCommandTests: ReportTestCase {
   /// `--rerun-failed` runs again exactly the tests that failed or errored in the last run of
   /// the same build, and says so.
   func testRerunFailedRunsTheTestsThatFailedLastTime() throws {
-    try Self.buildFixture()
+    try Self.package.build()
     let build = ["--", "--scratch-path", Self.scratch.path]
     let first = path("first.jsonl")
-    var run = try runToEnd(try harness(), ["test", "--package-path", Self.fixture.path, "--skip-build", "--json", first] + build,
+    var run = try runToEnd(try builtHarness(), ["test", "--package-path", Self.fixture.path, "--skip-build", "--json", first] + build,
                            limit: 300)
     XCTAssertEqual(run.status, 1, run.errors)
     var failed: Set<String> = []
@@ -138,7 +133,7 @@ final class HarnessTestCommandTests: ReportTestCase {
     }
     XCTAssertEqual(failed, Set(Self.verdicts.filter { $0.value.isFailure && !Self.failsOnlyWhenRude($0.key) }.keys))
     let again = path("again.jsonl")
-    run = try runToEnd(try harness(), ["test", "--package-path", Self.fixture.path, "--skip-build", "--rerun-failed",
+    run = try runToEnd(try builtHarness(), ["test", "--package-path", Self.fixture.path, "--skip-build", "--rerun-failed",
                                        "--json", again] + build, limit: 300)
     XCTAssertEqual(run.status, 1, run.errors)
     XCTAssertTrue(run.output.hasPrefix("Rerunning \(failed.count) tests that failed or errored in the last run ("), run.output)
@@ -158,7 +153,7 @@ final class HarnessTestCommandTests: ReportTestCase {
   }
 
   func testADirectoryWithoutAPackageIsAUsageError() throws {
-    let run = try runToEnd(try harness(), ["test", "--package-path", directory.path])
+    let run = try runToEnd(try builtHarness(), ["test", "--package-path", directory.path])
     XCTAssertEqual(run.status, 2)
     XCTAssertTrue(run.errors.contains("error: no Package.swift in \(directory.path)"), run.errors)
   }
@@ -173,7 +168,7 @@ final class HarnessTestCommandTests: ReportTestCase {
       """.write(to: directory.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
     try "let broken: Int = \"not a number\"\n"
       .write(to: directory.appendingPathComponent("Sources/Broken/Broken.swift"), atomically: true, encoding: .utf8)
-    let run = try runToEnd(try harness(), ["test", "--package-path", directory.path], limit: 300)
+    let run = try runToEnd(try builtHarness(), ["test", "--package-path", directory.path], limit: 300)
     XCTAssertEqual(run.status, 2)
     XCTAssertTrue(run.errors.contains("error: swift build --build-tests failed (exit status 1):"), run.errors)
     XCTAssertTrue(run.errors.contains("Broken.swift:1"), run.errors)
@@ -197,7 +192,7 @@ final class HarnessTestCommandTests: ReportTestCase {
       .write(to: directory.appendingPathComponent("Sources/Broken/Broken.swift"), atomically: true, encoding: .utf8)
     try "import XCTest\n"
       .write(to: directory.appendingPathComponent("Tests/BrokenTests/BrokenTests.swift"), atomically: true, encoding: .utf8)
-    let run = try runToEnd(try harness(), ["test", "--package-path", directory.path, "--skip-build"], limit: 300)
+    let run = try runToEnd(try builtHarness(), ["test", "--package-path", directory.path, "--skip-build"], limit: 300)
     XCTAssertEqual(run.status, 2)
     XCTAssertFalse(run.errors.contains("Building the tests"), run.errors)
     XCTAssertFalse(run.errors.contains("swift build --build-tests failed"), run.errors)
@@ -206,7 +201,7 @@ final class HarnessTestCommandTests: ReportTestCase {
   }
 
   func testSkipBuildRunsTheFixtureAsBuilt() throws {
-    try Self.buildFixture()
+    try Self.package.build()
     try assertEveryTestEnds(["--package-path", Self.fixture.path, "--skip-build", "--", "--scratch-path", Self.scratch.path])
   }
 
@@ -214,7 +209,7 @@ final class HarnessTestCommandTests: ReportTestCase {
   /// `.build/debug`, without asking SwiftPM: here a link to the fixture's build, which SwiftPM
   /// would not name (it would say `.build/<triple>/debug`, where there is nothing).
   func testWithoutBuildFlagsTheBundleIsFoundInBuildDebug() throws {
-    try Self.buildFixture()
+    try Self.package.build()
     try FileManager.default.createDirectory(at: directory.appendingPathComponent(".build"), withIntermediateDirectories: true)
     try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent(".build/debug"),
                                                withDestinationURL: Self.scratch.appendingPathComponent("debug"))
@@ -230,7 +225,7 @@ final class HarnessTestCommandTests: ReportTestCase {
   /// every one ends and the run fails.
   private func assertEveryTestEnds(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
     let json = path("events.jsonl")
-    let run = try runToEnd(try harness(), ["test", "--json", json, "--trace", path("trace.json"),
+    let run = try runToEnd(try builtHarness(), ["test", "--json", json, "--trace", path("trace.json"),
                                            "--report-html", path("report.html")] + arguments, limit: 300)
     XCTAssertEqual(run.status, 1, run.errors, file: file, line: line)
     XCTAssertFalse(run.errors.contains("Building the tests"), run.errors, file: file, line: line)
@@ -259,7 +254,7 @@ final class HarnessTestCommandTests: ReportTestCase {
   /// `harness test --help` shows its own flags and those it shares with suites executables,
   /// not those of harness suites alone.
   func testTheHelpShowsOnlyTheFlagsThatApply() throws {
-    let run = try runToEnd(try harness(), ["test", "--help"])
+    let run = try runToEnd(try builtHarness(), ["test", "--help"])
     XCTAssertEqual(run.status, 0, run.errors)
     for flag in ["--package-path <dir>", "--skip-build", "--filter <text>", "--retries <N>", "--workers <N>", "--junit <path>",
                  "--shuffle [<seed>]", "--rerun-failed", "--shard <index/count>", "--explore <N>", "--explore-policy <policy>",
@@ -269,22 +264,22 @@ final class HarnessTestCommandTests: ReportTestCase {
     for flag in ["--waiter", "--isolation", "--timeout", "--jitter", "--no-capture", "--async-width"] {
       XCTAssertFalse(run.output.contains(flag), "\(flag) does not apply, yet\n\(run.output)")
     }
-    let root = try runToEnd(try harness(), ["--help"])
+    let root = try runToEnd(try builtHarness(), ["--help"])
     XCTAssertEqual(root.status, 0, root.errors)
     XCTAssertTrue(root.output.contains("USAGE: harness <subcommand>") && root.output.contains("\n  test "), root.output)
-    let none = try runToEnd(try harness(), [])
+    let none = try runToEnd(try builtHarness(), [])
     XCTAssertEqual(none.status, 2)
     XCTAssertTrue(none.errors.hasPrefix("error: no command; the command is test\n"), none.errors)
   }
 
   func testAFlagOfSuitesOnlyIsRefused() throws {
     for flags in [["--waiter", "semaphore"], ["--jitter"], ["--isolation", "none"], ["--async-width", "10"]] {
-      let run = try runToEnd(try harness(), ["test"] + flags)
+      let run = try runToEnd(try builtHarness(), ["test"] + flags)
       XCTAssertEqual(run.status, 2)
       XCTAssertTrue(run.errors.hasPrefix("error: \(flags[0]) does not apply to harness test: the package's tests run in its "
         + "test bundle, under its own testing library\nUSAGE: harness test "), run.errors)
     }
-    let unknown = try runToEnd(try harness(), ["test", "--no-such-flag"])
+    let unknown = try runToEnd(try builtHarness(), ["test", "--no-such-flag"])
     XCTAssertEqual(unknown.status, 2)
     XCTAssertTrue(unknown.errors.hasPrefix("error: Unknown option '--no-such-flag'\n"), unknown.errors)
   }
@@ -292,8 +287,8 @@ final class HarnessTestCommandTests: ReportTestCase {
   // MARK: Helpers
 
   private func assertTheFixtureRuns(_ flags: [String], attempts: Int) throws {
-    let harness = try harness()
-    try Self.buildFixture()
+    let harness = try builtHarness()
+    try Self.package.build()
     let junit = path("junit.xml")
     let json = path("events.jsonl")
     var environment = ProcessInfo.processInfo.environment
@@ -412,27 +407,5 @@ final class HarnessTestCommandTests: ReportTestCase {
       "--expect-errors", String(final.filter { $0 == .errored }.count),
       "--expect-skipped", String(final.filter { $0 == .skipped }.count),
     ])
-  }
-
-  /// The `harness` executable built next to the tests, or a skip when it is not.
-  private func harness() throws -> URL {
-    let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("harness")
-    guard FileManager.default.isExecutableFile(atPath: tool.path) else {
-      throw XCTSkip("harness is not built next to the tests (swift build first)")
-    }
-    return tool
-  }
-
-  /// Builds the fixture's tests once per test process, so that each run's own build finds
-  /// nothing to do and its time is the tests'.
-  private static func buildFixture() throws {
-    try built.withLock { built in
-      guard !built else { return }
-      let build = try runToEnd(URL(fileURLWithPath: "/usr/bin/env"), [
-        "swift", "build", "--build-tests", "--package-path", fixture.path, "--scratch-path", scratch.path,
-      ], limit: 600)
-      guard build.status == 0 else { throw XCTSkip("the fixture does not build:\n\(build.output)\(build.errors)") }
-      built = true
-    }
   }
 }

@@ -126,3 +126,44 @@ func runToEnd(
   process.waitUntilExit()
   return (process.terminationStatus, outputText, errorText.withLock { $0 })
 }
+
+/// The `harness` executable built next to the tests, or a skip when it is not.
+func builtHarness() throws -> URL {
+  let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("harness")
+  guard FileManager.default.isExecutableFile(atPath: tool.path) else {
+    throw XCTSkip("harness is not built next to the tests (swift build first)")
+  }
+  return tool
+}
+
+/// A package of `Tests/Fixtures` that `harness test` runs, built once per test process into a
+/// scratch path of its own (under the checkout's `.build/fixtures`), so that its build never
+/// waits for the lock of the `swift test` running these tests, never writes into the fixture's
+/// directory, and each run's own build finds nothing to do.
+final class FixturePackage: Sendable {
+  /// The package's directory.
+  let directory: URL
+  /// Its scratch path: pass `-- --scratch-path` it to `harness test`.
+  let scratch: URL
+  private let built = Mutex(false)
+
+  /// The fixture `Tests/Fixtures/<name>`, built into `.build/fixtures/<scratch>`.
+  init(_ name: String, scratch: String) {
+    let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    directory = checkout.appendingPathComponent("Tests/Fixtures/\(name)")
+    self.scratch = checkout.appendingPathComponent(".build/fixtures/\(scratch)")
+  }
+
+  /// Builds the package's tests, the first time; a skip when they do not build.
+  func build() throws {
+    try built.withLock { built in
+      guard !built else { return }
+      let build = try runToEnd(URL(fileURLWithPath: "/usr/bin/env"), [
+        "swift", "build", "--build-tests", "--package-path", directory.path, "--scratch-path", scratch.path,
+      ], limit: 600)
+      guard build.status == 0 else { throw XCTSkip("the fixture does not build:\n\(build.output)\(build.errors)") }
+      built = true
+    }
+  }
+}

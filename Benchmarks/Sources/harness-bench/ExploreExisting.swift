@@ -13,16 +13,10 @@ func measureExploringExistingTests(_ counts: Counts, _ report: Report) {
   let (seeds, plainRuns) = counts.exploredExistingTests
   report.section("11. harness test --explore \(seeds) against \(plainRuns) plain runs of each bug's test "
     + "(Tests/Fixtures/OrderingBugs)")
-  let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("harness-bench-explore-\(getpid())")
+  guard let scratch = makeScratch("explore") else { return }
   defer { try? FileManager.default.removeItem(at: scratch) }
   let log = scratch.appendingPathComponent("out.txt").path
   let json = scratch.appendingPathComponent("events.jsonl").path
-  do {
-    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-  } catch {
-    print("cannot make \(scratch.path): \(error)")
-    return
-  }
   guard let harness = harnessExecutable(log: log) else { return }
   let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Tests/Fixtures/OrderingBugs").path

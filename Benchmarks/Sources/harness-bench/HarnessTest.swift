@@ -20,15 +20,9 @@ func measureHarnessTest(_ counts: Counts, _ report: Report) {
   report.section("10. harness test against swift test: an XCTest-heavy and a Swift Testing-heavy package of "
     + "\(shape.classes)×\(shape.perClass) tests of one library and \(shape.perClass) of the other, each awaiting "
     + "\(shape.sleepMilliseconds) ms (wall, median of \(shape.repeats))")
-  let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("harness-bench-existing-\(getpid())")
+  guard let scratch = makeScratch("existing") else { return }
   defer { try? FileManager.default.removeItem(at: scratch) }
   let log = scratch.appendingPathComponent("out.txt").path
-  do {
-    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-  } catch {
-    print("cannot make \(scratch.path): \(error)")
-    return
-  }
   guard let harness = harnessExecutable(log: log) else { return }
   for heavy in ExistingTestsShape.Library.allCases {
     let package = scratch.appendingPathComponent("BenchExisting\(heavy.rawValue)")
@@ -91,6 +85,19 @@ private func measure(_ package: URL, heavy: ExistingTestsShape.Library, harness:
     + String(format: " (%.2f s, exit %d)", harnessCrashed.seconds, harnessCrashed.status))
   report.note("part 10, a crashing test in each library (\(total) tests): swift test \(swiftCounts.description); "
     + "harness test \(harnessCounts)")
+}
+
+/// A scratch directory of this process for a part (`harness-bench-<name>-<pid>` in the
+/// temporary directory), made now; `nil`, said, when it cannot be. The part removes it.
+func makeScratch(_ name: String) -> URL? {
+  let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("harness-bench-\(name)-\(getpid())")
+  do {
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+  } catch {
+    print("cannot make \(scratch.path): \(error)")
+    return nil
+  }
+  return scratch
 }
 
 /// The `harness` executable: the one built beside this executable (the package's target

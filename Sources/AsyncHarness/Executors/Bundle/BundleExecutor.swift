@@ -387,10 +387,8 @@ private struct BundleTranscript: WorkerTranscript {
       guard let step = supervision.running.first?.step else { return }
       var warnings: [String] = []
       if let escapedAt {
-        warnings.append("A Swift concurrency job of the test kept the schedule's thread for a quiet period of "
-          + "\(BundleChannelLibrary.quietPeriod.secondsDescription) seconds while others waited (it blocks on one of "
-          + "them: a semaphore, a lock, a synchronous wait), so from step \(escapedAt) the test ran on Swift's own "
-          + "executors, in real time: its order from there was not explored")
+        warnings.append(Scheduler.blockedMessage("The Swift concurrency job of step \(escapedAt)",
+                                                 for: BundleChannelLibrary.quietPeriod, handedBack: nil))
       }
       if outside > 0 { warnings.append(Self.outsideMessage(outside: outside, of: jobs, before: trace.firstOutsideStep)) }
       for warning in warnings {

@@ -1,5 +1,6 @@
 import Dispatch
 import Orders
+import Synchronization
 import XCTest
 
 /// The tests a team would write for the ordering bugs, in XCTest: each bug's test fails only in
@@ -66,17 +67,25 @@ final class OrdersXCTests: XCTestCase {
   }
 
   /// Passes in every order, but part of its order is not the schedule's: an answer comes
-  /// from a Dispatch queue while the test's own tasks run.
+  /// from a Dispatch queue while the test's own task runs (it yields until the answer was sent).
   func testAnAnswerFromADispatchQueueArrivesWhileTheTestWorks() async {
+    let sent = Flag()
     async let answer = withCheckedContinuation { continuation in
-      DispatchQueue.global().async { continuation.resume(returning: 42) }
+      DispatchQueue.global().async {
+        continuation.resume(returning: 42)
+        sent.raise()
+      }
     }
-    var turns = 0
-    while turns < 1_000 {
-      await Task.yield()
-      turns += 1
-    }
+    while !sent.isRaised { await Task.yield() }
     let value = await answer
     XCTAssertEqual(value, 42)
   }
+}
+
+/// A flag one thread raises and another reads.
+private final class Flag: Sendable {
+  private let raised = Mutex(false)
+
+  func raise() { raised.withLock { $0 = true } }
+  var isRaised: Bool { raised.withLock { $0 } }
 }
