@@ -155,7 +155,6 @@ private struct RecordWriter {
     write(result.reason) { $0.write($1) }
     write(result.issues.count)
     for issue in result.issues { write(issue) }
-    write(result.willRetry)
     write(result.scheduleTrace) { record, trace in
       record.write(trace.steps)
       record.write(Int(trace.fingerprint))
@@ -171,8 +170,8 @@ private struct RecordWriter {
     write(testCase.output.map { XMLText($0).string }) { $0.write($1) }
     write(testCase.lateIssues.count)
     for issue in testCase.lateIssues { write(issue) }
-    write(testCase.earlierAttempts.count)
-    for attempt in testCase.earlierAttempts { write(attempt) }
+    write(testCase.retriedAttempts.count)
+    for attempt in testCase.retriedAttempts { write(attempt) }
   }
 }
 
@@ -260,12 +259,11 @@ private struct RecordReader {
     let verdict = Verdict(rawValue: string()) ?? .errored
     let reason = optional { $0.string() }
     let issues = (0..<max(0, int())).map { _ in issue() }
-    let willRetry = bool()
     let trace = optional { record in
       ScheduleTrace(steps: record.int(), fingerprint: UInt32(truncatingIfNeeded: record.int()),
                     firstOutsideStep: record.optional { $0.int() })
     }
-    return TestResult(verdict: verdict, reason: reason, issues: issues, willRetry: willRetry, scheduleTrace: trace)
+    return TestResult(verdict: verdict, reason: reason, issues: issues, scheduleTrace: trace)
   }
 
   mutating func testCase(naming name: (TestID) -> CappedName, report: String) throws -> TestCase {
@@ -279,7 +277,7 @@ private struct RecordReader {
       return output
     }
     testCase.lateIssues = (0..<max(0, int())).map { _ in issue() }
-    testCase.earlierAttempts = try (0..<max(0, int())).map { _ in try self.testCase(naming: name, report: report) }
+    testCase.retriedAttempts = try (0..<max(0, int())).map { _ in try self.testCase(naming: name, report: report) }
     guard !cutShort else {
       throw JUnitError.callFailed(call: "reading the testcases kept on disk", path: report, reason: "a record is cut short")
     }

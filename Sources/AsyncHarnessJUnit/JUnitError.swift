@@ -11,6 +11,9 @@ public enum JUnitError: Error, Equatable, CustomStringConvertible {
   /// A Swift Testing event stream to convert is missing, unreadable, or not a version 0
   /// event stream; `reason` names the line when one is malformed.
   case unreadableEventStream(path: String, reason: String)
+  /// An AsyncHarness event stream could not be read: missing, or a line is not an event this
+  /// build reads.
+  case unreadableHarnessEvents(path: String, reason: String)
   /// A libxml2 or system call failed while writing or reading `path`.
   case callFailed(call: String, path: String, reason: String?)
   /// The reporter received events in an order no runner sends.
@@ -30,6 +33,8 @@ public enum JUnitError: Error, Equatable, CustomStringConvertible {
       "cannot read the JUnit report \(path): \(reason)"
     case .unreadableEventStream(let path, let reason):
       "cannot read the Swift Testing event stream \(path): \(reason)"
+    case .unreadableHarnessEvents(let path, let reason):
+      "cannot read the AsyncHarness event stream \(path): \(reason)"
     case .duplicateTestcases(let count, let examples):
       "\(count) testcase\(count == 1 ? "" : "s") would appear more than once in the merged report "
         + "(dashboards keep only the first): \(examples.joined(separator: "; "))"

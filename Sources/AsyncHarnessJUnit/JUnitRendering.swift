@@ -66,7 +66,7 @@ extension JUnitReport {
     try writer.startElement("testcase")
     try writer.attribute("name", name)
     try writer.attribute("classname", classname)
-    let duration = testCase.earlierAttempts.reduce(testCase.duration) { $0 + $1.duration }
+    let duration = testCase.retriedAttempts.reduce(testCase.duration) { $0 + $1.duration }
     try writer.attribute("time", XMLText(JUnitFormat.time(duration)))
     if profile == .github, let location = (result.verdict.isFailure ? primary?.sourceLocation : nil)
       ?? declaration(of: testCase.test) {
@@ -77,8 +77,8 @@ extension JUnitReport {
     // Earlier attempts: flaky ones when the last attempt passed, reruns otherwise.
     let prefix = result.verdict == .flaky ? "flaky" : "rerun"
     let (erroredAttempts, failedAttempts) = (
-      testCase.earlierAttempts.filter { $0.result.verdict == .errored },
-      testCase.earlierAttempts.filter { $0.result.verdict != .errored })
+      testCase.retriedAttempts.filter { $0.result.verdict == .errored },
+      testCase.retriedAttempts.filter { $0.result.verdict != .errored })
     if result.verdict == .failed { try writeResult(of: testCase, primary: primary, to: writer) }
     for attempt in failedAttempts { try writeAttempt(attempt, element: prefix + "Failure", to: writer) }
     if result.verdict != .failed { try writeResult(of: testCase, primary: primary, to: writer) }

@@ -42,14 +42,14 @@ final class JUnitReport {
       open.append((run, OpenSuite(name: name, waiter: run.waiter, timestamp: event.timestamp, spillDirectory: document.directory,
                                   report: document.destination), nil))
     case .testStarted(let test):
-      suite(test.suiteRun)?.start(test)
+      suite(test.suiteRun)?.start(event)
     case .outputCaptured(let test, let output):
       suite(test.suiteRun)?.capture(output, of: test, limit: outputLimit)
-    case .issueRecorded(let test, let issue):
-      suite(test.suiteRun)?.recordLate(issue, of: test)
-    case .testEnded(let test, let result, let duration):
+    case .issueRecorded(let test, _):
+      suite(test.suiteRun)?.record(event)
+    case .testEnded(let test, let end):
       guard let suite = suite(test.suiteRun) else { throw JUnitError.unexpectedEvent("test \(test) ended outside a suite") }
-      try suite.end(test, name: testName(test), result: result, duration: duration)
+      try suite.end(test, name: testName(test), end)
     case .suiteEnded(let run, _, let duration):
       guard let index = open.firstIndex(where: { $0.run == run && $0.duration == nil }) else {
         throw JUnitError.unexpectedEvent("suite \(run.suite) ended but none is open")
@@ -115,11 +115,12 @@ final class JUnitReport {
 /// The suite × waiter being run: its ended tests wait here until the suite ends, so that
 /// the `<testsuite>` counts are known before it is written and late issues can still join.
 ///
-/// Several of its tests may run at once (a suite whose tests run in parallel): output goes
-/// to the running test it names, and output or issues for a test that already ended are
-/// matched by searching the ended tests from the newest, where a late signal's test almost
-/// always is. Testcases are written in the order their tests first started, which the
-/// runner keeps in plan order.
+/// Several of its tests may run at once (a suite whose tests run in parallel): output and
+/// issues go to the running attempt they name, until its test's `testEnded` hands over every
+/// attempt; output or issues for an attempt whose test already ended are matched by
+/// searching the ended tests from the newest, where a late signal's test almost always is.
+/// Testcases are written in the order their tests first started, which the runner keeps in
+/// plan order.
 ///
 /// Memory stays flat however many tests the suite has: beyond ``memoryLimit`` ended tests,
 /// the oldest go to a ``CaseSpill`` on disk, in order.
@@ -138,10 +139,11 @@ final class OpenSuite {
   private var spill: CaseSpill?
   private let spillDirectory: String
   private let report: String
-  /// Failed attempts that run again, until the test's last attempt ends.
-  private var retried: [TestCase] = []
-  /// The attempts running now: each test's place in the suite's order, and its output.
+  /// The attempts whose test has not ended: each test's place in the suite's order, and each
+  /// attempt's output.
   private var running: [TestID: (order: Int, output: CappedText?)] = [:]
+  /// The issues of the attempts whose test has not ended.
+  private var issues = AttemptIssues()
   private var nextOrder = 0
 
   init(name: CappedName, waiter: String, timestamp: Date, spillDirectory: String, report: String) {
@@ -152,13 +154,18 @@ final class OpenSuite {
     self.report = report
   }
 
-  func start(_ test: TestID) {
+  /// Starts an attempt (its `testStarted`).
+  func start(_ event: Event) {
+    guard case .testStarted(let test) = event.kind else { return }
+    issues.take(event)
     running[test] = (order(of: test), nil)
   }
 
-  /// The place of a test in the suite's order: that of its earlier attempts, or the next.
+  /// The place of a test in the suite's order: that of the attempt before it, or the next.
   private func order(of test: TestID) -> Int {
-    if let earlier = retried.last(where: { Self.sameTest($0.test, test) }) { return earlier.order }
+    var previous = test
+    previous.attempt -= 1
+    if let earlier = running[previous] { return earlier.order }
     defer { nextOrder += 1 }
     return nextOrder
   }
@@ -173,27 +180,31 @@ final class OpenSuite {
     }
   }
 
-  /// Keeps an issue that arrived after its test ended; issues that arrive while the test runs
-  /// are also in its result.
-  func recordLate(_ issue: Issue, of test: TestID) {
-    if running[test] == nil, let index = endedIndex(test) { cases[index].lateIssues.append(issue) }
+  /// Keeps an issue (its `issueRecorded`): with its attempt while its test runs, else with
+  /// the ended test, as a late one.
+  func record(_ event: Event) {
+    guard !issues.take(event), case .issueRecorded(let test, let issue) = event.kind else { return }
+    if let index = endedIndex(test) { cases[index].lateIssues.append(issue) }
   }
 
-  /// Ends a test's attempt: an attempt that runs again waits for the test's last attempt,
-  /// which becomes the testcase and carries the attempts before it.
-  func end(_ test: TestID, name: CappedName, result: TestResult, duration: Double) throws {
-    let run = running.removeValue(forKey: test)
-    let ended = TestCase(test: test, order: run?.order ?? order(of: test), name: name, duration: duration,
-                         result: result, output: run?.output)
-    if result.willRetry {
-      retried.append(ended)
-    } else {
-      var last = ended
-      last.earlierAttempts = retried.filter { Self.sameTest($0.test, test) }
-      retried.removeAll { Self.sameTest($0.test, test) }
-      cases.append(last)
-      if cases.count >= 2 * Self.memoryLimit { try spillOldest() }
+  /// Ends a test: its last attempt becomes the testcase and carries the attempts before it,
+  /// each with its issues and output.
+  func end(_ test: TestID, name: CappedName, _ end: TestEnd) throws {
+    var attempts: [TestCase] = []
+    for (attempt, issues) in zip(end.attempts, issues.end(test, end)) {
+      var id = test
+      id.attempt = attempt.number
+      let run = running.removeValue(forKey: id)
+      let last = attempt.number == test.attempt
+      let result = TestResult(verdict: last ? end.verdict : attempt.outcome, reason: end.reason, issues: issues,
+                              scheduleTrace: attempt.scheduleTrace)
+      attempts.append(TestCase(test: id, order: run?.order ?? attempts.first?.order ?? order(of: id), name: name,
+                               duration: attempt.duration, result: result, output: run?.output))
     }
+    var last = attempts.removeLast()
+    last.retriedAttempts = attempts
+    cases.append(last)
+    if cases.count >= 2 * Self.memoryLimit { try spillOldest() }
   }
 
   /// Moves the ended tests beyond ``memoryLimit`` to disk, in order, oldest first. A test
@@ -209,18 +220,9 @@ final class OpenSuite {
     cases.removeSubrange(movable.indices)
   }
 
-  /// Calls `body` with each testcase to write, in order: the ended tests, and the last
-  /// attempt of any test whose retry never came (the run was cut short), so no attempt is
-  /// lost. Tests read back from disk are named with `name`.
+  /// Calls `body` with each ended test's testcase, in order. Tests read back from disk are
+  /// named with `name`.
   func forEachCase(naming name: (TestID) -> CappedName, _ body: (TestCase) throws -> Void) throws {
-    var pending = retried
-    var cases = self.cases
-    while let last = pending.popLast() {
-      var testCase = last
-      testCase.earlierAttempts = pending.filter { Self.sameTest($0.test, last.test) }
-      pending.removeAll { Self.sameTest($0.test, last.test) }
-      cases.append(testCase)
-    }
     // Tests that ran at once may have ended out of order; those on disk are in order.
     var inMemory = cases.sorted { $0.order < $1.order }[...]
     try spill?.forEach(naming: name) { spilled in
@@ -233,15 +235,9 @@ final class OpenSuite {
     for testCase in inMemory { try body(testCase) }
   }
 
-  /// Whether two attempts are of the same test run.
-  private static func sameTest(_ one: TestID, _ other: TestID) -> Bool {
-    var other = other
-    other.attempt = one.attempt
-    return one == other
-  }
-
+  /// Where the ended test one of whose attempts is `test` is.
   private func endedIndex(_ test: TestID) -> Int? {
-    cases.lastIndex { Self.sameTest($0.test, test) }
+    cases.lastIndex { $0.test == test || $0.retriedAttempts.contains { $0.test == test } }
   }
 }
 
@@ -256,7 +252,7 @@ struct TestCase {
   var output: CappedText?
   var lateIssues: [Issue] = []
   /// The failed attempts before this one (`--retries`), first attempt first.
-  var earlierAttempts: [TestCase] = []
+  var retriedAttempts: [TestCase] = []
 }
 
 /// A suite or test name as its attribute value, and in full when the attribute cut it.

@@ -138,7 +138,8 @@ struct SwiftTestingStream {
       for (test, result, started, ended) in cases {
         let id = TestID(suite: suite, name: test.name, waiter: "")
         events.append(Event(.testStarted(id), timestamp: started))
-        events.append(Event(.testEnded(id, result, duration: ended.timeIntervalSince(started)), timestamp: ended))
+        events += result.issues.map { Event(.issueRecorded(id, $0), timestamp: ended) }
+        events.append(Event(.testEnded(id, TestEnd(once: result, duration: ended.timeIntervalSince(started))), timestamp: ended))
         summary.count(result.verdict)
       }
       let suiteEnd = cases.map(\.end).max() ?? suiteStart

@@ -96,11 +96,13 @@ public final class XCTestObserver: NSObject, XCTestObservation, Sendable {
       return run.running?.test == test ? run.running?.issues ?? [] : []
     }
     let testRun = testCase.testRun
+    let untold = testRun?.hasBeenSkipped == true ? [] : Self.untold(by: testRun, besides: issues)
     let result = testRun?.hasBeenSkipped == true
       ? TestResult(verdict: .skipped, issues: issues)
-      : TestResult(judging: issues + Self.untold(by: testRun, besides: issues), knownIssue: nil)
-    run.withLock { $0.suiteSummary.count(result) }
-    send(.testEnded(test, result, duration: testRun?.totalDuration ?? 0))
+      : TestResult(judging: issues + untold, knownIssue: nil)
+    run.withLock { $0.suiteSummary.count(result.verdict) }
+    for issue in untold { send(.issueRecorded(test, issue)) }
+    send(.testEnded(test, TestEnd(once: result, duration: testRun?.totalDuration ?? 0)))
   }
 
   /// A failure XCTest counted for the test but never told its observers of (the one rule,

@@ -10,7 +10,7 @@ struct HarnessJUnit: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "harness-junit",
     abstract: "Tools for AsyncHarness JUnit XML reports.",
-    subcommands: [Merge.self, FromSwiftTesting.self, SwiftTest.self]
+    subcommands: [Merge.self, FromEvents.self, FromSwiftTesting.self, SwiftTest.self]
   )
 
   static func main() {
@@ -64,6 +64,31 @@ struct HarnessJUnit: ParsableCommand {
 
     func run() throws {
       try mergeJUnitReports(inputs, into: output, duplicates: duplicates, expectShards: expectShards)
+    }
+  }
+
+  struct FromEvents: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "from-events",
+      abstract: "Convert an AsyncHarness event stream (--json) into a JUnit report.",
+      discussion: """
+        The stream is what a suites executable or harness test writes with --json PATH, of any \
+        schema version (1 to 3): the report is the one the run would have written with --junit. \
+        Example: harness-junit from-events events.jsonl -o report.xml
+        """
+    )
+
+    @Argument(help: "The event stream (JSON Lines).")
+    var input: String
+
+    @Option(name: .shortAndLong, help: "The report to write.")
+    var output: String
+
+    @Option(help: ArgumentHelp("The attributes written beyond the standard profile.", valueName: "standard|github"))
+    var profile: JUnitProfile = .standard
+
+    func run() throws {
+      try convertHarnessEvents(input, toJUnit: output, profile: profile)
     }
   }
 

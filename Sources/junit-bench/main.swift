@@ -44,7 +44,8 @@ func bench(testCount: Int, in directory: URL) throws {
             Issue(kind: .expectationFailed, message: "expected 3 messages, got 2", sourceLocation: location),
           ])
         : TestResult(verdict: .passed)
-      try reporter.handle(Event(.testEnded(test, result, duration: 0.000_123)))
+      for issue in result.issues { try reporter.handle(Event(.issueRecorded(test, issue))) }
+      try reporter.handle(Event(.testEnded(test, TestEnd(once: result, duration: 0.000_123))))
     }
     try reporter.handle(Event(.suiteEnded(SuiteRun(suite: suite, waiter: "semaphore"), Summary(), duration: 0.123)))
   }

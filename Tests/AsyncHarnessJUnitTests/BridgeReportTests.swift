@@ -180,16 +180,6 @@ final class BridgeReportTests: ReportTestCase {
     return summary
   }
 
-  /// The `harness-junit` executable built next to the tests, or a skip when it is not.
-  private func harnessJUnit() throws -> URL {
-    let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("harness-junit")
-    guard FileManager.default.isExecutableFile(atPath: tool.path) else {
-      throw XCTSkip("harness-junit is not built next to the tests (swift build first)")
-    }
-    return tool
-  }
-
   /// Runs the shared JUnit checker (`../shared/junit-check`) with the expected totals, the
   /// `file` and `line` attributes allowed, when it is beside the checkout.
   private func checkJUnit(_ report: String, tests: Int, failures: Int, errors: Int, skipped: Int) throws {

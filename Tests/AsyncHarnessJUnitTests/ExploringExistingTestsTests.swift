@@ -1,5 +1,6 @@
 import AsyncHarness
 import Foundation
+import HarnessTestSupport
 import XCTest
 
 /// Issue 41: `harness test --explore N` finds the ordering bugs of a package's own XCTest and
@@ -83,7 +84,7 @@ final class ExploringExistingTestsTests: ReportTestCase {
     for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
       switch try Event(jsonLine: line).kind {
       case .scheduleStep(let id, let number, let ran, _) where id.path == test: steps.append((number, ran))
-      case .testEnded(_, let result, _): traced = result.scheduleTrace
+      case .testEnded(_, let end): traced = end.lastAttempt.scheduleTrace
       default: break
       }
     }
@@ -173,10 +174,7 @@ final class ExploringExistingTestsTests: ReportTestCase {
     let json = path("events-\(UUID().uuidString).jsonl")
     let run = try runToEnd(try builtHarness(), ["test", "--package-path", Self.fixture.path, "--skip-build", "--json", json]
       + flags + ["--", "--scratch-path", Self.scratch.path], limit: 600)
-    var ended: [(test: TestID, result: TestResult)] = []
-    for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
-      if case .testEnded(let test, let result, _) = try Event(jsonLine: line).kind { ended.append((test, result)) }
-    }
+    let ended = try EventRecorder(jsonLines: String(contentsOfFile: json, encoding: .utf8)).results.map { ($0.test, $0.result) }
     return Explored(status: run.status, output: run.output, errors: run.errors, ended: ended)
   }
 }

@@ -10,10 +10,17 @@ import XCTest
 /// pass with Surefire's `<flakyFailure>`/`<flakyError>`, a test that failed every attempt
 /// fails with `<rerunFailure>`, and the checker accepts the report with exact totals.
 final class FlakyReportTests: ReportTestCase {
+  /// Each attempt of each ended test, as its test's one `testEnded` gives them:
+  /// `name #attempt outcome`, then ` retry` for an attempt that ran again; the last
+  /// attempt with its test's verdict.
   private func endings() throws -> [String] {
-    try String(contentsOfFile: path("events.jsonl"), encoding: .utf8).split(separator: "\n").compactMap { line in
-      guard case .testEnded(let test, let result, _) = try Event(jsonLine: line).kind else { return nil }
-      return "\(test.name) #\(test.attempt) \(result.verdict.rawValue)\(result.willRetry ? " retry" : "")"
+    try String(contentsOfFile: path("events.jsonl"), encoding: .utf8).split(separator: "\n").flatMap { line in
+      guard case .testEnded(let test, let end) = try Event(jsonLine: line).kind else { return [String]() }
+      return end.attempts.map { attempt in
+        attempt.number == test.attempt
+          ? "\(test.name) #\(attempt.number) \(end.verdict.rawValue)"
+          : "\(test.name) #\(attempt.number) \(attempt.outcome.rawValue) retry"
+      }
     }
   }
 
@@ -81,21 +88,24 @@ final class FlakyReportTests: ReportTestCase {
     XCTAssertEqual(run.errors, "error: 2 flaky tests (--fail-on-flaky)\n")
   }
 
-  /// A run cut short between a failed attempt and its retry keeps that attempt: it is the
-  /// testcase's result, and the attempts before it are its reruns.
-  func testAnAttemptWhoseRetryNeverCameIsTheTestsResult() throws {
+  /// A test's one `testEnded` carries its attempts: the last is the testcase's result, the
+  /// attempts before it its reruns, each with the issues its `issueRecorded` events said.
+  func testTheAttemptsOfATestsEndAreItsReruns() throws {
     let suite = SuiteRun(suite: "Cut", waiter: "semaphore")
-    let issue = Issue(kind: .expectationFailed, message: "broke")
     var events = [Event(.runStarted(RunInfo(waiters: ["semaphore"]))), Event(.suiteStarted(suite))]
+    var attempts: [TestAttempt] = []
+    var id = TestID(suite: "Cut", name: "retried", waiter: "semaphore")
     for attempt in 1...2 {
-      let id = TestID(suite: "Cut", name: "retried", waiter: "semaphore", attempt: attempt)
-      events += [Event(.testStarted(id)),
-                 Event(.testEnded(id, TestResult(verdict: .failed, issues: [issue], willRetry: true), duration: 0.25))]
+      id.attempt = attempt
+      events += [Event(.testStarted(id)), Event(.issueRecorded(id, Issue(kind: .expectationFailed, message: "broke \(attempt)")))]
+      attempts.append(TestAttempt(number: attempt, outcome: .failed, duration: 0.25, issueCount: 1))
     }
+    events.append(Event(.testEnded(id, TestEnd(verdict: .failed, attempts: attempts))))
     let testCase = try XCTUnwrap(try report(events).testCases.first)
     XCTAssertEqual(testCase.attributeMap["time"], "0.500")
     XCTAssertEqual(testCase.elements.map(\.name), ["failure", "rerunFailure"])
-    XCTAssertEqual(testCase.elements[1].attributeMap["message"], "attempt 1: broke")
+    XCTAssertEqual(testCase.elements[0].attributeMap["message"], "broke 2")
+    XCTAssertEqual(testCase.elements[1].attributeMap["message"], "attempt 1: broke 1")
   }
 
   func testRetriesMustNotBeNegative() throws {

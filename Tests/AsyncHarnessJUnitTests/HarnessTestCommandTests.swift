@@ -1,5 +1,6 @@
 import AsyncHarness
 import Foundation
+import HarnessTestSupport
 import XCTest
 
 @testable import AsyncHarnessJUnit
@@ -109,7 +110,7 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertEqual(run.status, 0, run.errors)
     var verdicts: [String: Verdict] = [:]
     for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
-      if case .testEnded(let test, let result, _) = try Event(jsonLine: line).kind { verdicts[test.path] = result.verdict }
+      if case .testEnded(let test, let result) = try Event(jsonLine: line).kind { verdicts[test.path] = result.verdict }
     }
     var expected = Self.verdicts.filter { test in ["OnlyInParallel", "InItsOrder", "OtherEnds"].contains { test.key.contains($0) } }
     expected["LedgerTests.OtherEnds/crashesForTwo(value:)"] = .passed  // crashes only when rude
@@ -127,7 +128,7 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertEqual(run.status, 1, run.errors)
     var failed: Set<String> = []
     for line in try String(contentsOfFile: first, encoding: .utf8).split(separator: "\n") {
-      if case .testEnded(let test, let result, _) = try Event(jsonLine: line).kind, result.verdict.isFailure {
+      if case .testEnded(let test, let result) = try Event(jsonLine: line).kind, result.verdict.isFailure {
         failed.insert(test.path)
       }
     }
@@ -139,7 +140,7 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertTrue(run.output.hasPrefix("Rerunning \(failed.count) tests that failed or errored in the last run ("), run.output)
     var rerun: Set<String> = []
     for line in try String(contentsOfFile: again, encoding: .utf8).split(separator: "\n") {
-      if case .testEnded(let test, _, _) = try Event(jsonLine: line).kind { rerun.insert(test.path) }
+      if case .testEnded(let test, _) = try Event(jsonLine: line).kind { rerun.insert(test.path) }
     }
     XCTAssertEqual(rerun, failed)
   }
@@ -231,7 +232,7 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertFalse(run.errors.contains("Building the tests"), run.errors, file: file, line: line)
     var ended: Set<String> = []
     for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
-      if case .testEnded(let test, _, _) = try Event(jsonLine: line).kind { ended.insert(test.path) }
+      if case .testEnded(let test, _) = try Event(jsonLine: line).kind { ended.insert(test.path) }
     }
     // Without EXISTING_TESTS_RUDE, the rude tests return at once: every test still ends.
     XCTAssertEqual(ended, Set(Self.verdicts.keys), file: file, line: line)
@@ -299,27 +300,29 @@ final class HarnessTestCommandTests: ReportTestCase {
     ] + flags + ["--", "--scratch-path", Self.scratch.path], environment: environment, limit: 300)
     XCTAssertEqual(run.status, 1, run.errors)
 
-    var results: [String: [TestResult]] = [:]
+    let recorded = try EventRecorder(jsonLines: String(contentsOfFile: json, encoding: .utf8))
+    var results: [String: TestResult] = [:]
     var outputs: [String: String] = [:]
     var runDuration: Double?
-    for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
-      switch try Event(jsonLine: line).kind {
-      case .testEnded(let test, let result, _): results[test.path, default: []].append(result)
+    for (test, result, _) in recorded.results { results[test.path] = result }
+    for event in recorded.events {
+      switch event.kind {
       case .outputCaptured(let test, let text): outputs[test.path, default: ""] += text
       case .runEnded(_, let duration): runDuration = duration
       default: break
       }
     }
-    XCTAssertEqual(results.mapValues { $0.last!.verdict }.filter { !Self.passOnlyAsSwiftTestRunsThem.contains($0.key) },
+    XCTAssertEqual(results.mapValues(\.verdict).filter { !Self.passOnlyAsSwiftTestRunsThem.contains($0.key) },
                    Self.verdicts.filter { !Self.passOnlyAsSwiftTestRunsThem.contains($0.key) })
     XCTAssertEqual(Set(results.keys), Set(Self.verdicts.keys))
-    for (test, ends) in results {
+    for (test, end) in recorded.ends {
       // One attempt, or one per retry for a test that fails every attempt.
-      XCTAssertEqual(ends.count, ends.last!.verdict.isFailure ? attempts : 1, test)
-      XCTAssertEqual(ends.dropLast().map(\.willRetry), Array(repeating: true, count: ends.count - 1), test)
+      XCTAssertEqual(end.attempts.count, end.verdict.isFailure ? attempts : 1, test.path)
+      XCTAssertEqual(end.attempts.map(\.number), Array(1...end.attempts.count), test.path)
+      XCTAssertTrue(end.retriedAttempts.allSatisfy(\.outcome.isFailure), test.path)
     }
     let rude = "LedgerTests.RudeXCTests/"
-    let last = { (test: String) in results[test]?.last?.issues.last }
+    let last = { (test: String) in results[test]?.issues.last }
     XCTAssertEqual(last(rude + "testA_IndexPastTheEnd")?.kind, .crashed)
     XCTAssertTrue(last(rude + "testA_IndexPastTheEnd")?.message.contains(
       "testA_IndexPastTheEnd: printed before it goes\nSwift/ContiguousArrayBuffer.swift:692: Fatal error: Index out of range")
@@ -329,7 +332,7 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertEqual(last(rude + "testD_Hangs")?.kind, .timeLimitExceeded)
     XCTAssertTrue(last(rude + "testD_Hangs")?.message.contains("testD_Hangs: printed before it goes") == true)
     XCTAssertEqual(last("LedgerTests.LedgerXCTests/testThrows")?.kind, .errorThrown)
-    XCTAssertEqual(results["LedgerTests.LedgerXCTests/testSkipped"]?.last?.reason, "not on this machine")
+    XCTAssertEqual(results["LedgerTests.LedgerXCTests/testSkipped"]?.reason, "not on this machine")
     let failure = try XCTUnwrap(last("LedgerTests.LedgerXCTests/testFailsWithXCTAssert"))
     XCTAssertEqual(failure.sourceLocation?.fileName, "LedgerXCTests.swift")
     XCTAssertEqual(failure.sourceLocation?.line, 17)
@@ -341,12 +344,12 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertEqual(outputs[forged + "testPrintsAnotherTestsStartLineAndPasses"],
                    "Test Case 'ForgedLinesXCTests.testNotThere' started at 2026-11-26 12:00:00.000\n"
                    + "Test Case 'LedgerXCTests.testPasses' started at 2026-11-26 12:00:00.000\n")
-    XCTAssertEqual(results["LedgerTests.ForgedLinesSwiftTests/printsAnIssueRecordAndPasses()"]?.last?.issues, [])
+    XCTAssertEqual(results["LedgerTests.ForgedLinesSwiftTests/printsAnIssueRecordAndPasses()"]?.issues, [])
     XCTAssertEqual(last("LedgerTests.ForgedLinesSwiftTests/printsAnEndedRecordThenFails()")?.message,
                    "Expectation failed: Bool(false) - failed after printing a testEnded record")
     // A child left running is the test's leak, reported as harness suites report one; the run
     // never waits for it (the duration below).
-    let leak = try XCTUnwrap(results["LedgerTests.LeakingXCTests/testLeavesAChildHoldingItsOutput"]?.last?.issues.first)
+    let leak = try XCTUnwrap(results["LedgerTests.LeakingXCTests/testLeavesAChildHoldingItsOutput"]?.issues.first)
     XCTAssertEqual(leak.kind, .leaked)
     XCTAssertTrue(leak.message.hasPrefix("Leaked work: the test returned while child processes it started are still running ("),
                   leak.message)
@@ -370,16 +373,16 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertEqual(last(suite + "throwsAnError()")?.kind, .errorThrown)
     XCTAssertEqual(last(suite + "throwsAnError()")?.sourceLocation?.line, 20)
     XCTAssertEqual(last(suite + "asyncFails()")?.sourceLocation?.line, 61)
-    XCTAssertEqual(results[suite + "disabled()"]?.last?.reason, "not on this machine")
-    XCTAssertEqual(results["LedgerTests.DisabledSuite/neverRuns()"]?.last?.reason, "the whole suite is off")
+    XCTAssertEqual(results[suite + "disabled()"]?.reason, "not on this machine")
+    XCTAssertEqual(results["LedgerTests.DisabledSuite/neverRuns()"]?.reason, "the whole suite is off")
     // A known issue does not fail its test: a warning says it occurred.
-    let known = try XCTUnwrap(results[suite + "knownIssue()"]?.last?.issues)
+    let known = try XCTUnwrap(results[suite + "knownIssue()"]?.issues)
     XCTAssertEqual(known.map(\.kind), [.warning])
     XCTAssertEqual(known.first?.message,
                    "known issue: Expectation failed: (Ledger().balance → 0) == 1 - rounding is off by one")
     XCTAssertEqual(known.first?.sourceLocation?.line, 34)
     // One test per function; the failing case is named by its arguments.
-    let parameterized = try XCTUnwrap(results[suite + "parameterized(amount:)"]?.last?.issues)
+    let parameterized = try XCTUnwrap(results[suite + "parameterized(amount:)"]?.issues)
     XCTAssertEqual(parameterized.map(\.message),
                    ["Expectation failed: (ledger.balance → 2) != 2 - amount 2 (arguments: 2)"])
     XCTAssertEqual(parameterized.first?.sourceLocation?.line, 41)
@@ -400,7 +403,7 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertLessThan(duration, (Self.timeLimit + 1) * 2 * Double(attempts) + 5)
 
     // The report's totals are the run's own verdicts (checked above).
-    let final = results.values.map { $0.last!.verdict }
+    let final = results.values.map(\.verdict)
     try assertCheckerPasses(junit, [
       "--expect-tests", String(final.count),
       "--expect-failures", String(final.filter { $0 == .failed }.count),

@@ -1,5 +1,6 @@
 import AsyncHarness
 import Foundation
+import HarnessTestSupport
 import XCTest
 
 /// Issue 9, time limits that hold and slow tests: the `harness-fixture` executable run as a
@@ -8,9 +9,11 @@ import XCTest
 /// reports; `--slow` announces a running test at each multiple of the threshold, in every
 /// isolation mode.
 final class HungAndSlowTests: ReportTestCase {
-  private func events() throws -> [Event] {
-    try String(contentsOfFile: path("events.jsonl"), encoding: .utf8).split(separator: "\n").map { try Event(jsonLine: $0) }
+  private func recorded() throws -> EventRecorder {
+    try EventRecorder(jsonLines: String(contentsOfFile: path("events.jsonl"), encoding: .utf8))
   }
+
+  private func events() throws -> [Event] { try recorded().events }
 
   func testAnInProcessTestHungPastItsLimitEndsTheRunWithCompleteReports() throws {
     let run = try runToEnd(try harnessFixture(), [
@@ -24,10 +27,7 @@ final class HungAndSlowTests: ReportTestCase {
     let events = try events()
     guard case .runEnded(let summary, _)? = events.last?.kind else { return XCTFail("the stream ends with runEnded") }
     XCTAssertEqual([summary.passed, summary.errored], [1, 1])
-    let hung = events.compactMap { event -> TestResult? in
-      guard case .testEnded(let test, let result, _) = event.kind, test.name == "hangs outside a wait" else { return nil }
-      return result
-    }
+    let hung = try recorded().results.filter { $0.test.name == "hangs outside a wait" }.map(\.result)
     XCTAssertEqual(hung.count, 1, "the hung test ends once")
     XCTAssertEqual(hung.first?.verdict, .errored)
     XCTAssertEqual(hung.first?.issues.map(\.kind), [.timeLimitExceeded])
@@ -47,10 +47,7 @@ final class HungAndSlowTests: ReportTestCase {
     let took = started.duration(to: .now)
     XCTAssertEqual(run.status, 1, run.output)
     XCTAssertTrue(run.output.contains("Result: 1 passed, 1 failed, 0 skipped in "), run.output)
-    let hung = try events().compactMap { event -> TestResult? in
-      guard case .testEnded(let test, let result, _) = event.kind, test.name == "hangs outside a wait" else { return nil }
-      return result
-    }
+    let hung = try recorded().results.filter { $0.test.name == "hangs outside a wait" }.map(\.result)
     XCTAssertEqual(hung.map(\.verdict), [.errored])
     XCTAssertEqual(hung.first?.issues.first?.message.hasPrefix("Test exceeded its time limit of 60 seconds outside any wait"),
                    true, "\(hung)")
@@ -73,7 +70,7 @@ final class HungAndSlowTests: ReportTestCase {
         return (index, test.name, elapsed)
       }
       let ended = try XCTUnwrap(events.firstIndex { event in
-        if case .testEnded(let test, _, _) = event.kind { test.name == "blocks on a semaphore" } else { false }
+        if case .testEnded(let test, _) = event.kind { test.name == "blocks on a semaphore" } else { false }
       })
       XCTAssertEqual(Set(slow.map(\.name)), ["blocks on a semaphore"], "a test that passes at once is never slow")
       XCTAssertEqual(slow.first?.elapsed, 0.25, isolation)

@@ -1,5 +1,6 @@
 import AsyncHarness
 import Foundation
+import HarnessTestSupport
 import XCTest
 
 @testable import AsyncHarnessJUnit
@@ -51,10 +52,9 @@ final class JUnitReporterTests: ReportTestCase {
     let failure = Issue(kind: .expectationFailed, message: "Expected second, got first", sourceLocation: localLocation("T/A.swift", line: 18))
     let id = TestID(suite: "Race", name: "last writer wins", waiter: "scheduled", schedule: "1:random:3db54b")
     let run = SuiteRun(suite: "Race", waiter: "scheduled")
-    let events = [Event(.suiteStarted(run)),
-                  Event(.testStarted(id)),
-                  Event(.testEnded(id, TestResult(verdict: .failed, issues: [failure]), duration: 0)),
-                  Event(.suiteEnded(run, Summary(), duration: 0))]
+    let events = [Event(.suiteStarted(run)), Event(.testStarted(id))]
+      + ended(id, TestResult(verdict: .failed, issues: [failure]), duration: 0).map { Event($0) }
+      + [Event(.suiteEnded(run, Summary(), duration: 0))]
     let failureElement = try XCTUnwrap(report(runEvents(events)).testCases.first?.elements(named: "failure").first)
     XCTAssertEqual(failureElement.attribute("message"), "Expected second, got first")
     XCTAssertEqual(failureElement.text, "Expected second, got first T/A.swift:18\nreplay: --schedule 1:random:3db54b")
@@ -66,7 +66,7 @@ final class JUnitReporterTests: ReportTestCase {
     let events = [Event(.suiteStarted(run))]
       + [1, 2].flatMap { repetition in
         ["a\u{1}", "a␁", "", " \t\u{1B}[m"].map {
-          Event(.testEnded(TestID(suite: suite, name: $0, waiter: "w", repetition: repetition), passed, duration: 0))
+          Event(.testEnded(TestID(suite: suite, name: $0, waiter: "w", repetition: repetition), TestEnd(once: passed, duration: 0)))
         }
       }
       + [Event(.suiteEnded(run, Summary(), duration: 0))]
@@ -144,8 +144,8 @@ final class JUnitReporterTests: ReportTestCase {
       ["0.000", "0.000", "0.000", "0.000", "0.000", "1.235", "1.000", "12345.600", "31557600000.000", "0.001", "0.010",
        "0.100", "7.000", "10.050", "99.999"])
     var events = suiteEvents("S", duration: 0.00001, [("fast", passed, [])])
-    guard case .testEnded(let test, let result, _) = events[2].kind else { return XCTFail("\(events[2])") }
-    events[2].kind = .testEnded(test, result, duration: 0.00001)
+    guard case .testEnded(let test, _) = events[2].kind else { return XCTFail("\(events[2])") }
+    events[2].kind = .testEnded(test, TestEnd(once: passed, duration: 0.00001))
     let report = try report(events)
     XCTAssertEqual(report.testCases[0].attribute("time"), "0.000")
     XCTAssertEqual(report.elements(named: "testsuite")[0].attribute("time"), "0.000")
@@ -257,7 +257,7 @@ final class JUnitReporterTests: ReportTestCase {
   func testEventsOutOfOrderAreNamed() throws {
     let reporter = try JUnitReporter(path: path("report.xml"))
     let test = TestID(suite: "S", name: "t", waiter: "w")
-    XCTAssertThrowsError(try reporter.handle(Event(.testEnded(test, passed, duration: 0)))) {
+    XCTAssertThrowsError(try reporter.handle(Event(.testEnded(test, TestEnd(once: passed, duration: 0))))) {
       XCTAssertEqual("\($0)", "JUnit reporter: test S/t [w] ended outside a suite")
     }
     try reporter.handle(Event(.suiteStarted(SuiteRun(suite: "S", waiter: "w"))))
@@ -280,9 +280,9 @@ final class JUnitReporterTests: ReportTestCase {
       .suiteStarted(first), .suiteStarted(second),
       .testStarted(test(first, "a")), .testStarted(test(second, "b")),
       .outputCaptured(test(second, "b"), "from b"), .outputCaptured(test(first, "a"), "from a"),
-      .testEnded(test(second, "b"), passed, duration: 0), .testEnded(test(first, "a"), passed, duration: 0),
+      .testEnded(test(second, "b"), TestEnd(once: passed, duration: 0)), .testEnded(test(first, "a"), TestEnd(once: passed, duration: 0)),
       .suiteEnded(second, Summary(), duration: 0),
-      .testStarted(test(first, "c")), .testEnded(test(first, "c"), passed, duration: 0),
+      .testStarted(test(first, "c")), .testEnded(test(first, "c"), TestEnd(once: passed, duration: 0)),
     ]
     let report = try report(events.map { Event($0) })
     let suites = report.elements(named: "testsuite")
@@ -299,17 +299,19 @@ final class JUnitReporterTests: ReportTestCase {
   func testTestsOfASuiteRunningAtOnceAreWrittenInTheOrderTheyStarted() throws {
     let run = SuiteRun(suite: "P", waiter: "w")
     func test(_ name: String, attempt: Int = 1) -> TestID { TestID(suite: "P", name: name, waiter: "w", attempt: attempt) }
-    var retried = TestResult(verdict: .failed, issues: [Issue(kind: .expectationFailed, message: "first attempt")])
-    retried.willRetry = true
+    let flaky = TestEnd(verdict: .flaky, attempts: [
+      TestAttempt(number: 1, outcome: .failed, duration: 0, issueCount: 1), TestAttempt(number: 2, outcome: .passed, duration: 0, issueCount: 0),
+    ])
     let events: [Event.Kind] = [
       .suiteStarted(run),
       .testStarted(test("a")), .testStarted(test("b")), .testStarted(test("c")),
       .outputCaptured(test("c"), "from c"), .outputCaptured(test("a"), "from a"), .outputCaptured(test("b"), "from b"),
-      .testEnded(test("c"), passed, duration: 0), .testEnded(test("a"), retried, duration: 0),
+      .issueRecorded(test("a"), Issue(kind: .expectationFailed, message: "first attempt")),
+      .testEnded(test("c"), TestEnd(once: passed, duration: 0)),
       .testStarted(test("d")), .testStarted(test("a", attempt: 2)),
-      .testEnded(test("d"), passed, duration: 0), .testEnded(test("b"), passed, duration: 0),
+      .testEnded(test("d"), TestEnd(once: passed, duration: 0)), .testEnded(test("b"), TestEnd(once: passed, duration: 0)),
       .outputCaptured(test("a", attempt: 2), "from a again"),
-      .testEnded(test("a", attempt: 2), TestResult(verdict: .flaky), duration: 0),
+      .testEnded(test("a", attempt: 2), flaky),
       .suiteEnded(run, Summary(), duration: 0),
     ]
     let cases = try report(events.map { Event($0) }).testCases
@@ -349,19 +351,22 @@ final class JUnitReporterTests: ReportTestCase {
           events.append(.outputCaptured(test(index), "output of \(index)\n"))
           var result = TestResult(verdict: .failed, issues: [issue])
           if index == 1999 { result.scheduleTrace = ScheduleTrace(steps: 12, fingerprint: 0xABCDEF) }
-          events.append(.testEnded(test(index), result, duration: 0.5))
+          events += ended(test(index), result, duration: 0.5)
         } else if index == 5 {
-          let failed = TestResult(verdict: .failed, issues: [Issue(kind: .expectationFailed, message: "first try")], willRetry: true)
-          events += [.testEnded(test(5), failed, duration: 0.25), .testStarted(test(5, attempt: 2)),
-                     .testEnded(test(5, attempt: 2), TestResult(verdict: .flaky), duration: 0.25)]
+          let flaky = TestEnd(verdict: .flaky, attempts: [
+            TestAttempt(number: 1, outcome: .failed, duration: 0.25, issueCount: 1),
+            TestAttempt(number: 2, outcome: .passed, duration: 0.25, issueCount: 0),
+          ])
+          events += [.issueRecorded(test(5), Issue(kind: .expectationFailed, message: "first try")), .testStarted(test(5, attempt: 2)),
+                     .testEnded(test(5, attempt: 2), flaky)]
         } else {
-          events.append(.testEnded(test(index), passed, duration: 0.001))
+          events.append(.testEnded(test(index), TestEnd(once: passed, duration: 0.001)))
         }
       }
     }
     // Test 3 runs while every other test starts and ends.
     events.append(.outputCaptured(test(3), "the long test's output"))
-    events.append(.testEnded(test(3), passed, duration: 40))
+    events.append(.testEnded(test(3), TestEnd(once: passed, duration: 40)))
     events.append(.outputCaptured(test(count - 2), "late output of a test that ended"))
     events.append(.suiteEnded(run, Summary(), duration: 30))
 

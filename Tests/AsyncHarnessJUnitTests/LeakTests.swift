@@ -1,5 +1,6 @@
 import AsyncHarness
 import Foundation
+import HarnessTestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -31,12 +32,10 @@ final class LeakTests: ReportTestCase {
     ], limit: 120)
     XCTAssertLessThan(start.duration(to: .now), .seconds(30), "the run ends within seconds")
     XCTAssertEqual(run.status, 0, run.output + run.errors)
-    let events = try String(contentsOfFile: path("events.jsonl"), encoding: .utf8).split(separator: "\n")
-      .map { try Event(jsonLine: $0) }
+    let recorded = try EventRecorder(jsonLines: String(contentsOfFile: path("events.jsonl"), encoding: .utf8))
     var leaked: [String: [String]] = [:]
     var verdicts: [String: Verdict] = [:]
-    for event in events {
-      guard case .testEnded(let test, let result, _) = event.kind else { continue }
+    for (test, result, _) in recorded.results {
       verdicts[test.name] = result.verdict
       leaked[test.name] = result.issues.filter { $0.kind == .leaked }.map(\.message)
     }

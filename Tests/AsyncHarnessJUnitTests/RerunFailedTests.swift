@@ -17,7 +17,7 @@ final class RerunFailedTests: ReportTestCase {
   private func verdicts(_ events: String) throws -> [String: Verdict] {
     var verdicts: [String: Verdict] = [:]
     for line in try String(contentsOfFile: path(events), encoding: .utf8).split(separator: "\n") {
-      if case .testEnded(let test, let result, _) = try Event(jsonLine: line).kind, !result.willRetry {
+      if case .testEnded(let test, let result) = try Event(jsonLine: line).kind {
         verdicts["\(test.suite)/\(test.name)"] = result.verdict
       }
     }

@@ -1,5 +1,6 @@
 import AsyncHarness
 import Foundation
+import HarnessTestSupport
 import XCTest
 
 /// Issue 20: ordinary but rude test code (the `harness-rude-fixture` executable) under worker
@@ -26,8 +27,8 @@ final class RudeTestCodeTests: ReportTestCase {
   /// Every `testEnded` of a JSON Lines file, by `Suite/test` path.
   private func results(_ file: String) throws -> [String: TestResult] {
     var results: [String: TestResult] = [:]
-    for line in try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n") {
-      if case .testEnded(let test, let result, _) = try Event(jsonLine: line).kind { results[test.path] = result }
+    for (test, result, _) in try EventRecorder(jsonLines: String(contentsOfFile: file, encoding: .utf8)).results {
+      results[test.path] = result
     }
     return results
   }

@@ -69,7 +69,7 @@ final class ShardingJUnitTests: ReportTestCase {
       let run = SuiteRun(suite: "Suite \(suite)", waiter: "semaphore")
       return [Event(.suiteStarted(run))] + tests.indices.filter { tests[$0].suite == run.suite }.flatMap { index in
         let test = TestID(suite: run.suite, name: tests[index].name, waiter: "semaphore")
-        return [Event(.testStarted(test)), Event(.testEnded(test, TestResult(verdict: .passed), duration: seconds[index]))]
+        return [Event(.testStarted(test)), Event(.testEnded(test, TestEnd(once: TestResult(verdict: .passed), duration: seconds[index])))]
       } + [Event(.suiteEnded(run, Summary(), duration: 1))]
     })
     _ = try report(events, file: "known.xml")

@@ -36,7 +36,7 @@ final class SideBySideTests: ReportTestCase {
       switch event.kind {
       case .issueRecorded(let test, let issue): tests[test, default: Recorded()].issues.insert(issue)
       case .outputCaptured(let test, let text): tests[test, default: Recorded()].output += text
-      case .testEnded(let test, let result, _): tests[test, default: Recorded()].verdicts.append(result.verdict)
+      case .testEnded(let test, let result): tests[test, default: Recorded()].verdicts.append(result.verdict)
       default: break
       }
     }
@@ -49,7 +49,7 @@ final class SideBySideTests: ReportTestCase {
     var times: [TestID: (start: Date, end: Date)] = [:]
     for event in events {
       if case .testStarted(let test) = event.kind { started[test] = event.timestamp }
-      if case .testEnded(let test, _, _) = event.kind, let start = started[test] { times[test] = (start, event.timestamp) }
+      if case .testEnded(let test, _) = event.kind, let start = started[test] { times[test] = (start, event.timestamp) }
     }
     return times
   }

@@ -1,5 +1,6 @@
 import AsyncHarness
 import Foundation
+import HarnessTestSupport
 import Synchronization
 import XCTest
 
@@ -33,7 +34,8 @@ class ReportTestCase: XCTestCase {
   }
 }
 
-/// Builds the events the runner sends for one suite × waiter.
+/// Builds the events the runner sends for one suite × waiter: each test's start, its `extra`
+/// events, an `issueRecorded` for each issue of its result, and its end.
 func suiteEvents(
   _ suite: String, waiter: String = "semaphore", duration: Double = 0.5,
   _ tests: [(name: String, result: TestResult, extra: [TestEvent])]
@@ -45,7 +47,7 @@ func suiteEvents(
     let id = TestID(suite: suite, name: test.name, waiter: waiter)
     events.append(Event(.testStarted(id)))
     events += test.extra.map { Event($0(id)) }
-    events.append(Event(.testEnded(id, test.result, duration: 0.25)))
+    events += ended(id, test.result, duration: 0.25).map { Event($0) }
     summary.count(test.result.verdict)
   }
   events.append(Event(.suiteEnded(run, summary, duration: duration)))
@@ -83,6 +85,16 @@ extension ParsedElement {
 
 
 /// The `harness-fixture` executable built next to the tests, or a skip when it is not.
+/// The `harness-junit` executable built next to the tests, or a skip when it is not.
+func harnessJUnit() throws -> URL {
+  let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("harness-junit")
+  guard FileManager.default.isExecutableFile(atPath: tool.path) else {
+    throw XCTSkip("harness-junit is not built next to the tests (swift build first)")
+  }
+  return tool
+}
+
 func harnessFixture() throws -> URL {
   let fixture = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     .appendingPathComponent("harness-fixture")

@@ -78,7 +78,13 @@ final class TraceTests: ReportTestCase {
       let event = try Event(jsonLine: line)
       switch event.kind {
       case .testStarted(let test): lanes[test] = event.lane
-      case .testEnded(let test, _, _): attempts["\(test.suite)/\(test.name) #\(test.attempt)"] = lanes[test]
+      case .testEnded(let test, let end):
+        for attempt in end.attempts {
+          var id = test
+          id.attempt = attempt.number
+          XCTAssertEqual(attempt.lane, lanes[id], "the attempt's lane is its testStarted's: \(id)")
+          attempts["\(test.suite)/\(test.name) #\(attempt.number)"] = attempt.lane
+        }
       default: break
       }
     }
@@ -277,7 +283,7 @@ final class TraceTests: ReportTestCase {
     XCTAssertEqual(Set(drawn.map { $0.joined(separator: " ") }), ["first second later", "second first later"])
     var counted = 0
     for line in try String(contentsOfFile: path("events.jsonl"), encoding: .utf8).split(separator: "\n") {
-      if case .testEnded(_, let result, _) = try Event(jsonLine: line).kind { counted += try XCTUnwrap(result.scheduleTrace).steps }
+      if case .testEnded(_, let end) = try Event(jsonLine: line).kind { counted += try XCTUnwrap(end.lastAttempt.scheduleTrace).steps }
     }
     XCTAssertEqual(counted, steps.count, "as many steps as the schedules took")
     let quiet = HarnessMain.status(arguments: ["--json", path("quiet.jsonl"), "--explore", "6"], suites: suites,
@@ -307,7 +313,7 @@ final class TraceTests: ReportTestCase {
     }
     var counted: [Int] = []
     for line in try String(contentsOfFile: path("events.jsonl"), encoding: .utf8).split(separator: "\n") {
-      if case .testEnded(_, let result, _) = try Event(jsonLine: line).kind { counted.append(try XCTUnwrap(result.scheduleTrace).steps) }
+      if case .testEnded(_, let end) = try Event(jsonLine: line).kind { counted.append(try XCTUnwrap(end.lastAttempt.scheduleTrace).steps) }
     }
     XCTAssertEqual(drawn.map(\.count), counted, "each attempt's steps, as many as its schedule took")
   }
@@ -322,7 +328,7 @@ final class TraceTests: ReportTestCase {
       let event = try Event(jsonLine: line)
       switch event.kind {
       case .testStarted(let test): running.insert(test)
-      case .testEnded(let test, _, _): running.remove(test)
+      case .testEnded(let test, _): running.remove(test)
       case .workerReplaced(let test, let reason):
         XCTAssertTrue(running.contains(test), "\(test)'s worker replaced while it did not run")
         replaced.append("\(reason) \(test.suite)/\(test.name) #\(test.attempt) lane \(event.lane ?? 0)")
@@ -408,7 +414,7 @@ final class TraceTests: ReportTestCase {
       reporter.handle(Event(.testStarted(test(name)), timestamp: start + at, lane: lane))
     }
     for (name, at) in [("a", 1.0), ("b", 1.1), ("c", 1.2)] {
-      reporter.handle(Event(.testEnded(test(name), TestResult(verdict: .passed), duration: 1), timestamp: start + at))
+      reporter.handle(Event(.testEnded(test(name), TestEnd(once: TestResult(verdict: .passed), duration: 1)), timestamp: start + at))
     }
     try reporter.finish()
     let events = try traceEvents(at: path("trace.json"))

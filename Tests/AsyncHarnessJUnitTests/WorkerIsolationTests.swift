@@ -1,5 +1,6 @@
 @_spi(ForToolsIntegrationOnly) import AsyncHarness
 import Foundation
+import HarnessTestSupport
 import XCTest
 
 /// Issue 9, worker processes and time limits: the `harness-fixture` executable's `Crashes`
@@ -37,9 +38,7 @@ final class WorkerIsolationTests: ReportTestCase {
   private func results() throws -> [String: TestResult] {
     let text = try String(contentsOfFile: path("events.jsonl"), encoding: .utf8)
     var results: [String: TestResult] = [:]
-    for line in text.split(separator: "\n") {
-      if case .testEnded(let test, let result, _) = try Event(jsonLine: line).kind { results[test.name] = result }
-    }
+    for (test, result, _) in try EventRecorder(jsonLines: text).results { results[test.name] = result }
     return results
   }
 
@@ -163,7 +162,7 @@ final class WorkerIsolationTests: ReportTestCase {
     let kinds = try text.split(separator: "\n").map { line -> String in
       switch try Event(jsonLine: line).kind {
       case .testStarted(let test): "testStarted \(test.name)"
-      case .testEnded(let test, let result, _): "testEnded \(test.name) \(result.verdict)"
+      case .testEnded(let test, let result): "testEnded \(test.name) \(result.verdict)"
       case let kind: kind.name
       }
     }
@@ -230,7 +229,7 @@ final class WorkerIsolationTests: ReportTestCase {
       var output: [String: String] = [:]
       for line in text.split(separator: "\n") {
         switch try Event(jsonLine: line).kind {
-        case .testEnded(let test, let result, _): results[test.path] = result.verdict
+        case .testEnded(let test, let result): results[test.path] = result.verdict
         case .outputCaptured(let test, let text) where test.suite == "Pipeline": output[test.name, default: ""] += text
         default: break
         }
@@ -357,9 +356,7 @@ final class WorkerIsolationTests: ReportTestCase {
       XCTAssertEqual(process.terminationReason, .exit)
       XCTAssertEqual(process.terminationStatus, 128 + signal, console)
       let kinds = try lines.map { try Event(jsonLine: $0).kind }
-      let ended = kinds.compactMap { kind -> (TestID, TestResult)? in
-        if case .testEnded(let test, let result, _) = kind { (test, result) } else { nil }
-      }
+      let ended = try EventRecorder(jsonLines: lines.joined(separator: "\n")).results.map { ($0.test, $0.result) }
       guard workers == 1 else {
         // `blocks` is interrupted; a test of the other lane running at that moment is too.
         let blocks = try XCTUnwrap(ended.first { $0.0.name == "blocks" }?.1)
@@ -376,7 +373,7 @@ final class WorkerIsolationTests: ReportTestCase {
       }
       XCTAssertEqual(kinds.map(\.name), ["runStarted", "suiteStarted", "testStarted", "testEnded", "testStarted", "outputCaptured",
                                          "issueRecorded", "testEnded", "suiteEnded", "runEnded"])
-      guard case .testEnded(let test, let result, _) = kinds[7] else { return XCTFail("\(kinds[7])") }
+      guard case .testEnded(let test, _) = kinds[7], let result = ended.last?.1 else { return XCTFail("\(kinds[7])") }
       XCTAssertEqual(test.name, "blocks")
       XCTAssertEqual(result.verdict, .errored)
       XCTAssertEqual(result.issues.map(\.kind), [.interrupted])

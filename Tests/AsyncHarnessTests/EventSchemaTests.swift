@@ -10,8 +10,13 @@ final class EventSchemaTests: XCTestCase {
                                    schedule: "7:pct3:9f2c1a")
   private static let location = SourceLocation(fileID: "M/Race.swift", filePath: "/src/Race.swift", line: 12, column: 5)
   private static let issue = Issue(kind: .expectationFailed, message: "lost \"update\"\n", sourceLocation: location)
-  private static let result = TestResult(verdict: .failed, reason: "known", issues: [issue], willRetry: true,
-                                         scheduleTrace: ScheduleTrace(steps: 41, fingerprint: 0x0BE311))
+  /// A test's end after three attempts, each field of each set somewhere.
+  private static let end = TestEnd(verdict: .failed, reason: "known", attempts: [
+    TestAttempt(number: 1, outcome: .errored, duration: 0.125, issueCount: 2, lane: 1),
+    TestAttempt(number: 2, outcome: .failed, duration: 0.5, issueCount: 0),
+    TestAttempt(number: 3, outcome: .failed, duration: 0.25, issueCount: 1, lane: 2,
+                scheduleTrace: ScheduleTrace(steps: 41, fingerprint: 0x0BE311)),
+  ])
   private static var summary: Summary {
     var summary = Summary()
     summary.passed = 3
@@ -32,7 +37,7 @@ final class EventSchemaTests: XCTestCase {
     let kinds: [Event.Kind] = [
       .runStarted(run), .suiteStarted(SuiteRun(suite: "Race", waiter: "scheduled")), .testStarted(test),
       .issueRecorded(test, issue), .outputCaptured(test, "out\u{1}put ✓"), .testSlow(test, elapsed: 2.5),
-      .testEnded(test, result, duration: 0.25), .suiteEnded(SuiteRun(suite: "Race", waiter: "scheduled"), summary, duration: 1.5),
+      .testEnded(test, end), .suiteEnded(SuiteRun(suite: "Race", waiter: "scheduled"), summary, duration: 1.5),
       .runEnded(summary, duration: 3.75), .workerReplaced(test, reason: "crashed"),
       .waitEnded(test, awaited: "the wait for \"loaded\"", outcome: "timedOut", duration: 0.5),
       .scheduleStep(test, step: 3, ran: "task #2", virtualTime: 1.5),
@@ -99,20 +104,32 @@ final class EventSchemaTests: XCTestCase {
     try check(Self.run, in: events[0], field: "run")
     try check(Self.test, in: events[2], field: "test")
     try check(Self.issue, in: events[3], field: "issue")
-    try check(Self.result, in: events[6], field: "result")
     try check(Self.summary, in: events[8], field: "summary")
-    // A passing result says only that: no `willRetry: false`, no absent optional.
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
-    XCTAssertEqual(String(decoding: try encoder.encode(TestResult(verdict: .passed)), as: UTF8.self),
-                   #"{"issues":[],"verdict":"passed"}"#)
+  }
+
+  /// Schema 3's `testEnded`: the verdict and every attempt, each counting its issues; no
+  /// issue again, no absent optional.
+  func testATestsEndSaysEachAttemptOnce() {
+    XCTAssertEqual(Self.everyKind[6].jsonLine, #"{"attempts":[{"attempt":1,"duration":0.125,"issues":2,"lane":1,"outcome":"errored"},"#
+      + #"{"attempt":2,"duration":0.5,"issues":0,"outcome":"failed"},{"attempt":3,"duration":0.25,"issues":1,"lane":2,"#
+      + #""outcome":"failed","scheduleTrace":"41-0be311"}],"kind":"testEnded","reason":"known","test":{"attempt":3,"#
+      + #""name":"no race","repetition":2,"schedule":"7:pct3:9f2c1a","suite":"Race","waiter":"scheduled"},"#
+      + #""timestamp":"2026-11-18T11:06:40.125Z","verdict":"failed","version":3}"# + "\n")
+    let passed = Event(.testEnded(Self.test, TestEnd(once: TestResult(verdict: .passed), duration: 0)),
+                       timestamp: Date(timeIntervalSince1970: 0))
+    XCTAssertTrue(passed.jsonLine.hasPrefix(#"{"attempts":[{"attempt":1,"duration":0.0,"issues":0,"outcome":"passed"}],"kind""#),
+                  passed.jsonLine)
+    let empty = passed.jsonLine.replacingOccurrences(of: #"{"attempt":1,"duration":0.0,"issues":0,"outcome":"passed"}"#, with: "")
+    XCTAssertThrowsError(try Event(jsonLine: empty)) { error in
+      XCTAssertEqual("\(error)", "not an AsyncHarness event: field attempts is empty")
+    }
   }
 
   /// `JSONDecoder` rejects what the stream's reader rejects, with its message.
   func testDecodingFailsAsTheStreamReaderDoes() {
-    let line = #"{"kind":"testStarted","test":{"name":"a","repetition":1,"suite":"S","waiter":"w"},"timestamp":"2026-11-23T08:00:00.125Z","version":3}"#
+    let line = #"{"kind":"testStarted","test":{"name":"a","repetition":1,"suite":"S","waiter":"w"},"timestamp":"2026-11-23T08:00:00.125Z","version":4}"#
     XCTAssertThrowsError(try JSONDecoder().decode(Event.self, from: Data(line.utf8))) { error in
-      XCTAssertEqual("\(error)", "not an AsyncHarness event: schema version 3; this build reads versions 1 to 2")
+      XCTAssertEqual("\(error)", "not an AsyncHarness event: schema version 4; this build reads versions 1 to 3")
     }
     XCTAssertThrowsError(try JSONDecoder().decode(TestID.self, from: Data(#"{"name":"a"}"#.utf8))) { error in
       XCTAssertEqual("\(error)", "not an AsyncHarness event: missing field suite")
@@ -144,15 +161,22 @@ final class EventSchemaTests: XCTestCase {
       guard case .object(let fields) = try json(Array(event.jsonLine.utf8)) else { return XCTFail("not an object") }
       writtenKinds[event.kind.name] = Set(fields.keys).subtracting(["kind", "timestamp", "version"])
       for (name, value) in fields {
-        guard case .object(let payload) = value else { continue }
-        let type = ["run": "RunInfo", "test": "TestID", "issue": "Issue", "result": "TestResult", "summary": "Summary"][name]
-        let documented = payloads[type ?? name] ?? []
-        // Objects inside a payload (a source location, a shard) are documented with it;
-        // arrays hold other payloads (a result's issues), checked on their own.
-        let nested = payload.values.flatMap { value -> [String] in
-          if case .object(let inner) = value { Array(inner.keys) } else { [] }
+        // An array of payloads (a test's attempts) is checked object by object.
+        let objects: [JSONObject] = switch value {
+        case .object(let payload): [payload]
+        case .array(let elements): elements.compactMap { if case .object(let payload) = $0 { payload } else { nil } }
+        default: []
         }
-        XCTAssertEqual(Set(payload.keys).union(nested).subtracting(documented), [], "\(type ?? name) in EVENTS.md")
+        for payload in objects {
+          let type = ["run": "RunInfo", "test": "TestID", "issue": "Issue", "attempts": "TestAttempt", "summary": "Summary"][name]
+          let documented = payloads[type ?? name] ?? []
+          // Objects inside a payload (a source location, a shard) are documented with it;
+          // arrays hold other payloads (a result's issues), checked on their own.
+          let nested = payload.values.flatMap { value -> [String] in
+            if case .object(let inner) = value { Array(inner.keys) } else { [] }
+          }
+          XCTAssertEqual(Set(payload.keys).union(nested).subtracting(documented), [], "\(type ?? name) in EVENTS.md")
+        }
       }
     }
     XCTAssertEqual(documentedKinds, writtenKinds)

@@ -37,7 +37,7 @@ final class HTMLReporterTests: TemporaryDirectoryTestCase {
       time += 0.001 * Double(index + 1)  // each attempt longer than the one before
       let result = failing ? TestResult(verdict: .failed, issues: [Issue(kind: .expectationFailed, message: String(repeating: "m", count: 100))])
         : TestResult(verdict: .passed)
-      reporter.handle(Event(.testEnded(test, result, duration: 0.001 * Double(index + 1)), timestamp: time))
+      for kind in ended(test, result, duration: 0.001 * Double(index + 1)) { reporter.handle(Event(kind, timestamp: time)) }
     }
     reporter.handle(Event(.runEnded(Summary(), duration: time.timeIntervalSince(start)), timestamp: time))
     try reporter.finish()
@@ -100,7 +100,7 @@ final class HTMLReporterTests: TemporaryDirectoryTestCase {
     // a, b and c start side by side in lane 1; d starts when b has ended, in b's row; e runs alone in lane 2.
     let started = { (name: String, at: TimeInterval, lane: Int) in Event(.testStarted(test(name)), timestamp: start + at, lane: lane) }
     let ended = { (name: String, at: TimeInterval) in
-      Event(.testEnded(test(name), TestResult(verdict: .passed), duration: 1), timestamp: start + at)
+      Event(.testEnded(test(name), TestEnd(once: TestResult(verdict: .passed), duration: 1)), timestamp: start + at)
     }
     for event in [started("a", 0, 1), started("e", 0, 2), started("b", 1, 1), ended("e", 1), started("c", 2, 1), ended("b", 3),
                   started("d", 3, 1), ended("a", 4), ended("c", 5), ended("d", 6)] {
@@ -135,7 +135,7 @@ final class HTMLReporterTests: TemporaryDirectoryTestCase {
       events.append(Event(.testStarted(test), timestamp: start + Double(index), lane: 1))
       events.append(Event(.waitEnded(test, awaited: "the wait for \"x\"", outcome: "completed", duration: 0.5),
                           timestamp: start + Double(index) + 0.6))
-      events.append(Event(.testEnded(test, TestResult(verdict: .passed), duration: 1), timestamp: start + Double(index) + 1))
+      events.append(Event(.testEnded(test, TestEnd(once: TestResult(verdict: .passed), duration: 1)), timestamp: start + Double(index) + 1))
     }
     events.append(Event(.suiteEnded(SuiteRun(suite: "S", waiter: "semaphore"), Summary(), duration: 3), timestamp: start + 3))
     events.append(Event(.runEnded(Summary(), duration: 3), timestamp: start + 3))

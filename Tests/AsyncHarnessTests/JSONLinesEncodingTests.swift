@@ -16,7 +16,7 @@ final class JSONLinesEncodingTests: XCTestCase {
   private func escaped(_ text: String) -> String {
     let line = Event(.outputCaptured(test, text), timestamp: instant).jsonLine
     let prefix = #"{"kind":"outputCaptured","output":""#
-    let suffix = #"","test":{"attempt":1,"name":"t","repetition":1,"suite":"S","waiter":"semaphore"},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n"
+    let suffix = #"","test":{"attempt":1,"name":"t","repetition":1,"suite":"S","waiter":"semaphore"},"timestamp":"2027-01-15T08:00:00.000Z","version":3}"# + "\n"
     XCTAssertTrue(line.hasPrefix(prefix) && line.hasSuffix(suffix), line)
     return String(line.dropFirst(prefix.count).dropLast(suffix.count))
   }
@@ -78,7 +78,7 @@ final class JSONLinesEncodingTests: XCTestCase {
     let reporter = JSONLinesReporter(write: written.write)
     let texts = [String(repeating: "\"long\\", count: 20_000), "short", "", String(repeating: "é\n", count: 300), "z"]
     let events = texts.map { Event(.outputCaptured(test, $0), timestamp: instant) }
-      + [Event(.testEnded(test, TestResult(verdict: .passed), duration: 0.5), timestamp: instant)]
+      + [Event(.testEnded(test, TestEnd(once: TestResult(verdict: .passed), duration: 0.5)), timestamp: instant)]
     for event in events { try reporter.handle(event) }
     XCTAssertEqual(written.lines, events.map(\.jsonLine))
     XCTAssertEqual(try written.lines.map { try Event(jsonLine: $0) }, events)

@@ -18,7 +18,7 @@ final class JSONLinesLimitsTests: XCTestCase {
       Event(.outputCaptured(test, "789abcdef")),
       Event(.outputCaptured(test, "ghi")),
       Event(.issueRecorded(test, issue)),
-      Event(.testEnded(test, TestResult(verdict: .failed, issues: [issue]), duration: 0)),
+      Event(.testEnded(test, TestEnd(once: TestResult(verdict: .failed, issues: [issue]), duration: 0))),
     ] { try reporter.handle(event) }
     let events = try written.lines.map { try Event(jsonLine: $0) }
     let note = "\n[AsyncHarness: 9 more bytes cut here; the report keeps at most 10 bytes per text]"
@@ -26,7 +26,7 @@ final class JSONLinesLimitsTests: XCTestCase {
     let cutIssue = Issue(kind: .expectationFailed, message: cutMessage)
     XCTAssertEqual(events.map(\.kind), [
       .testStarted(test), .outputCaptured(test, "0123456"), .outputCaptured(test, "789"), .issueRecorded(test, cutIssue),
-      .outputCaptured(test, note), .testEnded(test, TestResult(verdict: .failed, issues: [cutIssue]), duration: 0),
+      .outputCaptured(test, note), .testEnded(test, TestEnd(once: TestResult(verdict: .failed, issues: [cutIssue]), duration: 0)),
     ])
   }
 
@@ -37,7 +37,7 @@ final class JSONLinesLimitsTests: XCTestCase {
     let megabyte = String(repeating: "log line\n", count: 111_112)  // 1,000,008 bytes
     try reporter.handle(Event(.testStarted(test)))
     for _ in 0..<50 { try reporter.handle(Event(.outputCaptured(test, megabyte))) }
-    try reporter.handle(Event(.testEnded(test, TestResult(verdict: .passed), duration: 0)))
+    try reporter.handle(Event(.testEnded(test, TestEnd(once: TestResult(verdict: .passed), duration: 0))))
     try reporter.finish()
     let text = try String(contentsOfFile: path, encoding: .utf8)
     let outputs = try text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()

@@ -55,10 +55,10 @@ final class JSONLinesWritesTests: XCTestCase {
       Event(.runStarted(RunInfo(repetitions: 1, waiters: ["w"])), timestamp: instant),
       Event(.suiteStarted(suite), timestamp: instant),
       Event(.testStarted(test("a")), timestamp: instant),
-      Event(.testEnded(test("a"), TestResult(verdict: .passed), duration: 0.001), timestamp: instant),
+      Event(.testEnded(test("a"), TestEnd(once: TestResult(verdict: .passed), duration: 0.001)), timestamp: instant),
       Event(.testStarted(test("b")), timestamp: instant),
       Event(.issueRecorded(test("b"), issue), timestamp: instant),
-      Event(.testEnded(test("b"), TestResult(verdict: .failed, issues: [issue]), duration: 0.002), timestamp: instant),
+      Event(.testEnded(test("b"), TestEnd(once: TestResult(verdict: .failed, issues: [issue]), duration: 0.002)), timestamp: instant),
       Event(.suiteEnded(suite, Summary(), duration: 0.003), timestamp: instant),
       Event(.runEnded(Summary(), duration: 0.004), timestamp: instant),
     ]
@@ -173,7 +173,7 @@ final class JSONLinesWritesTests: XCTestCase {
         for index in 0..<20 {
           let test = TestID(suite: "S", name: "lane \(lane) test \(index)", waiter: "w")
           try? reporter.handle(Event(.testStarted(test)))
-          try? reporter.handle(Event(.testEnded(test, TestResult(verdict: .passed), duration: 0)))
+          try? reporter.handle(Event(.testEnded(test, TestEnd(once: TestResult(verdict: .passed), duration: 0))))
         }
       }
       try reporter.finish()
@@ -184,7 +184,7 @@ final class JSONLinesWritesTests: XCTestCase {
         let seen = lines.compactMap { kind -> String? in
           switch kind {
           case .testStarted(let test) where test.name.hasPrefix("lane \(lane) "): "testStarted \(test.name)"
-          case .testEnded(let test, _, _) where test.name.hasPrefix("lane \(lane) "): "testEnded \(test.name)"
+          case .testEnded(let test, _) where test.name.hasPrefix("lane \(lane) "): "testEnded \(test.name)"
           default: nil
           }
         }

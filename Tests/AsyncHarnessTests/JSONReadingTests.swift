@@ -58,12 +58,12 @@ final class JSONReadingTests: XCTestCase {
     XCTAssertEqual(try JSONDecoder().decode(Event.self, from: Data(event.jsonLine.utf8)), event)
   }
 
-  /// A scheduled test's result carries its steps (`scheduleTrace`), read back by both readers.
+  /// A scheduled test's attempt carries its steps (`scheduleTrace`), read back by both readers.
   func testAScheduleTraceRoundTrips() throws {
     let id = TestID(suite: "S", name: "t", waiter: "scheduled", schedule: "7:pct3:335509")
     let result = TestResult(verdict: .failed, scheduleTrace: ScheduleTrace(steps: 41, fingerprint: 0x0be311))
-    let event = Event(.testEnded(id, result, duration: 0.5), timestamp: Date(timeIntervalSince1970: 1_800_000_000))
-    XCTAssertTrue(event.jsonLine.contains(#""scheduleTrace":"41-0be311","verdict":"failed""#), event.jsonLine)
+    let event = Event(.testEnded(id, TestEnd(once: result, duration: 0.5)), timestamp: Date(timeIntervalSince1970: 1_800_000_000))
+    XCTAssertTrue(event.jsonLine.contains(#""outcome":"failed","scheduleTrace":"41-0be311"}]"#), event.jsonLine)
     XCTAssertEqual(try Event(jsonLine: event.jsonLine), event)
     XCTAssertEqual(try JSONDecoder().decode(Event.self, from: Data(event.jsonLine.utf8)), event)
     XCTAssertEqual(result.replayToken(of: id), "7:pct3:335509:41-0be311")

@@ -108,7 +108,7 @@ final class ParallelRunTests: XCTestCase {
     let events = try run([suite("Wide", .parallel, tests: (0..<8).map { "test \($0)" })], lanes: 4, log: log,
                          waitsForCompany: true)
     XCTAssertGreaterThan(Set(log.ran.map(\.lane)).count, 1, "\(log.ran)")
-    XCTAssertEqual(events.compactMap { if case .testEnded(_, let result, _) = $0.kind { result.verdict } else { nil } },
+    XCTAssertEqual(events.compactMap { if case .testEnded(_, let result) = $0.kind { result.verdict } else { nil } },
                    Array(repeating: Verdict.passed, count: 8))
   }
 
@@ -177,10 +177,10 @@ final class ParallelRunTests: XCTestCase {
         $0.repetitions = 5
         $0.untilFailure = true
       }
-      let ended = events.compactMap { if case .testEnded(let test, _, _) = $0.kind { test } else { nil } }
+      let ended = events.compactMap { if case .testEnded(let test, _) = $0.kind { test } else { nil } }
       XCTAssertEqual(ended.map(\.repetition).sorted(), Array(repeating: 1, count: 5) + Array(repeating: 2, count: 5),
                      "round \(round)")
-      let lastEndOfFirst = try XCTUnwrap(events.lastIndex { if case .testEnded(let test, _, _) = $0.kind { test.repetition == 1 } else { false } })
+      let lastEndOfFirst = try XCTUnwrap(events.lastIndex { if case .testEnded(let test, _) = $0.kind { test.repetition == 1 } else { false } })
       let firstStartOfSecond = try XCTUnwrap(events.firstIndex { $0.testStarted?.repetition == 2 })
       XCTAssertLessThan(lastEndOfFirst, firstStartOfSecond, "round \(round)")
     }
@@ -229,7 +229,7 @@ extension Event {
   /// The test the event is about, if any.
   var test: TestID? {
     switch kind {
-    case .testStarted(let test), .testEnded(let test, _, _), .issueRecorded(let test, _), .outputCaptured(let test, _),
+    case .testStarted(let test), .testEnded(let test, _), .issueRecorded(let test, _), .outputCaptured(let test, _),
          .testSlow(let test, _): test
     default: nil
     }

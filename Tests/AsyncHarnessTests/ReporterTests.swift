@@ -25,10 +25,10 @@ final class ReporterTests: XCTestCase {
       Event(.runStarted(RunInfo(harnessVersion: "0.1.0", seed: 42, jitterSeed: 9, repetitions: 1, waiters: ["semaphore"])), timestamp: instant),
       Event(.suiteStarted(suite), timestamp: instant),
       Event(.testStarted(passed), timestamp: instant),
-      Event(.testEnded(passed, TestResult(verdict: .passed), duration: 0.0000123), timestamp: instant),
+      Event(.testEnded(passed, TestEnd(once: TestResult(verdict: .passed), duration: 0.0000123)), timestamp: instant),
       Event(.testStarted(failed), timestamp: instant),
       Event(.issueRecorded(failed, issue), timestamp: instant),
-      Event(.testEnded(failed, TestResult(verdict: .failed, issues: [issue]), duration: 1.0016), timestamp: instant),
+      Event(.testEnded(failed, TestEnd(once: TestResult(verdict: .failed, issues: [issue]), duration: 1.0016)), timestamp: instant),
       Event(.suiteEnded(suite, summary, duration: 1.002), timestamp: instant),
       Event(.runEnded(summary, duration: 1.003), timestamp: instant),
     ]
@@ -68,11 +68,11 @@ final class ReporterTests: XCTestCase {
     let lines = written.lines
     XCTAssertEqual(lines.count, 9)
     XCTAssertTrue(lines.allSatisfy { $0.hasSuffix("\n") && $0.dropLast().contains("\n") == false })
-    XCTAssertEqual(lines[0], #"{"kind":"runStarted","run":{"harnessVersion":"0.1.0","jitterSeed":9,"repetitions":1,"seed":42,"waiters":["semaphore"]},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n")
-    XCTAssertEqual(lines[1], #"{"kind":"suiteStarted","suite":"MessageLoader","timestamp":"2027-01-15T08:00:00.000Z","version":2,"waiter":"semaphore"}"# + "\n")
-    XCTAssertEqual(lines[5], #"{"issue":{"kind":"waitFailed","message":"Exceeded timeout of 1 seconds, with unfulfilled expectations: \"loaded\" created at LoaderTests/LoaderTests.swift:13","sourceLocation":{"column":5,"fileID":"LoaderTests/LoaderTests.swift","filePath":"/src/LoaderTests.swift","line":14}},"kind":"issueRecorded","test":{"attempt":1,"name":"loads two","repetition":1,"suite":"MessageLoader","waiter":"semaphore"},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n")
-    XCTAssertEqual(lines[6], #"{"duration":1.0016,"kind":"testEnded","result":{"issues":[{"kind":"waitFailed","message":"Exceeded timeout of 1 seconds, with unfulfilled expectations: \"loaded\" created at LoaderTests/LoaderTests.swift:13","sourceLocation":{"column":5,"fileID":"LoaderTests/LoaderTests.swift","filePath":"/src/LoaderTests.swift","line":14}}],"verdict":"failed"},"test":{"attempt":1,"name":"loads two","repetition":1,"suite":"MessageLoader","waiter":"semaphore"},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n")
-    XCTAssertEqual(lines[8], #"{"duration":1.003,"kind":"runEnded","summary":{"errored":0,"failed":1,"flaky":0,"knownIssues":0,"passed":1,"skipped":0},"timestamp":"2027-01-15T08:00:00.000Z","version":2}"# + "\n")
+    XCTAssertEqual(lines[0], #"{"kind":"runStarted","run":{"harnessVersion":"0.1.0","jitterSeed":9,"repetitions":1,"seed":42,"waiters":["semaphore"]},"timestamp":"2027-01-15T08:00:00.000Z","version":3}"# + "\n")
+    XCTAssertEqual(lines[1], #"{"kind":"suiteStarted","suite":"MessageLoader","timestamp":"2027-01-15T08:00:00.000Z","version":3,"waiter":"semaphore"}"# + "\n")
+    XCTAssertEqual(lines[5], #"{"issue":{"kind":"waitFailed","message":"Exceeded timeout of 1 seconds, with unfulfilled expectations: \"loaded\" created at LoaderTests/LoaderTests.swift:13","sourceLocation":{"column":5,"fileID":"LoaderTests/LoaderTests.swift","filePath":"/src/LoaderTests.swift","line":14}},"kind":"issueRecorded","test":{"attempt":1,"name":"loads two","repetition":1,"suite":"MessageLoader","waiter":"semaphore"},"timestamp":"2027-01-15T08:00:00.000Z","version":3}"# + "\n")
+    XCTAssertEqual(lines[6], #"{"attempts":[{"attempt":1,"duration":1.0016,"issues":1,"outcome":"failed"}],"kind":"testEnded","test":{"attempt":1,"name":"loads two","repetition":1,"suite":"MessageLoader","waiter":"semaphore"},"timestamp":"2027-01-15T08:00:00.000Z","verdict":"failed","version":3}"# + "\n")
+    XCTAssertEqual(lines[8], #"{"duration":1.003,"kind":"runEnded","summary":{"errored":0,"failed":1,"flaky":0,"knownIssues":0,"passed":1,"skipped":0},"timestamp":"2027-01-15T08:00:00.000Z","version":3}"# + "\n")
     XCTAssertEqual(try lines.map { try Event(jsonLine: $0) }, events(at: elsewhere))
   }
 
@@ -90,7 +90,7 @@ final class ReporterTests: XCTestCase {
       .testStarted(test),
       .issueRecorded(test, Issue(kind: .warning, message: hostile)),
       .outputCaptured(test, hostile),
-      .testEnded(test, TestResult(verdict: .knownIssue, reason: hostile, issues: [issue]), duration: 1e-7),
+      .testEnded(test, TestEnd(once: TestResult(verdict: .knownIssue, reason: hostile, issues: [issue]), duration: 1e-7)),
       .suiteEnded(SuiteRun(suite: hostile, waiter: "w"), Summary(), duration: 12345.678),
       .runEnded(Summary(), duration: 0),
     ]
@@ -114,8 +114,8 @@ final class ReporterTests: XCTestCase {
   func testJSONLinesRejectsWhatItCannotRead() {
     let cases = [
       ("not json", "not an AsyncHarness event: not JSON"),
-      (#"{"kind":"testStarted","timestamp":"2026-11-23T03:34:14Z","version":3}"#,
-       "not an AsyncHarness event: schema version 3; this build reads versions 1 to 2"),
+      (#"{"kind":"testStarted","timestamp":"2026-11-23T03:34:14Z","version":4}"#,
+       "not an AsyncHarness event: schema version 4; this build reads versions 1 to 3"),
       (#"{"kind":"testPaused","timestamp":"2026-11-23T03:34:14Z","version":2}"#,
        #"not an AsyncHarness event: unknown kind "testPaused""#),
       (#"{"kind":"testStarted","timestamp":"2026-11-23T03:34:14Z","version":2}"#,

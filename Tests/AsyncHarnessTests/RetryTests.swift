@@ -3,16 +3,24 @@ import Synchronization
 import XCTest
 
 /// Issue 9, retries: a failing attempt runs again while retries are left; a test that then
-/// passes is flaky, one that fails every attempt fails, and every attempt is in the stream.
+/// passes is flaky, one that fails every attempt fails, and every attempt is in the stream:
+/// its start and issues as they happen, its outcome in its test's one `testEnded`.
 final class RetryTests: XCTestCase {
   /// A test that fails until its attempt `passingAttempt`.
   private func test(_ name: String, passingFrom passingAttempt: Int, _ traits: TestTrait...) -> Test {
     Test(name, traits: traits) { t in t.expect(t.id.attempt >= passingAttempt, "attempt \(t.id.attempt) fails") }
   }
 
-  /// (name, attempt, verdict, willRetry) of every `testEnded`, in order.
+  /// Each attempt of every `testEnded`, in order: `name #attempt outcome retry` for an
+  /// attempt that ran again, `name #attempt verdict` for the last.
   private func attempts(_ recorder: EventRecorder) -> [String] {
-    recorder.results.map { "\($0.test.name) #\($0.test.attempt) \($0.result.verdict.rawValue)\($0.result.willRetry ? " retry" : "")" }
+    recorder.ends.flatMap { test, end in
+      end.attempts.map { attempt in
+        attempt.number == test.attempt
+          ? "\(test.name) #\(attempt.number) \(end.verdict.rawValue)"
+          : "\(test.name) #\(attempt.number) \(attempt.outcome.rawValue) retry"
+      }
+    }
   }
 
   func testAFailingAttemptRunsAgainAndAPassAfterItIsFlaky() throws {
@@ -37,7 +45,15 @@ final class RetryTests: XCTestCase {
       guard let test = event.test else { return nil }
       return "\(event.kind.name) #\(test.attempt)"
     }
-    XCTAssertEqual(kinds, ["testStarted #1", "issueRecorded #1", "testEnded #1", "testStarted #2", "testEnded #2"])
+    XCTAssertEqual(kinds, ["testStarted #1", "issueRecorded #1", "testStarted #2", "testEnded #2"])
+    guard case .testEnded(_, let end)? = recorder.events.last(where: { $0.kind.name == "testEnded" })?.kind else {
+      return XCTFail("no testEnded")
+    }
+    XCTAssertEqual(end.attempts.map(\.number), [1, 2])
+    XCTAssertEqual(end.attempts.map(\.outcome), [.failed, .passed])
+    XCTAssertEqual(end.attempts.map(\.issueCount), [1, 0])
+    XCTAssertEqual(end.attempts.map(\.lane), [1, 1])
+    XCTAssertEqual(end.verdict, .flaky)
   }
 
   func testTheRetriesTraitOverridesTheRun() throws {
@@ -102,12 +118,12 @@ final class RetryTests: XCTestCase {
     let file = "Tests/AsyncHarnessTests/RetryTests.swift"
     XCTAssertEqual(Array(lines.prefix(7)), [
       "RETRY Retries/second [expectation] (T)",
-      "    \(file):10: Expectation failed: attempt 1 fails",
+      "    \(file):11: Expectation failed: attempt 1 fails",
       "FLAKY Retries/second [expectation] (attempt 2) (T)",
       "RETRY Retries/never [expectation] (T)",
-      "    \(file):10: Expectation failed: attempt 1 fails",
+      "    \(file):11: Expectation failed: attempt 1 fails",
       "FAIL  Retries/never [expectation] (attempt 2) (T)",
-      "    \(file):10: Expectation failed: attempt 2 fails",
+      "    \(file):11: Expectation failed: attempt 2 fails",
     ])
     XCTAssertEqual(Array(lines.suffix(3)), [
       "Flaky (failed, then passed on a retry):",
@@ -118,8 +134,10 @@ final class RetryTests: XCTestCase {
 
   func testRetryFieldsRoundTripThroughJSONLinesAndOlderLinesStillRead() throws {
     let id = TestID(suite: "S", name: "t", waiter: "semaphore", attempt: 2)
-    let retried = Event(.testEnded(id, TestResult(verdict: .failed, willRetry: true), duration: 0.5))
-    XCTAssertTrue(retried.jsonLine.contains(#""verdict":"failed","willRetry":true}"#), retried.jsonLine)
+    let retried = Event(.testEnded(id, TestEnd(verdict: .flaky, attempts: [
+      TestAttempt(number: 1, outcome: .failed, duration: 0.5, issueCount: 1), TestAttempt(number: 2, outcome: .passed, duration: 0.5, issueCount: 0),
+    ])))
+    XCTAssertTrue(retried.jsonLine.contains(#""outcome":"failed"},{"attempt":2,"#), retried.jsonLine)
     XCTAssertEqual(try Event(jsonLine: retried.jsonLine).kind, retried.kind)
     var summary = Summary()
     summary.count(.flaky)

@@ -186,8 +186,7 @@ final class RunOwnersTests: XCTestCase {
     XCTAssertEqual(result.verdict, .flaky)
     XCTAssertEqual(executor.runs.withLock { $0 }, 2)
     XCTAssertEqual(recorder.events.map(\.outline), [
-      "testStarted r", "issueRecorded attempt 1 fails", "testEnded r failed, retried", "testStarted r",
-      "testEnded r flaky",
+      "testStarted r", "issueRecorded attempt 1 fails", "testStarted r", "testEnded r flaky, attempt 1 failed",
     ])
   }
 
@@ -201,9 +200,13 @@ final class RunOwnersTests: XCTestCase {
     let stop = StopRequest()
     stop.request(signal: SIGINT)
     let stopped = FailingFirst(failing: 5)
-    let stoppedLife = TestLife(rules: rules(stop: stop), events: EventSink { _ in })
+    let ends = Mutex<[TestEnd]>([])
+    let stoppedLife = TestLife(rules: rules(stop: stop), events: EventSink { event in
+      if case .testEnded(_, let end) = event.kind { ends.withLock { $0.append(end) } }
+    })
     let result = stoppedLife.runAttempts(of: stoppedLife.start(step, lane: 1), with: stopped)
-    XCTAssertEqual([result.verdict == .failed, result.willRetry], [true, false])
+    XCTAssertEqual(result.verdict, .failed)
+    XCTAssertEqual(ends.withLock { $0.map(\.attempts.count) }, [1], "one attempt, and the test's end")
     XCTAssertEqual(stopped.runs.withLock { $0 }, 1)
   }
 
@@ -257,7 +260,8 @@ extension Event {
     case .suiteEnded(let run, let summary, _): "suiteEnded \(run.suite) \(summary.passed)/\(summary.failed)"
     case .runEnded(let summary, _): "runEnded \(summary.passed)/\(summary.failed)"
     case .testStarted(let test): "testStarted \(test.name)"
-    case .testEnded(let test, let result, _): "testEnded \(test.name) \(result.verdict)" + (result.willRetry ? ", retried" : "")
+    case .testEnded(let test, let end):
+      "testEnded \(test.name) \(end.verdict)" + end.retriedAttempts.map { ", attempt \($0.number) \($0.outcome)" }.joined()
     case .issueRecorded(_, let issue): "issueRecorded \(issue.message)"
     default: "\(kind)"
     }

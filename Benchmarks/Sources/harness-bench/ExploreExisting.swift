@@ -65,7 +65,7 @@ func measureExploringExistingTests(_ counts: Counts, _ report: Report) {
 /// How many schedules of the run whose events are in `path` ended failing.
 private func failingSeeds(_ path: String) -> Int {
   ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").count { line in
-    guard case .testEnded(_, let result, _)? = (try? Event(jsonLine: line))?.kind else { return false }
+    guard case .testEnded(_, let result)? = (try? Event(jsonLine: line))?.kind else { return false }
     return result.verdict.isFailure
   }
 }

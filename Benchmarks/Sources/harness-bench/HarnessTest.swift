@@ -229,7 +229,7 @@ private func swiftTestCounts(_ output: String) -> SwiftTestCounts {
 private func harnessVerdicts(_ path: String) -> String {
   var verdicts: [Verdict: Int] = [:]
   for line in ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n") {
-    if case .testEnded(_, let result, _)? = (try? Event(jsonLine: line))?.kind { verdicts[result.verdict, default: 0] += 1 }
+    if case .testEnded(_, let result)? = (try? Event(jsonLine: line))?.kind { verdicts[result.verdict, default: 0] += 1 }
   }
   let ended = verdicts.values.reduce(0, +)
   return "\(ended) reported (" + Verdict.allCases.compactMap { verdict in

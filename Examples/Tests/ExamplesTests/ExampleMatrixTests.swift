@@ -12,6 +12,7 @@ import XCTest
 /// main run loop while tests wait.
 final class ExampleMatrixTests: XCTestCase {
   private var events: [Event] = []
+  private var recorder = EventRecorder()
   private let waiterNames = WaiterRegistry.builtIn.names
 
   override func setUpWithError() throws {
@@ -20,15 +21,13 @@ final class ExampleMatrixTests: XCTestCase {
     let reporter = EventRecorder()
     let summary = try Runner(suites: allExampleSuites, configuration: configuration, reporters: [reporter]).run()
     XCTAssertTrue(summary.succeeded, "the examples run green: \(summary)")
+    recorder = reporter
     events = reporter.events
   }
 
-  /// Every `testEnded` event: the test and its result.
+  /// Every ended test: its ID and its result, with its last attempt's issues.
   private var results: [(id: TestID, result: TestResult)] {
-    events.compactMap { event in
-      guard case .testEnded(let id, let result, _) = event.kind else { return nil }
-      return (id, result)
-    }
+    recorder.results.map { ($0.test, $0.result) }
   }
 
   func testEveryTestGivesTheSameVerdictUnderEveryStrategy() {

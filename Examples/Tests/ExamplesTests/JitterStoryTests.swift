@@ -32,7 +32,7 @@ final class JitterStoryTests: XCTestCase {
     XCTAssertEqual(run.jitterSeed, 1)
     var failures: [String: Int] = [:]
     var runs: [String: Int] = [:]
-    for case .testEnded(let test, let result, _) in events.map(\.kind) {
+    for case .testEnded(let test, let result) in events.map(\.kind) {
       runs[test.name, default: 0] += 1
       if result.verdict.isFailure { failures[test.name, default: 0] += 1 }
     }

@@ -128,11 +128,10 @@ final class RunRecorder: Reporter {
     self.warn = warn
   }
 
-  /// Keeps how a test's last attempt ended.
+  /// Keeps how a test ended.
   func handle(_ event: Event) {
-    guard case .testEnded(let test, let result, _) = event.kind, !result.willRetry else { return }
-    let ended = RunRecord.Ended(id: test.identity, waiter: test.waiter,
-                                repetition: test.repetition, verdict: result.verdict)
+    guard case .testEnded(let test, let end) = event.kind else { return }
+    let ended = RunRecord.Ended(id: test.identity, waiter: test.waiter, repetition: test.repetition, verdict: end.verdict)
     tests.withLock { $0.append(ended) }
   }
 

@@ -15,10 +15,13 @@ extension Event {
     return json.array
   }
 
-  /// Reads one line of a JSON Lines stream (schema version 1 or 2) back into an event.
+  /// Reads one line of a JSON Lines stream back into an event: a line of schema version 3,
+  /// or of versions 1 and 2 (read a whole stream of those with ``EventStream``, which joins a
+  /// test's attempts into its one `testEnded`).
   /// - Parameter line: the line, with or without its newline.
   /// - Throws: ``EventDecodingError`` when the line is not an event this build knows
-  ///   (an unknown kind, a newer schema version, a missing field, not JSON).
+  ///   (an unknown kind, a newer schema version, a missing field, not JSON), and for the
+  ///   `testEnded` of a version 1 or 2 attempt that ran again, which is no test's end.
   public init(jsonLine line: some StringProtocol) throws {
     try self.init(jsonLineBytes: String(line).utf8)
   }
@@ -32,14 +35,43 @@ extension Event {
   /// Reads an event from its JSON object.
   init(json value: JSONValue) throws {
     let json = try JSONFields(value)
+    let version = try Self.version(of: json)
+    if version < 3, try json.string("kind") == "testEnded" {
+      let ended = try EarlierTestEnded(json: json)
+      guard !ended.willRetry else {
+        throw EventDecodingError(reason: "the testEnded of an attempt that ran again (schema version \(version)); "
+          + "read the stream with EventStream, which joins a test's attempts")
+      }
+      self = ended.event(attempts: [ended.attempt(lane: nil, issueCount: ended.issues.count)])
+      return
+    }
+    try self.init(currentSchema: json)
+  }
+
+  /// The version of the event `json` is, which this build must read.
+  /// - Throws: ``EventDecodingError`` for a missing or newer version.
+  static func version(of json: JSONFields) throws -> Int {
     let version: Int = try json.number("version")
     guard (1...Self.schemaVersion).contains(version) else {
       throw EventDecodingError(reason: "schema version \(version); this build reads versions 1 to \(Self.schemaVersion)")
     }
+    return version
+  }
+
+  /// The timestamp of the event `json` is.
+  /// - Throws: ``EventDecodingError`` when it is missing or not ISO 8601.
+  static func timestamp(of json: JSONFields) throws -> Date {
     let stamp = try json.string("timestamp")
     guard let timestamp = ISO8601Timestamp.date(from: stamp) else {
       throw EventDecodingError(reason: "timestamp \"\(stamp)\" is not ISO 8601")
     }
+    return timestamp
+  }
+
+  /// Reads an event of the current schema from its fields (a `testEnded` of version 1 or 2
+  /// is read by ``EarlierTestEnded``).
+  private init(currentSchema json: JSONFields) throws {
+    let timestamp = try Self.timestamp(of: json)
     func suiteRun() throws -> SuiteRun { SuiteRun(suite: try json.string("suite"), waiter: try json.string("waiter")) }
     func test() throws -> TestID { try TestID(json: json.object("test")) }
     func duration() throws -> Double { try json.number("duration") }
@@ -56,7 +88,7 @@ extension Event {
       kind = .waitEnded(try test(), awaited: try json.string("awaited"), outcome: try json.string("outcome"), duration: try duration())
     case "scheduleStep":
       kind = .scheduleStep(try test(), step: try json.number("step"), ran: try json.string("ran"), virtualTime: try json.number("virtualTime"))
-    case "testEnded": kind = .testEnded(try test(), try TestResult(json: json.object("result")), duration: try duration())
+    case "testEnded": kind = .testEnded(try test(), try TestEnd(json: json))
     case "suiteEnded": kind = .suiteEnded(try suiteRun(), try summary(), duration: try duration())
     case "runEnded": kind = .runEnded(try summary(), duration: try duration())
     case "workerReplaced": kind = .workerReplaced(try test(), reason: try json.string("reason"))
@@ -125,18 +157,29 @@ extension Issue {
   }
 }
 
-extension TestResult {
+extension TestEnd {
+  /// Reads the end of a test from the fields of its `testEnded` event.
   init(json: JSONFields) throws {
-    guard json.optional("willRetry").map({ if case .bool = $0 { true } else { false } }) ?? true else {
-      throw json.wrongType("willRetry")
-    }
-    let trace = try json.optionalString("scheduleTrace").map { text in
-      guard let trace = ScheduleTrace(text) else { throw json.wrongType("scheduleTrace") }
-      return trace
-    }
-    self.init(verdict: try json.raw("verdict"), reason: try json.optionalString("reason"),
-              issues: try json.array("issues") { try Issue(json: JSONFields($0, path: $1)) },
-              willRetry: json.optional("willRetry") == .bool(true), scheduleTrace: trace)
+    let attempts = try json.array("attempts") { try TestAttempt(json: JSONFields($0, path: $1)) }
+    guard !attempts.isEmpty else { throw EventDecodingError(reason: "field attempts is empty") }
+    self.init(verdict: try json.raw("verdict"), reason: try json.optionalString("reason"), attempts: attempts)
+  }
+}
+
+extension TestAttempt {
+  init(json: JSONFields) throws {
+    self.init(number: try json.number("attempt"), outcome: try json.raw("outcome"), duration: try json.number("duration"),
+              issueCount: try json.number("issues"), lane: try json.optionalNumber("lane"),
+              scheduleTrace: try ScheduleTrace(json: json))
+  }
+}
+
+extension ScheduleTrace {
+  /// The `scheduleTrace` of an attempt's fields, when it has one.
+  init?(json: JSONFields) throws {
+    guard let text = try json.optionalString("scheduleTrace") else { return nil }
+    guard let trace = ScheduleTrace(text) else { throw json.wrongType("scheduleTrace") }
+    self = trace
   }
 }
 
@@ -219,10 +262,10 @@ extension JSONText {
         json.field("step", step)
         json.field("test", test)
         json.field("virtualTime", virtualTime)
-      case .testEnded(let test, let result, let duration):
-        json.field("duration", duration)
+      case .testEnded(let test, let end):
+        json.field("attempts") { json in json.array(end.attempts) { $1.write(to: &$0) } }
         json.field("kind", event.kind.name)
-        json.field("result", result)
+        if let reason = end.reason { json.field("reason", reason) }
         json.field("test", test)
       case .suiteEnded(let suite, let summary, let duration):
         json.field("duration", duration)
@@ -240,6 +283,7 @@ extension JSONText {
         json.field("test", test)
       }
       json.field("timestamp") { $0.timestamp(event.timestamp) }
+      if case .testEnded(_, let end) = event.kind { json.field("verdict", end.verdict.rawValue) }
       json.field("version", Event.schemaVersion)
       if case .suiteStarted(let suite) = event.kind { json.field("waiter", suite.waiter) }
       if case .suiteEnded(let suite, _, _) = event.kind { json.field("waiter", suite.waiter) }
@@ -283,14 +327,15 @@ extension Issue: JSONMapped {
   }
 }
 
-extension TestResult: JSONMapped {
+extension TestAttempt {
   func write(to json: inout JSONText) {
     json.object { json in
-      json.field("issues") { json in json.array(self.issues) { $1.write(to: &$0) } }
-      if let reason = self.reason { json.field("reason", reason) }
+      json.field("attempt", self.number)
+      json.field("duration", self.duration)
+      json.field("issues", self.issueCount)
+      if let lane = self.lane { json.field("lane", lane) }
+      json.field("outcome", self.outcome.rawValue)
       if let trace = self.scheduleTrace { json.field("scheduleTrace", trace.description) }
-      json.field("verdict", self.verdict.rawValue)
-      if self.willRetry { json.field("willRetry") { $0.literal("true") } }
     }
   }
 }

@@ -8,11 +8,11 @@ import Foundation
 /// (``Event/jsonLine``), and tools and the parent of a worker process read them back
 /// (``Event/init(jsonLine:)``). `docs/EVENTS.md` documents every event and field.
 public struct Event: Sendable, Hashable {
-  /// The version of the event schema this build writes: 2. Within a version, event kinds
+  /// The version of the event schema this build writes: 3. Within a version, event kinds
   /// and fields are only added, never changed; a reader skips kinds and ignores fields it
-  /// does not know. Version 1 lines (which repeated `suite` and `waiter` on test events)
-  /// are still read.
-  public static let schemaVersion = 2
+  /// does not know. Streams of versions 1 and 2 (whose `testEnded` ended each attempt and
+  /// repeated its issues) are still read, through ``EventStream``.
+  public static let schemaVersion = 3
 
   /// The most `scheduleStep` events one attempt sends: its first 10,000 steps. Its result's
   /// ``TestResult/scheduleTrace`` counts every step, so a longer schedule left out
@@ -48,8 +48,10 @@ public struct Event: Sendable, Hashable {
     /// step is taken, only when the run asks for waits (``Configuration/reportsWaits``,
     /// `--trace`), and only for an attempt's first ``scheduleStepLimit`` steps.
     case scheduleStep(TestID, step: Int, ran: String, virtualTime: Double)
-    /// A test ended; the result holds every issue recorded while it ran.
-    case testEnded(TestID, TestResult, duration: Double)
+    /// A test ended, after its last attempt (`test` is that attempt's): its verdict and each
+    /// of its attempts. Sent once a test, however many attempts it took; each issue came
+    /// before it, once, as an `issueRecorded` of its attempt, which the attempt counts.
+    case testEnded(TestID, TestEnd)
     /// A suite ended under one waiter strategy, with its counts.
     case suiteEnded(SuiteRun, Summary, duration: Double)
     /// The run ended, with its counts.
@@ -107,7 +109,7 @@ public struct Event: Sendable, Hashable {
     switch kind {
     case .testStarted(let test), .issueRecorded(let test, _), .outputCaptured(let test, _),
          .testSlow(let test, _), .waitEnded(let test, _, _, _), .scheduleStep(let test, _, _, _),
-         .workerReplaced(let test, _), .testEnded(let test, _, _):
+         .workerReplaced(let test, _), .testEnded(let test, _):
       test
     case .runStarted, .suiteStarted, .suiteEnded, .runEnded:
       nil
@@ -133,43 +135,104 @@ public struct SuiteRun: Sendable, Hashable, Codable, CustomStringConvertible {
   public var description: String { "\(suite) [\(waiter)]" }
 }
 
-/// How one test ended, carried by a `testEnded` event.
-public struct TestResult: Sendable, Hashable, Codable {
+/// How one attempt of a test ended, judged from every issue it recorded: what a run's API
+/// gives for a test (``EventRecorder/results``), and what the test's owner judges each
+/// attempt by. The event stream says it otherwise: each issue once, as it happens, and the
+/// verdict with each attempt's outcome in `testEnded` (``TestEnd``).
+public struct TestResult: Sendable, Hashable {
   /// The verdict.
   public var verdict: Verdict
   /// Why the test was skipped, or the known issue it carries.
   public var reason: String?
-  /// Every issue recorded while the test ran, in order.
+  /// Every issue recorded while the attempt ran, in order.
   public var issues: [Issue]
-  /// Whether this attempt failed and the test runs again (`--retries`): the runner counts
-  /// only a test's last attempt, and reporters show the attempts before it as retried.
-  public var willRetry: Bool
-  /// Under a schedule, the steps the test took: a replay token printed for it carries them
-  /// (``replayToken(of:)``).
+  /// Under a schedule, the steps the attempt took: a replay token printed for it carries
+  /// them (``replayToken(of:)``).
   public var scheduleTrace: ScheduleTrace?
 
   /// Creates a result.
-  public init(verdict: Verdict, reason: String? = nil, issues: [Issue] = [], willRetry: Bool = false,
-              scheduleTrace: ScheduleTrace? = nil) {
+  public init(verdict: Verdict, reason: String? = nil, issues: [Issue] = [], scheduleTrace: ScheduleTrace? = nil) {
     self.verdict = verdict
     self.reason = reason
     self.issues = issues
-    self.willRetry = willRetry
     self.scheduleTrace = scheduleTrace
   }
-
-  /// Reads a result as the event stream writes it; `willRetry` is false when absent.
-  /// - Throws: ``EventDecodingError`` when a field is missing or has the wrong type.
-  public init(from decoder: any Decoder) throws { try self.init(mappedFrom: decoder) }
-
-  /// Writes the result as the event stream does: `reason`, `scheduleTrace` and `willRetry`
-  /// only when they say something.
-  public func encode(to encoder: any Encoder) throws { try encodeMapped(to: encoder) }
 
   /// The token that replays `test` as it ran (`--schedule`): its schedule's token and, when
   /// known, the steps it took; `nil` for a test that ran under no schedule.
   public func replayToken(of test: TestID) -> String? {
-    test.schedule.map { token in scheduleTrace.map { "\(token):\($0)" } ?? token }
+    test.replayToken(steps: scheduleTrace)
+  }
+}
+
+/// How a test ended, as its `testEnded` event says: the verdict, and each attempt it took
+/// (`--retries`), first attempt first. Reporters read a test's attempts here; none has to
+/// put them together from earlier events.
+public struct TestEnd: Sendable, Hashable {
+  /// The test's verdict: its last attempt's, or ``Verdict/flaky`` when it passed after
+  /// failing attempts.
+  public var verdict: Verdict
+  /// Why the test was skipped, or the known issue it carries.
+  public var reason: String?
+  /// Every attempt, first first; never empty.
+  public var attempts: [TestAttempt]
+
+  /// Creates the end of a test.
+  public init(verdict: Verdict, reason: String? = nil, attempts: [TestAttempt]) {
+    self.verdict = verdict
+    self.reason = reason
+    self.attempts = attempts
+  }
+
+  /// The end of a test that ran once, as `result` says, for `duration` seconds: its attempt
+  /// (numbered `number`) counts the result's issues, which must each have been sent as an
+  /// `issueRecorded` before the `testEnded`.
+  public init(once result: TestResult, number: Int = 1, duration: Double, lane: Int? = nil) {
+    self.init(verdict: result.verdict, reason: result.reason, attempts: [TestAttempt(
+      number: number, outcome: result.verdict, duration: duration, issueCount: result.issues.count, lane: lane,
+      scheduleTrace: result.scheduleTrace)])
+  }
+
+  /// The attempt the verdict rests on.
+  public var lastAttempt: TestAttempt { attempts[attempts.count - 1] }
+
+  /// The attempts that failed and ran again: all but the last.
+  public var retriedAttempts: ArraySlice<TestAttempt> { attempts.dropLast() }
+
+  /// Seconds the attempts ran, together.
+  public var duration: Double { attempts.reduce(0) { $0 + $1.duration } }
+
+  /// The token that replays the last attempt of `test` as it ran (`--schedule`).
+  public func replayToken(of test: TestID) -> String? {
+    test.replayToken(steps: lastAttempt.scheduleTrace)
+  }
+}
+
+/// One attempt of a test, as the test's `testEnded` tells it.
+public struct TestAttempt: Sendable, Hashable {
+  /// The attempt's number, from 1: the `attempt` of its events' ``TestID``.
+  public var number: Int
+  /// How the attempt ended: never ``Verdict/flaky``, which only a test is.
+  public var outcome: Verdict
+  /// Seconds it ran.
+  public var duration: Double
+  /// How many issues it recorded while it ran: its `issueRecorded` events before its test's
+  /// `testEnded` (late signals come after, and are not counted).
+  public var issueCount: Int
+  /// The runner's lane that ran it, from 1, as its `testStarted` said; `nil` when unknown.
+  public var lane: Int?
+  /// Under a schedule, the steps it took.
+  public var scheduleTrace: ScheduleTrace?
+
+  /// Creates an attempt.
+  public init(number: Int, outcome: Verdict, duration: Double, issueCount: Int, lane: Int? = nil,
+              scheduleTrace: ScheduleTrace? = nil) {
+    self.number = number
+    self.outcome = outcome
+    self.duration = duration
+    self.issueCount = issueCount
+    self.lane = lane
+    self.scheduleTrace = scheduleTrace
   }
 }
 
@@ -255,12 +318,6 @@ public struct Summary: Sendable, Hashable, Codable {
     case .knownIssue: knownIssues += 1
     case .flaky: flaky += 1
     }
-  }
-
-  /// Counts a test's result, unless it is an attempt that is retried (only a test's last
-  /// attempt counts).
-  public mutating func count(_ result: TestResult) {
-    if !result.willRetry { count(result.verdict) }
   }
 
   /// Adds another summary's counts to this one.

@@ -36,6 +36,12 @@ public struct TestID: Sendable, Hashable, Codable, CustomStringConvertible {
   /// Writes the identifier as the event stream does.
   public func encode(to encoder: any Encoder) throws { try encodeMapped(to: encoder) }
 
+  /// The token that replays this run of the test (`--schedule`): its schedule's token and,
+  /// when known, the `steps` it took; `nil` for a test that ran under no schedule.
+  func replayToken(steps: ScheduleTrace?) -> String? {
+    schedule.map { token in steps.map { "\(token):\($0)" } ?? token }
+  }
+
   /// `Suite/test`, the path that `--filter` matches.
   public var path: String { "\(suite)/\(name)" }
 

@@ -38,6 +38,8 @@ public final class ConsoleReporter: Reporter {
   private let explored = Mutex(ExplorationTally())
   /// Tests that passed on a retry, listed before the result line.
   private let flaky = Mutex<[TestID]>([])
+  /// The issues of the attempts running, printed when their test ends.
+  private let issues = Mutex(AttemptIssues())
 
   /// Creates a reporter writing through `write` (standard output by default).
   public init(style: Style = .forStandardOutput(), write: (@Sendable (String) -> Void)? = nil) {
@@ -59,23 +61,29 @@ public final class ConsoleReporter: Reporter {
       }
       if let shard = run.shard { write("Shard \(shard) of the selected tests\n") }
     case .testStarted(let test):
+      issues.withLock { _ = $0.take(event) }
       if style.liveProgress { write("\r\u{1B}[2K… \(test)") }
     case .testSlow(let test, let elapsed):
       write("\(style.liveProgress ? "\r\u{1B}[2K" : "")\(label("SLOW ", color: "33")) \(test) still running after \(Self.seconds(elapsed))\n")
     case .issueRecorded(let test, let issue):
-      if issue.kind == .lateSignal { write("    late  \(test): \(issue.description)\n") }
-    case .testEnded(let test, let result, let duration):
+      if !issues.withLock({ $0.take(event) }) && issue.kind == .lateSignal { write("    late  \(test): \(issue.description)\n") }
+    case .testEnded(let test, let end):
       var text = style.liveProgress ? "\r\u{1B}[2K" : ""
-      text += "\(result.willRetry ? label("RETRY", color: "33") : label(result.verdict)) \(test) (\(Self.seconds(duration)))"
-      if let reason = result.reason { text += " - \(reason)" }
-      text += "\n"
-      for issue in result.issues {
-        text += "    \(issue.sourceLocation.map { "\($0): " } ?? "")\(issue.isFailure || issue.kind == .lateSignal ? "" : "warning: ")\(issue.message)\n"
+      for (attempt, issues) in zip(end.attempts, issues.withLock { $0.end(test, end) }) {
+        var id = test
+        id.attempt = attempt.number
+        let last = attempt.number == test.attempt
+        text += "\(last ? label(end.verdict) : label("RETRY", color: "33")) \(id) (\(Self.seconds(attempt.duration)))"
+        if last, let reason = end.reason { text += " - \(reason)" }
+        text += "\n"
+        for issue in issues {
+          text += "    \(issue.sourceLocation.map { "\($0): " } ?? "")\(issue.isFailure || issue.kind == .lateSignal ? "" : "warning: ")\(issue.message)\n"
+        }
       }
       // A failing test under a schedule ends with the flag that replays it.
-      if result.verdict.isFailure, let token = result.replayToken(of: test) { text += "    replay: --schedule \(token)\n" }
-      if !result.willRetry { explored.withLock { $0.count(test, result) } }
-      if result.verdict == .flaky { flaky.withLock { $0.append(test) } }
+      if end.verdict.isFailure, let token = end.replayToken(of: test) { text += "    replay: --schedule \(token)\n" }
+      explored.withLock { $0.count(test, end) }
+      if end.verdict == .flaky { flaky.withLock { $0.append(test) } }
       write(text)
     case .suiteStarted(let suite):
       table.withLock { $0.start(suite) }

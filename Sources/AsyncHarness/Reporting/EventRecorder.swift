@@ -11,18 +11,32 @@ public final class EventRecorder: Reporter {
   /// The events received so far, in order.
   public var events: [Event] { storage.withLock { $0 } }
 
-  /// The result of every ended test, in order.
+  /// The result of every ended test, in order: its last attempt's ID, its verdict with that
+  /// attempt's issues (gathered from their `issueRecorded` events) and schedule, and the
+  /// seconds every attempt ran.
   public var results: [(test: TestID, result: TestResult, duration: Double)] {
+    var issues = AttemptIssues()
+    return events.compactMap { event in
+      issues.take(event)
+      guard case .testEnded(let test, let end) = event.kind else { return nil }
+      let result = TestResult(verdict: end.verdict, reason: end.reason, issues: issues.end(test, end).last ?? [],
+                              scheduleTrace: end.lastAttempt.scheduleTrace)
+      return (test, result, end.duration)
+    }
+  }
+
+  /// The end of every ended test, in order, with each attempt.
+  public var ends: [(test: TestID, end: TestEnd)] {
     events.compactMap { event in
-      guard case .testEnded(let test, let result, let duration) = event.kind else { return nil }
-      return (test, result, duration)
+      guard case .testEnded(let test, let end) = event.kind else { return nil }
+      return (test, end)
     }
   }
 
   /// The issues reported against `test` after it ended (late signals).
   public func lateIssues(of test: TestID) -> [Issue] {
     let events = events
-    guard let end = events.firstIndex(where: { if case .testEnded(test, _, _) = $0.kind { true } else { false } }) else {
+    guard let end = events.firstIndex(where: { if case .testEnded(test, _) = $0.kind { true } else { false } }) else {
       return []
     }
     return events[(end + 1)...].compactMap { event in

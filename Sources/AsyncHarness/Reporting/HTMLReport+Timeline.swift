@@ -66,7 +66,7 @@ extension HTMLReport {
   }
 
   private func writeBar(_ attempt: RunTimeline.Attempt, of length: Int64, to track: inout HTMLWriter) {
-    let verdict = attempt.result.map { $0.willRetry ? "retried" : $0.verdict.rawValue } ?? "unfinished"
+    let verdict = attempt.retried ? "retried" : attempt.verdict?.rawValue ?? "unfinished"
     track.element("span", [
       "class": "bar \(verdict)",
       "style": "left:\(Self.percent(attempt.start, of: length));width:\(Self.percent(attempt.duration, of: length))",

@@ -16,9 +16,9 @@ struct HTMLReport: EndOfRunContents {
   struct Failure {
     /// The last attempt.
     var test: TestID
-    /// How it ended.
+    /// How it ended: its verdict, its last attempt's issues and schedule.
     var result: TestResult
-    /// How long it ran, in seconds.
+    /// How long its last attempt ran, in seconds.
     var duration: Double
     /// What it printed; nil past the first ``HTMLReport/detailedFailures`` failures.
     var output: String?
@@ -47,6 +47,8 @@ struct HTMLReport: EndOfRunContents {
   private(set) var timeline: (attempts: [RunTimeline.Attempt], latest: Int64) = ([], 0)
   /// What each running attempt printed so far.
   private var output: [TestID: CappedText] = [:]
+  /// The issues of each running attempt so far.
+  private var issues = AttemptIssues()
 
   /// An empty report keeping at most `outputLimit` bytes of each text, drawing `timeline`
   /// (placing the events on it itself when it `feeds` it).
@@ -70,20 +72,29 @@ struct HTMLReport: EndOfRunContents {
       table.start(suite)
     case .outputCaptured(let test, let text):
       output[test, default: CappedText(limit: outputLimit)].append(text)
-    case .testEnded(let test, let result, let duration):
-      let printed = output.isEmpty ? nil : output.removeValue(forKey: test)
-      summary.count(result)
-      keepSlowest(test, duration)
-      if result.verdict == .flaky { flaky.append(test) }
-      if result.verdict.isFailure, !result.willRetry {
+    case .testStarted, .issueRecorded:
+      issues.take(event)
+    case .testEnded(let test, let end):
+      var printed: CappedText?
+      for attempt in end.attempts {
+        var id = test
+        id.attempt = attempt.number
+        printed = output.isEmpty ? nil : output.removeValue(forKey: id)
+        keepSlowest(id, attempt.duration)
+      }
+      let issues = issues.end(test, end).last ?? []
+      summary.count(end.verdict)
+      if end.verdict == .flaky { flaky.append(test) }
+      if end.verdict.isFailure {
         let output = failures.count < Self.detailedFailures ? printed?.text ?? "" : nil
-        failures.append(Failure(test: test, result: result, duration: duration, output: output))
+        let result = TestResult(verdict: end.verdict, reason: end.reason, issues: issues, scheduleTrace: end.lastAttempt.scheduleTrace)
+        failures.append(Failure(test: test, result: result, duration: end.lastAttempt.duration, output: output))
       }
     case .suiteEnded(let suite, let counts, _):
       table.record(counts, of: suite)
     case .runEnded(_, let duration):
       self.duration = duration
-    case .testStarted, .issueRecorded, .testSlow, .waitEnded, .scheduleStep, .workerReplaced:
+    case .testSlow, .waitEnded, .scheduleStep, .workerReplaced:
       break
     }
   }

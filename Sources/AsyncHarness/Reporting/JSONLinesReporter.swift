@@ -134,10 +134,15 @@ public final class JSONLinesReporter: Reporter {
         // What was kept is a prefix of the text: as long as it, it is all of it.
         let whole = kept.utf8.count == text.utf8.count
         try add(whole ? event : Event(.outputCaptured(test, kept), timestamp: event.timestamp), to: &state)
-      case .testEnded(let test, _, _):
-        if !state.output.isEmpty, let cut = state.output.removeValue(forKey: test)?.cutBytes, cut > 0 {
-          let note = CappedText.cutNote(bytes: cut, limit: outputLimit)
-          try add(Event(.outputCaptured(test, note), timestamp: event.timestamp), to: &state)
+      case .testEnded(let test, let end):
+        // Each attempt's note of what its output lost, just before its test's end.
+        for attempt in end.attempts where !state.output.isEmpty {
+          var id = test
+          id.attempt = attempt.number
+          if let cut = state.output.removeValue(forKey: id)?.cutBytes, cut > 0 {
+            let note = CappedText.cutNote(bytes: cut, limit: outputLimit)
+            try add(Event(.outputCaptured(id, note), timestamp: event.timestamp), to: &state)
+          }
         }
         try add(event, to: &state)
       default:

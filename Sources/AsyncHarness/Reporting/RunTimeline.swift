@@ -39,8 +39,13 @@ struct RunTimeline {
     var start: Int64
     /// How long it ran.
     var duration: Int64
-    /// How it ended; nil for an attempt the run's end cut short.
-    var result: TestResult?
+    /// How it ended: its own outcome when it ran again, else its test's verdict; nil for an
+    /// attempt the run's end cut short.
+    var verdict: Verdict?
+    /// Whether it failed and its test ran again.
+    var retried = false
+    /// Under a schedule, the steps it took.
+    var scheduleTrace: ScheduleTrace?
   }
 
   /// A wait an attempt made (`waitEnded`), inside the attempt on its track.
@@ -112,11 +117,17 @@ struct RunTimeline {
     var steps: [Step] = []
     /// Why the workers running it were replaced, shown when it ends.
     var replaced: [String] = []
+    /// Its issues shown as instants, shown when it ends.
+    var instants: [Issue] = []
+    /// When it ended, for an attempt whose test ran again: its track is free from then.
+    var end: Int64?
   }
 
   /// The attempts that started and have not ended, in the order they started: a few at a time
   /// (one a lane, or those side by side), so found by a scan rather than a hash of their IDs.
   private var running: [(test: TestID, attempt: Running)] = []
+  /// The attempts whose test ran again, until their test ends and says how they ended.
+  private var retried: [TestID: Running] = [:]
   /// The tracks of the attempts that run.
   private var busy: Set<Track> = []
   /// The suite spans that began and have not ended, with their IDs.
@@ -139,24 +150,36 @@ struct RunTimeline {
     case .testStarted(let test):
       // Two attempts of one ID at once: only the last one started is drawn.
       if let twin = index(of: test) { busy.remove(running.remove(at: twin).attempt.track) }
+      // The attempt before this one ended when this one started: its track is free.
+      var previous = test
+      previous.attempt -= 1
+      if previous.attempt > 0, let index = index(of: previous) {
+        var ended = running.remove(at: index).attempt
+        busy.remove(ended.track)
+        ended.end = time(event.timestamp, on: ended.track)
+        retried[previous] = ended
+      }
       // The first track of the lane that no running attempt holds.
       var track = Track(lane: event.lane ?? 1)
       while busy.contains(track) { track.slot += 1 }
       busy.insert(track)
       running.append((test, Running(track: track, start: time(event.timestamp, on: track))))
-    case .testEnded(let test, let result, _):
-      guard let index = index(of: test) else { return }
-      let attempt = running.remove(at: index).attempt
-      let (track, start) = (attempt.track, attempt.start)
-      busy.remove(track)
-      let end = time(event.timestamp, on: track)
-      add(Attempt(test: test, track: track, start: start, duration: end - start, result: result))
-      place(attempt, to: end)
-      for issue in result.issues where Self.instantKinds.contains(issue.kind) {
-        entries.append(.instant(issue, of: test, track: track, at: end))
-      }
-      for reason in attempt.replaced {
-        entries.append(.workerReplaced(reason: reason, of: test, track: track, at: end))
+    case .testEnded(let test, let ended):
+      for attempt in ended.attempts {
+        var id = test
+        id.attempt = attempt.number
+        let last = attempt.number == test.attempt
+        if last, let index = index(of: id) {
+          let running = running.remove(at: index).attempt
+          busy.remove(running.track)
+          close(running, of: id, at: time(event.timestamp, on: running.track),
+                as: Attempt(test: id, track: running.track, start: running.start, duration: 0, verdict: ended.verdict,
+                            scheduleTrace: attempt.scheduleTrace))
+        } else if !last, let running = retried.removeValue(forKey: id) {
+          close(running, of: id, at: running.end ?? running.start,
+                as: Attempt(test: id, track: running.track, start: running.start, duration: 0, verdict: attempt.outcome,
+                            retried: true, scheduleTrace: attempt.scheduleTrace))
+        }
       }
     case .suiteEnded(let suite, _, _):
       guard let id = openSuites.removeValue(forKey: suite) else { return }
@@ -177,17 +200,37 @@ struct RunTimeline {
     case .workerReplaced(let test, let reason):
       if let index = index(of: test) { running[index].attempt.replaced.append(reason) }
       _ = time(event.timestamp, on: Self.suites)
-    case .issueRecorded, .outputCaptured, .testSlow, .runEnded:
+    case .issueRecorded(let test, let issue):
+      if Self.instantKinds.contains(issue.kind), let index = index(of: test) { running[index].attempt.instants.append(issue) }
+      _ = time(event.timestamp, on: Self.suites)
+    case .outputCaptured, .testSlow, .runEnded:
       _ = time(event.timestamp, on: Self.suites)
     }
+  }
+
+  /// Places `ended`, the attempt that ran as `attempt` and ended at `end`, with its waits,
+  /// steps and instants.
+  private mutating func close(_ attempt: Running, of test: TestID, at end: Int64, as ended: Attempt) {
+    let track = attempt.track
+    var ended = ended
+    ended.duration = end - attempt.start
+    add(ended)
+    place(attempt, to: end)
+    for issue in attempt.instants { entries.append(.instant(issue, of: test, track: track, at: end)) }
+    for reason in attempt.replaced { entries.append(.workerReplaced(reason: reason, of: test, track: track, at: end)) }
   }
 
   /// Ends what is still open at the latest time seen: an attempt without a result, a suite's span.
   mutating func close() {
     for (test, attempt) in running {
-      add(Attempt(test: test, track: attempt.track, start: attempt.start, duration: max(0, latest - attempt.start), result: nil))
+      add(Attempt(test: test, track: attempt.track, start: attempt.start, duration: max(0, latest - attempt.start), verdict: nil))
+    }
+    for (test, attempt) in retried.sorted(by: { $0.value.start < $1.value.start }) {
+      add(Attempt(test: test, track: attempt.track, start: attempt.start,
+                  duration: (attempt.end ?? attempt.start) - attempt.start, verdict: nil, retried: true))
     }
     running = []
+    retried = [:]
     busy = []
     for (suite, id) in openSuites.sorted(by: { $0.value < $1.value }) {
       entries.append(.suite(suite, id: id, begins: false, at: latest))

@@ -98,15 +98,16 @@ struct TraceDocument: EndOfRunContents, ~Copyable {
     events.openObject { json in
       switch entry {
       case .attempt(let attempt):
-        let (test, result) = (attempt.test, attempt.result)
+        let test = attempt.test
         json.field("args") { json in
           json.object { args in
             args.field("attempt", test.attempt)
             args.field("id") { $0.string(test.identity.escapedSuite, "/", test.identity.escapedName) }  // the ID, unjoined
             args.field("repetition", test.repetition)
             args.field("retry", test.attempt - 1)
-            if let token = result?.replayToken(of: test) { args.field("schedule", token) }
-            args.field("verdict", result.map { $0.willRetry ? "\($0.verdict.rawValue) (retried)" : $0.verdict.rawValue } ?? "unfinished")
+            if let token = test.replayToken(steps: attempt.scheduleTrace) { args.field("schedule", token) }
+            let verdict = attempt.verdict?.rawValue ?? "unfinished"
+            args.field("verdict", attempt.retried ? "\(verdict) (retried)" : verdict)
             args.field("waiter", test.waiter)
           }
         }

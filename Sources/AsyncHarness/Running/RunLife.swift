@@ -34,9 +34,9 @@ final class RunLife: Sendable {
     /// The entries running now, in the order they started.
     var open: [OpenSuite] = []
 
-    mutating func count(_ result: TestResult, in suite: SuiteRun) {
-      if let index = open.firstIndex(where: { $0.suite == suite }) { open[index].summary.count(result) }
-      total.count(result)
+    mutating func count(_ verdict: Verdict, in suite: SuiteRun) {
+      if let index = open.firstIndex(where: { $0.suite == suite }) { open[index].summary.count(verdict) }
+      total.count(verdict)
     }
 
     /// Closes an open suite: its `suiteEnded`, or `nil` when it is not open.
@@ -128,7 +128,7 @@ final class RunLife: Sendable {
     changed.lock()
     defer { changed.unlock() }
     state.withLock { state in
-      state.count(result, in: step.id.suiteRun)
+      state.count(result.verdict, in: step.id.suiteRun)
       let closed = state.queue.finished(step, failed: result.verdict.isFailure, stopped: stop?.signal != nil)
       if let closed, let ended = state.close(closed.suiteRun) { events(ended) }
     }
@@ -158,7 +158,7 @@ final class RunLife: Sendable {
   func testHung(_ result: TestResult, of step: Runner.Step) {
     Thread.detachNewThread { [self] in
       let (closed, total) = state.withLock { state in
-        state.count(result, in: step.id.suiteRun)
+        state.count(result.verdict, in: step.id.suiteRun)
         return (state.open.map(\.suite).compactMap { state.close($0) }, state.total)
       }
       for event in closed { events(event) }

@@ -5,8 +5,9 @@ import Synchronization
 /// The one owner of each test's life in a run: it skips a test that carries a skip trait,
 /// starts the first attempt, runs every attempt with the executor it is given, judges each
 /// (``TestResult/init(judging:knownIssue:at:)``, then retries and flaky results) and ends
-/// it. It alone sends `testStarted` and `testEnded`; an executor only runs an attempt,
-/// streams what it records, and returns an ``AttemptEnd``.
+/// the test once, after its last attempt, with every attempt (``TestEnd``). It alone sends
+/// `testStarted` and `testEnded`; an executor only runs an attempt, streams what it
+/// records, and returns an ``AttemptEnd``.
 ///
 /// A test starts in two steps so that the run's owner can start tests in plan order under
 /// its own lock (``start(_:)``) while lanes run them later (``runAttempts(of:with:)``).
@@ -50,15 +51,16 @@ struct TestLife: Sendable {
   /// (`testStarted`, then `testEnded` as skipped), without running any of its code; otherwise
   /// its first attempt is announced.
   func start(_ step: Runner.Step, lane: Int) -> Started {
-    guard let reason = step.test.skipReason else { return .running(begin(step, lane: lane)) }
-    let result = TestResult(verdict: .skipped, reason: reason)
+    guard let reason = step.test.skipReason else { return .running(begin(step, lane: lane, after: [])) }
+    let skipped = TestAttempt(number: step.id.attempt, outcome: .skipped, duration: 0, issueCount: 0, lane: lane)
     events.send(Event(.testStarted(step.id), lane: lane))
-    events(.testEnded(step.id, result, duration: 0))
-    return .skipped(result)
+    events(.testEnded(step.id, TestEnd(verdict: .skipped, reason: reason, attempts: [skipped])))
+    return .skipped(TestResult(verdict: .skipped, reason: reason))
   }
 
-  /// Runs a started test to its last attempt with `executor` and returns that attempt's
-  /// result: a failing attempt runs again while retries are left.
+  /// Runs a started test to its last attempt with `executor` and returns the test's result
+  /// (its verdict, and its last attempt's issues): a failing attempt runs again while retries
+  /// are left.
   func runAttempts(of started: Started, with executor: any TestExecutor) -> TestResult {
     var attempt: Attempt
     switch started {
@@ -72,17 +74,18 @@ struct TestLife: Sendable {
     }
   }
 
-  /// Ends `attempt` as `ending` says; returns its result, and the next attempt, already
-  /// announced, when the test runs again.
+  /// Ends `attempt` as `ending` says; returns its result (the test's, when it was the last
+  /// attempt), and the next attempt, already announced, when the test runs again.
   func end(_ attempt: Attempt, as ending: AttemptEnd) -> (result: TestResult, retry: Attempt?) {
-    let result = attempt.end(ending)
-    guard result.willRetry, let retry = attempt.step.retry else { return (result, nil) }
-    return (result, begin(retry, lane: attempt.lane))
+    let (result, ended) = attempt.end(ending)
+    guard let ended, let retry = attempt.step.retry else { return (result, nil) }
+    return (result, begin(retry, lane: attempt.lane, after: attempt.earlier + [ended]))
   }
 
-  /// Announces an attempt in the lane numbered `lane` and starts its watch.
-  private func begin(_ step: Runner.Step, lane: Int) -> Attempt {
-    let attempt = Attempt(step: step, lane: lane, rules: rules, events: events,
+  /// Announces an attempt, after the `earlier` attempts of its test, in the lane numbered
+  /// `lane`, and starts its watch.
+  private func begin(_ step: Runner.Step, lane: Int, after earlier: [TestAttempt]) -> Attempt {
+    let attempt = Attempt(step: step, lane: lane, earlier: earlier, rules: rules, events: events,
                           hangLimit: rules.watchesHangs ? step.timeLimit : nil)
     attempt.begin()
     return attempt
@@ -92,8 +95,10 @@ struct TestLife: Sendable {
 extension TestLife {
   /// One attempt of a test: it announces the attempt (`testStarted`), relays what the
   /// executor streams while it runs (keeping its issues), judges it once from the
-  /// ``AttemptEnd`` the executor returns, and ends it (`testEnded`). While it runs, a timer
-  /// of its own watches it:
+  /// ``AttemptEnd`` the executor returns, and ends it: when it runs again, by handing itself
+  /// to the next attempt (no event says so: the next `testStarted` does), else by ending the
+  /// test (`testEnded`, with the earlier attempts and this one). While it runs, a timer of its
+  /// own watches it:
   ///
   /// - each time it has run another `slow` interval, a `testSlow` event announces it;
   /// - when its executor cannot stop a hung test (in-process), it is named on standard
@@ -121,6 +126,8 @@ extension TestLife {
     let step: Runner.Step
     /// The lane that runs the attempt, counted from 1 (its `testStarted` says so).
     let lane: Int
+    /// The test's attempts before this one, which failed and ran again.
+    let earlier: [TestAttempt]
     private let rules: Rules
     private let events: EventSink
     /// Name the attempt on standard error at this limit (an executor that cannot stop it).
@@ -128,9 +135,10 @@ extension TestLife {
     private let state: Mutex<State>
     private let timer: SendableBox<any DispatchSourceTimer>?
 
-    init(step: Runner.Step, lane: Int, rules: Rules, events: EventSink, hangLimit: Duration?) {
+    init(step: Runner.Step, lane: Int, earlier: [TestAttempt], rules: Rules, events: EventSink, hangLimit: Duration?) {
       self.step = step
       self.lane = lane
+      self.earlier = earlier
       self.rules = rules
       self.events = events
       self.hangLimit = hangLimit
@@ -170,7 +178,7 @@ extension TestLife {
         guard !held else { return }
         events.send(event)
         if rules.deliversBeforeGoingOn { events.flush() }
-      case .testStarted(step.id), .testEnded(step.id, _, _):
+      case .testStarted(step.id), .testEnded(step.id, _):
         // The test's owner alone starts and ends the attempt.
         break
       case .workerReplaced:
@@ -180,12 +188,13 @@ extension TestLife {
       }
     }
 
-    /// Ends the attempt as `ending` says (unless it was ended here already, as hung):
-    /// judges it, sends `testEnded`, and returns the result.
-    func end(_ ending: AttemptEnd) -> TestResult {
+    /// Ends the attempt as `ending` says (unless it was ended here already, as hung): judges
+    /// it and, unless it runs again, ends the test (`testEnded`). Returns the result, and
+    /// the attempt when it runs again.
+    func end(_ ending: AttemptEnd) -> (result: TestResult, retried: TestAttempt?) {
       timer?.value.cancel()
-      let (result, late) = state.withLock { state -> (TestResult, [Event]) in
-        if let result = state.result { return (result, []) }
+      let (result, retried, late) = state.withLock { state -> (TestResult, TestAttempt?, [Event]) in
+        if let result = state.result { return (result, nil, []) }
         let elapsed = (state.start ?? .now).duration(to: .now).timeInterval
         var duration = elapsed
         var issues = state.issues
@@ -211,37 +220,43 @@ extension TestLife {
           if !result.verdict.isFailure { result = TestResult(verdict: .skipped, reason: reason, issues: issues) }
         }
         result.scheduleTrace = trace
-        result = retried(result)
-        state.result = result
-        events(.testEnded(step.id, result, duration: duration))
+        // What judging added (a known issue that did not occur) is sent like every issue.
+        for issue in result.issues.dropFirst(issues.count) { events(.issueRecorded(step.id, issue)) }
+        let attempt = TestAttempt(number: step.id.attempt, outcome: result.verdict, duration: duration,
+                                  issueCount: result.issues.count, lane: lane, scheduleTrace: trace)
         defer { state.heldLateIssues = [] }
-        return (result, state.heldLateIssues)
+        // A failing attempt runs again while a retry is left and no stop was requested.
+        if result.verdict.isFailure && step.retry != nil && rules.stop?.signal == nil {
+          state.result = result
+          return (result, attempt, state.heldLateIssues)
+        }
+        // A pass after failing attempts is flaky.
+        if result.verdict == .passed && !earlier.isEmpty { result.verdict = .flaky }
+        state.result = result
+        endTest(with: result, last: attempt)
+        return (result, nil, state.heldLateIssues)
       }
       for event in late { events.send(event) }
-      return result
+      return (result, retried)
     }
 
-    /// A failing attempt runs again while a retry is left and no stop was requested; a pass
-    /// after failing attempts is flaky.
-    private func retried(_ result: TestResult) -> TestResult {
-      var result = result
-      if result.verdict.isFailure {
-        result.willRetry = step.retry != nil && rules.stop?.signal == nil
-      } else if result.verdict == .passed && step.id.attempt > 1 {
-        result.verdict = .flaky
-      }
-      return result
+    /// Sends the test's `testEnded`: its verdict is `result`'s, after the earlier attempts
+    /// and `last`.
+    private func endTest(with result: TestResult, last: TestAttempt) {
+      events(.testEnded(step.id, TestEnd(verdict: result.verdict, reason: result.reason, attempts: earlier + [last])))
     }
 
-    /// Ends the attempt here as an error with `issue`, unless it ended already; returns the
-    /// result it ended with.
+    /// Ends the attempt, and its test, here as an error with `issue`, unless it ended
+    /// already; returns the result it ended with.
     private func abandon(with issue: Issue) -> TestResult? {
       state.withLock { state -> TestResult? in
         guard state.result == nil else { return nil }
         let result = TestResult(verdict: .errored, reason: step.test.knownIssue, issues: state.issues + [issue])
         state.result = result
         events(.issueRecorded(step.id, issue))
-        events(.testEnded(step.id, result, duration: (state.start ?? .now).duration(to: .now).timeInterval))
+        endTest(with: result, last: TestAttempt(
+          number: step.id.attempt, outcome: .errored, duration: (state.start ?? .now).duration(to: .now).timeInterval,
+          issueCount: result.issues.count, lane: lane))
         return result
       }
     }

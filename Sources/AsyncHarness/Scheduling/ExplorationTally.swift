@@ -17,8 +17,8 @@ struct ExplorationTally: Sendable {
   private var rowIndex: [String: Int] = [:]
 
   /// Counts one ended test.
-  mutating func count(_ test: TestID, _ result: TestResult) {
-    guard let token = result.replayToken(of: test) else { return }
+  mutating func count(_ test: TestID, _ end: TestEnd) {
+    guard let token = end.replayToken(of: test) else { return }
     let key = "\(test.path) [\(test.waiter)]"
     let index = rowIndex[key] ?? {
       rows.append(Row(key: key))
@@ -26,8 +26,8 @@ struct ExplorationTally: Sendable {
       return rows.count - 1
     }()
     rows[index].total += 1
-    if result.scheduleTrace?.firstOutsideStep != nil { rows[index].outside += 1 }
-    if result.verdict.isFailure {
+    if end.lastAttempt.scheduleTrace?.firstOutsideStep != nil { rows[index].outside += 1 }
+    if end.verdict.isFailure {
       if rows[index].firstFailure == nil { rows[index].firstFailure = token }
     } else {
       rows[index].passed += 1
