@@ -1,7 +1,6 @@
 /// The event schema's one mapping. An event and its payloads are read from JSON by their
 /// `init(json:)` and written by ``JSONText``; `Codable` goes through the same two, so
-/// `JSONEncoder` writes the fields and values of ``Event/jsonLine`` (no `willRetry: false`,
-/// no absent optional) and `JSONDecoder` reads what ``Event/init(jsonLine:)`` reads, with
+/// `JSONEncoder` writes the fields and values of ``Event/jsonLine`` (no absent optional) and `JSONDecoder` reads what ``Event/init(jsonLine:)`` reads, with
 /// the same errors. `docs/EVENTS.md` documents the result, checked by a test.
 protocol JSONMapped {
   /// Reads the value from its JSON object.
