@@ -68,15 +68,27 @@ final class OrdersXCTests: XCTestCase {
 
   /// Passes in every order, but part of its order is not the schedule's: an answer comes
   /// from a Dispatch queue while the test's own task runs (it yields until the answer was sent).
+  /// The queue answers only once the test's task runs again after the asking task suspended
+  /// (the schedule runs one job at a time), so the answer always arrives as a job of its own.
   func testAnAnswerFromADispatchQueueArrivesWhileTheTestWorks() async {
-    let sent = Flag()
+    let (asked, sent) = (Flag(), Flag())
+    let go = DispatchSemaphore(value: 0)
     async let answer = withCheckedContinuation { continuation in
       DispatchQueue.global().async {
+        go.wait()
         continuation.resume(returning: 42)
         sent.raise()
       }
+      asked.raise()
     }
-    while !sent.isRaised { await Task.yield() }
+    var released = false
+    while !sent.isRaised {
+      if asked.isRaised && !released {
+        released = true
+        go.signal()
+      }
+      await Task.yield()
+    }
     let value = await answer
     XCTAssertEqual(value, 42)
   }
