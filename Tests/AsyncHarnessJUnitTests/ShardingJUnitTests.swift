@@ -63,7 +63,7 @@ final class ShardingJUnitTests: ReportTestCase {
   func testLongestFirstKeepsTheSlowestShardWithinTenPercentOnKnownDurations() throws {
     // Forty tests in eight suites with known durations from 0.05 s to 3 s, as a report.
     var generator = SeededRandomGenerator(seed: 10)
-    let tests = (1...40).map { TestIdentity(suite: "Suite \($0 % 8)", name: "test \($0)") }
+    let tests = (1...40).map { TestPath(suite: "Suite \($0 % 8)", name: "test \($0)") }
     let seconds = tests.map { _ in Double(Int.random(in: 50...3000, using: &generator)) / 1000 }
     let events = runEvents((0..<8).flatMap { suite -> [Event] in
       let run = SuiteRun(suite: "Suite \(suite)", waiter: "semaphore")
@@ -91,7 +91,7 @@ final class ShardingJUnitTests: ReportTestCase {
     XCTAssertEqual(run(["--junit", path("previous.xml")], suites: durations).status, 0)
     let timings = try readJUnitTimings(path("previous.xml"))
     XCTAssertEqual(timings.count, 12)
-    let tests = durations[0].tests.map { TestIdentity(suite: "Durations", name: $0.name) }
+    let tests = durations[0].tests.map { TestPath(suite: "Durations", name: $0.name) }
     let assignment = Sharding(Shard(index: 1, count: 3), granularity: .test, timings: timings).assignment(of: tests)
     let predicted = try XCTUnwrap(assignment.predictedSeconds)
     XCTAssertEqual(predicted.reduce(0, +), timings.reduce(0) { $0 + $1.seconds }, accuracy: 1e-9)

@@ -85,7 +85,7 @@ final class CatalogTests: XCTestCase {
     let catalog = Catalog(suites: [Suite("A") { Test("x") { _ in }; Test("x") { _ in } }, Suite("A") {}])
     XCTAssertEqual(catalog.groups.map(\.name), ["A", "A#01"])
     XCTAssertEqual(catalog.groups[0].tests.map(\.name), ["x", "x#01"])
-    XCTAssertEqual(catalog.identities, [TestIdentity(suite: "A", name: "x"), TestIdentity(suite: "A", name: "x#01")])
+    XCTAssertEqual(catalog.testPaths, [TestPath(suite: "A", name: "x"), TestPath(suite: "A", name: "x#01")])
     XCTAssertEqual(catalog.suites.map(\.name), ["A", "A#01"])
   }
 

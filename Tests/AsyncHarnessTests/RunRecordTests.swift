@@ -5,13 +5,13 @@ import XCTest
 /// Issue 33, the record `--rerun-failed` reads: written and read back whatever the test names
 /// hold, the failed tests each once, and a rerun's flags.
 final class RunRecordTests: XCTestCase {
-  private let hostile = TestIdentity(suite: "S/1", name: "<script>alert(1)</script>\u{07}\n")
+  private let hostile = TestPath(suite: "S/1", name: "<script>alert(1)</script>\u{07}\n")
 
   func testARecordReadsBackAndNamesEachFailedTestOnce() throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("run-record-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
     let path = directory.appendingPathComponent("h/last-run.json").path
-    let plain = TestIdentity(suite: "S", name: "t")
+    let plain = TestPath(suite: "S", name: "t")
     let record = RunRecord(arguments: ["--waiter", "all", "--shuffle", "7"], tests: [
       .init(id: hostile, waiter: "semaphore", repetition: 1, verdict: .failed),
       .init(id: plain, waiter: "semaphore", repetition: 1, verdict: .flaky),

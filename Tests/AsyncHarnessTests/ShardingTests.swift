@@ -43,17 +43,17 @@ final class ShardingTests: XCTestCase {
   // MARK: Identities
 
   func testIDsEscapeSlashesBackslashesAndLineBreaksOnly() {
-    XCTAssertEqual(TestIdentity(suite: "Paths/and names", name: "a/b").description, #"Paths\/and names/a\/b"#)
-    XCTAssertEqual(TestIdentity(suite: "S", name: "back\\slash and\nnewline\r").description, #"S/back\\slash and\nnewline\r"#)
-    XCTAssertEqual(TestIdentity(suite: "Ünï cödé", name: "名前 ").description, "Ünï cödé/名前 ")
+    XCTAssertEqual(TestPath(suite: "Paths/and names", name: "a/b").description, #"Paths\/and names/a\/b"#)
+    XCTAssertEqual(TestPath(suite: "S", name: "back\\slash and\nnewline\r").description, #"S/back\\slash and\nnewline\r"#)
+    XCTAssertEqual(TestPath(suite: "Ünï cödé", name: "名前 ").description, "Ünï cödé/名前 ")
   }
 
   func testIDsRoundTrip() throws {
     let names = ["a/b", "/", "//", "\\", "\\/", "a\\nb", "line\nbreak", "crlf\r\n", "名前 with spaces ", "", "ü/\\n/"]
     for suite in names {
       for name in names {
-        let test = TestIdentity(suite: suite, name: name)
-        XCTAssertEqual(try TestIdentity(parsing: test.description), test, test.description)
+        let test = TestPath(suite: suite, name: name)
+        XCTAssertEqual(try TestPath(parsing: test.description), test, test.description)
         XCTAssertFalse(test.description.contains("\n"), test.description)
       }
     }
@@ -67,7 +67,7 @@ final class ShardingTests: XCTestCase {
       (#"a/b\"#, #""a/b\" is not a test ID (Suite/test): a \ at the end (write a \ inside a name as \\)"#),
     ]
     for (id, message) in cases {
-      XCTAssertThrowsError(try TestIdentity(parsing: id), id) { XCTAssertEqual("\($0)", message) }
+      XCTAssertThrowsError(try TestPath(parsing: id), id) { XCTAssertEqual("\($0)", message) }
     }
   }
 
@@ -156,7 +156,7 @@ final class ShardingTests: XCTestCase {
         XCTAssertEqual(viaGTest, shards, "\(count) shards by \(granularity), from GTEST_TOTAL_SHARDS")
         if granularity == "suite" {
           for shard in shards {
-            let suitesHere = Set(shard.map { try! TestIdentity(parsing: $0).suite })
+            let suitesHere = Set(shard.map { try! TestPath(parsing: $0).suite })
             for suite in suitesHere { XCTAssertEqual(shard.filter { $0.hasPrefix(suite.replacingOccurrences(of: "/", with: "\\/") + "/") }.count, 3) }
           }
         }
@@ -214,7 +214,7 @@ final class ShardingTests: XCTestCase {
   // MARK: Timings
 
   func testLongestFirstBalancingWithTheMedianForMissingTests() {
-    let tests = (1...5).map { TestIdentity(suite: "S", name: "t\($0)") }
+    let tests = (1...5).map { TestPath(suite: "S", name: "t\($0)") }
     // t1…t4 took 8, 4, 3 and 1 s (t2 under two waiters, 2 s each; t3 in two repetitions);
     // t5 is new and counts as the median, 3.5 s.
     let timings = [

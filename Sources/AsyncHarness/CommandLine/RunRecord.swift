@@ -17,7 +17,7 @@ import Synchronization
 struct RunRecord: Equatable {
   /// How one test ended.
   struct Ended: Equatable {
-    var id: TestIdentity
+    var id: TestPath
     var waiter: String
     var repetition: Int
     var verdict: Verdict
@@ -37,8 +37,8 @@ struct RunRecord: Equatable {
 
   /// The tests that failed or errored (under any waiter or repetition), each once, in the
   /// order they ended.
-  var failed: [TestIdentity] {
-    var seen: Set<TestIdentity> = []
+  var failed: [TestPath] {
+    var seen: Set<TestPath> = []
     return tests.filter { $0.verdict == .failed || $0.verdict == .errored }.map(\.id).filter { seen.insert($0).inserted }
   }
 
@@ -83,7 +83,7 @@ struct RunRecord: Equatable {
     }
     let tests = try json.array("tests") { value, path in
       let test = try JSONFields(value, path: path)
-      return Ended(id: try TestIdentity(parsing: try test.string("id")), waiter: try test.string("waiter"),
+      return Ended(id: try TestPath(parsing: try test.string("id")), waiter: try test.string("waiter"),
                    repetition: try test.number("repetition"), verdict: try test.raw("verdict"))
     }
     return RunRecord(arguments: arguments, tests: tests)
@@ -131,7 +131,7 @@ final class RunRecorder: Reporter {
   /// Keeps how a test ended.
   func handle(_ event: Event) {
     guard case .testEnded(let test, let end) = event.kind else { return }
-    let ended = RunRecord.Ended(id: test.identity, waiter: test.waiter, repetition: test.repetition, verdict: end.verdict)
+    let ended = RunRecord.Ended(id: test.testPath, waiter: test.waiter, repetition: test.repetition, verdict: end.verdict)
     tests.withLock { $0.append(ended) }
   }
 

@@ -1,7 +1,7 @@
 /// Identifies one run of one test: the suite, the test's name, the waiter strategy it ran
 /// under, the repetition, the attempt, and the schedule under a scheduling strategy. Events
 /// carry it. The test itself, the same in every run and on every machine, is its
-/// ``identity`` (``TestIdentity``, what `--list` prints and `--only` reads).
+/// ``testPath`` (``TestPath``, what `--list` prints and `--only` reads).
 public struct TestID: Sendable, Hashable, Codable, CustomStringConvertible {
   /// The suite's name.
   public var suite: String
@@ -42,11 +42,12 @@ public struct TestID: Sendable, Hashable, Codable, CustomStringConvertible {
     schedule.map { token in steps.map { "\(token):\($0)" } ?? token }
   }
 
-  /// `Suite/test`, the path that `--filter` matches.
+  /// `Suite/test` as plain text, unescaped: what `--filter` matches (``testPath`` is the
+  /// test's path as `--list` writes it).
   public var path: String { "\(suite)/\(name)" }
 
   /// The test this is a run of, whatever its waiter, repetition, attempt and schedule.
-  public var identity: TestIdentity { TestIdentity(suite: suite, name: name) }
+  public var testPath: TestPath { TestPath(suite: suite, name: name) }
 
   /// The suite and waiter this test runs in.
   public var suiteRun: SuiteRun { SuiteRun(suite: suite, waiter: waiter) }

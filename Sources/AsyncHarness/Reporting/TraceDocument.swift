@@ -102,7 +102,7 @@ struct TraceDocument: EndOfRunContents, ~Copyable {
         json.field("args") { json in
           json.object { args in
             args.field("attempt", test.attempt)
-            args.field("id") { $0.string(test.identity.escapedSuite, "/", test.identity.escapedName) }  // the ID, unjoined
+            args.field("id") { $0.string(test.testPath.escapedSuite, "/", test.testPath.escapedName) }  // the ID, unjoined
             args.field("repetition", test.repetition)
             args.field("retry", test.attempt - 1)
             if let token = test.replayToken(steps: attempt.scheduleTrace) { args.field("schedule", token) }

@@ -1,5 +1,5 @@
-/// The tests a run chooses from, in groups, each test keyed by its identity (its group's
-/// name and its own, both unique in the run: ``TestIdentity``), with what planning,
+/// The tests a run chooses from, in groups, each test keyed by its path (its group's
+/// name and its own, both unique in the run: ``TestPath``), with what planning,
 /// filtering, sharding and judging need of it. Two front ends make one: harness suites
 /// (``init(suites:)``), and the tests another package's test bundle lists (`harness test`),
 /// which are neither harness suites nor tests with a body this process could run: their
@@ -165,9 +165,9 @@
     }
   }
 
-  /// Every test's identity.
-  var identities: Set<TestIdentity> {
-    Set(groups.lazy.flatMap { group in group.tests.lazy.map { TestIdentity(suite: group.name, name: $0.name) } })
+  /// Every test's path.
+  var testPaths: Set<TestPath> {
+    Set(groups.lazy.flatMap { group in group.tests.lazy.map { TestPath(suite: group.name, name: $0.name) } })
   }
 }
 

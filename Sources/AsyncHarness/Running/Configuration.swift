@@ -74,7 +74,7 @@ public struct Configuration: Sendable {
   // Sharding (issue 10): applied by `selection(of:)` in Sharding/Configuration+Sharding.swift.
   /// When set, only these exact tests are selected (`--only ID`, `--only-from FILE`), and
   /// the filters narrow them further.
-  public var only: Set<TestIdentity>?
+  public var only: Set<TestPath>?
   /// When set, only this shard's part of the selection runs (`--shard INDEX/COUNT`).
   public var sharding: Sharding?
 
@@ -100,7 +100,7 @@ public struct Configuration: Sendable {
   func includes(_ test: Catalog.Item, in group: Catalog.Group) -> Bool {
     let path = "\(group.name)/\(test.name)"
     if let replay, !replay.matches(testAt: path) { return false }
-    if let only, !only.contains(TestIdentity(suite: group.name, name: test.name)) { return false }
+    if let only, !only.contains(TestPath(suite: group.name, name: test.name)) { return false }
     guard !filters.isEmpty else { return true }
     return filters.contains { filter in
       if filter.hasPrefix("tag:") { return test.tags.contains(String(filter.dropFirst(4))) }

@@ -11,10 +11,10 @@ extension Configuration {
     let selected = catalog.groups.map { group in (group: group, tests: group.tests.filter { includes($0, in: group) }) }
     guard let sharding else { return selected }
     let assignment = sharding.assignment(of: selected.flatMap { group, tests in
-      tests.map { TestIdentity(suite: group.name, name: $0.name) }
+      tests.map { TestPath(suite: group.name, name: $0.name) }
     })
     return selected.map { group, tests in
-      (group, tests.filter { assignment.shards[TestIdentity(suite: group.name, name: $0.name)] == sharding.shard.index })
+      (group, tests.filter { assignment.shards[TestPath(suite: group.name, name: $0.name)] == sharding.shard.index })
     }
   }
 }

@@ -4,7 +4,7 @@ import Foundation
 extension RunFlags {
   /// How `--list` writes the selected tests.
   enum ListFormat: String, CaseIterable, ExpressibleByArgument {
-    /// One test ID a line (``TestIdentity``).
+    /// One test ID a line (``TestPath``).
     case text
     /// One JSON object a line: `id`, `suite`, `name`, `tags`, `file` and `line`.
     case json
@@ -47,11 +47,11 @@ extension RunFlags {
   /// - Returns: a warning when the `--shard-timings` report holds none of the selected tests.
   func applySharding(to configuration: inout Configuration, catalog: Catalog, bazel: BazelTestProtocol,
                      junit: JUnitSupport?) throws -> String? {
-    let known = catalog.identities
-    var only: Set<TestIdentity> = []
+    let known = catalog.testPaths
+    var only: Set<TestPath> = []
     for id in self.only {
-      let test: TestIdentity
-      do { test = try TestIdentity(parsing: id) } catch { throw UsageError("--only: \(error)") }
+      let test: TestPath
+      do { test = try TestPath(parsing: id) } catch { throw UsageError("--only: \(error)") }
       guard known.contains(test) else { throw UsageError("--only \"\(id)\": no such test (--list shows the test IDs)") }
       only.insert(test)
     }
@@ -71,7 +71,7 @@ extension RunFlags {
       return try junit.timings(path)
     }
     let selected = configuration.selection(of: catalog).flatMap { group, tests in
-      tests.map { TestIdentity(suite: group.name, name: $0.name) }
+      tests.map { TestPath(suite: group.name, name: $0.name) }
     }
     configuration.sharding = Sharding(shard, granularity: shardBy ?? .suite, timings: timings)
     guard let timings, let path = shardTimings, TestTiming.seconds(of: Set(selected), from: timings).isEmpty else { return nil }
@@ -80,17 +80,17 @@ extension RunFlags {
   }
 
   /// The tests a `--only-from` file lists: one ID a line (LF or CRLF); blank lines are skipped.
-  private static func tests(listedIn path: String, known: Set<TestIdentity>) throws -> [TestIdentity] {
+  private static func tests(listedIn path: String, known: Set<TestPath>) throws -> [TestPath] {
     guard access(path, R_OK) == 0, let data = FileManager.default.contents(atPath: path) else {
       throw UsageError("--only-from \(path): cannot read the file: \(ReportDestination.systemError())")
     }
     guard let text = String(data: data, encoding: .utf8) else { throw UsageError("--only-from \(path): the file is not UTF-8 text") }
-    var tests: [TestIdentity] = []
-    // An ID never holds a raw line break (``TestIdentity`` escapes them), so any ends a line.
+    var tests: [TestPath] = []
+    // An ID never holds a raw line break (``TestPath`` escapes them), so any ends a line.
     for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
       guard !line.isEmpty else { continue }
-      let test: TestIdentity
-      do { test = try TestIdentity(parsing: String(line)) } catch { throw UsageError("--only-from \(path):\(number + 1): \(error)") }
+      let test: TestPath
+      do { test = try TestPath(parsing: String(line)) } catch { throw UsageError("--only-from \(path):\(number + 1): \(error)") }
       guard known.contains(test) else {
         throw UsageError("--only-from \(path):\(number + 1): no test \"\(line)\" (--list shows the test IDs)")
       }
@@ -104,7 +104,7 @@ extension RunFlags {
     var text = ""
     for (group, tests) in selection {
       for test in tests {
-        let id = TestIdentity(suite: group.name, name: test.name)
+        let id = TestPath(suite: group.name, name: test.name)
         guard format == .json else {
           text += "\(id)\n"
           continue

@@ -35,7 +35,7 @@ public struct Sharding: Sendable, Hashable {
   }
 
   /// The key of the unit `test` belongs to: its suite's escaped name, or its ID.
-  func unit(of test: TestIdentity) -> String {
+  func unit(of test: TestPath) -> String {
     granularity == .suite ? test.escapedSuite : test.description
   }
 
@@ -50,10 +50,10 @@ public struct Sharding: Sendable, Hashable {
   /// it does (1 s when it holds none).
   /// - Parameter tests: the selected tests.
   /// - Returns: each test's shard and, when balanced by time, each shard's predicted time.
-  package func assignment(of tests: [TestIdentity]) -> ShardAssignment {
-    var units: [String: [TestIdentity]] = [:]
+  package func assignment(of tests: [TestPath]) -> ShardAssignment {
+    var units: [String: [TestPath]] = [:]
     for test in tests { units[unit(of: test), default: []].append(test) }
-    var shards: [TestIdentity: Int] = [:]
+    var shards: [TestPath: Int] = [:]
     guard let timings else {
       for (key, members) in units {
         let owner = StableHash.shard(of: key, count: shard.count)
@@ -79,7 +79,7 @@ public struct Sharding: Sendable, Hashable {
 /// Which shard each selected test runs in (``Sharding/assignment(of:)``).
 package struct ShardAssignment: Sendable, Hashable {
   /// Each test's shard, counted from 1.
-  package let shards: [TestIdentity: Int]
+  package let shards: [TestPath: Int]
   /// When balanced by time, each shard's predicted seconds (shard 1 first); `nil` when
   /// assigned by hash.
   package let predictedSeconds: [Double]?
@@ -108,13 +108,13 @@ public struct TestTiming: Sendable, Hashable {
   /// A testcase belongs to the test whose suite is its `classname`, or its `classname`
   /// without a final ` [waiter]`; and whose name is its `name`, or its `name` without a
   /// final ` #N`. Testcases of no test in `tests` are left out.
-  static func seconds(of tests: Set<TestIdentity>, from timings: [TestTiming]) -> [TestIdentity: Double] {
-    var seconds: [TestIdentity: Double] = [:]
+  static func seconds(of tests: Set<TestPath>, from timings: [TestTiming]) -> [TestPath: Double] {
+    var seconds: [TestPath: Double] = [:]
     for timing in timings where timing.seconds.isFinite && timing.seconds >= 0 {
       let suites = [timing.classname, strippingSuffix(timing.classname, opening: " [", closing: "]")]
       let names = [timing.name, strippingSuffix(timing.name, opening: " #", closing: nil)]
       let match = suites.compactMap(\.self).lazy.flatMap { suite in
-        names.compactMap(\.self).map { TestIdentity(suite: suite, name: $0) }
+        names.compactMap(\.self).map { TestPath(suite: suite, name: $0) }
       }.first { tests.contains($0) }
       if let match { seconds[match, default: 0] += timing.seconds }
     }

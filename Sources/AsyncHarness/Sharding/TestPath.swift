@@ -1,18 +1,19 @@
-/// The exact identity of a test across runs and machines: its suite's name and its own name,
-/// written as one line, `Suite/test`, by `--list` and read back by `--only` and
-/// `--only-from`. A run of it, under one waiter, repetition and attempt, is a ``TestID``.
+/// A test's path: the test itself, the same across runs and machines, as its suite's name and
+/// its own name, written as one line, `Suite/test`, by `--list` and read back by `--only`
+/// and `--only-from` (the test's ID on the command line). A run of it, under one waiter,
+/// repetition and attempt, is a ``TestID``.
 ///
 /// In each of the two names a backslash is written `\\`, a slash `\/`, a line feed `\n` and
 /// a carriage return `\r`; every other character (spaces and non-ASCII included) is written
 /// as it is. So the first unescaped `/` always separates the suite from the test, and an ID
 /// is always one line: `Parsers/splits a\/b` is the test `splits a/b` of `Parsers`.
-public struct TestIdentity: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct TestPath: Sendable, Hashable, Comparable, CustomStringConvertible {
   /// The suite's name.
   public var suite: String
   /// The test's name.
   public var name: String
 
-  /// Creates the identity of the test `name` of the suite `suite`.
+  /// Creates the path of the test `name` of the suite `suite`.
   public init(suite: String, name: String) {
     self.suite = suite
     self.name = name
@@ -20,7 +21,7 @@ public struct TestIdentity: Sendable, Hashable, Comparable, CustomStringConverti
 
   /// Reads an ID as ``description`` writes it.
   /// - Parameter id: `Suite/test`, escaped as the type's documentation says.
-  /// - Throws: ``TestIdentityError`` naming what is wrong: no unescaped `/`, a second one,
+  /// - Throws: ``TestPathError`` naming what is wrong: no unescaped `/`, a second one,
   ///   an unknown escape, a backslash at the end.
   public init(parsing id: String) throws {
     var parts = [String(), String()]
@@ -34,19 +35,19 @@ public struct TestIdentity: Sendable, Hashable, Comparable, CustomStringConverti
         case "/": parts[part].append("/")
         case "n": parts[part].append("\n")
         case "r": parts[part].append("\r")
-        default: throw TestIdentityError(id: id, problem: "unknown escape \\\(character) (escapes are \\\\, \\/, \\n, \\r)")
+        default: throw TestPathError(id: id, problem: "unknown escape \\\(character) (escapes are \\\\, \\/, \\n, \\r)")
         }
       } else if character == "\\" {
         escaping = true
       } else if character == "/" {
-        guard part == 0 else { throw TestIdentityError(id: id, problem: "a second unescaped / (write a / inside a name as \\/)") }
+        guard part == 0 else { throw TestPathError(id: id, problem: "a second unescaped / (write a / inside a name as \\/)") }
         part = 1
       } else {
         parts[part].append(character)
       }
     }
-    if escaping { throw TestIdentityError(id: id, problem: "a \\ at the end (write a \\ inside a name as \\\\)") }
-    guard part == 1 else { throw TestIdentityError(id: id, problem: "no / between the suite and the test") }
+    if escaping { throw TestPathError(id: id, problem: "a \\ at the end (write a \\ inside a name as \\\\)") }
+    guard part == 1 else { throw TestPathError(id: id, problem: "no / between the suite and the test") }
     self.init(suite: parts[0], name: parts[1])
   }
 
@@ -59,7 +60,7 @@ public struct TestIdentity: Sendable, Hashable, Comparable, CustomStringConverti
   /// The test's name as the ID writes it.
   package var escapedName: String { Self.escaped(name) }
 
-  /// Orders identities by their IDs.
+  /// Orders paths by their text.
   public static func < (lhs: Self, rhs: Self) -> Bool { lhs.description < rhs.description }
 
   private static func escaped(_ name: String) -> String {
@@ -80,8 +81,8 @@ public struct TestIdentity: Sendable, Hashable, Comparable, CustomStringConverti
   }
 }
 
-/// A test ID that cannot be read (``TestIdentity/init(parsing:)``).
-public struct TestIdentityError: Error, Equatable, CustomStringConvertible {
+/// A test ID that cannot be read (``TestPath/init(parsing:)``).
+public struct TestPathError: Error, Equatable, CustomStringConvertible {
   /// The text that was read.
   public var id: String
   /// What is wrong with it.
