@@ -2,7 +2,8 @@
 import Foundation
 import XCTest
 
-/// The hand-written JSON reader behind `Event(jsonLine:)` and a worker's requests.
+/// The one JSON reader (`JSONReader`), behind `Event(jsonLine:)`, a worker's requests and
+/// marks, and Swift Testing's records: whole, as a tree (`JSONValue.parse`), or member by member.
 final class JSONReadingTests: XCTestCase {
   func testReadsEveryKindOfValueAndKeepsNumbersExact() {
     let text = #" {"a": [true, false, null, -0.5e+3, 18446744073709551615], "b": {"c": "é\u00e9\ud83e\udd8a\n\/"}, "d": {}, "e": []} "#
@@ -28,6 +29,49 @@ final class JSONReadingTests: XCTestCase {
     for text in refused {
       XCTAssertNil(JSONValue.parse(Array(text.utf8)), text)
     }
+  }
+
+  /// A mark read member by member and a tree refuse the same text: the one reader reads both.
+  func testAMarkAndATreeRefuseTheSameText() {
+    let mark = #""mark":"wait","protocol":6,"ref":1,"at":2,"awaited":"a","outcome":"b","durationNanoseconds":3"#
+    let broken = ["[1 2]", "[1,]", "[,1]", #"{"a":1,}"#, #"{"a" 1}"#, #"{1:2}"#, "01", "-", "1.", "1e", "+1", "tru", "nul",
+                  #""\x""#, #""\ud83e""#, #""\u12""#, "\"raw\ncontrol\"", #""unterminated"#, "{", "[", ""]
+    for value in broken {
+      let tree = "{" + #""future":"# + value + "}"
+      XCTAssertNil(JSONValue.parse(Array(tree.utf8)), tree)
+      let line = "{" + mark + #","future":"# + value + "}"
+      XCTAssertThrowsError(try TimelineMark(line: Array(line.utf8)), line) { error in
+        XCTAssertEqual(error as? EventDecodingError, JSONReader.malformed, line)
+      }
+    }
+    for value in ["[1, 2]", #"{"a": {"b": [null, true, false, -0.5e+3]}}"#, #""\u00e9\ud83e\udd8a""#, "0", "-12.5E-3"] {
+      let line = "{" + mark + #","future":"# + value + "}"
+      XCTAssertNotNil(JSONValue.parse(Array(line.utf8)), line)
+      XCTAssertNotNil(try TimelineMark(line: Array(line.utf8)), line)
+    }
+  }
+
+  /// Nesting is refused past `JSONReader.maximumDepth` objects and arrays, whether the text is
+  /// read as a tree or skipped inside a mark (whose own object is one of them).
+  func testNestingDeeperThanTheMaximumIsRefused() {
+    func nested(_ depth: Int) -> String { String(repeating: "[", count: depth) + String(repeating: "]", count: depth) }
+    let maximum = JSONReader.maximumDepth
+    XCTAssertNotNil(JSONValue.parse(Array(nested(maximum).utf8)))
+    XCTAssertNil(JSONValue.parse(Array(nested(maximum + 1).utf8)))
+    let mark = #"{"mark":"wait","protocol":6,"ref":1,"at":2,"awaited":"a","outcome":"b","durationNanoseconds":3,"future":"#
+    XCTAssertNotNil(try TimelineMark(line: Array((mark + nested(maximum - 1) + "}").utf8)))
+    XCTAssertThrowsError(try TimelineMark(line: Array((mark + nested(maximum) + "}").utf8))) { error in
+      XCTAssertEqual(error as? EventDecodingError, JSONReader.malformed)
+    }
+  }
+
+  /// A key written with escapes is the key it decodes to, as a tree's key and as a mark's.
+  func testEscapedKeysAreTheKeysTheyDecodeTo() throws {
+    XCTAssertEqual(JSONValue.parse(Array(#"{"a\"b": 1, "\u0063": 2, "c": 3, "\u00e9": 4}"#.utf8)),
+                   .object(["a\"b": .number("1"), "c": .number("3"), "é": .number("4")]))
+    let line = #"{"\u006dark":"wait","protocol":6,"ref":1,"r\u0065f":7,"at":2,"awaited":"a","outcome":"b","durationNanoseconds":3}"#
+    XCTAssertEqual(try XCTUnwrap(TimelineMark(line: Array(line.utf8))).ref, 7, "a key given twice keeps its last value")
+    XCTAssertNil(try TimelineMark(line: Array(#"{"\u006dar":"wait"}"#.utf8)), "a line whose first key is not mark is no mark")
   }
 
   func testEventErrorsNameTheField() {

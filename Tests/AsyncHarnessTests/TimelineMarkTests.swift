@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 
 /// A worker's marks (``TimelineMark``): written with `mark` first and integer times, told from
-/// other lines by that first key, and read member by member (``JSONMembers``).
+/// other lines by that first key, and read member by member (``JSONReader``).
 final class TimelineMarkTests: XCTestCase {
   private let test = TestID(suite: "S", name: "t", waiter: "semaphore")
   private let at = Date(timeIntervalSince1970: 1_795_680_000.125431)

@@ -78,7 +78,7 @@ struct RunRecord: Equatable {
       throw EventDecodingError(reason: "record version \(version); this build reads version \(Self.version)")
     }
     let arguments = try json.array("arguments") { value, path in
-      guard case .string(let argument) = value else { throw EventDecodingError(reason: "field \(path) has the wrong type") }
+      guard case .string(let argument) = value else { throw EventDecodingError.wrongType(path) }
       return argument
     }
     let tests = try json.array("tests") { value, path in

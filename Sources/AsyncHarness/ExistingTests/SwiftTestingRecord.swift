@@ -69,7 +69,7 @@ package struct SwiftTestingRecord: Sendable {
       }
       issue = try fields.optionalObject("issue").map(RecordedIssue.init)
       comments = try fields.optional("_comments") == nil ? nil : fields.array("_comments") { value, path in
-        guard case .string(let text) = value else { throw EventDecodingError(reason: "field \(path) has the wrong type") }
+        guard case .string(let text) = value else { throw EventDecodingError.wrongType(path) }
         return text
       }
       testCase = try fields.optionalObject("_testCase").map { TestCase(displayName: try $0.optionalString("displayName")) }

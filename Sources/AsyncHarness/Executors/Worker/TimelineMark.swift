@@ -75,40 +75,43 @@ struct TimelineMark: Sendable, Equatable {
     json.newline()
   }
 
-  /// Reads a line whose first member is `mark`, its other members in any order, straight
-  /// from its bytes (``JSONMembers``): a traced run reads marks by the thousand.
+  /// Reads a line whose first member is `mark`, its other members in any order, member by
+  /// member straight from its bytes (``JSONReader``), without a JSON value tree: a traced run
+  /// reads marks by the thousand.
   /// - Returns: nil when the line's first member is not `mark` (it is no mark).
   /// - Throws: ``EventDecodingError`` for a mark that is not whole, of another protocol
   ///   version, or of an unknown kind.
   init?(line: some Collection<UInt8>) throws {
-    guard let mark = try JSONMembers.read(line, { members -> TimelineMark? in
-      guard let first = try? members.nextKey(), case "mark" = first else { return nil }
-      return try TimelineMark(markMembers: &members)
+    guard let mark = try JSONReader.read(line, { reader -> TimelineMark? in
+      guard (try? reader.openObject()) != nil, let first = try? reader.nextKey(), case "mark" = first else { return nil }
+      let mark = try TimelineMark(markMembers: &reader)
+      try reader.end()
+      return mark
     }) else { return nil }
     self = mark
   }
 
-  /// The members of a mark after its `mark`.
-  private init(markMembers members: inout JSONMembers) throws {
-    let name = try members.string("mark")
+  /// The members of a mark after its `mark`, to the object's end.
+  private init(markMembers reader: inout JSONReader) throws {
+    let name = try reader.string("mark")
     var version: Int64?, ref: Int64?, at: Int64?, number: Int64?, nanoseconds: Int64?
     var awaited: String?, outcome: String?, ran: String?
-    while let key = try members.nextKey() {
+    while let key = try reader.nextKey() {
       switch key {
-      case "protocol": version = try members.integer("protocol")
-      case "ref": ref = try members.integer("ref")
-      case "at": at = try members.integer("at")
-      case "awaited": awaited = try members.string("awaited")
-      case "outcome": outcome = try members.string("outcome")
-      case "durationNanoseconds": nanoseconds = try members.integer("durationNanoseconds")
-      case "step": number = try members.integer("step")
-      case "ran": ran = try members.string("ran")
-      case "virtualTimeNanoseconds": nanoseconds = try members.integer("virtualTimeNanoseconds")
-      default: try members.skipValue()
+      case "protocol": version = try reader.integer("protocol")
+      case "ref": ref = try reader.integer("ref")
+      case "at": at = try reader.integer("at")
+      case "awaited": awaited = try reader.string("awaited")
+      case "outcome": outcome = try reader.string("outcome")
+      case "durationNanoseconds": nanoseconds = try reader.integer("durationNanoseconds")
+      case "step": number = try reader.integer("step")
+      case "ran": ran = try reader.string("ran")
+      case "virtualTimeNanoseconds": nanoseconds = try reader.integer("virtualTimeNanoseconds")
+      default: try reader.skipValue()
       }
     }
     func required<T>(_ value: T?, _ key: StaticString) throws -> T {
-      guard let value else { throw JSONMembers.missing(key) }
+      guard let value else { throw EventDecodingError.missingField("\(key)") }
       return value
     }
     try WorkerProtocol.check(Int(try required(version, "protocol")))
