@@ -253,7 +253,7 @@ final class WorkerIsolationTests: ReportTestCase {
     // The fixture declares its Pipeline suite seventh: steps name their test by position.
     let suites = (0..<6).map { Suite("before \($0)") {} } + [Suite("Pipeline") { names.map { Test($0) { _ in } } }]
     let plan = try Runner.Plan(suites: suites, configuration: Configuration(), registry: .builtIn)
-    let steps = plan.steps(of: plan.entries[0], repetition: 1)
+    let steps = plan.plannedTests(of: plan.entries[0], repetition: 1)
     let executor = WorkerExecutor(executable: try harnessFixture().path)
     let recorder = EventRecorder()
     // 0, then 3 (a failure: the worker drops what was sent ahead), 3 again (a retry), 5

@@ -83,7 +83,7 @@ final class ArchitectureDocTests: XCTestCase {
         if case .string(let name) = object[key] { "\(key) \(name)" } else { nil }
       }.first ?? "event"
       fields[key, default: []].formUnion(object.keys)
-      if case .object(let step) = object["step"] { fields["step", default: []].formUnion(step.keys) }
+      if key.hasPrefix("request"), case .object(let planned) = object["test"] { fields["planned test", default: []].formUnion(planned.keys) }
     }
     let id = TestID(suite: "S", name: "t", waiter: "scheduled", schedule: "7:pct3:9f2c1a")
     let reply = WorkerReply.returned(id, duration: 1, trace: ScheduleTrace(steps: 41, fingerprint: 0x0be311, firstOutsideStep: 12),
@@ -95,10 +95,10 @@ final class ArchitectureDocTests: XCTestCase {
     configuration.jitter = Jitter(seed: 7)
     configuration.reportsWaits = true
     let plan = try Runner.Plan(suites: [Suite("S") { Test("t") { _ in } }], configuration: configuration, registry: .builtIn)
-    let step = try XCTUnwrap(plan.steps(of: plan.entries[0], repetition: 1).first)
-    guard case .object(let request) = JSONValue.parse(WorkerRequest.run(WorkerRunRequest(step, ref: 1)).line),
-          case .object(let stepFields) = request["step"] else { return XCTFail("not an object") }
+    let planned = try XCTUnwrap(plan.plannedTests(of: plan.entries[0], repetition: 1).first)
+    guard case .object(let request) = JSONValue.parse(WorkerRequest.run(WorkerRunRequest(planned, ref: 1)).line),
+          case .object(let plannedFields) = request["test"] else { return XCTFail("not an object") }
     XCTAssertEqual(fields["request run"], Set(request.keys))
-    XCTAssertEqual(fields["step"], Set(stepFields.keys))
+    XCTAssertEqual(fields["planned test"], Set(plannedFields.keys))
   }
 }

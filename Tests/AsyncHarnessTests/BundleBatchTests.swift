@@ -26,7 +26,7 @@ final class BundleBatchTests: XCTestCase {
   /// The runs of a lane that starts `plan`'s first entry, told of the rest when `alone`.
   private func runs(_ plan: Runner.Plan, alone: Bool) -> BundleRuns {
     var runs = BundleRuns()
-    runs.prepared = plan.steps(of: plan.entries[0], repetition: 1)
+    runs.prepared = plan.plannedTests(of: plan.entries[0], repetition: 1)
     if alone { runs.following = (plan.entries[1...], plan) }
     return runs
   }
@@ -34,29 +34,29 @@ final class BundleBatchTests: XCTestCase {
   func testAWorkerOfTheOnlyLaneRunsEveryLaterClassOfItsLibraryAndNoOtherLibrarys() throws {
     let plan = try bundle(classes: 3, suites: 2, perSuite: 2)
     let runs = runs(plan, alone: true)
-    let batch = runs.steps(from: runs.prepared![0])
+    let batch = runs.batch(from: runs.prepared![0])
     XCTAssertEqual(batch.map(\.test.id), (0..<3).flatMap { ["Module.Class\($0)/test0000", "Module.Class\($0)/test0001"] })
-    XCTAssertEqual(batch.map(\.step.id.suite), batch.map(\.test.suite))
+    XCTAssertEqual(batch.map(\.planned.id.suite), batch.map(\.test.suite))
 
     // The first Swift Testing suite's worker runs both suites.
     var swiftTesting = BundleRuns()
-    swiftTesting.prepared = plan.steps(of: plan.entries[3], repetition: 1)
+    swiftTesting.prepared = plan.plannedTests(of: plan.entries[3], repetition: 1)
     swiftTesting.following = (plan.entries[4...], plan)
-    XCTAssertEqual(swiftTesting.steps(from: swiftTesting.prepared![0]).map(\.test.suite),
+    XCTAssertEqual(swiftTesting.batch(from: swiftTesting.prepared![0]).map(\.test.suite),
                    ["Module.Suite0", "Module.Suite0", "Module.Suite1", "Module.Suite1"])
   }
 
   func testAWorkerOfOneOfSeveralLanesRunsItsOwnClassOnly() throws {
     let plan = try bundle(classes: 3, suites: 0, perSuite: 2)
     let runs = runs(plan, alone: false)
-    XCTAssertEqual(runs.steps(from: runs.prepared![1]).map(\.test.id), ["Module.Class0/test0001"])
+    XCTAssertEqual(runs.batch(from: runs.prepared![1]).map(\.test.id), ["Module.Class0/test0001"])
   }
 
   func testAStepThatWasNeverPreparedRunsAlone() throws {
     let plan = try bundle(classes: 2, suites: 0, perSuite: 2)
     let runs = runs(plan, alone: true)
-    let unprepared = plan.steps(of: plan.entries[1], repetition: 2)[0]
-    XCTAssertEqual(runs.steps(from: unprepared).map(\.test.id), ["Module.Class1/test0000"])
+    let unprepared = plan.plannedTests(of: plan.entries[1], repetition: 2)[0]
+    XCTAssertEqual(runs.batch(from: unprepared).map(\.test.id), ["Module.Class1/test0000"])
   }
 
   /// 4,000 tests whose IDs take 40 bytes each: the list ends before the limit, and the next
@@ -64,18 +64,18 @@ final class BundleBatchTests: XCTestCase {
   func testTheListOfTestsStopsBeforeOneArgumentIsFull() throws {
     let plan = try bundle(classes: 4, suites: 0, perSuite: 1000, nameLength: 26)
     let runs = runs(plan, alone: true)
-    let batch = runs.steps(from: runs.prepared![0])
+    let batch = runs.batch(from: runs.prepared![0])
     let listBytes = batch.map(\.test.id.utf8.count).reduce(0, +) + batch.count - 1
     XCTAssertEqual(batch.map(\.test.id.utf8.count).max(), 40)
     XCTAssertLessThanOrEqual(listBytes, BundleChannelReader.listLimit)
     XCTAssertGreaterThan(listBytes + 41, BundleChannelReader.listLimit, "the list stopped early")
     XCTAssertEqual(batch.count, (BundleChannelReader.listLimit + 1) / 41)
 
-    let next = plan.entries.lazy.flatMap { plan.steps(of: $0, repetition: 1) }.dropFirst(batch.count).first!
+    let next = plan.entries.lazy.flatMap { plan.plannedTests(of: $0, repetition: 1) }.dropFirst(batch.count).first!
     var later = BundleRuns()
     let entry = plan.entries.firstIndex { $0.group.name == next.id.suite }!
-    later.prepared = plan.steps(of: plan.entries[entry], repetition: 1)
+    later.prepared = plan.plannedTests(of: plan.entries[entry], repetition: 1)
     later.following = (plan.entries[(entry + 1)...], plan)
-    XCTAssertEqual(later.steps(from: next).first?.step.id, next.id)
+    XCTAssertEqual(later.batch(from: next).first?.planned.id, next.id)
   }
 }

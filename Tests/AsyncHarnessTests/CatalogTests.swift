@@ -27,7 +27,7 @@ final class CatalogTests: XCTestCase {
 
     let plan = try Runner.Plan(catalog: catalog, configuration: Configuration(), registry: .builtIn)
     XCTAssertEqual(plan.waiterNames, ["xctest", "swift-testing"])
-    let step = try XCTUnwrap(plan.steps(of: plan.entries[2], repetition: 1).first)
+    let step = try XCTUnwrap(plan.plannedTests(of: plan.entries[2], repetition: 1).first)
     XCTAssertEqual(step.id.path, "M.AClass#01/works()")
     XCTAssertEqual(step.id.waiter, "swift-testing")
     XCTAssertEqual(step.existing?.id, "M.AClass/works()")
@@ -75,7 +75,7 @@ final class CatalogTests: XCTestCase {
   func testTheInProcessExecutorRefusesAnotherPackagesTest() throws {
     let plan = try Runner.Plan(catalog: Catalog(existing: [existing(.xctest, "M.C", "testA")]),
                                configuration: Configuration(), registry: .builtIn)
-    let step = try XCTUnwrap(plan.steps(of: plan.entries[0], repetition: 1).first)
+    let step = try XCTUnwrap(plan.plannedTests(of: plan.entries[0], repetition: 1).first)
     let end = InProcessExecutor(capturesOutput: false).run(step, events: EventSink { _ in })
     guard case .couldNotStart(let reason) = end else { return XCTFail("ran: \(end)") }
     XCTAssertEqual(reason, "M.C/testA is a test of another package's test bundle, which only that bundle runs")

@@ -33,7 +33,7 @@ final class JSONReadingTests: XCTestCase {
 
   /// A mark read member by member and a tree refuse the same text: the one reader reads both.
   func testAMarkAndATreeRefuseTheSameText() {
-    let mark = #""mark":"wait","protocol":6,"ref":1,"at":2,"awaited":"a","outcome":"b","durationNanoseconds":3"#
+    let mark = #""mark":"wait","protocol":7,"ref":1,"at":2,"awaited":"a","outcome":"b","durationNanoseconds":3"#
     let broken = ["[1 2]", "[1,]", "[,1]", #"{"a":1,}"#, #"{"a" 1}"#, #"{1:2}"#, "01", "-", "1.", "1e", "+1", "tru", "nul",
                   #""\x""#, #""\ud83e""#, #""\u12""#, "\"raw\ncontrol\"", #""unterminated"#, "{", "[", ""]
     for value in broken {
@@ -58,7 +58,7 @@ final class JSONReadingTests: XCTestCase {
     let maximum = JSONReader.maximumDepth
     XCTAssertNotNil(JSONValue.parse(Array(nested(maximum).utf8)))
     XCTAssertNil(JSONValue.parse(Array(nested(maximum + 1).utf8)))
-    let mark = #"{"mark":"wait","protocol":6,"ref":1,"at":2,"awaited":"a","outcome":"b","durationNanoseconds":3,"future":"#
+    let mark = #"{"mark":"wait","protocol":7,"ref":1,"at":2,"awaited":"a","outcome":"b","durationNanoseconds":3,"future":"#
     XCTAssertNotNil(try TimelineMark(line: Array((mark + nested(maximum - 1) + "}").utf8)))
     XCTAssertThrowsError(try TimelineMark(line: Array((mark + nested(maximum) + "}").utf8))) { error in
       XCTAssertEqual(error as? EventDecodingError, JSONReader.malformed)
@@ -69,7 +69,7 @@ final class JSONReadingTests: XCTestCase {
   func testEscapedKeysAreTheKeysTheyDecodeTo() throws {
     XCTAssertEqual(JSONValue.parse(Array(#"{"a\"b": 1, "\u0063": 2, "c": 3, "\u00e9": 4}"#.utf8)),
                    .object(["a\"b": .number("1"), "c": .number("3"), "é": .number("4")]))
-    let line = #"{"\u006dark":"wait","protocol":6,"ref":1,"r\u0065f":7,"at":2,"awaited":"a","outcome":"b","durationNanoseconds":3}"#
+    let line = #"{"\u006dark":"wait","protocol":7,"ref":1,"r\u0065f":7,"at":2,"awaited":"a","outcome":"b","durationNanoseconds":3}"#
     XCTAssertEqual(try XCTUnwrap(TimelineMark(line: Array(line.utf8))).ref, 7, "a key given twice keeps its last value")
     XCTAssertNil(try TimelineMark(line: Array(#"{"\u006dar":"wait"}"#.utf8)), "a line whose first key is not mark is no mark")
   }
@@ -123,7 +123,7 @@ final class JSONReadingTests: XCTestCase {
     let suite = Suite("Quote \" and \\ suite") { Test("é 🦊 test\n") { _ in } }
     let plan = try Plan(suites: [suite], configuration: configuration, registry: .builtIn)
     let catalog = WorkerCatalog([suite], registry: .builtIn)
-    let steps = plan.steps(of: plan.entries[0], repetition: 2)
+    let steps = plan.plannedTests(of: plan.entries[0], repetition: 2)
     XCTAssertEqual(steps.count, 2)
     for step in steps {
       let line = WorkerRequest.run(WorkerRunRequest(step, ref: 1)).line
@@ -132,7 +132,7 @@ final class JSONReadingTests: XCTestCase {
       let request = try WorkerRequest(line: line.dropLast())
       XCTAssertEqual(request, .run(WorkerRunRequest(step, ref: 1)))
       guard case .run(let received) = request else { return XCTFail("not a run request") }
-      let found = try catalog.step(for: received).get()
+      let found = try catalog.plannedTest(for: received).get()
       XCTAssertEqual(found.id, step.id)
       XCTAssertEqual(found.position, step.position)
       XCTAssertEqual(found.schedule, step.schedule)
@@ -142,10 +142,10 @@ final class JSONReadingTests: XCTestCase {
     }
     // Without waits asked for, the step says nothing of them, and the worker reports none.
     let quiet = try Plan(suites: [suite], configuration: Configuration(), registry: .builtIn)
-    let line = WorkerRequest.run(WorkerRunRequest(quiet.steps(of: quiet.entries[0], repetition: 1)[0], ref: 1)).line
+    let line = WorkerRequest.run(WorkerRunRequest(quiet.plannedTests(of: quiet.entries[0], repetition: 1)[0], ref: 1)).line
     XCTAssertFalse(String(decoding: line, as: UTF8.self).contains("reportsWaits"))
     guard case .run(let received) = try WorkerRequest(line: line.dropLast()) else { return XCTFail("not a run request") }
-    XCTAssertFalse(try catalog.step(for: received).get().reportsWaits)
+    XCTAssertFalse(try catalog.plannedTest(for: received).get().reportsWaits)
     for request in [WorkerRequest.resume, .stop] {
       XCTAssertEqual(try WorkerRequest(line: request.line), request)
     }
@@ -156,20 +156,20 @@ final class JSONReadingTests: XCTestCase {
     let suites = [Suite("Twice") { for number in 0..<3 { Test(number == 2 ? "other" : "same") { t in t.log("\(number)") } } }]
     let plan = try Plan(suites: suites, configuration: Configuration(), registry: .builtIn)
     let catalog = WorkerCatalog(suites, registry: .builtIn)
-    let positions = try plan.steps(of: plan.entries[0], repetition: 1).map { try catalog.step(for: WorkerRunRequest($0, ref: 1)).get().position }
+    let positions = try plan.plannedTests(of: plan.entries[0], repetition: 1).map { try catalog.plannedTest(for: WorkerRunRequest($0, ref: 1)).get().position }
     XCTAssertEqual(positions.map(\.test), [0, 1, 2])
   }
 
   func testAWorkerSaysWhyItCannotRunAStep() throws {
     let suite = Suite("Suite") { Test("test") { _ in } }
     let plan = try Plan(suites: [suite], configuration: Configuration(), registry: .builtIn)
-    var request = WorkerRunRequest(plan.steps(of: plan.entries[0], repetition: 1)[0], ref: 1)
+    var request = WorkerRunRequest(plan.plannedTests(of: plan.entries[0], repetition: 1)[0], ref: 1)
     request.position.test = 4
-    XCTAssertEqual("\(WorkerCatalog([suite], registry: .builtIn).step(for: request).map(\.id))",
+    XCTAssertEqual("\(WorkerCatalog([suite], registry: .builtIn).plannedTest(for: request).map(\.id))",
                    "failure(the worker has no test 5 in suite 1 (Suite/test): its suites differ from its parent's)")
     request.position.test = 0
     request.id.name = "renamed"
-    XCTAssertEqual("\(WorkerCatalog([suite], registry: .builtIn).step(for: request).map(\.id))",
+    XCTAssertEqual("\(WorkerCatalog([suite], registry: .builtIn).plannedTest(for: request).map(\.id))",
                    "failure(the worker's suites differ from its parent's: test 1 of suite 1 is Suite/test in the worker, "
                      + "Suite/renamed in the parent; suites must be built the same way in every process)")
   }
@@ -191,7 +191,7 @@ final class JSONReadingTests: XCTestCase {
     guard case .event(let read) = try WorkerMessage(line: event.jsonLineBytes) else { return XCTFail("not an event") }
     XCTAssertEqual(read.jsonLine, event.jsonLine)
     XCTAssertThrowsError(try WorkerRequest(line: Array(#"{"protocol":1,"request":"stop"}"#.utf8))) {
-      XCTAssertEqual("\($0)", "not an AsyncHarness event: worker protocol version 1; this build speaks version 6")
+      XCTAssertEqual("\($0)", "not an AsyncHarness event: worker protocol version 1; this build speaks version 7")
     }
   }
 }

@@ -106,11 +106,11 @@ final class JitterTests: XCTestCase {
     var configuration = Configuration()
     configuration.jitter = Jitter(seed: .max)
     let plan = try Runner.Plan(suites: [suite], configuration: configuration, registry: .builtIn)
-    let step = try XCTUnwrap(plan.steps(of: plan.entries[0], repetition: 1).first)
+    let step = try XCTUnwrap(plan.plannedTests(of: plan.entries[0], repetition: 1).first)
     guard case .run(let request) = try WorkerRequest(line: WorkerRequest.run(WorkerRunRequest(step, ref: 1)).line) else {
       return XCTFail("not a run request")
     }
-    let received = try WorkerCatalog([suite], registry: .builtIn).step(for: request).get()
+    let received = try WorkerCatalog([suite], registry: .builtIn).plannedTest(for: request).get()
     XCTAssertEqual(received.jitter, Jitter(seed: .max))
   }
 

@@ -50,7 +50,7 @@ final class ParallelRunTests: XCTestCase {
     /// It runs no test code, so lanes may run it at once.
     let isolatesTests = true
 
-    func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
+    func run(_ step: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
       log.record(step.id, lane: lane)
       onRun(step.id)
       if waitsForCompany {

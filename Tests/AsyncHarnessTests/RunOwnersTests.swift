@@ -24,7 +24,7 @@ final class RunOwnersTests: XCTestCase {
     let prefix = opened.map { "+\($0.group.name) " }.joined()
     switch next {
     case .work(.entry(let entry)): return prefix + "entry \(entry.group.name)"
-    case .work(.step(let step, let prepare)):
+    case .work(.test(let step, let prepare)):
       XCTAssertEqual(prepare.map(\.id), [step.id], "a step handed out alone prepares that step only")
       return prefix + "step \(step.id.suite)/\(step.id.name)#\(step.id.repetition)"
     case .wait: return prefix + "wait"
@@ -32,8 +32,8 @@ final class RunOwnersTests: XCTestCase {
     }
   }
 
-  private func steps(of queue: Runner.Plan, suite: Int, repetition: Int = 1) -> [Runner.Step] {
-    Array(queue.steps(of: queue.entries[suite], repetition: repetition))
+  private func steps(of queue: Runner.Plan, suite: Int, repetition: Int = 1) -> [Runner.PlannedTest] {
+    Array(queue.plannedTests(of: queue.entries[suite], repetition: repetition))
   }
 
   func testALaneRunningTestsSideBySideTakesItsShareAndLeavesTheRestToTheOtherLanes() throws {
@@ -42,12 +42,12 @@ final class RunOwnersTests: XCTestCase {
       var queue = WorkQueue(plan: try plan([awaiting]), splitsParallelEntries: lanes > 1, sideBySide: true, lanes: lanes)
       // One lane asks first and keeps asking as its tests start: it stops at its share.
       var taken: [String] = []
-      while case .work(.step(let step, _)) = queue.take(only: \.runsSideBySide, holding: taken.count).next {
+      while case .work(.test(let step, _)) = queue.take(only: \.runsSideBySide, holding: taken.count).next {
         taken.append(step.id.name)
       }
       XCTAssertEqual(taken.count, first, "\(lanes) lanes")
       // Another lane, holding none, gets the next.
-      if case .work(.step(let step, _)) = queue.take(only: \.runsSideBySide, holding: 0).next {
+      if case .work(.test(let step, _)) = queue.take(only: \.runsSideBySide, holding: 0).next {
         XCTAssertEqual(step.id.name, "a\(first)", "\(lanes) lanes")
       } else {
         XCTAssertEqual(lanes, 1, "every test went to the only lane")
@@ -138,8 +138,8 @@ final class RunOwnersTests: XCTestCase {
     let run = RunLife(queue: WorkQueue(plan: plan, splitsParallelEntries: true), channel: channel, stop: nil)
     let tests = TestLife(rules: rules(), events: channel.sink)
     run.begin(RunInfo())
-    var handed: [Runner.Step] = []
-    while handed.count < 3, case .step(let step, _, _)? = run.next(startingWith: tests, lane: 1) { handed.append(step) }
+    var handed: [Runner.PlannedTest] = []
+    while handed.count < 3, case .test(let step, _, _)? = run.next(startingWith: tests, lane: 1) { handed.append(step) }
     guard case .entry(let entry)? = run.next(startingWith: tests, lane: 1) else { return XCTFail("S is handed out whole") }
     for (index, step) in handed.enumerated() {
       run.ended(step, with: TestResult(verdict: index == 1 ? .failed : .passed))
@@ -168,7 +168,7 @@ final class RunOwnersTests: XCTestCase {
     let runs = Mutex(0)
     init(failing: Int) { self.failing = failing }
 
-    func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
+    func run(_ step: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
       runs.withLock { $0 += 1 }
       if step.id.attempt <= failing {
         events(.issueRecorded(step.id, Issue(kind: .expectationFailed, message: "attempt \(step.id.attempt) fails")))
@@ -222,7 +222,7 @@ final class RunOwnersTests: XCTestCase {
 
   func testAnAttemptThatDidNotReturnErrorsWithTheIssueThatSaysWhy() throws {
     struct Crashing: TestExecutor {
-      func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd { .couldNotStart(reason: "no worker") }
+      func run(_ step: Runner.PlannedTest, events: EventSink) -> AttemptEnd { .couldNotStart(reason: "no worker") }
     }
     let recorder = EventRecorder()
     let step = try XCTUnwrap(steps(of: plan([Suite("C") { Test("c", .knownIssue("flaky disk")) { _ in } }]), suite: 0).first)

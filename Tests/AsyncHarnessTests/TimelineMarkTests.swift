@@ -53,7 +53,7 @@ final class TimelineMarkTests: XCTestCase {
   }
 
   func testMembersAfterMarkMayComeInAnyOrderWithSpacesEscapesAndUnknownOnes() throws {
-    let mark = try mark(#" { "mark" : "step", "virtualTimeNanoseconds": 500000000, "future": {"x": [1, "}"]}, "ran": "t\u0061sk", "\u0073tep": 3, "ref": -2, "at": 0, "protocol": 6 } "#)
+    let mark = try mark(#" { "mark" : "step", "virtualTimeNanoseconds": 500000000, "future": {"x": [1, "}"]}, "ran": "t\u0061sk", "\u0073tep": 3, "ref": -2, "at": 0, "protocol": 7 } "#)
     XCTAssertEqual(mark.ref, -2)
     XCTAssertEqual(mark.at, 0)
     XCTAssertEqual(mark.kind, .step(number: 3, ran: "task", virtualNanoseconds: 500_000_000))
@@ -68,29 +68,29 @@ final class TimelineMarkTests: XCTestCase {
   func testABrokenMarkSaysWhatIsWrong() {
     let wait = #""ref":1,"at":2,"awaited":"a","outcome":"completed","durationNanoseconds":3"#
     let cases = [
-      (#"{"mark":"wait","protocol":6,"ref":1,"at":2,"awaited":"a","outcome":"completed"}"#, "missing field durationNanoseconds"),
+      (#"{"mark":"wait","protocol":7,"ref":1,"at":2,"awaited":"a","outcome":"completed"}"#, "missing field durationNanoseconds"),
       (#"{"mark":"wait","ref":1,"at":2,"awaited":"a","outcome":"completed","durationNanoseconds":3}"#, "missing field protocol"),
-      (#"{"mark":"wait","protocol":5,"# + wait + "}", "worker protocol version 5; this build speaks version 6"),
-      (#"{"mark":"nap","protocol":6,"# + wait + "}", #"unknown mark "nap""#),
-      (#"{"mark":3,"protocol":6,"# + wait + "}", "field mark has the wrong type"),
-      (#"{"mark":"wait","protocol":6,"ref":"1","at":2,"awaited":"a","outcome":"completed","durationNanoseconds":3}"#,
+      (#"{"mark":"wait","protocol":5,"# + wait + "}", "worker protocol version 5; this build speaks version 7"),
+      (#"{"mark":"nap","protocol":7,"# + wait + "}", #"unknown mark "nap""#),
+      (#"{"mark":3,"protocol":7,"# + wait + "}", "field mark has the wrong type"),
+      (#"{"mark":"wait","protocol":7,"ref":"1","at":2,"awaited":"a","outcome":"completed","durationNanoseconds":3}"#,
        "field ref has the wrong type"),
-      (#"{"mark":"wait","protocol":6,"ref":1,"at":2.5,"awaited":"a","outcome":"completed","durationNanoseconds":3}"#,
+      (#"{"mark":"wait","protocol":7,"ref":1,"at":2.5,"awaited":"a","outcome":"completed","durationNanoseconds":3}"#,
        "field at has the wrong type"),
-      (#"{"mark":"wait","protocol":6,"ref":1,"at":1e3,"awaited":"a","outcome":"completed","durationNanoseconds":3}"#,
+      (#"{"mark":"wait","protocol":7,"ref":1,"at":1e3,"awaited":"a","outcome":"completed","durationNanoseconds":3}"#,
        "field at has the wrong type"),
-      (#"{"mark":"wait","protocol":6,"ref":1,"at":9223372036854775808,"awaited":"a","outcome":"completed","durationNanoseconds":3}"#,
+      (#"{"mark":"wait","protocol":7,"ref":1,"at":9223372036854775808,"awaited":"a","outcome":"completed","durationNanoseconds":3}"#,
        "field at has the wrong type"),
-      (#"{"mark":"wait","protocol":6,"ref":1,"at":012,"awaited":"a","outcome":"completed","durationNanoseconds":3}"#,
+      (#"{"mark":"wait","protocol":7,"ref":1,"at":012,"awaited":"a","outcome":"completed","durationNanoseconds":3}"#,
        "field at has the wrong type"),
-      (#"{"mark":"wait","protocol":6,"ref":1,"at":2,"awaited":null,"outcome":"completed","durationNanoseconds":3}"#,
+      (#"{"mark":"wait","protocol":7,"ref":1,"at":2,"awaited":null,"outcome":"completed","durationNanoseconds":3}"#,
        "field awaited has the wrong type"),
-      (#"{"mark":"wait","protocol":6,"# + wait + "} x", "not a JSON object"),
-      (#"{"mark":"wait","protocol":6,"# + wait, "not a JSON object"),
-      (#"{"mark":"wait","protocol":6,"# + wait + ",}", "not a JSON object"),
-      (#"{"protocol":6,"mark":"wait","# + wait + "}", "a mark's first member is not mark"),
+      (#"{"mark":"wait","protocol":7,"# + wait + "} x", "not a JSON object"),
+      (#"{"mark":"wait","protocol":7,"# + wait, "not a JSON object"),
+      (#"{"mark":"wait","protocol":7,"# + wait + ",}", "not a JSON object"),
+      (#"{"protocol":7,"mark":"wait","# + wait + "}", "a mark's first member is not mark"),
       (#"{"protocol":4,"mark":"wait","ref":1,"at":2,"awaited":"a","outcome":"completed","duration":0.5}"#,
-       "worker protocol version 4; this build speaks version 6"),
+       "worker protocol version 4; this build speaks version 7"),
     ]
     for (text, reason) in cases {
       XCTAssertEqual(error(text), "not an AsyncHarness event: \(reason)", text)
@@ -99,7 +99,7 @@ final class TimelineMarkTests: XCTestCase {
 
   func testTheSmallestAndLargestIntegersRead() throws {
     for (text, value) in [("-9223372036854775808", Int64.min), ("9223372036854775807", Int64.max), ("0", 0), ("-0", 0)] {
-      let mark = try mark(#"{"mark":"wait","protocol":6,"ref":1,"at":"# + text + #","awaited":"a","outcome":"b","durationNanoseconds":0}"#)
+      let mark = try mark(#"{"mark":"wait","protocol":7,"ref":1,"at":"# + text + #","awaited":"a","outcome":"b","durationNanoseconds":0}"#)
       XCTAssertEqual(mark.at, value, text)
     }
   }

@@ -13,7 +13,7 @@ final class WorkerRetirementTests: XCTestCase {
     configuration.defaultTimeout = .seconds(10)
     configuration.waiters = .named("semaphore")
     let plan = try Runner.Plan(suites: [Suite("Retire") { test }], configuration: configuration, registry: .builtIn)
-    let step = try XCTUnwrap(plan.steps(of: plan.entries[0], repetition: 1).first)
+    let step = try XCTUnwrap(plan.plannedTests(of: plan.entries[0], repetition: 1).first)
     let issues = Mutex<[Issue.Kind]>([])
     let events = EventSink { event in
       if case .issueRecorded(_, let issue) = event.kind { issues.withLock { $0.append(issue.kind) } }

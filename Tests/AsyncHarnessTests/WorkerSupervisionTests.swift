@@ -10,12 +10,12 @@ final class WorkerSupervisionTests: XCTestCase {
   private let clock = ContinuousClock()
 
   /// The steps of a suite of `count` tests, each under a time limit of 1 s.
-  private func steps(_ count: Int) throws -> [Runner.Step] {
+  private func steps(_ count: Int) throws -> [Runner.PlannedTest] {
     var configuration = Configuration()
     configuration.timeLimit = .seconds(1)
     let suite = Suite("Supervised") { for number in 0..<count { Test("test \(number)") { _ async in } } }
     let plan = try Runner.Plan(suites: [suite], configuration: configuration, registry: .builtIn)
-    return Array(plan.steps(of: plan.entries[0], repetition: 1))
+    return Array(plan.plannedTests(of: plan.entries[0], repetition: 1))
   }
 
   /// Collects what a sink is sent.
@@ -27,7 +27,7 @@ final class WorkerSupervisionTests: XCTestCase {
 
   private func ended(_ finished: WorkerSupervision.Finished?) -> (id: TestID, end: AttemptEnd)? {
     guard case .ended(let attempt, let end, _) = finished else { return nil }
-    return (attempt.step.id, end)
+    return (attempt.planned.id, end)
   }
 
   func testAReplyAndADeadlineAtTheSameInstantEndTheAttemptAsItReturnedWhicheverComesFirst() throws {
@@ -100,7 +100,7 @@ final class WorkerSupervisionTests: XCTestCase {
     XCTAssertTrue(messages.channel(replies[...], into: &supervision))
     let ends = messages.takeReplies().compactMap { ended($0.finished) }
     XCTAssertEqual(ends.map(\.id), [steps[2].id, steps[0].id])
-    XCTAssertEqual(supervision.running.map(\.step.id), [steps[1].id])
+    XCTAssertEqual(supervision.running.map(\.planned.id), [steps[1].id])
     // What was printed while three ran is each one's, marked as shared.
     guard case .ended(let third, _, _) = supervision.end(steps[1].id, as: .returned(duration: 1)) else {
       return XCTFail("the third did not end")
@@ -137,13 +137,13 @@ final class WorkerSupervisionTests: XCTestCase {
     for outcome in finished {
       switch outcome {
       case .ended(let attempt, let end, let note):
-        let step = attempt.step
+        let step = attempt.planned
         XCTAssertEqual(step.id, steps[1].id)
         XCTAssertEqual(end, .processEnded(.signaled(SIGILL), output: ""))
         XCTAssertEqual(note?.message, "Side by side with this test ran Supervised/test 0, Supervised/test 2, which ran again "
           + "without it")
       case .runAgain(let attempt, let note, let culpritKnown):
-        let step = attempt.step
+        let step = attempt.planned
         XCTAssertTrue(culpritKnown)
         XCTAssertTrue(note.message.hasSuffix("crashed in Supervised/test 1 (signal SIGILL (illegal instruction)), so this "
           + "test ran again without it"), note.message)

@@ -1,4 +1,4 @@
-/// Runs one attempt of a step of a plan and says how it ended; the runner owns the rest.
+/// Runs one attempt of a test of a plan and says how it ended; the runner owns the rest.
 ///
 /// The owner of each test's life in the runner alone announces an attempt (`testStarted`),
 /// ends it (`testEnded`) and decides its verdict, with retries and flaky results. An executor runs
@@ -7,15 +7,15 @@
 /// ``AttemptEnd``. ``InProcessExecutor`` runs the test in this process, ``WorkerExecutor`` in
 /// a worker process that may crash or hang without taking the run with it.
 @_spi(ForToolsIntegrationOnly) public protocol TestExecutor: Sendable {
-  /// Runs `step`, streaming its issues and output to `events`, and says how it ended.
-  func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd
-  /// Tells the executor the steps the runner hands it next, in order, so that it may get
-  /// them ready ahead (a worker is sent them before its running test ends). Skipped steps
-  /// (a test with a skip trait) are among them but never handed over. After a step that
-  /// fails, or when the run stops, the runner may hand over other steps or none: an
+  /// Runs `test`, streaming its issues and output to `events`, and says how it ended.
+  func run(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd
+  /// Tells the executor the tests the runner hands it next, in order, so that it may get
+  /// them ready ahead (a worker is sent them before its running test ends). Skipped tests
+  /// (a test with a skip trait) are among them but never handed over. After a test that
+  /// fails, or when the run stops, the runner may hand over other tests or none: an
   /// executor must then run what it is given, and nothing it was not.
-  func prepare(_ steps: Runner.Plan.Steps)
-  /// Tells the executor, after ``prepare(_:)``, the entries whose steps (their first
+  func prepare(_ planned: Runner.Plan.PlannedTests)
+  /// Tells the executor, after ``prepare(_:)``, the entries whose tests (their first
   /// repetition) the runner hands it after those, in order, when it knows them: in a run of
   /// one lane. A hint, as ``prepare(_:)`` is: an executor whose worker starts with a list of
   /// tests (a test bundle) may give it tests of several entries at once.
@@ -30,17 +30,17 @@
   /// several lanes can run at the same time; the runner runs more than one lane only with
   /// executors that isolate their tests.
   var isolatesTests: Bool { get }
-  /// How many attempts of steps that may run side by side (an `async` test whose strategy
+  /// How many attempts of tests that may run side by side (an `async` test whose strategy
   /// allows it, of a parallel suite) the executor runs at once with
-  /// ``startSideBySide(_:events:)``; at 1 (the default) every step runs with ``run(_:events:)``.
+  /// ``startSideBySide(_:events:)``; at 1 (the default) every test runs with ``run(_:events:)``.
   var sideBySideWidth: Int { get }
   /// Whether another attempt may start side by side now (a worker that must retire takes
   /// none until the ones it runs ended).
   var takesSideBySide: Bool { get }
-  /// Starts an attempt of `step` side by side with those running, streaming or holding its
+  /// Starts an attempt of `test` side by side with those running, streaming or holding its
   /// events for `events`; returns how it ended when it ended at once (it could not start),
   /// else `nil`: ``waitSideBySide()`` says how it ends.
-  func startSideBySide(_ step: Runner.Step, events: EventSink) -> AttemptEnd?
+  func startSideBySide(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd?
   /// Waits until at least one attempt started side by side finished, and says how each that
   /// did finished. What an attempt held, and the warning of one that runs again, were sent to
   /// its events first.
@@ -59,10 +59,10 @@
 }
 
 extension TestExecutor {
-  /// Does nothing: the steps are run as they are handed over.
-  @_spi(ForToolsIntegrationOnly) public func prepare(_ steps: Runner.Plan.Steps) {}
+  /// Does nothing: the tests are run as they are handed over.
+  @_spi(ForToolsIntegrationOnly) public func prepare(_ planned: Runner.Plan.PlannedTests) {}
 
-  /// Does nothing: each entry's steps are prepared when it starts.
+  /// Does nothing: each entry's tests are prepared when it starts.
   @_spi(ForToolsIntegrationOnly) public func prepare(following entries: ArraySlice<Runner.Plan.Entry>, of plan: Runner.Plan) {}
 
   /// Does nothing: an in-process executor holds nothing.
@@ -81,8 +81,8 @@ extension TestExecutor {
   @_spi(ForToolsIntegrationOnly) public var takesSideBySide: Bool { true }
 
   /// Runs the attempt at once (``run(_:events:)``) and returns how it ended.
-  @_spi(ForToolsIntegrationOnly) public func startSideBySide(_ step: Runner.Step, events: EventSink) -> AttemptEnd? {
-    run(step, events: events)
+  @_spi(ForToolsIntegrationOnly) public func startSideBySide(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd? {
+    run(planned, events: events)
   }
 
   /// None: every attempt ended as it started.

@@ -61,7 +61,7 @@ public struct Configuration: Sendable {
   /// selected, and under a scheduling strategy they run under it.
   public var replay: ScheduleToken?
 
-  // Jitter (issue 13): carried by each `Runner.Step` to the test's `RealQueues`.
+  // Jitter (issue 13): carried by each `Runner.PlannedTest` to the test's `RealQueues`.
   /// When set, the real queues tests get delay each item by a small random amount drawn
   /// from this jitter's seed (`--jitter SEED`, ``Jitter``).
   public var jitter: Jitter?

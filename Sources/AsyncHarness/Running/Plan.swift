@@ -1,8 +1,8 @@
 extension Runner {
   /// One test to run: its group and the test (``Catalog``), what it runs under (a waiter
   /// strategy, or its own testing library), its identity (with the repetition and attempt)
-  /// and the limits it runs under. Executors run steps.
-  @_spi(ForToolsIntegrationOnly) public struct Step: Sendable {
+  /// and the limits it runs under. Executors run tests.
+  @_spi(ForToolsIntegrationOnly) public struct PlannedTest: Sendable {
     /// Where a test is: its group's place among the catalog's groups (a suite's among the
     /// suites the run was given), and its place among that group's tests, both counted from
     /// 0. A worker process builds the same suites and finds the test there, whatever its name.
@@ -38,16 +38,16 @@ extension Runner {
     /// taken (``Configuration/reportsWaits``).
     @_spi(ForToolsIntegrationOnly) public var reportsWaits = false
 
-    /// The next attempt of this step, when a failing attempt can still be retried.
-    @_spi(ForToolsIntegrationOnly) public var retry: Step? {
+    /// The next attempt of this test, when a failing attempt can still be retried.
+    @_spi(ForToolsIntegrationOnly) public var retry: PlannedTest? {
       guard id.attempt <= retries else { return nil }
       var id = id
       id.attempt += 1
-      return Step(group: group, test: test, host: host, id: id, position: position, defaultTimeout: defaultTimeout,
+      return PlannedTest(group: group, test: test, host: host, id: id, position: position, defaultTimeout: defaultTimeout,
                   timeLimit: timeLimit, schedule: schedule, jitter: jitter, retries: retries, reportsWaits: reportsWaits)
     }
 
-    /// The harness test the step runs, with its suite and waiter strategy; `nil` for a test
+    /// The harness test the test runs, with its suite and waiter strategy; `nil` for a test
     /// of another package, which only its own bundle runs.
     var harness: (suite: Suite, test: Test, waiter: any Waiter)? {
       guard case .suite(let suite) = group.source, case .test(let test) = test.source, case .waiter(let waiter) = host
@@ -55,14 +55,14 @@ extension Runner {
       return (suite, test, waiter)
     }
 
-    /// The test of another package the step runs, `nil` for a harness test.
+    /// The test of another package the test runs, `nil` for a harness test.
     var existing: ExistingTest? {
       guard case .existing(let test) = test.source else { return nil }
       return test
     }
   }
 
-  /// The ordered steps of a run, built from a ``Catalog`` and a ``Configuration`` in one
+  /// The ordered tests of a run, built from a ``Catalog`` and a ``Configuration`` in one
   /// place: which groups run under which waiters (or libraries), which of their tests
   /// (filtered, sharded, shuffled) and how often.
   /// The runner walks it entry by entry, repetition by repetition.
@@ -125,18 +125,18 @@ extension Runner {
       return names
     }
 
-    /// The steps of one entry's repetition, in run order: each test once, or under each
+    /// The tests of one entry's repetition, in run order: each test once, or under each
     /// of its schedules (`Configuration.schedules(under:)`). Each step is made as
     /// it is read, so a suite of a million tests costs no more than its tests.
-    @_spi(ForToolsIntegrationOnly) public func steps(of entry: Entry, repetition: Int) -> Steps {
+    @_spi(ForToolsIntegrationOnly) public func plannedTests(of entry: Entry, repetition: Int) -> PlannedTests {
       let schedules = configuration.schedules(under: entry.host)
-      return Steps(configuration: configuration, entry: entry, repetition: repetition, schedules: schedules,
+      return PlannedTests(configuration: configuration, entry: entry, repetition: repetition, schedules: schedules,
                    range: 0..<(entry.tests.count * (schedules?.count ?? 1)))
     }
 
-    /// The steps of one entry's repetition, or a part of them: a collection whose steps are
+    /// The tests of one entry's repetition, or a part of them: a collection whose tests are
     /// made as they are read.
-    @_spi(ForToolsIntegrationOnly) public struct Steps: RandomAccessCollection, Sendable {
+    @_spi(ForToolsIntegrationOnly) public struct PlannedTests: RandomAccessCollection, Sendable {
       let configuration: Configuration
       let entry: Entry
       let repetition: Int
@@ -144,32 +144,32 @@ extension Runner {
       let schedules: [Schedule]?
       let range: Range<Int>
 
-      /// The first step's index.
+      /// The first test's index.
       @_spi(ForToolsIntegrationOnly) public var startIndex: Int { range.lowerBound }
-      /// The index past the last step.
+      /// The index past the last test.
       @_spi(ForToolsIntegrationOnly) public var endIndex: Int { range.upperBound }
 
-      /// The step at `index`: the test at `index` divided by the schedules per test, under
-      /// the schedule the remainder names.
-      @_spi(ForToolsIntegrationOnly) public subscript(index: Int) -> Step {
-        precondition(range.contains(index), "step index \(index) out of \(range)")
+      /// The planned test at `index`: the test at `index` divided by the schedules per test,
+      /// under the schedule the remainder names.
+      @_spi(ForToolsIntegrationOnly) public subscript(index: Int) -> PlannedTest {
+        precondition(range.contains(index), "planned test index \(index) out of \(range)")
         let perTest = schedules?.count ?? 1
         let test = entry.tests[index / perTest]
         var id = TestID(suite: entry.group.name, name: test.name, waiter: entry.host.name, repetition: repetition)
         let schedule = schedules?[index % perTest]
         if let schedule { id = Configuration.id(id, under: schedule) }
-        return Step(group: entry.group, test: test, host: entry.host, id: id,
-                    position: Step.Position(suite: entry.groupIndex, test: test.index),
+        return PlannedTest(group: entry.group, test: test, host: entry.host, id: id,
+                    position: PlannedTest.Position(suite: entry.groupIndex, test: test.index),
                     defaultTimeout: configuration.defaultTimeout, timeLimit: configuration.timeLimit, schedule: schedule,
                     jitter: configuration.jitter, retries: schedule == nil ? test.retries ?? configuration.retries : 0,
                     reportsWaits: configuration.reportsWaits)
       }
 
-      /// The steps at `bounds`.
-      @_spi(ForToolsIntegrationOnly) public subscript(bounds: Range<Int>) -> Steps {
+      /// The tests at `bounds`.
+      @_spi(ForToolsIntegrationOnly) public subscript(bounds: Range<Int>) -> PlannedTests {
         precondition(range.lowerBound <= bounds.lowerBound && bounds.upperBound <= range.upperBound,
                      "steps \(bounds) out of \(range)")
-        return Steps(configuration: configuration, entry: entry, repetition: repetition, schedules: schedules, range: bounds)
+        return PlannedTests(configuration: configuration, entry: entry, repetition: repetition, schedules: schedules, range: bounds)
       }
     }
 

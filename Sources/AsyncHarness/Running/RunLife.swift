@@ -17,9 +17,9 @@ final class RunLife: Sendable {
     /// (``ended(_:)``).
     case entry(Runner.Plan.Entry)
     /// One test of an entry whose tests run in parallel, already started in plan order,
-    /// with the steps to prepare the executor for: that one. The lane reports its result
+    /// with the tests to prepare the executor for: that one. The lane reports its result
     /// (``ended(_:with:)``).
-    case step(Runner.Step, TestLife.Started, prepare: Runner.Plan.Steps)
+    case test(Runner.PlannedTest, TestLife.Started, prepare: Runner.Plan.PlannedTests)
   }
 
   private struct OpenSuite {
@@ -89,7 +89,7 @@ final class RunLife: Sendable {
     while stop?.signal == nil {
       switch take(only: nil) {
       case .work(.entry(let entry)): return .entry(entry)
-      case .work(.step(let step, let prepare)): return .step(step, tests.start(step, lane: lane), prepare: prepare)
+      case .work(.test(let planned, let prepare)): return .test(planned, tests.start(planned, lane: lane), prepare: prepare)
       case .done: return nil
       case .wait: changed.wait()
       }
@@ -99,19 +99,19 @@ final class RunLife: Sendable {
 
   /// The next test for a lane running `async` tests side by side (`holding` of them now),
   /// started as ``next(startingWith:lane:)`` starts it, when it is one that can run so
-  /// (``Runner/Step/runsSideBySide``) and the lane has not its share of them yet
+  /// (``Runner/PlannedTest/runsSideBySide``) and the lane has not its share of them yet
   /// (``WorkQueue/take(only:holding:)``); `nil`, without waiting, when the next work is
   /// anything else, or none is left, or the run stops.
-  func nextSideBySide(startingWith tests: TestLife, lane: Int, holding: Int) -> (Runner.Step, TestLife.Started)? {
+  func nextSideBySide(startingWith tests: TestLife, lane: Int, holding: Int) -> (Runner.PlannedTest, TestLife.Started)? {
     changed.lock()
     defer { changed.unlock() }
     guard stop?.signal == nil,
-          case .work(.step(let step, _)) = take(only: \.runsSideBySide, holding: holding) else { return nil }
-    return (step, tests.start(step, lane: lane))
+          case .work(.test(let planned, _)) = take(only: \.runsSideBySide, holding: holding) else { return nil }
+    return (planned, tests.start(planned, lane: lane))
   }
 
   /// Takes work from the queue (``WorkQueue/take(only:holding:)``) and announces the suites it opened.
-  private func take(only accepts: ((Runner.Step) -> Bool)?, holding: Int = 0) -> WorkQueue.Next {
+  private func take(only accepts: ((Runner.PlannedTest) -> Bool)?, holding: Int = 0) -> WorkQueue.Next {
     state.withLock { state -> WorkQueue.Next in
       let (next, opened) = state.queue.take(only: accepts, holding: holding)
       for entry in opened {
@@ -124,12 +124,12 @@ final class RunLife: Sendable {
 
   /// Counts the last result of a test; for a test handed out alone, ends its suite when it
   /// was the last test to end there.
-  func ended(_ step: Runner.Step, with result: TestResult) {
+  func ended(_ planned: Runner.PlannedTest, with result: TestResult) {
     changed.lock()
     defer { changed.unlock() }
     state.withLock { state in
-      state.count(result.verdict, in: step.id.suiteRun)
-      let closed = state.queue.finished(step, failed: result.verdict.isFailure, stopped: stop?.signal != nil)
+      state.count(result.verdict, in: planned.id.suiteRun)
+      let closed = state.queue.finished(planned, failed: result.verdict.isFailure, stopped: stop?.signal != nil)
       if let closed, let ended = state.close(closed.suiteRun) { events(ended) }
     }
     changed.broadcast()
@@ -151,14 +151,14 @@ final class RunLife: Sendable {
     return total
   }
 
-  /// A message from a test's owner: `step` hung past its time limit and grace period where
+  /// A message from a test's owner: `test` hung past its time limit and grace period where
   /// its executor cannot stop it, and was ended with `result`. The run ends on a thread of
   /// the owner's own: every open suite ends with what ran (the hung test counted), then the
   /// run, every report is finished, and the process exits with status 1.
-  func testHung(_ result: TestResult, of step: Runner.Step) {
+  func testHung(_ result: TestResult, of planned: Runner.PlannedTest) {
     Thread.detachNewThread { [self] in
       let (closed, total) = state.withLock { state in
-        state.count(result.verdict, in: step.id.suiteRun)
+        state.count(result.verdict, in: planned.id.suiteRun)
         return (state.open.map(\.suite).compactMap { state.close($0) }, state.total)
       }
       for event in closed { events(event) }

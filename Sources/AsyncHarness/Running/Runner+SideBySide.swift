@@ -1,5 +1,5 @@
-extension Runner.Step {
-  /// Whether the step may run side by side with others in a worker (``WorkerRequest/start(_:)``):
+extension Runner.PlannedTest {
+  /// Whether the test may run side by side with others in a worker (``WorkerRequest/start(_:)``):
   /// an `async` test under a real-time strategy. A blocking test turns the main run loop
   /// itself, and a scheduled one holds its process's capture of Swift concurrency: each runs
   /// alone in its process.
@@ -24,26 +24,26 @@ extension Runner {
   /// side by side with nothing else, a half in which the worker crashes again halved again,
   /// until the test that crashes it runs alone. A crash among 256 then costs about 2 × 8
   /// rounds, not 255 tests one after another.
-  func runSideBySide(from first: (Step, TestLife.Started), in lane: Lane, number: Int, executor: any TestExecutor) {
+  func runSideBySide(from first: (PlannedTest, TestLife.Started), in shared: Shared, number: Int, executor: any TestExecutor) {
     var running: [TestID: TestLife.Attempt] = [:]
     /// The groups of tests waiting to run again after crashes that named none of them, in order.
     var groups: [[TestLife.Attempt]] = []
-    func begin(_ step: Step, _ started: TestLife.Started) {
+    func begin(_ planned: PlannedTest, _ started: TestLife.Started) {
       switch started {
-      case .skipped(let result): lane.run.ended(step, with: result)
+      case .skipped(let result): shared.run.ended(planned, with: result)
       case .running(let attempt): start(attempt)
       }
     }
     func start(_ attempt: TestLife.Attempt) {
-      if let end = executor.startSideBySide(attempt.step, events: attempt.sink) {
+      if let end = executor.startSideBySide(attempt.planned, events: attempt.sink) {
         finish(attempt, end)
       } else {
-        running[attempt.step.id] = attempt
+        running[attempt.planned.id] = attempt
       }
     }
     func finish(_ attempt: TestLife.Attempt, _ end: AttemptEnd) {
-      let (result, retry) = lane.tests.end(attempt, as: end)
-      if let retry { start(retry) } else { lane.run.ended(attempt.step, with: result) }
+      let (result, retry) = shared.tests.end(attempt, as: end)
+      if let retry { start(retry) } else { shared.run.ended(attempt.planned, with: result) }
     }
     begin(first.0, first.1)
     while true {
@@ -52,8 +52,8 @@ extension Runner {
         continue
       }
       while groups.isEmpty, running.count < executor.sideBySideWidth, executor.takesSideBySide,
-            let (step, started) = lane.run.nextSideBySide(startingWith: lane.tests, lane: number, holding: running.count) {
-        begin(step, started)
+            let (planned, started) = shared.run.nextSideBySide(startingWith: shared.tests, lane: number, holding: running.count) {
+        begin(planned, started)
       }
       guard !running.isEmpty else { return }
       var unnamed: [TestLife.Attempt] = []

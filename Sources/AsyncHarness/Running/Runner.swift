@@ -145,9 +145,9 @@ public final class Runner: Sendable {
                                                deliversBeforeGoingOn: !first.isolatesTests),
                          events: channel.sink)
     let width = min(lanes, run.mostAtOnce)
-    let lane = Lane(plan: plan, run: run, tests: tests, channel: channel, isAlone: width <= 1)
+    let shared = Shared(plan: plan, run: run, tests: tests, channel: channel, isAlone: width <= 1)
     if width <= 1 {
-      try walk(lane, number: 1, executor: first)
+      try walk(shared, number: 1, executor: first)
     } else {
       let errors = Mutex<[any Error]>([])
       let group = DispatchGroup()
@@ -155,7 +155,7 @@ public final class Runner: Sendable {
         group.enter()
         let executor = index == 0 ? first : makeExecutor()
         Thread.detachNewThread { [self] in
-          do { try walk(lane, number: index + 1, executor: executor) } catch { errors.withLock { $0.append(error) } }
+          do { try walk(shared, number: index + 1, executor: executor) } catch { errors.withLock { $0.append(error) } }
           group.leave()
         }
       }
@@ -167,8 +167,9 @@ public final class Runner: Sendable {
     return total
   }
 
-  /// What every lane of a run shares.
-  struct Lane: Sendable {
+  /// What every lane of a run shares: the plan, the run's owner, the tests' owner and the
+  /// reporting channel.
+  struct Shared: Sendable {
     let plan: Plan
     let run: RunLife
     let tests: TestLife
@@ -180,19 +181,19 @@ public final class Runner: Sendable {
   /// One lane: takes work from the run's owner until none is left or the run stops, and
   /// runs it with the lane's executor: an entry whole, or one test of an entry whose tests
   /// run in parallel. `number` counts lanes from 1: each test's `testStarted` names it.
-  private func walk(_ lane: Lane, number: Int, executor: any TestExecutor) throws {
+  private func walk(_ shared: Shared, number: Int, executor: any TestExecutor) throws {
     defer { executor.finish() }
-    while let work = lane.run.next(startingWith: lane.tests, lane: number) {
-      try lane.channel.checkReporters()
+    while let work = shared.run.next(startingWith: shared.tests, lane: number) {
+      try shared.channel.checkReporters()
       switch work {
       case .entry(let entry):
-        try run(entry, in: lane, number: number, executor: executor)
-      case .step(let step, let started, let prepare):
-        if step.runsSideBySide && executor.sideBySideWidth > 1 {
-          runSideBySide(from: (step, started), in: lane, number: number, executor: executor)
+        try run(entry, in: shared, number: number, executor: executor)
+      case .test(let planned, let started, let prepare):
+        if planned.runsSideBySide && executor.sideBySideWidth > 1 {
+          runSideBySide(from: (planned, started), in: shared, number: number, executor: executor)
         } else {
           executor.prepare(prepare)
-          lane.run.ended(step, with: lane.tests.runAttempts(of: started, with: executor))
+          shared.run.ended(planned, with: shared.tests.runAttempts(of: started, with: executor))
         }
       }
     }
@@ -200,24 +201,24 @@ public final class Runner: Sendable {
 
   /// Runs one entry (already announced) with `executor`, repetition by repetition, then
   /// has the run's owner end it.
-  private func run(_ entry: Plan.Entry, in lane: Lane, number: Int, executor: any TestExecutor) throws {
-    repetitions: for repetition in 1...lane.plan.repetitions {
+  private func run(_ entry: Plan.Entry, in shared: Shared, number: Int, executor: any TestExecutor) throws {
+    repetitions: for repetition in 1...shared.plan.repetitions {
       var failed = false
-      let steps = lane.plan.steps(of: entry, repetition: repetition)
-      executor.prepare(steps)
-      if lane.isAlone && repetition == lane.plan.repetitions {
-        executor.prepare(following: lane.run.untakenEntries, of: lane.plan)
+      let plannedTests = shared.plan.plannedTests(of: entry, repetition: repetition)
+      executor.prepare(plannedTests)
+      if shared.isAlone && repetition == shared.plan.repetitions {
+        executor.prepare(following: shared.run.untakenEntries, of: shared.plan)
       }
-      for step in steps {
+      for planned in plannedTests {
         guard stop?.signal == nil else { break repetitions }
-        try lane.channel.checkReporters()
-        let result = lane.tests.runAttempts(of: lane.tests.start(step, lane: number), with: executor)
-        lane.run.ended(step, with: result)
+        try shared.channel.checkReporters()
+        let result = shared.tests.runAttempts(of: shared.tests.start(planned, lane: number), with: executor)
+        shared.run.ended(planned, with: result)
         failed = failed || result.verdict.isFailure
       }
       if failed && configuration.untilFailure { break }
     }
-    lane.run.ended(entry)
+    shared.run.ended(entry)
   }
 }
 

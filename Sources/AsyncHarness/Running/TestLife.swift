@@ -9,7 +9,7 @@ import Synchronization
 /// `testStarted` and `testEnded`; an executor only runs an attempt, streams what it
 /// records, and returns an ``AttemptEnd``.
 ///
-/// A test starts in two steps so that the run's owner can start tests in plan order under
+/// A test starts in two tests so that the run's owner can start tests in plan order under
 /// its own lock (``start(_:)``) while lanes run them later (``runAttempts(of:with:)``).
 struct TestLife: Sendable {
   /// What every attempt of a run is watched and judged under.
@@ -28,7 +28,7 @@ struct TestLife: Sendable {
     /// takes others gets a warning saying where and why.
     var replaying: ScheduleTrace?
     /// Told of an attempt ended here as hung: the run's owner ends the run.
-    var hung: @Sendable (TestResult, Runner.Step) -> Void
+    var hung: @Sendable (TestResult, Runner.PlannedTest) -> Void
     /// Whether an attempt's `testStarted` and each issue it records reach the reporters
     /// before its code goes on (``EventSink/flush()``): its test runs in this process, whose
     /// crash would lose what the reporting channel had not delivered yet.
@@ -47,14 +47,14 @@ struct TestLife: Sendable {
   let rules: Rules
   let events: EventSink
 
-  /// Starts `step` in the lane numbered `lane` (from 1): a skipped test is reported here
+  /// Starts `test` in the lane numbered `lane` (from 1): a skipped test is reported here
   /// (`testStarted`, then `testEnded` as skipped), without running any of its code; otherwise
   /// its first attempt is announced.
-  func start(_ step: Runner.Step, lane: Int) -> Started {
-    guard let reason = step.test.skipReason else { return .running(begin(step, lane: lane, after: [])) }
-    let skipped = TestAttempt(number: step.id.attempt, outcome: .skipped, duration: 0, issueCount: 0, lane: lane)
-    events.send(Event(.testStarted(step.id), lane: lane))
-    events(.testEnded(step.id, TestEnd(verdict: .skipped, reason: reason, attempts: [skipped])))
+  func start(_ planned: Runner.PlannedTest, lane: Int) -> Started {
+    guard let reason = planned.test.skipReason else { return .running(begin(planned, lane: lane, after: [])) }
+    let skipped = TestAttempt(number: planned.id.attempt, outcome: .skipped, duration: 0, issueCount: 0, lane: lane)
+    events.send(Event(.testStarted(planned.id), lane: lane))
+    events(.testEnded(planned.id, TestEnd(verdict: .skipped, reason: reason, attempts: [skipped])))
     return .skipped(TestResult(verdict: .skipped, reason: reason))
   }
 
@@ -68,7 +68,7 @@ struct TestLife: Sendable {
     case .running(let first): attempt = first
     }
     while true {
-      let (result, retry) = end(attempt, as: executor.run(attempt.step, events: attempt.sink))
+      let (result, retry) = end(attempt, as: executor.run(attempt.planned, events: attempt.sink))
       guard let retry else { return result }
       attempt = retry
     }
@@ -78,15 +78,15 @@ struct TestLife: Sendable {
   /// attempt), and the next attempt, already announced, when the test runs again.
   func end(_ attempt: Attempt, as ending: AttemptEnd) -> (result: TestResult, retry: Attempt?) {
     let (result, ended) = attempt.end(ending)
-    guard let ended, let retry = attempt.step.retry else { return (result, nil) }
+    guard let ended, let retry = attempt.planned.retry else { return (result, nil) }
     return (result, begin(retry, lane: attempt.lane, after: attempt.earlier + [ended]))
   }
 
   /// Announces an attempt, after the `earlier` attempts of its test, in the lane numbered
   /// `lane`, and starts its watch.
-  private func begin(_ step: Runner.Step, lane: Int, after earlier: [TestAttempt]) -> Attempt {
-    let attempt = Attempt(step: step, lane: lane, earlier: earlier, rules: rules, events: events,
-                          hangLimit: rules.watchesHangs ? step.timeLimit : nil)
+  private func begin(_ planned: Runner.PlannedTest, lane: Int, after earlier: [TestAttempt]) -> Attempt {
+    let attempt = Attempt(planned: planned, lane: lane, earlier: earlier, rules: rules, events: events,
+                          hangLimit: rules.watchesHangs ? planned.timeLimit : nil)
     attempt.begin()
     return attempt
   }
@@ -123,7 +123,7 @@ extension TestLife {
       var limitAnnounced = false
     }
 
-    let step: Runner.Step
+    let planned: Runner.PlannedTest
     /// The lane that runs the attempt, counted from 1 (its `testStarted` says so).
     let lane: Int
     /// The test's attempts before this one, which failed and ran again.
@@ -135,8 +135,8 @@ extension TestLife {
     private let state: Mutex<State>
     private let timer: SendableBox<any DispatchSourceTimer>?
 
-    init(step: Runner.Step, lane: Int, earlier: [TestAttempt], rules: Rules, events: EventSink, hangLimit: Duration?) {
-      self.step = step
+    init(planned: Runner.PlannedTest, lane: Int, earlier: [TestAttempt], rules: Rules, events: EventSink, hangLimit: Duration?) {
+      self.planned = planned
       self.lane = lane
       self.earlier = earlier
       self.rules = rules
@@ -149,7 +149,7 @@ extension TestLife {
 
     /// Announces the attempt (`testStarted`) and starts the watch: the executor runs it next.
     func begin() {
-      events.send(Event(.testStarted(step.id), lane: lane))
+      events.send(Event(.testStarted(planned.id), lane: lane))
       if rules.deliversBeforeGoingOn { events.flush() }
       state.withLock { $0.start = ContinuousClock().now }
       guard let timer = timer?.value else { return }
@@ -165,7 +165,7 @@ extension TestLife {
 
     private func relay(_ event: Event) {
       switch event.kind {
-      case .issueRecorded(step.id, let issue):
+      case .issueRecorded(planned.id, let issue):
         let held = state.withLock { state -> Bool in
           guard state.result == nil else { return false }
           if issue.kind == .lateSignal {
@@ -178,7 +178,7 @@ extension TestLife {
         guard !held else { return }
         events.send(event)
         if rules.deliversBeforeGoingOn { events.flush() }
-      case .testStarted(step.id), .testEnded(step.id, _):
+      case .testStarted(planned.id), .testEnded(planned.id, _):
         // The test's owner alone starts and ends the attempt.
         break
       case .workerReplaced:
@@ -199,34 +199,34 @@ extension TestLife {
         var duration = elapsed
         var issues = state.issues
         var trace: ScheduleTrace?
-        let endingIssue = ending.issue(at: step.test.sourceLocation)
+        let endingIssue = ending.issue(at: planned.test.sourceLocation)
         if let endingIssue {
-          events(.issueRecorded(step.id, endingIssue))
+          events(.issueRecorded(planned.id, endingIssue))
           issues.append(endingIssue)
         } else if case .returned(let seconds, let steps) = ending {
           duration = seconds
           trace = steps
           if let recorded = rules.replaying, let message = trace?.divergence(from: recorded) {
-            let issue = Issue(kind: .warning, message: message, sourceLocation: step.test.sourceLocation)
-            events(.issueRecorded(step.id, issue))
+            let issue = Issue(kind: .warning, message: message, sourceLocation: planned.test.sourceLocation)
+            events(.issueRecorded(planned.id, issue))
             issues.append(issue)
           }
         }
         var result = endingIssue == nil
-          ? TestResult(judging: issues, knownIssue: step.test.knownIssue, at: step.test.sourceLocation)
-          : TestResult(verdict: .errored, reason: step.test.knownIssue, issues: issues)
+          ? TestResult(judging: issues, knownIssue: planned.test.knownIssue, at: planned.test.sourceLocation)
+          : TestResult(verdict: .errored, reason: planned.test.knownIssue, issues: issues)
         if case .skipped(let reason, let seconds) = ending {
           duration = seconds
           if !result.verdict.isFailure { result = TestResult(verdict: .skipped, reason: reason, issues: issues) }
         }
         result.scheduleTrace = trace
         // What judging added (a known issue that did not occur) is sent like every issue.
-        for issue in result.issues.dropFirst(issues.count) { events(.issueRecorded(step.id, issue)) }
-        let attempt = TestAttempt(number: step.id.attempt, outcome: result.verdict, duration: duration,
+        for issue in result.issues.dropFirst(issues.count) { events(.issueRecorded(planned.id, issue)) }
+        let attempt = TestAttempt(number: planned.id.attempt, outcome: result.verdict, duration: duration,
                                   issueCount: result.issues.count, lane: lane, scheduleTrace: trace)
         defer { state.heldLateIssues = [] }
         // A failing attempt runs again while a retry is left and no stop was requested.
-        if result.verdict.isFailure && step.retry != nil && rules.stop?.signal == nil {
+        if result.verdict.isFailure && planned.retry != nil && rules.stop?.signal == nil {
           state.result = result
           return (result, attempt, state.heldLateIssues)
         }
@@ -243,7 +243,7 @@ extension TestLife {
     /// Sends the test's `testEnded`: its verdict is `result`'s, after the earlier attempts
     /// and `last`.
     private func endTest(with result: TestResult, last: TestAttempt) {
-      events(.testEnded(step.id, TestEnd(verdict: result.verdict, reason: result.reason, attempts: earlier + [last])))
+      events(.testEnded(planned.id, TestEnd(verdict: result.verdict, reason: result.reason, attempts: earlier + [last])))
     }
 
     /// Ends the attempt, and its test, here as an error with `issue`, unless it ended
@@ -251,11 +251,11 @@ extension TestLife {
     private func abandon(with issue: Issue) -> TestResult? {
       state.withLock { state -> TestResult? in
         guard state.result == nil else { return nil }
-        let result = TestResult(verdict: .errored, reason: step.test.knownIssue, issues: state.issues + [issue])
+        let result = TestResult(verdict: .errored, reason: planned.test.knownIssue, issues: state.issues + [issue])
         state.result = result
-        events(.issueRecorded(step.id, issue))
+        events(.issueRecorded(planned.id, issue))
         endTest(with: result, last: TestAttempt(
-          number: step.id.attempt, outcome: .errored, duration: (state.start ?? .now).duration(to: .now).timeInterval,
+          number: planned.id.attempt, outcome: .errored, duration: (state.start ?? .now).duration(to: .now).timeInterval,
           issueCount: result.issues.count, lane: lane))
         return result
       }
@@ -268,7 +268,7 @@ extension TestLife {
         guard state.result == nil, let start = state.start else { return }
         let elapsed = start.duration(to: .now)
         if let slow = rules.slow, let next = state.nextSlow, elapsed >= next {
-          events(.testSlow(step.id, elapsed: next.timeInterval))
+          events(.testSlow(planned.id, elapsed: next.timeInterval))
           state.nextSlow = next + slow * (Int((elapsed - next) / slow) + 1)
         }
         if let limit = hangLimit, !state.limitAnnounced, elapsed >= limit {
@@ -276,7 +276,7 @@ extension TestLife {
           let then = rules.hangGrace.map { "the run ends in \($0.secondsDescription) seconds unless it returns" }
             ?? "the run waits for it"
           FileHandleOutput.standardError.write(
-            "AsyncHarness: \(step.id) is still running after its time limit of \(limit.secondsDescription) seconds, "
+            "AsyncHarness: \(planned.id) is still running after its time limit of \(limit.secondsDescription) seconds, "
               + "outside any wait the harness can end; \(then).\n")
         }
         if let limit = hangLimit, let grace = rules.hangGrace, elapsed >= limit + grace { hung = true }
@@ -286,8 +286,8 @@ extension TestLife {
         let issue = Issue(kind: .timeLimitExceeded,
                           message: "Test exceeded its time limit of \(limit.secondsDescription) seconds outside any wait "
                             + "the harness could end, and had not returned \(grace.secondsDescription) seconds later, so "
-                            + "the run was ended", sourceLocation: step.test.sourceLocation)
-        if let result = abandon(with: issue) { rules.hung(result, step) }
+                            + "the run was ended", sourceLocation: planned.test.sourceLocation)
+        if let result = abandon(with: issue) { rules.hung(result, planned) }
         return
       }
       scheduleNextCheck()

@@ -13,9 +13,9 @@ struct WorkQueue: Sendable {
   enum Work: Sendable {
     /// An entry, run whole and in order by one lane.
     case entry(Runner.Plan.Entry)
-    /// One test of an entry whose tests run in parallel, with the steps to prepare the
+    /// One test of an entry whose tests run in parallel, with the tests to prepare the
     /// executor for: that one.
-    case step(Runner.Step, prepare: Runner.Plan.Steps)
+    case test(Runner.PlannedTest, prepare: Runner.Plan.PlannedTests)
   }
 
   /// What a lane that asks for work gets.
@@ -32,12 +32,12 @@ struct WorkQueue: Sendable {
   private struct ParallelEntry: Sendable {
     let entry: Runner.Plan.Entry
     var repetition = 1
-    var steps: Runner.Plan.Steps
+    var plannedTests: Runner.Plan.PlannedTests
     var next = 0
     var running = 0
     var failed = false
 
-    var hasStepsLeft: Bool { next < steps.endIndex }
+    var hasTestsLeft: Bool { next < plannedTests.endIndex }
   }
 
   private let plan: Runner.Plan
@@ -74,7 +74,7 @@ struct WorkQueue: Sendable {
   private func splits(_ entry: Runner.Plan.Entry) -> Bool {
     guard entry.group.runsTestsInParallel(byDefault: plan.configuration.parallelTests) else { return false }
     return splitsParallelEntries
-      || sideBySide && entry.tests.contains { Runner.Step.runsSideBySide($0, under: entry.host) }
+      || sideBySide && entry.tests.contains { Runner.PlannedTest.runsSideBySide($0, under: entry.host) }
   }
 
   /// Takes the next work, and says which entries taking it opened, in plan order. With
@@ -83,36 +83,36 @@ struct WorkQueue: Sendable {
   /// not ended (so that one lane does not take them all before the others start): when the
   /// next work is anything else, or the share is taken, nothing is (``Next/wait``), and it
   /// stays next.
-  mutating func take(only accepts: ((Runner.Step) -> Bool)? = nil,
+  mutating func take(only accepts: ((Runner.PlannedTest) -> Bool)? = nil,
                      holding: Int = 0) -> (next: Next, opened: [Runner.Plan.Entry]) {
     var opened: [Runner.Plan.Entry] = []
-    if let step = nextStep(accepts, holding: holding) { return (.work(step), opened) }
-    if accepts != nil && parallel.contains(where: \.hasStepsLeft) { return (.wait, opened) }
+    if let planned = nextTest(accepts, holding: holding) { return (.work(planned), opened) }
+    if accepts != nil && parallel.contains(where: \.hasTestsLeft) { return (.wait, opened) }
     while nextEntry < plan.entries.count {
       let entry = plan.entries[nextEntry]
       if accepts != nil && !splits(entry) { return (.wait, opened) }
       nextEntry += 1
       opened.append(entry)
       guard splits(entry) else { return (.work(.entry(entry)), opened) }
-      parallel.append(ParallelEntry(entry: entry, steps: plan.steps(of: entry, repetition: 1)))
-      if let step = nextStep(accepts, holding: holding) { return (.work(step), opened) }
+      parallel.append(ParallelEntry(entry: entry, plannedTests: plan.plannedTests(of: entry, repetition: 1)))
+      if let planned = nextTest(accepts, holding: holding) { return (.work(planned), opened) }
     }
     return (parallel.isEmpty ? .done : .wait, opened)
   }
 
   /// The next test of the first parallel entry that has one to hand out now, unless
   /// `accepts` refuses it or a lane `holding` that many has its share.
-  private mutating func nextStep(_ accepts: ((Runner.Step) -> Bool)?, holding: Int) -> Work? {
+  private mutating func nextTest(_ accepts: ((Runner.PlannedTest) -> Bool)?, holding: Int) -> Work? {
     for index in parallel.indices {
       advance(&parallel[index])
-      guard parallel[index].hasStepsLeft else { continue }
-      if let accepts, !accepts(parallel[index].steps[parallel[index].next]) { return nil }
-      let notEnded = parallel[index].steps.endIndex - parallel[index].next + parallel[index].running
+      guard parallel[index].hasTestsLeft else { continue }
+      if let accepts, !accepts(parallel[index].plannedTests[parallel[index].next]) { return nil }
+      let notEnded = parallel[index].plannedTests.endIndex - parallel[index].next + parallel[index].running
       if accepts != nil && holding >= (notEnded + lanes - 1) / lanes { return nil }
       let next = parallel[index].next
       parallel[index].next += 1
       parallel[index].running += 1
-      return .step(parallel[index].steps[next], prepare: parallel[index].steps[next..<(next + 1)])
+      return .test(parallel[index].plannedTests[next], prepare: parallel[index].plannedTests[next..<(next + 1)])
     }
     return nil
   }
@@ -120,22 +120,22 @@ struct WorkQueue: Sendable {
   /// Moves a parallel entry whose repetition is handed out to its next repetition, when
   /// there is one and it may start.
   private func advance(_ entry: inout ParallelEntry) {
-    guard !entry.hasStepsLeft, entry.repetition < plan.repetitions else { return }
+    guard !entry.hasTestsLeft, entry.repetition < plan.repetitions else { return }
     if plan.configuration.untilFailure && (entry.running > 0 || entry.failed) { return }
     entry.repetition += 1
-    entry.steps = plan.steps(of: entry.entry, repetition: entry.repetition)
+    entry.plannedTests = plan.plannedTests(of: entry.entry, repetition: entry.repetition)
     entry.next = 0
   }
 
   /// Notes that a test handed out alone ended; returns its entry when that closed it (its
   /// last test ended, or none will start because the run `stopped`).
-  mutating func finished(_ step: Runner.Step, failed: Bool, stopped: Bool) -> Runner.Plan.Entry? {
-    guard let index = parallel.firstIndex(where: { $0.entry.suiteRun == step.id.suiteRun }) else { return nil }
+  mutating func finished(_ planned: Runner.PlannedTest, failed: Bool, stopped: Bool) -> Runner.Plan.Entry? {
+    guard let index = parallel.firstIndex(where: { $0.entry.suiteRun == planned.id.suiteRun }) else { return nil }
     parallel[index].running -= 1
     parallel[index].failed = parallel[index].failed || failed
     advance(&parallel[index])
     let entry = parallel[index]
-    guard entry.running == 0, !entry.hasStepsLeft || stopped else { return nil }
+    guard entry.running == 0, !entry.hasTestsLeft || stopped else { return nil }
     parallel.remove(at: index)
     return entry.entry
   }

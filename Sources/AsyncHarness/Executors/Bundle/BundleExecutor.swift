@@ -6,13 +6,13 @@ import Glibc
 import Darwin
 #endif
 
-/// Runs the tests of another package's test bundle (`harness test`): each step's test is
+/// Runs the tests of another package's test bundle (`harness test`): each planned test is
 /// one the bundle listed (``Catalog/init(existing:)``: an XCTest method or a Swift Testing
 /// function), which only the bundle runs.
 ///
 /// Not a process per test: one worker, the bundle started for one testing library (see
-/// ``BundleChannelReader`` for each library's invocation), runs the step asked for and the
-/// steps of the same library the runner prepared after it (``prepare(_:)``, and in a run of
+/// ``BundleChannelReader`` for each library's invocation), runs the test asked for and the
+/// tests of the same library the runner prepared after it (``prepare(_:)``, and in a run of
 /// one lane those of the entries after it, ``prepare(following:of:)``), in one invocation
 /// whose list of tests stays under ``BundleChannelReader/listLimit`` bytes. The worker has
 /// the library ``BundleChannelLibrary`` preloaded, and its testing library's own records
@@ -67,49 +67,49 @@ final class BundleExecutor: TestExecutor {
   /// True: each test runs in a worker process of the bundle.
   var isolatesTests: Bool { true }
 
-  /// Remembers the steps the runner hands over next: the worker started for a step runs
+  /// Remembers the tests the runner hands over next: the worker started for a test runs
   /// them after it in the same process.
-  func prepare(_ steps: Runner.Plan.Steps) {
+  func prepare(_ planned: Runner.Plan.PlannedTests) {
     state.withLock { state in
-      state.prepared = steps
+      state.prepared = planned
       state.following = nil
     }
   }
 
-  /// Remembers the entries the runner hands over after the prepared steps: a new worker runs
+  /// Remembers the entries the runner hands over after the prepared tests: a new worker runs
   /// their tests too.
   func prepare(following entries: ArraySlice<Runner.Plan.Entry>, of plan: Runner.Plan) {
     state.withLock { $0.following = (entries, plan) }
   }
 
-  /// Runs `step` in the worker that was given it, or in a new worker given it and the
-  /// prepared steps after it that have not ended yet.
-  func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
+  /// Runs `test` in the worker that was given it, or in a new worker given it and the
+  /// prepared tests after it that have not ended yet.
+  func run(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
     state.withLock { state in
       while true {
-        if let ended = state.ended.removeValue(forKey: step.id) {
-          state.alone.remove(step.id)
+        if let ended = state.ended.removeValue(forKey: planned.id) {
+          state.alone.remove(planned.id)
           for event in ended.events { events.send(event) }
           return ended.end
         }
-        if state.worker?.holds(step.id) != true {
-          guard step.existing != nil else {
-            return .couldNotStart(reason: "\(step.id.path) is not a test of the test bundle \(bundle)")
+        if state.worker?.holds(planned.id) != true {
+          guard planned.existing != nil else {
+            return .couldNotStart(reason: "\(planned.id.path) is not a test of the test bundle \(bundle)")
           }
-          // A worker running other steps (the runner asked for a retry first) is stopped:
-          // the steps it had not ended run again in a new worker.
+          // A worker running other tests (the runner asked for a retry first) is stopped:
+          // the tests it had not ended run again in a new worker.
           state.worker?.kill()
           do {
-            let steps = state.steps(from: step)
+            let batch = state.batch(from: planned)
             state.worker = try BundleWorker(bundle: bundle, directory: directory, channelLibrary: channelLibrary,
-                                            steps: steps, oneAtATime: state.alone.contains(step.id),
+                                            batch: batch, oneAtATime: state.alone.contains(planned.id),
                                             gracePeriod: gracePeriod, stop: stop)
           } catch {
             state.worker = nil
             return .couldNotStart(reason: "\(error)")
           }
         }
-        if !state.worker!.run(until: step, events: events, ended: &state.ended) {
+        if !state.worker!.run(until: planned, events: events, ended: &state.ended) {
           state.alone.formUnion(state.worker!.runAgainAlone)
           state.worker = nil
         } else if state.worker!.mustBeReplaced {
@@ -134,37 +134,37 @@ final class BundleExecutor: TestExecutor {
   }
 }
 
-/// The executor's worker, the steps prepared, and the tests that ended before the runner
+/// The executor's worker, the tests prepared, and the tests that ended before the runner
 /// asked for them.
 struct BundleRuns {
   fileprivate var worker: BundleWorker?
-  var prepared: Runner.Plan.Steps?
-  /// The entries the runner hands over after the prepared steps, when it knows them.
+  var prepared: Runner.Plan.PlannedTests?
+  /// The entries the runner hands over after the prepared tests, when it knows them.
   var following: (entries: ArraySlice<Runner.Plan.Entry>, plan: Runner.Plan)?
   fileprivate var ended: [TestID: BundleWorker.Ended] = [:]
   /// The tests that were running side by side when their worker crashed: each runs again
   /// alone, in a worker that runs one test at a time, as `swift test --no-parallel` would.
   var alone: Set<TestID> = []
 
-  /// `step`, then the prepared steps after it and the steps of the following entries, of the
+  /// `test`, then the prepared tests after it and the tests of the following entries, of the
   /// same library (the same waiter), that run and have not ended, each with the test it
   /// stands for: what a new worker runs, as many as its list of tests holds. The tests that
   /// must run alone go in a batch of their own (run one at a time), the others in another.
-  func steps(from step: Runner.Step) -> [(step: Runner.Step, test: ExistingTest)] {
-    guard let test = step.existing else { return [] }
-    var batch = [(step: step, test: test)]
+  func batch(from planned: Runner.PlannedTest) -> [(planned: Runner.PlannedTest, test: ExistingTest)] {
+    guard let test = planned.existing else { return [] }
+    var batch = [(planned: planned, test: test)]
     // A schedule's executors are installed as the bundle starts: its test runs alone in it.
-    guard step.schedule == nil else { return batch }
-    let runsAlone = alone.contains(step.id)
+    guard planned.schedule == nil else { return batch }
+    let runsAlone = alone.contains(planned.id)
     var listBytes = test.id.utf8.count
-    var first = step.id
+    var first = planned.id
     first.attempt = 1
     guard let prepared, let index = prepared.firstIndex(where: { $0.id == first }) else { return batch }
     /// Adds the candidates that run; false once the list is full.
-    func add(_ candidates: some Sequence<Runner.Step>) -> Bool {
+    func add(_ candidates: some Sequence<Runner.PlannedTest>) -> Bool {
       for candidate in candidates
       where candidate.test.skipReason == nil && ended[candidate.id] == nil && alone.contains(candidate.id) == runsAlone
-        && candidate.host.name == step.host.name && candidate.schedule == nil {
+        && candidate.host.name == planned.host.name && candidate.schedule == nil {
         guard let test = candidate.existing else { continue }
         listBytes += 1 + test.id.utf8.count
         guard listBytes <= BundleChannelReader.listLimit else { return false }
@@ -173,8 +173,8 @@ struct BundleRuns {
       return true
     }
     guard add(prepared[(index + 1)...]), let following else { return batch }
-    for entry in following.entries where entry.host.name == step.host.name {
-      guard add(following.plan.steps(of: entry, repetition: 1)) else { break }
+    for entry in following.entries where entry.host.name == planned.host.name {
+      guard add(following.plan.plannedTests(of: entry, repetition: 1)) else { break }
     }
     return batch
   }
@@ -196,11 +196,11 @@ private struct BundleWorker {
   private var supervision: WorkerSupervision
   private var transcript: BundleTranscript
 
-  /// Starts the bundle in `directory` for `steps`, each with the test it stands for, all of
+  /// Starts the bundle in `directory` for `tests`, each with the test it stands for, all of
   /// one library, with `channelLibrary` preloaded.
-  init(bundle: String, directory: String, channelLibrary: String, steps: [(step: Runner.Step, test: ExistingTest)],
+  init(bundle: String, directory: String, channelLibrary: String, batch: [(planned: Runner.PlannedTest, test: ExistingTest)],
        oneAtATime: Bool, gracePeriod: Duration, stop: StopRequest?) throws {
-    let library = steps.first?.test.library ?? .xctest
+    let library = batch.first?.test.library ?? .xctest
     let reader = BundleChannelReader(library)
     let marker = "AsyncHarness \(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
     let channel = try ChildProcess.makePipe()
@@ -208,10 +208,10 @@ private struct BundleWorker {
     let process: ChildProcess
     do {
       process = try ChildProcess(
-        executable: bundle, arguments: reader.arguments(running: steps.map(\.test), oneAtATime: oneAtATime),
+        executable: bundle, arguments: reader.arguments(running: batch.map(\.test), oneAtATime: oneAtATime),
         environment: BundleChannelLibrary.environment(library: channelLibrary, testing: library, marker: marker,
-                                                      schedule: steps.first?.step.schedule,
-                                                      saysSteps: steps.first?.step.reportsWaits == true)
+                                                      schedule: batch.first?.planned.schedule,
+                                                      saysSteps: batch.first?.planned.reportsWaits == true)
           .merging(reader.environment) { $1 },
         handing: [(channel.write, BundleChannelLibrary.channelDescriptor)], directory: directory)
     } catch {
@@ -221,15 +221,15 @@ private struct BundleWorker {
     _ = fcntl(channel.read, F_SETFL, fcntl(channel.read, F_GETFL) | O_NONBLOCK)
     watch = WorkerWatch(process: process, channel: channel.read, stop: stop)
     supervision = WorkerSupervision(gracePeriod: gracePeriod)
-    supervision.idleDeadline = steps.first?.step.timeLimit.map { ContinuousClock().now + $0 }
-    transcript = BundleTranscript(reader: reader, marker: Array("\u{1}\(marker) ".utf8), steps: steps,
+    supervision.idleDeadline = batch.first?.planned.timeLimit.map { ContinuousClock().now + $0 }
+    transcript = BundleTranscript(reader: reader, marker: Array("\u{1}\(marker) ".utf8), batch: batch,
                                   oneAtATime: oneAtATime || reader.runsOneTestAtATime)
   }
 
-  /// Whether the step is one this worker runs and has not ended yet.
+  /// Whether the test is one this worker runs and has not ended yet.
   func holds(_ id: TestID) -> Bool { transcript.holds(id) }
 
-  /// Whether the worker is replaced once the step asked for ends: a test left a process
+  /// Whether the worker is replaced once the test asked for ends: a test left a process
   /// running, or it ran under a schedule.
   var mustBeReplaced: Bool { transcript.leftProcesses || transcript.scheduled }
 
@@ -237,10 +237,10 @@ private struct BundleWorker {
   /// alone (in a fresh worker running one test at a time), for a verdict of its own.
   var runAgainAlone: Set<TestID> { transcript.runAgainAlone }
 
-  /// Reads the worker until `step` ends (`true`: the worker runs on) or the worker exits
-  /// (`false`); every test that ends meanwhile goes to `ended`, `step`'s events to `events`.
-  mutating func run(until step: Runner.Step, events: EventSink, ended: inout [TestID: Ended]) -> Bool {
-    transcript.asked = (step, events)
+  /// Reads the worker until `test` ends (`true`: the worker runs on) or the worker exits
+  /// (`false`); every test that ends meanwhile goes to `ended`, `test`'s events to `events`.
+  mutating func run(until planned: Runner.PlannedTest, events: EventSink, ended: inout [TestID: Ended]) -> Bool {
+    transcript.asked = (planned, events)
     defer { ended.merge(transcript.takeEnded()) { $1 } }
     guard let exit = watch.watch(&transcript, &supervision) else { return true }
     if watch.outputHeld {
@@ -257,22 +257,22 @@ private struct BundleWorker {
 }
 
 /// How a test bundle's worker is read: its library's records on the channel
-/// (``BundleChannelReader``) start and end the attempts of the steps given to it, and its
+/// (``BundleChannelReader``) start and end the attempts of the tests given to it, and its
 /// output is cut at the numbered markers written before each record (``MarkedOutput``).
 private struct BundleTranscript: WorkerTranscript {
   private var reader: BundleChannelReader
-  /// The steps given to this worker, by their test's ID.
-  private let steps: [String: Runner.Step]
+  /// The tests given to this worker, by their test's ID.
+  private let planned: [String: Runner.PlannedTest]
   /// Whether the worker runs one test at a time (XCTest, or tests run again alone).
   private let runsOneTestAtATime: Bool
   private var records = LineSplitter()
   private var recordsRead = 0
   private var output: MarkedOutput
-  /// The step the runner waits for, and where its events go.
-  var asked: (step: Runner.Step, events: EventSink)?
+  /// The test the runner waits for, and where its events go.
+  var asked: (planned: Runner.PlannedTest, events: EventSink)?
   /// The tests that ended and were not handed to the executor yet.
   private var ended: [TestID: BundleWorker.Ended] = [:]
-  /// The IDs of the tests that started, and the steps that ended, in this worker.
+  /// The IDs of the tests that started, and the tests that ended, in this worker.
   private var started: Set<String> = []
   private var finished: Set<TestID> = []
   /// Whether a test left a process running: the worker is replaced.
@@ -290,15 +290,15 @@ private struct BundleTranscript: WorkerTranscript {
   /// The tests that were running side by side when the worker crashed.
   private(set) var runAgainAlone: Set<TestID> = []
 
-  init(reader: BundleChannelReader, marker: [UInt8], steps: [(step: Runner.Step, test: ExistingTest)], oneAtATime: Bool) {
+  init(reader: BundleChannelReader, marker: [UInt8], batch: [(planned: Runner.PlannedTest, test: ExistingTest)], oneAtATime: Bool) {
     self.reader = reader
     output = MarkedOutput(marker: marker)
-    self.steps = Dictionary(steps.map { ($0.test.id, $0.step) }) { first, _ in first }
+    planned = Dictionary(batch.map { ($0.test.id, $0.planned) }) { first, _ in first }
     runsOneTestAtATime = oneAtATime
   }
 
   func holds(_ id: TestID) -> Bool {
-    steps.values.contains { $0.id == id } && !finished.contains(id) && !runAgainAlone.contains(id)
+    planned.values.contains { $0.id == id } && !finished.contains(id) && !runAgainAlone.contains(id)
   }
 
   mutating func takeEnded() -> [TestID: BundleWorker.Ended] {
@@ -310,7 +310,7 @@ private struct BundleTranscript: WorkerTranscript {
     supervision.printed(output.append(bytes, recordsRelayed: recordsRead))
   }
 
-  /// Relays the records read; true once the asked step ended.
+  /// Relays the records read; true once the asked test ended.
   mutating func channel(_ bytes: ArraySlice<UInt8>, into supervision: inout WorkerSupervision) -> Bool {
     records.append(bytes)
     while let line = records.next() {
@@ -318,7 +318,7 @@ private struct BundleTranscript: WorkerTranscript {
       recordsRead += 1
       // What the tests printed before the next record is the tests' that ran then.
       supervision.printed(output.release(recordsRelayed: recordsRead))
-      if let asked, ended[asked.step.id] != nil { return true }
+      if let asked, ended[asked.planned.id] != nil { return true }
     }
     return false
   }
@@ -338,53 +338,53 @@ private struct BundleTranscript: WorkerTranscript {
     switch note {
     case .started(let id):
       started.insert(id)
-      guard let step = steps[id], !runAgainAlone.contains(step.id) else { return }
+      guard let planned = planned[id], !runAgainAlone.contains(planned.id) else { return }
       // Events are streamed as they come only where no other test can start beside this one.
-      let streams = step.id == asked?.step.id && runsOneTestAtATime
+      let streams = planned.id == asked?.planned.id && runsOneTestAtATime
       var leftOut: (@Sendable (Substring) -> Bool)?
       if reader.printsOwnLines {
         let ownLines = XCTestOwnLines(of: id)
         leftOut = { ownLines.contains($0) }
       }
-      let deadline = step.timeLimit.map { ContinuousClock().now + $0 }
-      supervision.start(step, sink: streams ? asked?.events : nil, streams: streams, deadline: deadline, leavingOut: leftOut)
+      let deadline = planned.timeLimit.map { ContinuousClock().now + $0 }
+      supervision.start(planned, sink: streams ? asked?.events : nil, streams: streams, deadline: deadline, leavingOut: leftOut)
     case .issue(let id, var issue):
       // An issue of no test running (a Swift Testing suite's) is the test's when only one runs.
       let onlyOne = reader.givesSuiteIssuesToTheRunningTest && supervision.running.count == 1
-        ? supervision.running.first?.step : nil
-      guard let step = steps[id].flatMap({ supervision.runs($0.id) ? $0 : nil }) ?? onlyOne else { return }
-      if issue.sourceLocation == nil { issue.sourceLocation = step.test.sourceLocation }
-      supervision.record(Event(.issueRecorded(step.id, issue)), of: step.id)
+        ? supervision.running.first?.planned : nil
+      guard let planned = planned[id].flatMap({ supervision.runs($0.id) ? $0 : nil }) ?? onlyOne else { return }
+      if issue.sourceLocation == nil { issue.sourceLocation = planned.test.sourceLocation }
+      supervision.record(Event(.issueRecorded(planned.id, issue)), of: planned.id)
     case .ended(let id, let skipReason, let seconds):
       defer { leftByNextEnd = nil }
-      guard let step = steps[id], let attempt = supervision.running.first(where: { $0.step.id == step.id }) else { return }
+      guard let planned = planned[id], let attempt = supervision.running.first(where: { $0.planned.id == planned.id }) else { return }
       // Children are the test's only when no other test ran beside it (they may be another's,
       // still running as it should).
       let left = supervision.running.count == 1 ? (leftByNextEnd ?? []).filter { !knownChildren.contains($0) } : []
       if !left.isEmpty {
         leftProcesses = true
         knownChildren.formUnion(left)
-        supervision.record(Event(.issueRecorded(step.id, Issue(kind: .leaked, message:
+        supervision.record(Event(.issueRecorded(planned.id, Issue(kind: .leaked, message:
           "Leaked work: the test returned while child processes it started are still running ("
             + left.joined(separator: ", ") + "); the test bundle is stopped with them once this test's turn ends, and "
-            + "the tests after it run in a fresh one"))), of: step.id)
+            + "the tests after it run in a fresh one"))), of: planned.id)
       }
       let seconds = seconds ?? attempt.start.duration(to: .now).timeInterval
-      if step.schedule != nil && scheduleOfNextEnd == nil && skipReason == nil {
+      if planned.schedule != nil && scheduleOfNextEnd == nil && skipReason == nil {
         // Never a silent plain run: the bundle could not install the schedule's executors.
-        supervision.record(Event(.issueRecorded(step.id, Issue(kind: .apiMisused, message: "The test ran without its "
+        supervision.record(Event(.issueRecorded(planned.id, Issue(kind: .apiMisused, message: "The test ran without its "
           + "schedule: the library preloaded into its bundle could not install Swift concurrency executors (they need "
           + "Swift 6.3 or later on Linux, in the toolchain that builds the package), so its order was not explored",
-          sourceLocation: step.test.sourceLocation))), of: step.id)
+          sourceLocation: planned.test.sourceLocation))), of: planned.id)
       }
-      end(step, as: skipReason.map { .skipped(reason: $0, duration: seconds) }
+      end(planned, as: skipReason.map { .skipped(reason: $0, duration: seconds) }
         ?? .returned(duration: seconds, trace: scheduleOfNextEnd), into: &supervision)
     case .leftProcesses(let processes):
       leftByNextEnd = processes
     case .schedule(let trace, let jobs, let outside, let escapedAt):
       scheduled = true
       scheduleOfNextEnd = trace
-      guard let step = supervision.running.first?.step else { return }
+      guard let planned = supervision.running.first?.planned else { return }
       var warnings: [String] = []
       if let escapedAt {
         warnings.append(Scheduler.blockedMessage("The Swift concurrency job of step \(escapedAt)",
@@ -392,34 +392,34 @@ private struct BundleTranscript: WorkerTranscript {
       }
       if outside > 0 { warnings.append(Self.outsideMessage(outside: outside, of: jobs, before: trace.firstOutsideStep)) }
       for warning in warnings {
-        supervision.record(Event(.issueRecorded(step.id, Issue(kind: .warning, message: warning,
-                                                               sourceLocation: step.test.sourceLocation))), of: step.id)
+        supervision.record(Event(.issueRecorded(planned.id, Issue(kind: .warning, message: warning,
+                                                               sourceLocation: planned.test.sourceLocation))), of: planned.id)
       }
     case .step(let number, let ran, let virtualTime):
-      guard let step = supervision.running.first?.step else { return }
-      supervision.record(Event(.scheduleStep(step.id, step: number, ran: ran, virtualTime: virtualTime.timeInterval)),
-                         of: step.id)
+      guard let planned = supervision.running.first?.planned else { return }
+      supervision.record(Event(.scheduleStep(planned.id, step: number, ran: ran, virtualTime: virtualTime.timeInterval)),
+                         of: planned.id)
     case .stuck(let virtualTime):
       // The test waits for what nothing will do; its library would wait for ever.
       guard supervision.running.count == 1, let attempt = supervision.running.first else { return }
       scheduled = true
-      supervision.record(Event(.issueRecorded(attempt.step.id, Issue(
+      supervision.record(Event(.issueRecorded(attempt.planned.id, Issue(
         kind: .deadlock, message: ScheduleScope.stuckMessage(at: virtualTime, quietPeriod: BundleChannelLibrary.quietPeriod),
-        sourceLocation: attempt.step.test.sourceLocation))), of: attempt.step.id)
-      end(attempt.step, as: .returned(duration: attempt.start.duration(to: .now).timeInterval), into: &supervision)
+        sourceLocation: attempt.planned.test.sourceLocation))), of: attempt.planned.id)
+      end(attempt.planned, as: .returned(duration: attempt.start.duration(to: .now).timeInterval), into: &supervision)
     }
   }
 
-  /// Ends `step`'s attempt as `end`: kept for the runner, with the events it held.
-  private mutating func end(_ step: Runner.Step, as end: AttemptEnd, into supervision: inout WorkerSupervision) {
-    if case .ended(let attempt, _, _) = supervision.end(step.id, as: end) {
-      ended[step.id] = BundleWorker.Ended(events: attempt.held, end: end)
+  /// Ends `test`'s attempt as `end`: kept for the runner, with the events it held.
+  private mutating func end(_ planned: Runner.PlannedTest, as end: AttemptEnd, into supervision: inout WorkerSupervision) {
+    if case .ended(let attempt, _, _) = supervision.end(planned.id, as: end) {
+      ended[planned.id] = BundleWorker.Ended(events: attempt.held, end: end)
     }
-    finished.insert(step.id)
-    lastEnded = step.id
+    finished.insert(planned.id)
+    lastEnded = planned.id
     scheduleOfNextEnd = nil
     if supervision.running.isEmpty {
-      supervision.idleDeadline = asked?.step.timeLimit.map { ContinuousClock().now + $0 }
+      supervision.idleDeadline = asked?.planned.timeLimit.map { ContinuousClock().now + $0 }
     }
   }
 
@@ -434,7 +434,7 @@ private struct BundleTranscript: WorkerTranscript {
   /// Ends what the worker's end ends: the attempts running finish as the supervisor decides
   /// (``WorkerSupervision/exited(_:)``), those to run again alone in a fresh worker, without
   /// the supervisor's notes (`swift test` gives none). When
-  /// none ran, the step asked for ends so; the tests it never started run again in a new
+  /// none ran, the test asked for ends so; the tests it never started run again in a new
   /// worker, unless it ended as its library ends having run every test it knows (it has none
   /// of the others).
   mutating func exited(_ exit: ProcessEnding, into supervision: inout WorkerSupervision) {
@@ -442,21 +442,21 @@ private struct BundleTranscript: WorkerTranscript {
       for outcome in supervision.exited(exit) {
         switch outcome {
         case .ended(let attempt, let end, _):
-          ended[attempt.step.id] = BundleWorker.Ended(events: attempt.held, end: end)
-          finished.insert(attempt.step.id)
+          ended[attempt.planned.id] = BundleWorker.Ended(events: attempt.held, end: end)
+          finished.insert(attempt.planned.id)
         case .runAgain(let attempt, _, _):
           // As `swift test` gives no such warning, the test runs again silently.
-          runAgainAlone.insert(attempt.step.id)
+          runAgainAlone.insert(attempt.planned.id)
         }
       }
       return
     }
-    guard let asked = asked?.step else { return }
+    guard let asked = asked?.planned else { return }
     let complete = supervision.stopping == nil && reader.statusesOfACompleteRun.contains { exit == .exited($0) }
     if complete {
-      for (id, step) in steps where !started.contains(id) {
-        ended[step.id] = BundleWorker.Ended(end: .couldNotStart(
-          reason: "The test bundle ran no test \(step.id.path): it has no such \(reader.libraryName) test"))
+      for (id, planned) in planned where !started.contains(id) {
+        ended[planned.id] = BundleWorker.Ended(end: .couldNotStart(
+          reason: "The test bundle ran no test \(planned.id.path): it has no such \(reader.libraryName) test"))
       }
     } else if finished.isEmpty || supervision.stopping != nil {
       ended[asked.id] = BundleWorker.Ended(end: supervision.ending(exit, timeLimit: asked.timeLimit, output: supervision.tail))

@@ -35,27 +35,27 @@ import Synchronization
     self.afterAbandonedBody = afterAbandonedBody
   }
 
-  /// Runs one step (a test under one waiter), streaming its issues and output to `events`
+  /// Runs one test (a test under one waiter), streaming its issues and output to `events`
   /// as they happen.
   /// - Parameters:
-  ///   - step: The test to run and how.
+  ///   - test: The test to run and how.
   ///   - events: Where its issues and output go.
   /// - Returns: ``AttemptEnd/returned(duration:trace:)``: a test in this process always
   ///   returns (one that never does ends the run from the runner's watch).
-  @_spi(ForToolsIntegrationOnly) public func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
-    attempt(step, events: events).end
+  @_spi(ForToolsIntegrationOnly) public func run(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
+    attempt(planned, events: events).end
   }
 
-  /// Runs one step as ``run(_:events:)`` does, and says whether the test ran past its time
+  /// Runs one test as ``run(_:events:)`` does, and says whether the test ran past its time
   /// limit (a worker process is then retired).
   /// - Parameter afterAsyncCode: called at the end of each piece of the test's `async`
   ///   code, on its task, before the test goes on (a worker's leak check sends its
   ///   canaries there).
-  func attempt(_ step: Runner.Step, events: EventSink,
+  func attempt(_ planned: Runner.PlannedTest, events: EventSink,
                afterAsyncCode: (@Sendable () -> Void)? = nil) -> (end: AttemptEnd, exceededTimeLimit: Bool) {
-    guard let (suite, test, waiter) = step.harness else { return (Self.notHarness(step), false) }
+    guard let (suite, test, waiter) = planned.harness else { return (Self.notHarness(planned), false) }
     let start = ContinuousClock().now
-    let (record, context) = Self.context(of: step, under: waiter, events: events)
+    let (record, context) = Self.context(of: planned, under: waiter, events: events)
     let hooks = Hooks(scope: waiter.scope(for: context), afterAsyncCode: afterAsyncCode)
     capture?.begin()
     TestRecord.$current.withValue(record) {
@@ -66,16 +66,16 @@ import Synchronization
     return (.returned(duration: start.duration(to: .now).timeInterval, trace: hooks.scope?.trace), record.exceededTimeLimit)
   }
 
-  /// Runs one step of an `async` test in the calling task, side by side with others (a
+  /// Runs one attempt of an `async` test in the calling task, side by side with others (a
   /// worker's `start` request, ``WorkerRequest/start(_:)``): its set-up, body, teardown blocks
   /// and tear-down. The task carries the test's record, so what the test records, its waits
   /// and expectations stay its own while other tests run. The test has no strategy's scope
   /// (the scheduled strategy keeps a test alone in its process) and no time limit of its own
   /// outside its waits: its parent stops the worker when it runs past its limit.
-  func attemptSideBySide(_ step: Runner.Step, events: EventSink) async -> (end: AttemptEnd, exceededTimeLimit: Bool) {
-    guard let (suite, test, waiter) = step.harness else { return (Self.notHarness(step), false) }
+  func attemptSideBySide(_ planned: Runner.PlannedTest, events: EventSink) async -> (end: AttemptEnd, exceededTimeLimit: Bool) {
+    guard let (suite, test, waiter) = planned.harness else { return (Self.notHarness(planned), false) }
     let start = ContinuousClock().now
-    let (record, context) = Self.context(of: step, under: waiter, events: events)
+    let (record, context) = Self.context(of: planned, under: waiter, events: events)
     await TestRecord.$current.withValue(record) {
       await TestRecord.$body.withValue(record) {
         record.markBodyTask()
@@ -87,19 +87,19 @@ import Synchronization
     return (.returned(duration: start.duration(to: .now).timeInterval, trace: nil), record.exceededTimeLimit)
   }
 
-  /// How a step that is no harness test ends here: another package's test runs only in its
+  /// How a test that is no harness test ends here: another package's test runs only in its
   /// own test bundle (``BundleExecutor``).
-  private static func notHarness(_ step: Runner.Step) -> AttemptEnd {
-    .couldNotStart(reason: "\(step.id.path) is a test of another package's test bundle, which only that bundle runs")
+  private static func notHarness(_ planned: Runner.PlannedTest) -> AttemptEnd {
+    .couldNotStart(reason: "\(planned.id.path) is a test of another package's test bundle, which only that bundle runs")
   }
 
   /// A test's record and context as an attempt starts.
-  private static func context(of step: Runner.Step, under waiter: any Waiter,
+  private static func context(of planned: Runner.PlannedTest, under waiter: any Waiter,
                               events: EventSink) -> (TestRecord, TestContext) {
-    let record = TestRecord(id: step.id, events: events)
-    return (record, TestContext(record: record, waiter: waiter, defaultTimeout: step.defaultTimeout,
-                                timeLimit: step.timeLimit, schedule: step.schedule, jitter: step.jitter,
-                                reportsWaits: step.reportsWaits))
+    let record = TestRecord(id: planned.id, events: events)
+    return (record, TestContext(record: record, waiter: waiter, defaultTimeout: planned.defaultTimeout,
+                                timeLimit: planned.timeLimit, schedule: planned.schedule, jitter: planned.jitter,
+                                reportsWaits: planned.reportsWaits))
   }
 
   /// Stops capturing output.

@@ -29,7 +29,7 @@ import Darwin
 struct WorkerSupervision {
   /// One attempt running in the worker.
   struct Attempt {
-    let step: Runner.Step
+    let planned: Runner.PlannedTest
     /// Its reference on the worker's channel, when the worker names attempts so.
     let ref: Int?
     /// Whether its events go to ``sink`` as they come; else they are held until it ends.
@@ -48,7 +48,7 @@ struct WorkerSupervision {
 
     /// Streams what is left of its output, a line without its newline too.
     mutating func flushOutput() {
-      if let text = printed.flush() { emit(Event(.outputCaptured(step.id, text))) }
+      if let text = printed.flush() { emit(Event(.outputCaptured(planned.id, text))) }
     }
   }
 
@@ -94,28 +94,28 @@ struct WorkerSupervision {
   }
 
   /// Whether an attempt of `id` runs.
-  func runs(_ id: TestID) -> Bool { running.contains { $0.step.id == id } }
+  func runs(_ id: TestID) -> Bool { running.contains { $0.planned.id == id } }
 
   /// The ID of the attempt with channel reference `ref`, if it runs.
-  func id(ofRef ref: Int) -> TestID? { running.first { $0.ref == ref }?.step.id }
+  func id(ofRef ref: Int) -> TestID? { running.first { $0.ref == ref }?.planned.id }
 
   /// The worker's last lines of output (``OutputBuffer/tail``).
   var tail: String { recent.tail }
 
   // MARK: Inputs
 
-  /// An attempt of `step` starts, under channel reference `ref`, its events streamed to `sink`
+  /// An attempt of `test` starts, under channel reference `ref`, its events streamed to `sink`
   /// when `streams`, its lines that `leavingOut` names left out of its output.
-  mutating func start(_ step: Runner.Step, ref: Int? = nil, sink: EventSink?, streams: Bool,
+  mutating func start(_ planned: Runner.PlannedTest, ref: Int? = nil, sink: EventSink?, streams: Bool,
                       deadline: ContinuousClock.Instant?, leavingOut: (@Sendable (Substring) -> Bool)? = nil) {
-    running.append(Attempt(step: step, ref: ref, streams: streams, sink: sink, printed: PrintedLines(leavingOut: leavingOut),
+    running.append(Attempt(planned: planned, ref: ref, streams: streams, sink: sink, printed: PrintedLines(leavingOut: leavingOut),
                            deadline: deadline))
   }
 
   /// The attempt of `id` recorded `event`; `false` when no such attempt runs.
   @discardableResult
   mutating func record(_ event: Event, of id: TestID) -> Bool {
-    guard let index = running.firstIndex(where: { $0.step.id == id }) else { return false }
+    guard let index = running.firstIndex(where: { $0.planned.id == id }) else { return false }
     running[index].emit(event)
     return true
   }
@@ -128,14 +128,14 @@ struct WorkerSupervision {
     let shared = running.count > 1
     for index in running.indices {
       if let text = running[index].printed.add(bytes, shared: shared) {
-        running[index].emit(Event(.outputCaptured(running[index].step.id, text)))
+        running[index].emit(Event(.outputCaptured(running[index].planned.id, text)))
       }
     }
   }
 
   /// The worker said how the attempt of `id` ended; `nil` when no such attempt runs.
   mutating func end(_ id: TestID, as end: AttemptEnd, note: Issue? = nil) -> Finished? {
-    guard let index = running.firstIndex(where: { $0.step.id == id }) else { return nil }
+    guard let index = running.firstIndex(where: { $0.planned.id == id }) else { return nil }
     var attempt = running.remove(at: index)
     attempt.flushOutput()
     return .ended(attempt, end, note: note)
@@ -147,7 +147,7 @@ struct WorkerSupervision {
   mutating func outputHeld(by worker: String) -> Issue {
     let issue = Issue(kind: .leaked, message: "Leaked work: a process the tests started still held \(worker)'s output open "
       + "after it exited; it was stopped with \(worker)'s process group")
-    for attempt in running { record(Event(.issueRecorded(attempt.step.id, issue)), of: attempt.step.id) }
+    for attempt in running { record(Event(.issueRecorded(attempt.planned.id, issue)), of: attempt.planned.id) }
     return issue
   }
 
@@ -166,7 +166,7 @@ struct WorkerSupervision {
   mutating func tick(at now: ContinuousClock.Instant) -> Int32? {
     guard !draining, let next = nextDeadline, next <= now else { return nil }
     if stopping == nil {
-      pastDeadline = Set(running.filter { $0.deadline.map { $0 <= now } ?? false }.map(\.step.id))
+      pastDeadline = Set(running.filter { $0.deadline.map { $0 <= now } ?? false }.map(\.planned.id))
     }
     return stop(at: now, interrupt: nil)
   }
@@ -220,23 +220,23 @@ struct WorkerSupervision {
   mutating func exited(_ exit: ProcessEnding) -> [Finished] {
     for index in running.indices { running[index].flushOutput() }
     if !replacementSaid, let reason = replacement(exit),
-       let said = running.firstIndex(where: { pastDeadline.contains($0.step.id) || culprits.contains($0.step.id) })
+       let said = running.firstIndex(where: { pastDeadline.contains($0.planned.id) || culprits.contains($0.planned.id) })
          ?? running.indices.first {
       replacementSaid = true
       // Said even by an attempt that runs again, whose held events are dropped.
-      let replaced = Event(.workerReplaced(running[said].step.id, reason: reason))
+      let replaced = Event(.workerReplaced(running[said].planned.id, reason: reason))
       if let sink = running[said].sink { sink.send(replaced) } else { running[said].held.append(replaced) }
     }
     let all = running
     running = []
     if all.count == 1, let only = all.first {
-      return [.ended(only, ending(exit, timeLimit: only.step.timeLimit, output: only.printed.tail), note: nil)]
+      return [.ended(only, ending(exit, timeLimit: only.planned.timeLimit, output: only.printed.tail), note: nil)]
     }
     if stopping?.interrupt != nil {
-      return all.map { .ended($0, ending(exit, timeLimit: $0.step.timeLimit, output: recent.tail), note: nil) }
+      return all.map { .ended($0, ending(exit, timeLimit: $0.planned.timeLimit, output: recent.tail), note: nil) }
     }
-    let ends = all.filter { pastDeadline.contains($0.step.id) || culprits.contains($0.step.id) }
-    let others = all.filter { !pastDeadline.contains($0.step.id) && !culprits.contains($0.step.id) }
+    let ends = all.filter { pastDeadline.contains($0.planned.id) || culprits.contains($0.planned.id) }
+    let others = all.filter { !pastDeadline.contains($0.planned.id) && !culprits.contains($0.planned.id) }
     let why: String
     if !pastDeadline.isEmpty {
       why = "was stopped because \(Self.names(ends)) ran past its time limit"
@@ -250,15 +250,15 @@ struct WorkerSupervision {
     var finished: [Finished] = others.map { attempt in
       .runAgain(attempt, note: Issue(
         kind: .warning, message: "The worker process running this test side by side with "
-          + "\(Self.names(all.filter { $0.step.id != attempt.step.id })) \(why), so this test ran again "
+          + "\(Self.names(all.filter { $0.planned.id != attempt.planned.id })) \(why), so this test ran again "
           + (culpritKnown ? "without it" : "beside fewer of them"),
-        sourceLocation: attempt.step.test.sourceLocation), culpritKnown: culpritKnown)
+        sourceLocation: attempt.planned.test.sourceLocation), culpritKnown: culpritKnown)
     }
     for attempt in ends {
       let note = others.isEmpty ? nil : Issue(
         kind: .warning, message: "Side by side with this test ran \(Self.names(others)), which ran again without it",
-        sourceLocation: attempt.step.test.sourceLocation)
-      finished.append(.ended(attempt, ending(exit, timeLimit: attempt.step.timeLimit, output: recent.tail), note: note))
+        sourceLocation: attempt.planned.test.sourceLocation)
+      finished.append(.ended(attempt, ending(exit, timeLimit: attempt.planned.timeLimit, output: recent.tail), note: note))
     }
     return finished
   }
@@ -266,7 +266,7 @@ struct WorkerSupervision {
   /// The attempts' tests, by path: the first eight, and how many others (a warning for each of
   /// 256 tests naming the 255 others would be megabytes).
   private static func names(_ attempts: [Attempt]) -> String {
-    let named = attempts.prefix(8).map(\.step.id.path).joined(separator: ", ")
+    let named = attempts.prefix(8).map(\.planned.id.path).joined(separator: ", ")
     return attempts.count > 8 ? "\(named) and \(attempts.count - 8) other tests" : named
   }
 }

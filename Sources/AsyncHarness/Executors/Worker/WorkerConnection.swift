@@ -26,10 +26,10 @@ struct WorkerConnection {
   /// How many attempts run.
   var count: Int { supervision.running.count }
 
-  /// Begins the attempt of `step` the worker runs next or started (channel reference `ref`),
+  /// Begins the attempt of `test` the worker runs next or started (channel reference `ref`),
   /// stopped at `deadline`: its events streamed to `events` when it runs alone, else held.
-  mutating func begin(_ step: Runner.Step, ref: Int?, events: EventSink, alone: Bool, deadline: ContinuousClock.Instant?) {
-    supervision.start(step, ref: ref, sink: events, streams: alone, deadline: deadline)
+  mutating func begin(_ planned: Runner.PlannedTest, ref: Int?, events: EventSink, alone: Bool, deadline: ContinuousClock.Instant?) {
+    supervision.start(planned, ref: ref, sink: events, streams: alone, deadline: deadline)
     messages.others = events
     if alone { supervision.printed(messages.startNextTest()) }
   }

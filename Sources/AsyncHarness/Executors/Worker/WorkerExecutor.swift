@@ -11,9 +11,9 @@ import Darwin
 /// worker, so the parent never runs user code.
 ///
 /// One worker runs test after test. Requests and the worker's events travel on a private
-/// channel (`docs/ARCHITECTURE.md`): steps named by their position, never by their names, and
+/// channel (`docs/ARCHITECTURE.md`): tests named by their position, never by their names, and
 /// events streamed live as the test records them. The worker's standard output and standard
-/// error become the running test's output. The steps the runner announces (``prepare(_:)``)
+/// error become the running test's output. The tests the runner announces (``prepare(_:)``)
 /// are sent to the worker up to ``pipelineDepth`` ahead, so that its next test starts
 /// without waiting for this process; a marker line the worker writes as each test starts
 /// keeps their outputs apart, and after a failing test the worker pauses, dropping what was
@@ -94,26 +94,26 @@ import Darwin
   /// How many requests a worker holds at most: the test it runs and the ones it runs next.
   @_spi(ForToolsIntegrationOnly) public static let pipelineDepth = 8
 
-  /// Remembers the steps the runner hands over next, so that a worker can be sent them
+  /// Remembers the tests the runner hands over next, so that a worker can be sent them
   /// before the test it runs ends (its next test then starts without waiting for a round
   /// trip through this process).
-  @_spi(ForToolsIntegrationOnly) public func prepare(_ steps: Runner.Plan.Steps) {
+  @_spi(ForToolsIntegrationOnly) public func prepare(_ planned: Runner.Plan.PlannedTests) {
     state.withLock { state in
-      state.prepared = freshProcessPerTest ? steps[steps.startIndex..<steps.startIndex] : steps
-      state.nextToSend = steps.startIndex
+      state.prepared = freshProcessPerTest ? planned[planned.startIndex..<planned.startIndex] : planned
+      state.nextToSend = planned.startIndex
     }
   }
 
-  /// Runs one attempt of a step (a test under one waiter) in a worker, streaming its issues
+  /// Runs one attempt of a test (a test under one waiter) in a worker, streaming its issues
   /// and output to `events` as they happen.
   /// - Parameters:
-  ///   - step: The test to run and how.
+  ///   - test: The test to run and how.
   ///   - events: Where its issues and output go.
   /// - Returns: How the attempt ended.
-  @_spi(ForToolsIntegrationOnly) public func run(_ step: Runner.Step, events: EventSink) -> AttemptEnd {
+  @_spi(ForToolsIntegrationOnly) public func run(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
     state.withLock { state in
-      if let worker = state.worker, let next = worker.inFlight.first, next.id != step.id {
-        // The runner asked for a step other than the one the worker runs next: that worker
+      if let worker = state.worker, let next = worker.inFlight.first, next.id != planned.id {
+        // The runner asked for a test other than the one the worker runs next: that worker
         // cannot be told to forget what it was sent.
         state.rewind()
         var stopped = worker
@@ -121,12 +121,12 @@ import Darwin
         state.worker = nil
       }
       if state.worker?.inFlight.isEmpty ?? true {
-        // A retry was never prepared; the step asked for is almost always the next one.
-        if step.id.attempt == 1, let prepared = state.prepared,
-           let index = prepared[state.nextToSend...].firstIndex(where: { $0.id == step.id }) {
+        // A retry was never prepared; the test asked for is almost always the next one.
+        if planned.id.attempt == 1, let prepared = state.prepared,
+           let index = prepared[state.nextToSend...].firstIndex(where: { $0.id == planned.id }) {
           state.nextToSend = index + 1
         }
-        if let worker = state.worker, !state.send(step) {
+        if let worker = state.worker, !state.send(planned) {
           var ended = worker
           ended.kill()
           state.worker = nil
@@ -138,7 +138,7 @@ import Darwin
             return .couldNotStart(reason: "\(error)")
           }
           // A worker that dies before reading it is reported by the wait.
-          _ = state.send(step)
+          _ = state.send(planned)
         }
       }
       if freshProcessPerTest && state.spare == nil {
@@ -147,8 +147,8 @@ import Darwin
         state.spare = try? connection()
       }
       state.topUp()
-      state.worker!.begin(step, ref: state.worker!.inFlight.first?.ref, events: events, alone: true,
-                          deadline: deadline(of: step))
+      state.worker!.begin(planned, ref: state.worker!.inFlight.first?.ref, events: events, alone: true,
+                          deadline: deadline(of: planned))
       let (replies, finished, ended) = state.worker!.wait()
       if !state.worker!.inFlight.isEmpty { state.worker!.inFlight.removeFirst() }
       // A reply read as the worker ended still says how the attempt ended.
@@ -165,7 +165,7 @@ import Darwin
         state.worker = nil
       } else if reply.paused {
         // The worker drops what it was sent until it reads this: the runner may run another
-        // step next (a retry).
+        // test next (a retry).
         state.rewind()
         _ = state.worker!.process.send(.resume)
       }
@@ -178,9 +178,9 @@ import Darwin
     try WorkerConnection(executable: executable, marker: sideBySide ? nil : marker, gracePeriod: gracePeriod, stop: stop)
   }
 
-  /// When a worker is stopped for `step`: its time limit and the margin, from now.
-  private func deadline(of step: Runner.Step) -> ContinuousClock.Instant? {
-    step.timeLimit.map { ContinuousClock().now + $0 + timeLimitMargin }
+  /// When a worker is stopped for `test`: its time limit and the margin, from now.
+  private func deadline(of planned: Runner.PlannedTest) -> ContinuousClock.Instant? {
+    planned.timeLimit.map { ContinuousClock().now + $0 + timeLimitMargin }
   }
 
   /// Sends what an attempt held, and the note of how it ended, to its events; returns how it ended.
@@ -188,7 +188,7 @@ import Darwin
     switch finished {
     case .ended(let attempt, let end, let note):
       for event in attempt.held { attempt.sink?.send(event) }
-      if let note { attempt.sink?(.issueRecorded(attempt.step.id, note)) }
+      if let note { attempt.sink?(.issueRecorded(attempt.planned.id, note)) }
       return end
     case .runAgain, nil:
       return .couldNotStart(reason: "the worker ended without saying how the test ended")
@@ -204,7 +204,7 @@ import Darwin
   /// Tells the worker (and the spare, under `--isolation test`) to stop and waits for it to
   /// exit; one that does not exit within the grace period is stopped (SIGTERM, then SIGKILL
   /// after another). A worker still holding
-  /// steps the runner never asked for (the run stopped) is killed at once.
+  /// tests the runner never asked for (the run stopped) is killed at once.
   @_spi(ForToolsIntegrationOnly) public func finish() {
     state.withLock { state in
       if var worker = state.worker {
@@ -230,10 +230,10 @@ import Darwin
     state.withLock { !($0.sideBySide?.messages.retiring ?? false) }
   }
 
-  /// Starts `step` side by side with the tests running so (``WorkerRequest/start(_:)``), in
+  /// Starts `test` side by side with the tests running so (``WorkerRequest/start(_:)``), in
   /// the lane's side-by-side worker, started now when there is none; returns how the attempt
   /// ended when it could not start. ``waitSideBySide()`` says how it ends.
-  @_spi(ForToolsIntegrationOnly) public func startSideBySide(_ step: Runner.Step, events: EventSink) -> AttemptEnd? {
+  @_spi(ForToolsIntegrationOnly) public func startSideBySide(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd? {
     state.withLock { state in
       if state.sideBySide == nil {
         do {
@@ -243,8 +243,8 @@ import Darwin
         }
       }
       // A worker that dies before reading it is reported by the wait.
-      let ref = state.sideBySide!.process.send(step, sideBySide: true)
-      state.sideBySide!.begin(step, ref: ref, events: events, alone: false, deadline: deadline(of: step))
+      let ref = state.sideBySide!.process.send(planned, sideBySide: true)
+      state.sideBySide!.begin(planned, ref: ref, events: events, alone: false, deadline: deadline(of: planned))
       return nil
     }
   }
@@ -267,9 +267,9 @@ import Darwin
       return (replies.map(\.finished) + finished).map { finished in
         switch finished {
         case .ended(let attempt, _, _):
-          return .ended(attempt.step.id, Self.deliver(finished))
+          return .ended(attempt.planned.id, Self.deliver(finished))
         case .runAgain(let attempt, let note, let culpritKnown):
-          let id = attempt.step.id
+          let id = attempt.planned.id
           // Said once: a test run again in halves after crashes that named no test would be
           // warned at each crash of its half.
           if state.warnedOfRunningAgain.insert(id).inserted { attempt.sink?(.issueRecorded(id, note)) }
@@ -294,7 +294,7 @@ extension AttemptEnd {
   }
 }
 
-/// The executor's worker and the steps it was sent.
+/// The executor's worker and the tests it was sent.
 private struct Pipeline {
   var worker: WorkerConnection?
   /// Under `--isolation test`, the worker started for the next test while this one runs.
@@ -303,8 +303,8 @@ private struct Pipeline {
   var sideBySide: WorkerConnection?
   /// The attempts told why they run again: each is told once.
   var warnedOfRunningAgain: Set<TestID> = []
-  /// The steps the runner said it hands over next, and the index of the first not sent yet.
-  var prepared: Runner.Plan.Steps?
+  /// The tests the runner said it hands over next, and the index of the first not sent yet.
+  var prepared: Runner.Plan.PlannedTests?
   var nextToSend = 0
 
   /// The spare worker, which becomes the caller's.
@@ -313,27 +313,27 @@ private struct Pipeline {
     return spare
   }
 
-  /// Sends `step` to the worker; `false` when it no longer reads (it died).
-  mutating func send(_ step: Runner.Step, planIndex: Int? = nil) -> Bool {
-    guard let ref = worker!.process.send(step) else { return false }
-    worker!.inFlight.append((step.id, planIndex, ref))
+  /// Sends `test` to the worker; `false` when it no longer reads (it died).
+  mutating func send(_ planned: Runner.PlannedTest, planIndex: Int? = nil) -> Bool {
+    guard let ref = worker!.process.send(planned) else { return false }
+    worker!.inFlight.append((planned.id, planIndex, ref))
     return true
   }
 
-  /// Sends prepared steps until the worker holds ``WorkerExecutor/pipelineDepth`` of them.
+  /// Sends prepared tests until the worker holds ``WorkerExecutor/pipelineDepth`` of them.
   /// A worker that died stops taking them; its session reports the death.
   mutating func topUp() {
     guard let prepared else { return }
     while let worker, worker.inFlight.count < WorkerExecutor.pipelineDepth, nextToSend < prepared.endIndex {
-      let step = prepared[nextToSend]
-      // A skipped step is reported by the runner and never runs.
-      guard step.test.skipReason != nil || send(step, planIndex: nextToSend) else { return }
+      let planned = prepared[nextToSend]
+      // A skipped test is reported by the runner and never runs.
+      guard planned.test.skipReason != nil || send(planned, planIndex: nextToSend) else { return }
       nextToSend += 1
     }
   }
 
-  /// Forgets the steps the worker was sent and has not run (it died, drops them after a
-  /// failure, or holds steps the runner did not ask for): they are sent again when the
+  /// Forgets the tests the worker was sent and has not run (it died, drops them after a
+  /// failure, or holds tests the runner did not ask for): they are sent again when the
   /// runner asks for them.
   mutating func rewind() {
     guard let waiting = worker?.inFlight else { return }

@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// The worker side of `--isolation worker`: a suites executable started with
-/// ``WorkerMain/flag`` runs the steps its parent asks for on its private channel
+/// ``WorkerMain/flag`` runs the tests its parent asks for on its private channel
 /// (``WorkerChannel``), one at a time, on its main thread (so blocking waits turn a real main
 /// run loop), or `async` tests side by side as tasks (``SideBySideTests``), and streams their
 /// issues back on the same channel.
@@ -54,9 +54,9 @@ enum WorkerMain {
       case .resume:
         paused = false
       case .start(let request):
-        switch catalog.step(for: request) {
-        case .success(let step) where step.runsSideBySide:
-          sideBySide.start(step, ref: request.ref, executor: executor)
+        switch catalog.plannedTest(for: request) {
+        case .success(let planned) where planned.runsSideBySide:
+          sideBySide.start(planned, ref: request.ref, executor: executor)
         case .success:
           channel.send(.cannotRun(request.id, reason: "\(request.id.path) cannot run side by side with other tests: "
             + "only an async test of a real-time strategy can"))
@@ -72,25 +72,25 @@ enum WorkerMain {
           fflush(nil)  // a partial line a test printed lands before the marker
           try? writeWhole(marker, to: 1, path: "standard output")
         }
-        switch catalog.step(for: request) {
-        case .success(let step):
+        switch catalog.plannedTest(for: request) {
+        case .success(let planned):
           let failed = Atomic(false)
           let events = EventSink { event in
-            if case .issueRecorded(step.id, let issue) = event.kind, issue.isFailure { failed.store(true, ordering: .relaxed) }
+            if case .issueRecorded(planned.id, let issue) = event.kind, issue.isFailure { failed.store(true, ordering: .relaxed) }
             channel.send(event, ref: request.ref)
           }
           let canary = PoolCanary(countingPoolJobs: leaks.countsPoolJobs)
-          let (end, exceededTimeLimit) = executor.attempt(step, events: events, afterAsyncCode: canary.send)
+          let (end, exceededTimeLimit) = executor.attempt(planned, events: events, afterAsyncCode: canary.send)
           // A test past its limit retires its worker anyway, and its body may hold the pool.
           let leaked = exceededTimeLimit ? (messages: [], retire: false) : leaks.findings(canary: canary)
           for message in leaked.messages {
-            events(.issueRecorded(step.id, Issue(kind: .leaked, message: message, sourceLocation: step.test.sourceLocation)))
+            events(.issueRecorded(planned.id, Issue(kind: .leaked, message: message, sourceLocation: planned.test.sourceLocation)))
           }
-          // A partial line the test printed reaches the parent before the step's end does.
+          // A partial line the test printed reaches the parent before the test's end does.
           fflush(nil)
           let (duration, trace) = if case .returned(let duration, let trace) = end { (duration, trace) } else { (0.0, nil) }
           paused = failed.load(ordering: .relaxed)
-          channel.send(.returned(step.id, duration: duration, trace: trace, paused: paused,
+          channel.send(.returned(planned.id, duration: duration, trace: trace, paused: paused,
                                  retire: exceededTimeLimit ? .exceededTimeLimit : leaked.retire ? .leakedWork : nil))
         case .failure(let error):
           paused = true
@@ -102,7 +102,7 @@ enum WorkerMain {
   }
 }
 
-/// The steps a worker can run, found by their position among the suites it was given:
+/// The tests a worker can run, found by their position among the suites it was given:
 /// the same suites, built by the same code, as its parent's.
 struct WorkerCatalog {
   private let catalog: Catalog
@@ -113,8 +113,8 @@ struct WorkerCatalog {
     self.registry = registry
   }
 
-  /// The step `request` names, or why there is none.
-  func step(for request: WorkerRunRequest) -> Result<Runner.Step, WorkerError> {
+  /// The test `request` names, or why there is none.
+  func plannedTest(for request: WorkerRunRequest) -> Result<Runner.PlannedTest, WorkerError> {
     let position = request.position
     let id = request.id
     let groups = catalog.groups
@@ -132,7 +132,7 @@ struct WorkerCatalog {
     guard let waiter = registry.waiter(named: id.waiter) else {
       return .failure(WorkerError("the worker has no waiter strategy \(id.waiter)"))
     }
-    return .success(Runner.Step(
+    return .success(Runner.PlannedTest(
       group: group, test: test, host: .waiter(waiter), id: id, position: position,
       defaultTimeout: .seconds(request.defaultTimeout), timeLimit: request.timeLimit.map { .seconds($0) },
       schedule: id.schedule.flatMap { ScheduleToken($0)?.schedule }, jitter: request.jitterSeed.map(Jitter.init(seed:)),

@@ -28,7 +28,7 @@ final class WorkerProcess {
   /// Request bytes the socket did not take yet, from `unsentStart` on.
   private var unsent: [UInt8] = []
   private var unsentStart = 0
-  /// The reference of the last step sent.
+  /// The reference of the last test sent.
   private var lastRef = 0
 
   /// Starts `executable` with `arguments`, this process's environment and `environment`.
@@ -55,12 +55,12 @@ final class WorkerProcess {
     return flush()
   }
 
-  /// Queues a step to run next (`run`), or side by side with others (`start`), under a
+  /// Queues a test to run next (`run`), or side by side with others (`start`), under a
   /// reference of its own (``WorkerRunRequest/ref``); returns it, or `nil` when the worker no
   /// longer reads.
-  func send(_ step: Runner.Step, sideBySide: Bool = false) -> Int? {
+  func send(_ planned: Runner.PlannedTest, sideBySide: Bool = false) -> Int? {
     lastRef += 1
-    let request = WorkerRunRequest(step, ref: lastRef)
+    let request = WorkerRunRequest(planned, ref: lastRef)
     return send(sideBySide ? .start(request) : .run(request)) ? lastRef : nil
   }
 

@@ -4,12 +4,12 @@ import Foundation
 /// private channel (``WorkerChannel``), one JSON object a line: requests and replies carry
 /// the protocol's ``version``, events the event schema's.
 ///
-/// The parent sends ``WorkerRequest``s: run a step, start one side by side with others,
-/// resume after a pause, stop. A step carries a reference (`ref`) unique on its channel, and
+/// The parent sends ``WorkerRequest``s: run a test, start one side by side with others,
+/// resume after a pause, stop. A test carries a reference (`ref`) unique on its channel, and
 /// names its test by its position among the suites the executable declares
-/// (``Runner/Step/Position``), never by its names (two tests may share one), and carries its
+/// (``Runner/PlannedTest/Position``), never by its names (two tests may share one), and carries its
 /// whole ``TestID``, which the worker checks against the test at that position. The worker
-/// answers each step with the step's issues and output as ``Event`` lines, the waits that
+/// answers each test with the test's issues and output as ``Event`` lines, the waits that
 /// ended and the schedule steps taken as ``TimelineMark`` lines (when the step asks for
 /// them), then one ``WorkerReply``: the test returned (and whether the worker must be
 /// retired, ``WorkerRetirement``), or it cannot run. Event
@@ -22,11 +22,13 @@ enum WorkerProtocol {
   /// The version both sides speak; a line of another version is refused. Version 2: a
   /// `returned` reply says when the worker must be retired (`retire`), instead of the parent
   /// guessing it from the test's issues. Version 3: the `start` request runs an `async` test
-  /// side by side with the others the worker runs so. Version 4: a step carries a `ref`, and
+  /// side by side with the others the worker runs so. Version 4: a test carries a `ref`, and
   /// its waits and schedule steps travel as ``TimelineMark`` lines naming it. Version 5: a
   /// mark's first member is `mark`, and its durations and virtual times are integer
-  /// nanoseconds, so the parent reads it without building a JSON value.
-  static let version = 6
+  /// nanoseconds, so the parent reads it without building a JSON value. Version 7: the test a
+  /// `run` or `start` request carries is its `test` field (it was `step`, a word the
+  /// schedule's steps keep).
+  static let version = 7
 
   /// Reads one line's object and checks its version.
   static func fields(of line: some Collection<UInt8>) throws -> JSONFields {
@@ -57,8 +59,8 @@ enum WorkerRequest: Sendable, Equatable {
   /// still run; its reply comes when it ends, in whichever order they end. The worker never
   /// pauses for such a test, and writes no marker line for it (their output cannot be split).
   case start(WorkerRunRequest)
-  /// Go on after a pause: the worker pauses after a step that recorded a failure, dropping
-  /// the steps it reads until this (the parent may run a retry first instead).
+  /// Go on after a pause: the worker pauses after a test that recorded a failure, dropping
+  /// the tests it reads until this (the parent may run a retry first instead).
   case resume
   /// Exit: no request follows.
   case stop
@@ -71,11 +73,11 @@ enum WorkerRequest: Sendable, Equatable {
       case .run(let request):
         json.field("protocol", WorkerProtocol.version)
         json.field("request", "run")
-        json.field("step") { $0.runRequest(request) }
+        json.field("test") { $0.runRequest(request) }
       case .start(let request):
         json.field("protocol", WorkerProtocol.version)
         json.field("request", "start")
-        json.field("step") { $0.runRequest(request) }
+        json.field("test") { $0.runRequest(request) }
       case .resume:
         json.field("protocol", WorkerProtocol.version)
         json.field("request", "resume")
@@ -93,8 +95,8 @@ enum WorkerRequest: Sendable, Equatable {
   init(line: some Collection<UInt8>) throws {
     let json = try WorkerProtocol.fields(of: line)
     switch try json.string("request") {
-    case "run": self = .run(try WorkerRunRequest(json: json.object("step")))
-    case "start": self = .start(try WorkerRunRequest(json: json.object("step")))
+    case "run": self = .run(try WorkerRunRequest(json: json.object("test")))
+    case "start": self = .start(try WorkerRunRequest(json: json.object("test")))
     case "resume": self = .resume
     case "stop": self = .stop
     case let other: throw EventDecodingError(reason: "unknown request \"\(other)\"")
@@ -102,12 +104,12 @@ enum WorkerRequest: Sendable, Equatable {
   }
 }
 
-/// What a `run` request carries: one step of the plan as a worker runs it (where its test
-/// is, who it is, its limits), sent in the request's `step` field.
+/// What a `run` request carries: one test of the plan as a worker runs it (where its test
+/// is, who it is, its limits), sent in the request's `test` field.
 struct WorkerRunRequest: Sendable, Equatable {
   /// Where the test is among the suites the executable declares.
-  var position: Runner.Step.Position
-  /// The step's identity, whole: the worker's events carry it.
+  var position: Runner.PlannedTest.Position
+  /// The test's identity, whole: the worker's events carry it.
   var id: TestID
   /// Seconds.
   var defaultTimeout: Double
@@ -118,22 +120,22 @@ struct WorkerRunRequest: Sendable, Equatable {
   /// Whether the test's waits are reported as they end, and its schedule's steps as they are
   /// taken (`reportsWaits`, sent only when true).
   var reportsWaits: Bool
-  /// The step's reference, unique among the steps sent on its channel: the worker's
+  /// The test's reference, unique among the tests sent on its channel: the worker's
   /// ``TimelineMark``s for it carry it.
   var ref: Int
 
-  init(_ step: Runner.Step, ref: Int) {
+  init(_ planned: Runner.PlannedTest, ref: Int) {
     self.ref = ref
-    position = step.position
-    id = step.id
-    defaultTimeout = step.defaultTimeout.timeInterval
-    timeLimit = step.timeLimit?.timeInterval
-    jitterSeed = step.jitter?.seed
-    reportsWaits = step.reportsWaits
+    position = planned.position
+    id = planned.id
+    defaultTimeout = planned.defaultTimeout.timeInterval
+    timeLimit = planned.timeLimit?.timeInterval
+    jitterSeed = planned.jitter?.seed
+    reportsWaits = planned.reportsWaits
   }
 
   init(json: JSONFields) throws {
-    position = Runner.Step.Position(suite: try json.number("suite"), test: try json.number("test"))
+    position = Runner.PlannedTest.Position(suite: try json.number("suite"), test: try json.number("test"))
     id = try TestID(json: json.object("id"))
     defaultTimeout = try json.number("defaultTimeout")
     timeLimit = try json.optionalNumber("timeLimit")
@@ -147,14 +149,14 @@ struct WorkerRunRequest: Sendable, Equatable {
   }
 }
 
-/// How a worker ends its answer to a step.
+/// How a worker ends its answer to a test.
 enum WorkerReply: Sendable, Equatable {
   /// The test's code ran to its end in `duration` seconds; its issues came before. When
-  /// `paused`, the worker recorded a failure and drops the steps it reads until
+  /// `paused`, the worker recorded a failure and drops the tests it reads until
   /// ``WorkerRequest/resume``. With `retire`, the worker must not run another test: its
   /// parent stops it and starts a fresh one.
   case returned(TestID, duration: Double, trace: ScheduleTrace?, paused: Bool, retire: WorkerRetirement?)
-  /// The worker cannot run the step (it has no test at that position, or another one); it
+  /// The worker cannot run the test (it has no test at that position, or another one); it
   /// pauses as after a failure.
   case cannotRun(TestID, reason: String)
   /// The worker is crashing on the task of the test it started side by side under channel
@@ -207,7 +209,7 @@ enum WorkerRetirement: String, Sendable, Equatable {
 }
 
 /// A line a worker writes on its channel: an event of a test, a mark on a step's timeline, or
-/// the reply that ends a step.
+/// the reply that ends a test.
 enum WorkerMessage: Sendable {
   case event(Event)
   case mark(TimelineMark)

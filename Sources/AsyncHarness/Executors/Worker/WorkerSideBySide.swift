@@ -27,16 +27,16 @@ final class SideBySideTests: Sendable {
   /// Whether a test started side by side has not ended.
   var areRunning: Bool { running.load(ordering: .acquiring) > 0 }
 
-  /// Starts `step` (the step `ref`) in a task of its own; its reply is sent when it ends.
-  func start(_ step: Runner.Step, ref: Int, executor: InProcessExecutor) {
+  /// Starts `test` (the test `ref`) in a task of its own; its reply is sent when it ends.
+  func start(_ planned: Runner.PlannedTest, ref: Int, executor: InProcessExecutor) {
     running.add(1, ordering: .acquiringAndReleasing)
     channel.testStarts()
     Task { [self] in
       let (end, exceededTimeLimit) = await CrashNotice.$current.withValue(CrashNotice(ref: ref)) {
-        await executor.attemptSideBySide(step, events: EventSink { [channel] in channel.send($0, ref: ref) })
+        await executor.attemptSideBySide(planned, events: EventSink { [channel] in channel.send($0, ref: ref) })
       }
       let duration = if case .returned(let duration, _) = end { duration } else { 0.0 }
-      channel.send(.returned(step.id, duration: duration, trace: nil, paused: false,
+      channel.send(.returned(planned.id, duration: duration, trace: nil, paused: false,
                              retire: exceededTimeLimit ? .exceededTimeLimit : nil))
       running.subtract(1, ordering: .acquiringAndReleasing)
       DispatchQueue.main.async {}  // the main thread sees that it ended
