@@ -189,7 +189,7 @@ extension RunInfo {
     self.init(harnessVersion: try json.string("harnessVersion"), seed: try json.optionalNumber("seed"),
               jitterSeed: try json.optionalNumber("jitterSeed"),
               repetitions: try json.number("repetitions"), waiters: try json.array("waiters") { value, path in
-                guard case .string(let name) = value else { throw EventDecodingError(reason: "field \(path) has the wrong type") }
+                guard case .string(let name) = value else { throw EventDecodingError.wrongType(path) }
                 return name
               },
               shard: try shard.map { Shard(index: try $0.number("index"), count: try $0.number("count")) })
