@@ -84,8 +84,8 @@ private func eventLines(_ count: Int) -> [String] {
                                                      line: 40 + index % 200, column: 7))
     var events = [Event(.testStarted(test), timestamp: at, lane: index % 2)]
     if fails { events.append(Event(.issueRecorded(test, issue), timestamp: at + 0.0007)) }
-    events.append(Event(.testEnded(test, TestResult(verdict: fails ? .failed : .passed, issues: fails ? [issue] : []),
-                              duration: 0.0012), timestamp: at + 0.0012))
+    let result = TestResult(verdict: fails ? .failed : .passed, issues: fails ? [issue] : [])
+    events.append(Event(.testEnded(test, TestEnd(once: result, duration: 0.0012, lane: index % 2)), timestamp: at + 0.0012))
     lines += events.map { String($0.jsonLine.dropLast()) }
     at += 0.002
     index += 1
@@ -99,8 +99,8 @@ private func markLines(_ count: Int) -> [String] {
   (0..<count).map { index in
     let at = 1_795_680_000_125_431 + index * 37
     return index % 2 == 0
-      ? #"{"mark":"wait","protocol":6,"ref":\#(index / 8),"at":\#(at),"awaited":"expectation \"loaded \#(index)\"","outcome":"completed","durationNanoseconds":\#(2_500_000 + index)}"#
-      : #"{"mark":"step","protocol":6,"ref":\#(index / 8),"at":\#(at),"step":\#(index % 1000),"ran":"task #\#(index % 7)","virtualTimeNanoseconds":\#(index * 1000)}"#
+      ? #"{"mark":"wait","protocol":7,"ref":\#(index / 8),"at":\#(at),"awaited":"expectation \"loaded \#(index)\"","outcome":"completed","durationNanoseconds":\#(2_500_000 + index)}"#
+      : #"{"mark":"step","protocol":7,"ref":\#(index / 8),"at":\#(at),"step":\#(index % 1000),"ran":"task #\#(index % 7)","virtualTimeNanoseconds":\#(index * 1000)}"#
   }
 }
 
@@ -147,16 +147,17 @@ private struct DecodedEvent: Decodable {
   struct Issue: Decodable {
     var kind: String, message: String, sourceLocation: Location?
   }
-  struct Result: Decodable {
-    var verdict: String, reason: String?, issues: [Issue], willRetry: Bool?, scheduleTrace: String?
+  struct Attempt: Decodable {
+    var attempt: Int, outcome: String, duration: Double, issues: Int, lane: Int?, scheduleTrace: String?
   }
   var version: Int
   var timestamp: String
   var kind: String
   var test: Test?
   var issue: Issue?
-  var result: Result?
-  var duration: Double?
+  var verdict: String?
+  var reason: String?
+  var attempts: [Attempt]?
   var lane: Int?
 }
 
