@@ -24,18 +24,13 @@ import Foundation
 public func convertHarnessEvents(_ input: String, toJUnit output: String, profile: JUnitProfile = .standard) throws
   -> Summary
 {
-  guard let data = FileManager.default.contents(atPath: input) else {
-    let exists = FileManager.default.fileExists(atPath: input)
-    throw JUnitError.unreadableHarnessEvents(path: input, reason: exists ? "it cannot be read" : "No such file or directory")
-  }
   var stream = EventStream()
   var events: [Event] = []
-  for (index, line) in data.split(separator: UInt8(ascii: "\n")).enumerated()
-  where !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) {
+  try forEachLine(of: input, unreadable: JUnitError.unreadableHarnessEvents) { number, line in
     do {
       events += try stream.read(line: String(decoding: line, as: UTF8.self))
     } catch {
-      throw JUnitError.unreadableHarnessEvents(path: input, reason: "line \(index + 1): \(error)")
+      throw JUnitError.unreadableHarnessEvents(path: input, reason: "line \(number): \(error)")
     }
   }
   let reporter = try JUnitReporter(path: output, profile: profile)
@@ -47,4 +42,20 @@ public func convertHarnessEvents(_ input: String, toJUnit output: String, profil
   }
   try reporter.finish()
   return summary
+}
+
+/// Calls `body` with each line of the JSON Lines file at `path` that is not blank, and its
+/// line number in the file, from 1: the one reading of a stream file of both converters.
+/// - Throws: `unreadable(path, reason)` when the file is missing or cannot be read; what
+///   `body` throws.
+func forEachLine(of path: String, unreadable: (String, String) -> JUnitError,
+                 _ body: (Int, ArraySlice<UInt8>) throws -> Void) throws {
+  guard let data = FileManager.default.contents(atPath: path) else {
+    throw unreadable(path, FileManager.default.fileExists(atPath: path) ? "it cannot be read" : "No such file or directory")
+  }
+  let bytes = [UInt8](data)
+  for (index, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
+  where !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) {
+    try body(index + 1, line)
+  }
 }

@@ -70,22 +70,17 @@ struct SwiftTestingStream {
   /// Reads the stream at `path`.
   /// - Throws: ``JUnitError/unreadableEventStream(path:reason:)``.
   init(path: String) throws {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      let exists = FileManager.default.fileExists(atPath: path)
-      throw JUnitError.unreadableEventStream(path: path, reason: exists ? "it cannot be read" : "No such file or directory")
-    }
-    for (index, line) in data.split(separator: UInt8(ascii: "\n")).enumerated()
-    where !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) {
+    try forEachLine(of: path, unreadable: JUnitError.unreadableEventStream) { number, line in
       let record: SwiftTestingRecord
       do {
         record = try SwiftTestingRecord(line: line)
       } catch {
-        throw JUnitError.unreadableEventStream(path: path, reason: "line \(index + 1) is not an event stream record")
+        throw JUnitError.unreadableEventStream(path: path, reason: "line \(number) is not an event stream record")
       }
       guard record.version == 0 else {
         throw JUnitError.unreadableEventStream(
           path: path,
-          reason: "line \(index + 1) is version \(record.version); this tool reads version 0 (swift test --event-stream-version 0)")
+          reason: "line \(number) is version \(record.version); this tool reads version 0 (swift test --event-stream-version 0)")
       }
       read(record)
     }

@@ -78,17 +78,10 @@ struct HarnessJUnit: ParsableCommand {
         """
     )
 
-    @Argument(help: "The event stream (JSON Lines).")
-    var input: String
-
-    @Option(name: .shortAndLong, help: "The report to write.")
-    var output: String
-
-    @Option(help: ArgumentHelp("The attributes written beyond the standard profile.", valueName: "standard|github"))
-    var profile: JUnitProfile = .standard
+    @OptionGroup var conversion: Conversion
 
     func run() throws {
-      try convertHarnessEvents(input, toJUnit: output, profile: profile)
+      try convertHarnessEvents(conversion.input, toJUnit: conversion.output, profile: conversion.profile)
     }
   }
 
@@ -103,7 +96,17 @@ struct HarnessJUnit: ParsableCommand {
         """
     )
 
-    @Argument(help: "The event stream (JSON Lines, version 0).")
+    @OptionGroup var conversion: Conversion
+
+    func run() throws {
+      try convertSwiftTestingEvents(conversion.input, toJUnit: conversion.output, profile: conversion.profile)
+    }
+  }
+
+  /// What a conversion of an event stream into a report is given: the stream, the report,
+  /// its profile.
+  struct Conversion: ParsableArguments {
+    @Argument(help: "The event stream to convert (JSON Lines).")
     var input: String
 
     @Option(name: .shortAndLong, help: "The report to write.")
@@ -111,10 +114,6 @@ struct HarnessJUnit: ParsableCommand {
 
     @Option(help: ArgumentHelp("The attributes written beyond the standard profile.", valueName: "standard|github"))
     var profile: JUnitProfile = .standard
-
-    func run() throws {
-      try convertSwiftTestingEvents(input, toJUnit: output, profile: profile)
-    }
   }
 
   struct SwiftTest: ParsableCommand {

@@ -84,6 +84,22 @@ final class EventSchemaGoldenTests: ReportTestCase {
     ])
   }
 
+  /// A stream that cannot be converted is refused whole, naming the file and the line (its
+  /// line in the file, blank lines counted), and no report is written.
+  func testAStreamThatIsNoRunIsRefusedNamingItsLine() throws {
+    XCTAssertThrowsError(try convertHarnessEvents(path("none.jsonl"), toJUnit: path("none.xml"))) { error in
+      XCTAssertEqual("\(error)", "cannot read the AsyncHarness event stream \(path("none.jsonl")): No such file or directory")
+    }
+    let started = Event(.runStarted(RunInfo()), timestamp: Date(timeIntervalSince1970: 0)).jsonLine
+    try (started + "\n" + #"{"kind":"testStarted","timestamp":"2026-11-23T08:00:00.000Z","version":4}"# + "\n")
+      .write(toFile: path("newer.jsonl"), atomically: true, encoding: .utf8)
+    XCTAssertThrowsError(try convertHarnessEvents(path("newer.jsonl"), toJUnit: path("newer.xml"))) { error in
+      XCTAssertEqual("\(error)", "cannot read the AsyncHarness event stream \(path("newer.jsonl")): line 3: not an AsyncHarness "
+        + "event: schema version 4; this build reads versions 1 to 3")
+    }
+    XCTAssertFalse(FileManager.default.fileExists(atPath: path("newer.xml")))
+  }
+
   func testARunWritesTheGoldenStreamAndReadsBackAsItsOwnJUnitAndTodaysReport() throws {
     let run = try runToEnd(try harnessFixture(), Self.selection + ["--json", path("run.jsonl"), "--junit", path("run.xml")],
                            in: directory)

@@ -64,10 +64,7 @@ final class JUnitMergeTests: ReportTestCase {
   }
 
   func testCommandLineExitsWithZeroOneOrTwo() throws {
-    let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("harness-junit")
-    guard FileManager.default.isExecutableFile(atPath: tool.path) else {
-      throw XCTSkip("harness-junit is not built next to the tests (swift build first)")
-    }
+    let tool = try harnessJUnit()
     _ = try report(runEvents(suiteEvents("A", [("one", passed, [])])), file: "a.xml")
     try "<testsuites>\n<testsuite>\n</testsuites>\n".write(toFile: path("broken.xml"), atomically: true, encoding: .utf8)
 

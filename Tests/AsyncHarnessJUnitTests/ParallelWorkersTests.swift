@@ -64,8 +64,7 @@ final class ParallelWorkersTests: ReportTestCase {
   /// made with a `for` loop) spread over workers with `--parallel` run each its own body:
   /// the same results and report as one worker.
   func testRepeatedNamesInParallelGiveTheResultsOfASerialRun() throws {
-    let rude = try harnessFixture().deletingLastPathComponent().appendingPathComponent("harness-rude-fixture")
-    guard FileManager.default.isExecutableFile(atPath: rude.path) else { throw XCTSkip("harness-rude-fixture is not built") }
+    let rude = try builtExecutable("harness-rude-fixture")
     let selection = ["Duplicates/", "Twin"]
     let serial = try runFixture(["--workers", "1"], name: "serial", fixture: rude, selecting: selection)
     let parallel = try runFixture(["--workers", "3", "--parallel"], name: "parallel", fixture: rude, selecting: selection)

@@ -13,11 +13,7 @@ final class RudeTestCodeTests: ReportTestCase {
   private let fixtureSource = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Fixtures/harness-rude-fixture/main.swift")
 
-  private func fixture() throws -> URL {
-    let fixture = try harnessFixture().deletingLastPathComponent().appendingPathComponent("harness-rude-fixture")
-    guard FileManager.default.isExecutableFile(atPath: fixture.path) else { throw XCTSkip("harness-rude-fixture is not built") }
-    return fixture
-  }
+  private func fixture() throws -> URL { try builtExecutable("harness-rude-fixture") }
 
   /// Runs the fixture with standard input `/dev/null`, as CI does, bounded to 60 seconds.
   private func run(_ arguments: [String], in directory: URL? = nil) throws -> (status: Int32, output: String, errors: String) {

@@ -84,25 +84,20 @@ extension ParsedElement {
 }
 
 
-/// The `harness-fixture` executable built next to the tests, or a skip when it is not.
-/// The `harness-junit` executable built next to the tests, or a skip when it is not.
-func harnessJUnit() throws -> URL {
-  let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    .appendingPathComponent("harness-junit")
+/// The executable `name` of this package, built next to the tests, or a skip when it is not.
+func builtExecutable(_ name: String) throws -> URL {
+  let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
   guard FileManager.default.isExecutableFile(atPath: tool.path) else {
-    throw XCTSkip("harness-junit is not built next to the tests (swift build first)")
+    throw XCTSkip("\(name) is not built next to the tests (swift build first)")
   }
   return tool
 }
 
-func harnessFixture() throws -> URL {
-  let fixture = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    .appendingPathComponent("harness-fixture")
-  guard FileManager.default.isExecutableFile(atPath: fixture.path) else {
-    throw XCTSkip("harness-fixture is not built next to the tests (swift build first)")
-  }
-  return fixture
-}
+/// The `harness-junit` executable built next to the tests, or a skip when it is not.
+func harnessJUnit() throws -> URL { try builtExecutable("harness-junit") }
+
+/// The `harness-fixture` executable built next to the tests, or a skip when it is not.
+func harnessFixture() throws -> URL { try builtExecutable("harness-fixture") }
 
 /// Runs `tool` to its end and returns its exit status and what it wrote to standard output
 /// and standard error (read side by side, so neither pipe can fill up and stall it); in
@@ -140,13 +135,7 @@ func runToEnd(
 }
 
 /// The `harness` executable built next to the tests, or a skip when it is not.
-func builtHarness() throws -> URL {
-  let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("harness")
-  guard FileManager.default.isExecutableFile(atPath: tool.path) else {
-    throw XCTSkip("harness is not built next to the tests (swift build first)")
-  }
-  return tool
-}
+func builtHarness() throws -> URL { try builtExecutable("harness") }
 
 /// A package of `Tests/Fixtures` that `harness test` runs, built once per test process into a
 /// scratch path of its own (under the checkout's `.build/fixtures`), so that its build never

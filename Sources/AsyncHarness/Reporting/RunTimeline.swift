@@ -172,13 +172,11 @@ struct RunTimeline {
         if last, let index = index(of: id) {
           let running = running.remove(at: index).attempt
           busy.remove(running.track)
-          close(running, of: id, at: time(event.timestamp, on: running.track),
-                as: Attempt(test: id, track: running.track, start: running.start, duration: 0, verdict: ended.verdict,
-                            scheduleTrace: attempt.scheduleTrace))
+          close(running, of: id, at: time(event.timestamp, on: running.track), verdict: ended.verdict, retried: false,
+                trace: attempt.scheduleTrace)
         } else if !last, let running = retried.removeValue(forKey: id) {
-          close(running, of: id, at: running.end ?? running.start,
-                as: Attempt(test: id, track: running.track, start: running.start, duration: 0, verdict: attempt.outcome,
-                            retried: true, scheduleTrace: attempt.scheduleTrace))
+          close(running, of: id, at: running.end ?? running.start, verdict: attempt.outcome, retried: true,
+                trace: attempt.scheduleTrace)
         }
       }
     case .suiteEnded(let suite, _, _):
@@ -208,13 +206,13 @@ struct RunTimeline {
     }
   }
 
-  /// Places `ended`, the attempt that ran as `attempt` and ended at `end`, with its waits,
-  /// steps and instants.
-  private mutating func close(_ attempt: Running, of test: TestID, at end: Int64, as ended: Attempt) {
+  /// Places the attempt of `test` that ran as `attempt` and ended at `end` as `verdict`, with
+  /// its waits, steps and instants.
+  private mutating func close(_ attempt: Running, of test: TestID, at end: Int64, verdict: Verdict, retried: Bool,
+                              trace: ScheduleTrace?) {
     let track = attempt.track
-    var ended = ended
-    ended.duration = end - attempt.start
-    add(ended)
+    add(Attempt(test: test, track: track, start: attempt.start, duration: end - attempt.start, verdict: verdict,
+                retried: retried, scheduleTrace: trace))
     place(attempt, to: end)
     for issue in attempt.instants { entries.append(.instant(issue, of: test, track: track, at: end)) }
     for reason in attempt.replaced { entries.append(.workerReplaced(reason: reason, of: test, track: track, at: end)) }
