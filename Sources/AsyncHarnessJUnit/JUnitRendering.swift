@@ -40,8 +40,8 @@ extension JUnitReport {
       var first = true
       try suite.forEachCase(naming: testName) { testCase in
         try write(
-          testCase, name: names.claim(testCase.name.value), classname: suite.name.value,
-          fullClassname: first ? suite.name.full : nil, to: writer)
+          testCase, name: names.claim(testCase.name.value), classname: suite.classname.value,
+          fullClassname: first ? suite.classname.full : nil, to: writer)
         first = false
       }
     }

@@ -19,6 +19,8 @@ final class JUnitReport {
   /// one that ends before a suite started earlier waits for it.
   private var open: [(run: SuiteRun, suite: OpenSuite, duration: Double?)] = []
   private var suiteNames = ReportNameSuffixer()
+  /// How many failures outside every test each suite had so far.
+  private var outsideCounts: [SuiteRun: Int] = [:]
   /// The time of the suites written so far: the report's time when the run's is unknown.
   var suitesTime = 0.0
   private var runTime: Double?
@@ -55,16 +57,47 @@ final class JUnitReport {
         throw JUnitError.unexpectedEvent("suite \(run.suite) ended but none is open")
       }
       open[index].duration = duration
-      // Suites are written in the order they started (the plan's), each once every suite
-      // before it is written.
-      while let first = open.first, let duration = first.duration {
-        open.removeFirst()
-        try write(first.suite, duration: duration, to: document)
-      }
+      try writeEndedSuites(to: document)
     case .runEnded(_, let duration):
       runTime = duration
+    case .outsideFailure(let failure):
+      try record(failure, at: event.timestamp, in: document)
     case .testSlow, .waitEnded, .scheduleStep, .workerReplaced:
       break
+    }
+  }
+
+  /// Gives a failure outside every test a testcase of its own (`initializationError` or
+  /// `executionError`, `#2` and on for a second in one suite), errored, under its suite: in
+  /// the suite while it is open, else in a `<testsuite>` of its own, named as the suite.
+  private func record(_ failure: OutsideFailure, at timestamp: Date, in document: JUnitDocument) throws {
+    outsideCounts[failure.suite, default: 0] += 1
+    let count = outsideCounts[failure.suite]!
+    let raw = failure.testcaseName + (count > 1 ? " #\(count)" : "")
+    var message = "In \(failure.place.description): \(failure.issue.message)"
+    if let suspects = failure.suspectsSentence { message += "\n\(suspects)" }
+    let issue = Issue(kind: failure.issue.kind, message: message, sourceLocation: failure.issue.sourceLocation)
+    let test = TestID(suite: failure.suite.suite, name: raw, waiter: failure.suite.waiter)
+    let testCase = TestCase(test: test, order: 0, name: name(raw, placeholder: "executionError", suffix: nil), duration: 0,
+                            result: TestResult(verdict: .errored, issues: [issue]))
+    if let suite = suite(failure.suite) { return suite.add(testCase) }
+    // Its testcase's classname is the suite's, though the `<testsuite>` name must differ.
+    let classname = suiteName(failure.suite)
+    var name = classname
+    name.value = suiteNames.claim(name.value)
+    let suite = OpenSuite(name: name, classname: classname, waiter: failure.suite.waiter, timestamp: timestamp,
+                          spillDirectory: document.directory, report: document.destination)
+    suite.add(testCase)
+    open.append((failure.suite, suite, 0))
+    try writeEndedSuites(to: document)
+  }
+
+  /// Writes the suites that ended, in the order they started, each once every suite before it
+  /// is written.
+  private func writeEndedSuites(to document: JUnitDocument) throws {
+    while let first = open.first, let duration = first.duration {
+      open.removeFirst()
+      try write(first.suite, duration: duration, to: document)
     }
   }
 
@@ -131,6 +164,9 @@ final class OpenSuite {
   static let memoryLimit = 4096
 
   let name: CappedName
+  /// The `classname` of its testcases: its name, unless it holds only the failures outside
+  /// every test of a suite already written.
+  let classname: CappedName
   let waiter: String
   let timestamp: Date
   /// The ended tests in memory, in the order they ended.
@@ -146,8 +182,10 @@ final class OpenSuite {
   private var issues = AttemptIssues()
   private var nextOrder = 0
 
-  init(name: CappedName, waiter: String, timestamp: Date, spillDirectory: String, report: String) {
+  init(name: CappedName, classname: CappedName? = nil, waiter: String, timestamp: Date, spillDirectory: String,
+       report: String) {
     self.name = name
+    self.classname = classname ?? name
     self.waiter = waiter
     self.timestamp = timestamp
     self.spillDirectory = spillDirectory
@@ -178,6 +216,14 @@ final class OpenSuite {
       cases[index].output = cases[index].output ?? XMLText.captured(limit: limit)
       cases[index].output!.append(output)
     }
+  }
+
+  /// Adds a testcase that is no test's (a failure outside every test), after those so far.
+  func add(_ testCase: TestCase) {
+    var testCase = testCase
+    testCase.order = nextOrder
+    nextOrder += 1
+    cases.append(testCase)
   }
 
   /// Keeps an issue (its `issueRecorded`): with its attempt while its test runs, else with

@@ -77,6 +77,20 @@ final class HarnessTestCommandTests: ReportTestCase {
     "LedgerTests.OtherEnds/recordsAWarning()": .passed,
     "LedgerTests.OtherEnds/cancelsItself()": .skipped,
     "LedgerTests.OtherEnds/crashesForTwo(value:)": .errored,
+    // Each fails outside its body only with EXISTING_TESTS_OUTSIDE (HarnessOutsideFailuresTests).
+    "LedgerTests.ClassSetUpXCTests/testOne": .passed,
+    "LedgerTests.ClassSetUpXCTests/testTwo": .passed,
+    "LedgerTests.ClassTearDownXCTests/testOne": .passed,
+    "LedgerTests.ClassTearDownXCTests/testTwo": .passed,
+    "LedgerTests.LeftBehindXCTests/testA_SchedulesACrash": .passed,
+    "LedgerTests.LeftBehindXCTests/testB_RunsWhileItComes": .passed,
+    "LedgerTests.LeftBehindSwiftTests/schedulesACrash()": .passed,
+    "LedgerTests.LeftBehindSwiftTests/runsWhileItComes()": .passed,
+    "LedgerTests.IssueAfterItsTest/detachesAnIssue()": .passed,
+    "LedgerTests.IssueAfterItsTest/waitsForIt()": .passed,
+    "LedgerTests.BrokenFixtureTests/first()": .passed,
+    "LedgerTests.BrokenFixtureTests/second()": .passed,
+    "LedgerTests/convertsCurrency()": .passed,
   ]
 
   /// Whether `test` fails only with EXISTING_TESTS_RUDE=1 (it crashes, exits or hangs then).
@@ -309,6 +323,8 @@ final class HarnessTestCommandTests: ReportTestCase {
       switch event.kind {
       case .outputCaptured(let test, let text): outputs[test.path, default: ""] += text
       case .runEnded(_, let duration): runDuration = duration
+      // Each rude test's crash is its own (it crashes again alone): none is outside every test.
+      case .outsideFailure(let failure): XCTFail("no failure is outside every test: \(failure)")
       default: break
       }
     }

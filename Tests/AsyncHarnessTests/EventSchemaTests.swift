@@ -25,6 +25,7 @@ final class EventSchemaTests: XCTestCase {
     summary.skipped = 4
     summary.knownIssues = 5
     summary.flaky = 6
+    summary.outsideFailures = 7
     return summary
   }
   private static let run = RunInfo(seed: UInt64.max, jitterSeed: 7, repetitions: 3, waiters: ["semaphore", "scheduled"],
@@ -41,11 +42,13 @@ final class EventSchemaTests: XCTestCase {
       .runEnded(summary, duration: 3.75), .workerReplaced(test, reason: "crashed"),
       .waitEnded(test, awaited: "the wait for \"loaded\"", outcome: "timedOut", duration: 0.5),
       .scheduleStep(test, step: 3, ran: "task #2", virtualTime: 1.5),
+      .outsideFailure(OutsideFailure(place: .classTearDown, suite: SuiteRun(suite: "M.Class", waiter: "xctest"), issue: issue,
+                                     suspects: ["M.Class/testA", "M.Class/testB"], afterTests: true)),
     ]
     for kind in kinds {
       switch kind {
       case .runStarted, .suiteStarted, .testStarted, .issueRecorded, .outputCaptured, .testSlow, .testEnded, .suiteEnded,
-           .runEnded, .workerReplaced, .waitEnded, .scheduleStep: break
+           .runEnded, .workerReplaced, .waitEnded, .scheduleStep, .outsideFailure: break
       }
     }
     return kinds.map { kind in

@@ -92,6 +92,7 @@ extension Event {
     case "suiteEnded": kind = .suiteEnded(try suiteRun(), try summary(), duration: try duration())
     case "runEnded": kind = .runEnded(try summary(), duration: try duration())
     case "workerReplaced": kind = .workerReplaced(try test(), reason: try json.string("reason"))
+    case "outsideFailure": kind = .outsideFailure(try OutsideFailure(json: json, suite: try suiteRun()))
     case let other: throw EventDecodingError(reason: "unknown kind \"\(other)\"")
     }
     var lane: Int?
@@ -205,6 +206,21 @@ extension Summary {
     skipped = try json.number("skipped")
     knownIssues = try json.number("knownIssues")
     flaky = try json.optionalNumber("flaky") ?? 0
+    outsideFailures = try json.optionalNumber("outsideFailures") ?? 0
+  }
+}
+
+extension OutsideFailure {
+  /// Reads a failure outside every test from the fields of its event, reported under `suite`.
+  init(json: JSONFields, suite: SuiteRun) throws {
+    self.init(place: try json.raw("place"), suite: suite, issue: try Issue(json: json.object("issue")),
+              suspects: try json.optional("suspects").map { _ in
+                try json.array("suspects") { value, path in
+                  guard case .string(let name) = value else { throw EventDecodingError.wrongType(path) }
+                  return name
+                }
+              } ?? [],
+              afterTests: try json.bool("afterTests"))
   }
 }
 
@@ -281,12 +297,20 @@ extension JSONText {
         if let lane = event.lane { json.field("lane", lane) }
         json.field("reason", reason)
         json.field("test", test)
+      case .outsideFailure(let failure):
+        json.field("afterTests", failure.afterTests)
+        json.field("issue", failure.issue)
+        json.field("kind", event.kind.name)
+        json.field("place", failure.place.rawValue)
+        json.field("suite", failure.suite.suite)
+        if !failure.suspects.isEmpty { json.field("suspects") { json in json.array(failure.suspects) { $0.string($1) } } }
       }
       json.field("timestamp") { $0.timestamp(event.timestamp) }
       if case .testEnded(_, let end) = event.kind { json.field("verdict", end.verdict.rawValue) }
       json.field("version", Event.schemaVersion)
       if case .suiteStarted(let suite) = event.kind { json.field("waiter", suite.waiter) }
       if case .suiteEnded(let suite, _, _) = event.kind { json.field("waiter", suite.waiter) }
+      if case .outsideFailure(let failure) = event.kind { json.field("waiter", failure.suite.waiter) }
     }
     newline()
   }
@@ -362,6 +386,7 @@ extension Summary: JSONMapped {
       json.field("failed", self.failed)
       json.field("flaky", self.flaky)
       json.field("knownIssues", self.knownIssues)
+      if self.outsideFailures > 0 { json.field("outsideFailures", self.outsideFailures) }
       json.field("passed", self.passed)
       json.field("skipped", self.skipped)
     }

@@ -64,6 +64,10 @@ public struct Event: Sendable, Hashable {
     /// just before that attempt's `testEnded`, with the attempt's ``Event/lane``; not for the
     /// fresh process of every test of `--isolation test`, nor when the run stops.
     case workerReplaced(TestID, reason: String)
+    /// A failure that belongs to no single test's body (``OutsideFailure``): sent when it is
+    /// found, which may be after the tests of its suite ended. It fails the run, and
+    /// ``Summary/outsideFailures`` counts it.
+    case outsideFailure(OutsideFailure)
 
     /// The name of the kind, as the `kind` field of a JSON line.
     public var name: String {
@@ -80,6 +84,7 @@ public struct Event: Sendable, Hashable {
       case .suiteEnded: "suiteEnded"
       case .runEnded: "runEnded"
       case .workerReplaced: "workerReplaced"
+      case .outsideFailure: "outsideFailure"
       }
     }
   }
@@ -104,14 +109,14 @@ public struct Event: Sendable, Hashable {
 
   /// The test a test event is about (`testStarted`, `issueRecorded`, `outputCaptured`,
   /// `testSlow`, `waitEnded`, `scheduleStep`, `workerReplaced`, `testEnded`); `nil` for run
-  /// and suite events.
+  /// and suite events, and for a failure outside every test.
   public var test: TestID? {
     switch kind {
     case .testStarted(let test), .issueRecorded(let test, _), .outputCaptured(let test, _),
          .testSlow(let test, _), .waitEnded(let test, _, _, _), .scheduleStep(let test, _, _, _),
          .workerReplaced(let test, _), .testEnded(let test, _):
       test
-    case .runStarted, .suiteStarted, .suiteEnded, .runEnded:
+    case .runStarted, .suiteStarted, .suiteEnded, .runEnded, .outsideFailure:
       nil
     }
   }
@@ -291,22 +296,25 @@ public struct Summary: Sendable, Hashable, Codable {
   public var knownIssues = 0
   /// Tests that failed and then passed on a retry (``Verdict/flaky``); not in ``passed``.
   public var flaky = 0
+  /// Failures that belong to no single test's body (``OutsideFailure``): no test, but each
+  /// fails the run. Counted in the run's summary only (`runEnded`), not in a suite's.
+  public var outsideFailures = 0
 
   /// Creates an empty summary.
   public init() {}
 
   /// Reads a summary as the event stream writes it; `flaky` is 0 when absent (before
-  /// retries existed).
+  /// retries existed), and `outsideFailures` too (before they were reported).
   /// - Throws: ``EventDecodingError`` when a field is missing or has the wrong type.
   public init(from decoder: any Decoder) throws { try self.init(mappedFrom: decoder) }
 
   /// Writes the summary as the event stream does.
   public func encode(to encoder: any Encoder) throws { try encodeMapped(to: encoder) }
 
-  /// Every test counted, each once whatever its attempts.
+  /// Every test counted, each once whatever its attempts (failures outside tests are no test).
   public var total: Int { passed + failed + errored + skipped + knownIssues + flaky }
-  /// Whether nothing failed or errored.
-  public var succeeded: Bool { failed == 0 && errored == 0 }
+  /// Whether nothing failed or errored, in a test or outside every test.
+  public var succeeded: Bool { failed == 0 && errored == 0 && outsideFailures == 0 }
 
   /// Counts one more verdict.
   public mutating func count(_ verdict: Verdict) {
@@ -328,6 +336,7 @@ public struct Summary: Sendable, Hashable, Codable {
     skipped += other.skipped
     knownIssues += other.knownIssues
     flaky += other.flaky
+    outsideFailures += other.outsideFailures
   }
 }
 

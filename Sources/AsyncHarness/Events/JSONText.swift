@@ -104,6 +104,7 @@ struct JSONText: ~Copyable {
   mutating func field(_ key: StaticString, _ value: Int) { field(key) { $0.integer(value) } }
   mutating func field(_ key: StaticString, _ value: UInt64) { field(key) { $0.integer(value) } }
   mutating func field(_ key: StaticString, _ value: Double) { field(key) { $0.number(value) } }
+  mutating func field(_ key: StaticString, _ value: Bool) { field(key) { $0.literal(value ? "true" : "false") } }
 
   /// An integer, in decimal digits.
   mutating func integer(_ value: Int) {

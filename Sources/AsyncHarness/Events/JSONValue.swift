@@ -82,6 +82,11 @@ struct JSONFields {
     return try number(key, as: type)
   }
 
+  func bool(_ key: String) throws -> Bool {
+    guard case .bool(let value) = try required(key) else { throw wrongType(key) }
+    return value
+  }
+
   func object(_ key: String) throws -> JSONFields { try JSONFields(required(key), path: name(key)) }
 
   /// An object that may be missing (or null).

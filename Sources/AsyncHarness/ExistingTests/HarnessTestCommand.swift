@@ -178,13 +178,44 @@ struct TestBundle {
         : "several test bundles in \(directory): \(bundles.joined(separator: ", "))")
     }
     // The two listings run at once: Swift Testing's writes into files, XCTest's into a pipe.
+    // A listing that fails is a failure of the run; the tests the other one listed still run.
     let swiftTestingListing = SwiftTestingListing(bundle: bundle, directory: package)
     let listing = try Self.run(bundle, ["--list-tests"], in: package)
     let swiftTesting = swiftTestingListing.tests(errors: errors)
-    guard listing.status == 0 else { throw UsageError("\(bundle) --list-tests failed (\(listing.ending)):\n\(listing.output)") }
-    let xctest = try ExistingTest.xctestListing(listing.output)
-    guard !xctest.isEmpty || !swiftTesting.isEmpty else { throw UsageError("no tests found in \(bundle)") }
-    return TestBundle(path: bundle, packageDirectory: package.path, catalog: Catalog(existing: xctest + swiftTesting))
+    var failures = swiftTesting.failure.map { [$0] } ?? []
+    var xctest: [ExistingTest] = []
+    if listing.status == 0 {
+      xctest = try ExistingTest.xctestListing(listing.output)
+    } else {
+      failures.insert(listingFailure(of: bundle, library: .xctest, command: "--list-tests", ending: listing.ending,
+                                     output: listing.output), at: 0)
+    }
+    guard !xctest.isEmpty || !swiftTesting.tests.isEmpty else {
+      throw UsageError(failures.isEmpty ? "no tests found in \(bundle)" : failures.map(\.issue.message).joined(separator: "\n"))
+    }
+    return TestBundle(path: bundle, packageDirectory: package.path,
+                      catalog: Catalog(existing: xctest + swiftTesting.tests, listingFailures: failures))
+  }
+
+  /// The most lines of a failed listing's output its failure quotes: the first, where a crash
+  /// says what it was.
+  static let listingLinesQuoted = 20
+
+  /// A listing of `library`'s tests (`bundle COMMAND`) that ended with `ending` having printed
+  /// `output`: a failure outside every test, under the bundle's name.
+  static func listingFailure(of bundle: String, library: TestLibrary, command: String, ending: ProcessEnding,
+                             output: String) -> OutsideFailure {
+    let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+    let quoted = lines.prefix(listingLinesQuoted).joined(separator: "\n")
+      + (lines.count > listingLinesQuoted ? "\n… (\(lines.count - listingLinesQuoted) more lines)" : "")
+    let name = (bundle as NSString).lastPathComponent
+    return OutsideFailure(
+      place: .listing, suite: SuiteRun(suite: name.hasSuffix(".xctest") ? String(name.dropLast(".xctest".count)) : name,
+                                       waiter: library.name),
+      issue: Issue(kind: .crashed, message: "The \(library == .xctest ? "XCTest" : "Swift Testing") tests of the test bundle "
+        + "could not be listed: \(name) \(command) ended with \(ending)"
+        + (quoted.isEmpty ? "; it printed nothing" : ":\n\(quoted)")),
+      afterTests: false)
   }
 
   /// The test bundles in `directory`, by name.
@@ -196,7 +227,7 @@ struct TestBundle {
   /// Runs `executable` to its end, in `directory` when given, and returns its status and
   /// what it wrote (standard output and standard error together).
   static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws
-    -> (status: Int32, ending: String, output: String) {
+    -> (status: Int32, ending: ProcessEnding, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     if let directory { process.currentDirectoryURL = directory }
@@ -207,7 +238,12 @@ struct TestBundle {
     try process.run()
     let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    return (status(of: process), ending(of: process), output)
+    return (status(of: process), processEnding(of: process), output)
+  }
+
+  /// How a process that ended did.
+  static func processEnding(of process: Process) -> ProcessEnding {
+    process.terminationReason == .uncaughtSignal ? .signaled(process.terminationStatus) : .exited(process.terminationStatus)
   }
 
   /// A process's exit status, or 128 + the signal that ended it.
@@ -253,25 +289,30 @@ private struct SwiftTestingListing {
   }
 
   /// The tests listed, once the listing ended; none when the bundle has none (Swift Testing
-  /// then exits with status 69, `EX_UNAVAILABLE`: a package of XCTest tests only), and none
-  /// with a warning when they cannot be listed.
-  func tests(errors: @Sendable (String) -> Void) -> [ExistingTest] {
+  /// then exits with status 69, `EX_UNAVAILABLE`: a package of XCTest tests only). When they
+  /// cannot be listed, none, and the listing's failure: what it printed, and how it ended.
+  func tests(errors: @Sendable (String) -> Void) -> (tests: [ExistingTest], failure: OutsideFailure?) {
     defer {
       try? FileManager.default.removeItem(at: stream)
       try? FileManager.default.removeItem(at: log)
     }
+    let command = "--testing-library swift-testing --list-tests"
+    if let failure {
+      errors("warning: the Swift Testing tests of \(bundle) cannot be listed: \(failure)\n")
+      return ([], nil)
+    }
+    process.waitUntilExit()
+    if TestBundle.status(of: process) == 69 { return ([], nil) }
+    let output = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
+    guard TestBundle.status(of: process) == 0 else {
+      return ([], TestBundle.listingFailure(of: bundle, library: .swiftTesting, command: command,
+                                            ending: TestBundle.processEnding(of: process), output: output))
+    }
     do {
-      if let failure { throw failure }
-      process.waitUntilExit()
-      if TestBundle.status(of: process) == 69 { return [] }
-      guard TestBundle.status(of: process) == 0 else {
-        let output = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
-        throw UsageError("it ended with \(TestBundle.ending(of: process)): \(output)")
-      }
-      return try ExistingTest.swiftTestingListing(String(decoding: try Data(contentsOf: stream), as: UTF8.self))
+      return (try ExistingTest.swiftTestingListing(String(decoding: try Data(contentsOf: stream), as: UTF8.self)), nil)
     } catch {
-      errors("warning: the Swift Testing tests of \(bundle) cannot be listed: \(error)\n")
-      return []
+      return ([], TestBundle.listingFailure(of: bundle, library: .swiftTesting, command: command, ending: .exited(0),
+                                            output: "its event stream cannot be read: \(error)"))
     }
   }
 }

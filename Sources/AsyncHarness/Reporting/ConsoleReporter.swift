@@ -3,7 +3,8 @@ import Synchronization
 
 /// Writes a readable account of the run: one line a test (with its issues beneath), or a
 /// live progress line on a terminal, then a summary table of suites × waiters, the tests
-/// that were flaky, and a closing `Result: N passed, N failed, N skipped` line (with
+/// that were flaky and the failures outside every test (``OutsideFailure``, each also written
+/// as it is found), and a closing `Result: N passed, N failed, N skipped` line (with
 /// `N flaky, ` when some were). An attempt that failed and runs again is labelled `RETRY`.
 ///
 /// Colours are used only when writing to a terminal and never when `NO_COLOR` is set.
@@ -40,6 +41,8 @@ public final class ConsoleReporter: Reporter {
   private let flaky = Mutex<[TestID]>([])
   /// The issues of the attempts running, printed when their test ends.
   private let issues = Mutex(AttemptIssues())
+  /// The failures outside every test, listed again before the result line.
+  private let outside = Mutex<[OutsideFailure]>([])
 
   /// Creates a reporter writing through `write` (standard output by default).
   public init(style: Style = .forStandardOutput(), write: (@Sendable (String) -> Void)? = nil) {
@@ -94,6 +97,9 @@ public final class ConsoleReporter: Reporter {
       var notes: [String] = []
       if summary.knownIssues > 0 { notes.append("\(summary.knownIssues) known issues caught") }
       if summary.errored > 0 { notes.append("\(summary.errored) errored") }
+      if summary.outsideFailures > 0 {
+        notes.append("\(summary.outsideFailures) failure\(summary.outsideFailures == 1 ? "" : "s") outside tests")
+      }
       if !notes.isEmpty { text += "(\(notes.joined(separator: ", ")))\n" }
       let flaky = self.flaky.withLock { $0 }
       if !flaky.isEmpty {
@@ -104,11 +110,28 @@ public final class ConsoleReporter: Reporter {
           text += "    \(firstAttempt): passed on attempt \(test.attempt)\n"
         }
       }
+      let outside = self.outside.withLock { $0 }
+      if !outside.isEmpty {
+        text += "Failed outside tests:\n"
+        for failure in outside { text += "    \(failure.headline)\n" }
+      }
       text += "Result: \(summary.result(in: duration))\n"
       write(text)
+    case .outsideFailure(let failure):
+      write((style.liveProgress ? "\r\u{1B}[2K" : "") + Self.lines(of: failure, label: label(.errored)))
+      outside.withLock { $0.append(failure) }
     case .outputCaptured, .waitEnded, .scheduleStep, .workerReplaced:
       break
     }
+  }
+
+  /// `ERROR Suite [waiter] class func tearDown(): MESSAGE` (the whole message), then its
+  /// location and its suspects, each on a line of its own.
+  static func lines(of failure: OutsideFailure, label: String) -> String {
+    var text = "\(label) \(failure.suite) \(failure.place.description): \(failure.issue.message)\n"
+    if let location = failure.issue.sourceLocation { text += "    at \(location)\n" }
+    if let suspects = failure.suspectsSentence { text += "    \(suspects)\n" }
+    return text
   }
 
   /// The table of suites × waiters: each cell is tests that did not fail / tests run.

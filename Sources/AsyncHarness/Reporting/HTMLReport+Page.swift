@@ -1,6 +1,7 @@
 extension HTMLReport {
   /// The whole page, titled `title`: the run's summary, its failures (message, location and
-  /// output), flaky tests, the slowest tests and the timeline, in that order.
+  /// output), its failures outside every test (when there are some), flaky tests, the slowest
+  /// tests and the timeline, in that order.
   func page(title: String) -> String {
     var page = HTMLWriter()
     page.markup("<!DOCTYPE html>\n")
@@ -15,6 +16,7 @@ extension HTMLReport {
         writeHeader(title: title, to: &body)
         writeSummary(to: &body)
         writeFailures(to: &body)
+        writeOutsideFailures(to: &body)
         writeFlaky(to: &body)
         writeSlowest(to: &body)
         writeTimeline(to: &body)
@@ -27,7 +29,7 @@ extension HTMLReport {
   private func writeHeader(title: String, to page: inout HTMLWriter) {
     page.element("header") { header in
       header.element("h1", text: title)
-      let verdict = summary.failed + summary.errored > 0 || duration == nil ? "failed" : "passed"
+      let verdict = !summary.succeeded || duration == nil ? "failed" : "passed"
       let seconds = duration ?? Double(timeline.latest) / 1_000_000
       header.element("p", ["class": "result \(verdict)"], text: summary.result(in: seconds))
       if duration == nil {
@@ -53,7 +55,8 @@ extension HTMLReport {
     page.element("section", ["id": "summary"]) { section in
       section.element("h2", text: "Summary")
       let counts = [("passed", summary.passed), ("failed", summary.failed), ("errored", summary.errored),
-                    ("skipped", summary.skipped), ("known issues", summary.knownIssues), ("flaky", summary.flaky)]
+                    ("skipped", summary.skipped), ("known issues", summary.knownIssues), ("flaky", summary.flaky),
+                    ("failed outside tests", summary.outsideFailures)]
       writeTable([""] + counts.map(\.0), rows: [["All tests"] + counts.map { "\($0.1)" }], to: &section)
       let rows = table.rows.map { row in [row.suite] + table.waiters.map { SummaryTable.cell(row.cells[$0]) } }
       writeTable(["Suite"] + table.waiters, rows: rows, to: &section)
@@ -113,6 +116,30 @@ extension HTMLReport {
             article.element("p", ["class": "none"],
                             text: "Output not kept: the page keeps the output of the first \(Self.detailedFailures) failures.")
           }
+        }
+      }
+    }
+  }
+
+  /// Each failure outside every test: where it happened, under which suite, what was said and
+  /// the tests that ran before it. No section when there is none.
+  private func writeOutsideFailures(to page: inout HTMLWriter) {
+    guard !outsideFailures.isEmpty else { return }
+    page.element("section", ["id": "outside-failures"]) { section in
+      section.element("h2", text: "Failed outside tests (\(outsideFailures.count))")
+      for failure in outsideFailures {
+        section.element("article", ["class": "failure"]) { article in
+          article.element("h3", text: "\(failure.suite.suite): \(failure.place.description)")
+          article.element("p", ["class": "facts"], text: "\(failure.testcaseName) · \(failure.suite.waiter)")
+          article.element("ul", ["class": "issues"]) { list in
+            list.element("li", ["class": "issue"]) { item in
+              let location = failure.issue.sourceLocation.map { "\($0.path):\($0.line)" } ?? "no location"
+              item.element("span", ["class": "location"], text: location)
+              item.element("span", ["class": "kind"], text: failure.issue.kind.rawValue)
+              item.element("pre", ["class": "message"], text: capped(failure.issue.message))
+            }
+          }
+          if let suspects = failure.suspectsSentence { article.element("p", text: suspects) }
         }
       }
     }

@@ -35,6 +35,8 @@ struct HTMLReport: EndOfRunContents {
   /// Each suite's counts under each waiter.
   private(set) var table = SummaryTable()
   private(set) var failures: [Failure] = []
+  /// The failures outside every test, in the order they were found.
+  private(set) var outsideFailures: [OutsideFailure] = []
   /// The flaky tests, by the attempt that passed.
   private(set) var flaky: [TestID] = []
   /// The slowest attempts, slowest first.
@@ -94,6 +96,9 @@ struct HTMLReport: EndOfRunContents {
       table.record(counts, of: suite)
     case .runEnded(_, let duration):
       self.duration = duration
+    case .outsideFailure(let failure):
+      summary.outsideFailures += 1
+      outsideFailures.append(failure)
     case .testSlow, .waitEnded, .scheduleStep, .workerReplaced:
       break
     }

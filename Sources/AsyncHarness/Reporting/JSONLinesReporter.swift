@@ -186,7 +186,7 @@ public final class JSONLinesReporter: Reporter {
   /// harness alone, and can wait for the next.
   private static func writesAtOnce(_ kind: Event.Kind) -> Bool {
     switch kind {
-    case .testStarted, .issueRecorded, .outputCaptured, .testSlow, .waitEnded, .scheduleStep, .runEnded: true
+    case .testStarted, .issueRecorded, .outputCaptured, .testSlow, .waitEnded, .scheduleStep, .runEnded, .outsideFailure: true
     case .runStarted, .suiteStarted, .workerReplaced, .testEnded, .suiteEnded: false
     }
   }

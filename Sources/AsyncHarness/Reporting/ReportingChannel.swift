@@ -21,6 +21,9 @@ final class ReportingChannel: Sendable {
     var error: (any Error)?
     /// Whether ``finish()`` began: the dispatcher delivers what is queued and stops.
     var closing = false
+    /// The failures outside every test sent so far (``Event/Kind/outsideFailure(_:)``): the
+    /// run counts them, whoever found them.
+    var outsideFailures = 0
   }
 
   private let reporters: [any Reporter]
@@ -46,12 +49,16 @@ final class ReportingChannel: Sendable {
   private func send(_ event: Event) {
     let wake = state.withLock { state -> Bool in
       guard !state.closing, state.error == nil else { return false }
+      if case .outsideFailure = event.kind { state.outsideFailures += 1 }
       state.queue.append(event)
       defer { state.idle = false }
       return state.idle
     }
     if wake { work.signal() }
   }
+
+  /// How many failures outside every test were sent so far.
+  var outsideFailures: Int { state.withLock { $0.outsideFailures } }
 
   /// Delivers every event sent before the call, on this thread: those queued, after the batch
   /// being delivered, if any.

@@ -116,6 +116,9 @@
 
   /// The groups, in run order.
   @_spi(ForToolsIntegrationOnly) public let groups: [Group]
+  /// What failed while the tests were listed (another package's listing that crashed): each a
+  /// failure outside every test, which the run reports as it starts, and which fails it.
+  var listingFailures: [OutsideFailure] = []
 
   /// The catalog of harness suites: `suites` in order, each named uniquely (a repeated
   /// suite name gets `#01`, `#02`, …), each test as its suite numbered it.
@@ -132,7 +135,8 @@
   /// as a repeated harness suite name is). A test is named by its display name when it has
   /// one (`@Test("Adds two amounts")`), else as its library names it; names a group repeats
   /// (overloads, display names) are numbered as in harness suites (`f(x:)#01`).
-  init(existing tests: [ExistingTest]) {
+  init(existing tests: [ExistingTest], listingFailures: [OutsideFailure] = []) {
+    self.listingFailures = listingFailures
     struct Key: Hashable {
       let library: TestLibrary
       let suite: String

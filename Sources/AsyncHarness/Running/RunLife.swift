@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// The one owner of a run's life and of each suite's in it: it alone sends `runStarted`,
-/// `suiteStarted`, `suiteEnded` and `runEnded`, counts every test's last result, and hands
+/// `suiteStarted`, `suiteEnded` and `runEnded`, counts every test's last result (and the
+/// failures outside every test that the run's channel carried), and hands
 /// the plan's work (``WorkQueue``) to the lanes.
 ///
 /// Work is taken under the owner's lock, and the suites it opens are announced there, as is
@@ -143,10 +144,11 @@ final class RunLife: Sendable {
   /// Ends the run once every lane is done: the suites a stop left open end, then
   /// `runEnded`. Returns the counts.
   func end() -> Summary {
-    let (closed, total) = state.withLock { state in
+    var (closed, total) = state.withLock { state in
       (state.queue.closeOpenEntries().compactMap { state.close($0.suiteRun) }, state.total)
     }
     for event in closed { events(event) }
+    total.outsideFailures = channel.outsideFailures
     events(.runEnded(total, duration: start.duration(to: .now).timeInterval))
     return total
   }
@@ -157,11 +159,12 @@ final class RunLife: Sendable {
   /// run, every report is finished, and the process exits with status 1.
   func testHung(_ result: TestResult, of planned: Runner.PlannedTest) {
     Thread.detachNewThread { [self] in
-      let (closed, total) = state.withLock { state in
+      var (closed, total) = state.withLock { state in
         state.count(result.verdict, in: planned.id.suiteRun)
         return (state.open.map(\.suite).compactMap { state.close($0) }, state.total)
       }
       for event in closed { events(event) }
+      total.outsideFailures = channel.outsideFailures
       events(.runEnded(total, duration: start.duration(to: .now).timeInterval))
       try? channel.finish()
       exit(1)

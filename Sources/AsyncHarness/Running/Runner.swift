@@ -138,6 +138,7 @@ public final class Runner: Sendable {
                       channel: channel, stop: stop)
     run.begin(RunInfo(seed: configuration.shuffleSeed, jitterSeed: configuration.jitter?.seed,
                       repetitions: plan.repetitions, waiters: plan.waiterNames, shard: configuration.sharding?.shard))
+    for failure in catalog.listingFailures { channel.sink(.outsideFailure(failure)) }
     let tests = TestLife(rules: TestLife.Rules(slow: configuration.slowThreshold, watchesHangs: !first.stopsHungTests,
                                                hangGrace: configuration.hungTestGracePeriod, stop: stop,
                                                replaying: configuration.replay?.trace,

@@ -3,8 +3,15 @@
 enum BundleNote: Equatable {
   /// A test began, by its ID as the bundle lists it (``ExistingTest/id``).
   case started(String)
-  /// A test recorded an issue; one without a location is at the test's declaration.
+  /// A test recorded an issue; one without a location is at the test's declaration. The ID
+  /// may be a Swift Testing suite's (a trait of it failed), or that of a test that ended.
   case issue(String, Issue)
+  /// An issue that names no test: Swift Testing's «unknown», recorded once its test returned.
+  case issueOfNoTest(Issue)
+  /// XCTest began a class (`Module.Class`): its `class func setUp()` runs next, then its tests.
+  case classStarted(String)
+  /// XCTest ended a class: its tests and its `class func tearDown()` ran.
+  case classEnded(String)
   /// A test ended: skipped with `skipReason` when that is set, after `seconds` when the
   /// library says.
   case ended(String, skipReason: String?, seconds: Double?)
@@ -54,27 +61,19 @@ enum BundleChannelReader {
     self = library == .xctest ? .xctest(told: [:]) : .swiftTesting(cancelled: [:])
   }
 
+  /// The library whose records it reads.
+  var library: TestLibrary {
+    if case .xctest = self { .xctest } else { .swiftTesting }
+  }
+
   /// The library's name in messages.
   var libraryName: String {
     if case .xctest = self { "XCTest" } else { "Swift Testing" }
   }
 
-  /// Whether an issue that names no test running (a Swift Testing suite's) is the running
-  /// test's when only one runs. XCTest names each issue's test exactly: one of a test run
-  /// inside another (a test of XCTest itself) is not the outer test's.
-  var givesSuiteIssuesToTheRunningTest: Bool {
-    if case .swiftTesting = self { true } else { false }
-  }
-
   /// Whether the library runs one test at a time in a worker (XCTest does; Swift Testing runs
   /// its tests side by side).
   var runsOneTestAtATime: Bool {
-    if case .xctest = self { true } else { false }
-  }
-
-  /// Whether the library prints lines of its own for each test on standard output (XCTest
-  /// does: ``XCTestOwnLines``).
-  var printsOwnLines: Bool {
     if case .xctest = self { true } else { false }
   }
 
@@ -128,8 +127,12 @@ enum BundleChannelReader {
     case .xctest(var told):
       defer { self = .xctest(told: told) }
       guard let value = JSONValue.parse(line), let record = try? JSONFields(value),
-        let kind = try? record.string("record"), let test = try? record.string("test")
+        let kind = try? record.string("record")
       else { return [] }
+      if let name = try? record.string("class") {
+        return kind == "classStarted" ? [.classStarted(name)] : kind == "classEnded" ? [.classEnded(name)] : []
+      }
+      guard let test = try? record.string("test") else { return [] }
       switch kind {
       case "started":
         told[test] = []
@@ -153,9 +156,12 @@ enum BundleChannelReader {
       }
     case .swiftTesting(var cancelled):
       defer { self = .swiftTesting(cancelled: cancelled) }
-      guard let record = try? SwiftTestingRecord(line: line), record.kind == "event",
-        let id = record.payload.testID
-      else { return [] }
+      guard let record = try? SwiftTestingRecord(line: line), record.kind == "event" else { return [] }
+      guard let id = record.payload.testID else {
+        // «unknown»: an issue recorded where no test is current, once its test returned.
+        guard record.payload.kind == "issueRecorded", let issue = record.payload.recordedIssue else { return [] }
+        return [.issueOfNoTest(issue)]
+      }
       switch record.payload.kind {
       case "testStarted": return [.started(id)]
       case "testSkipped": return [.started(id), .ended(id, skipReason: record.payload.skipReason ?? "", seconds: 0)]
@@ -209,34 +215,5 @@ enum BundleChannelReader {
     let name = file.split(separator: "/").last.map(String.init) ?? file
     return Issue(kind: .expectationFailed, message: message, sourceLocation: SourceLocation(
       fileID: "\(module)/\(name)", filePath: file, line: (try? record.number("line", as: Int.self)) ?? 0, column: 1))
-  }
-}
-
-/// XCTest's own lines for a test on the bundle's standard output (`Test Case 'C.m' started
-/// at …`, `… passed (0.001 seconds)`, `PATH:LINE: error: C.m : …`, `PATH:LINE: C.m : Test
-/// skipped - …`), which the harness hears on the channel instead: left out of the test's
-/// captured output so that reports do not show them twice. Only what a test's output shows
-/// depends on this; no verdict, name or count does.
-struct XCTestOwnLines: Sendable {
-  private let started: String
-  private let ended: String
-  private let failure: String
-  private let skip: String
-
-  /// The lines of the test `Module.Class/method`, which XCTest names `Class.method`.
-  init(of test: String) {
-    let parts = test.split(separator: "/", maxSplits: 1)
-    let className = parts.first.map { $0.split(separator: ".").last.map(String.init) ?? String($0) } ?? test
-    let name = "\(className).\(parts.count > 1 ? String(parts[1]) : "")"
-    started = "Test Case '\(name)' started at "
-    ended = "Test Case '\(name)' "
-    failure = ": error: \(name) : "
-    skip = ": \(name) : Test skipped"
-  }
-
-  /// Whether `line` is one of XCTest's own for the test.
-  func contains(_ line: Substring) -> Bool {
-    line.hasPrefix(started) || (line.hasPrefix(ended) && line.hasSuffix(" seconds)"))
-      || line.contains(failure) || line.contains(skip)
   }
 }

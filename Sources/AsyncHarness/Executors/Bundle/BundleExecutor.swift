@@ -90,6 +90,7 @@ final class BundleExecutor: TestExecutor {
         if let ended = state.ended.removeValue(forKey: planned.id) {
           state.alone.remove(planned.id)
           for event in ended.events { events.send(event) }
+          state.review(planned.id, endedAs: ended.end, events: events)
           return ended.end
         }
         if state.worker?.holds(planned.id) != true {
@@ -110,13 +111,16 @@ final class BundleExecutor: TestExecutor {
           }
         }
         if !state.worker!.run(until: planned, events: events, ended: &state.ended) {
-          state.alone.formUnion(state.worker!.runAgainAlone)
-          state.worker = nil
+          state.retire(events: events)
         } else if state.worker!.mustBeReplaced {
           // Replaced: what the test left running goes with the worker's process group, and
           // a worker whose schedule ran (one schedule, one test) ends with it.
           state.worker?.kill()
           state.worker = nil
+        } else if state.worker!.holdsNone {
+          // Its end is heard: a crash after its last test fails outside every test.
+          state.worker!.runToItsEnd(ended: &state.ended)
+          state.retire(events: events)
         }
       }
     }
@@ -142,9 +146,31 @@ struct BundleRuns {
   /// The entries the runner hands over after the prepared tests, when it knows them.
   var following: (entries: ArraySlice<Runner.Plan.Entry>, plan: Runner.Plan)?
   fileprivate var ended: [TestID: BundleWorker.Ended] = [:]
-  /// The tests that were running side by side when their worker crashed: each runs again
-  /// alone, in a worker that runs one test at a time, as `swift test --no-parallel` would.
+  /// The tests that were running when their worker crashed (side by side, or after other
+  /// tests ended in it): each runs again alone, in a worker of its own.
   var alone: Set<TestID> = []
+  /// The crashes whose interrupted tests run again alone, to tell whose crash it was.
+  var underReview: [CrashUnderReview] = []
+
+  /// Ends the worker that exited: its failures outside every test are sent, the tests it
+  /// interrupted run again alone, and its crash is reviewed as they end.
+  mutating func retire(events: EventSink) {
+    guard var worker else { return }
+    for failure in worker.takeOutsideFailures() { events(.outsideFailure(failure)) }
+    alone.formUnion(worker.runAgainAlone)
+    if let crash = worker.crashUnderReview { underReview.append(crash) }
+    worker.kill()
+    self.worker = nil
+  }
+
+  /// `test` ended as `end`: a crash it ran again alone for is a failure outside every test
+  /// once none of the tests it interrupted crashed again.
+  mutating func review(_ test: TestID, endedAs end: AttemptEnd, events: EventSink) {
+    for index in underReview.indices {
+      if let failure = underReview[index].ended(test, as: end) { events(.outsideFailure(failure)) }
+    }
+    underReview.removeAll { $0.isSettled }
+  }
 
   /// `test`, then the prepared tests after it and the tests of the following entries, of the
   /// same library (the same waiter), that run and have not ended, each with the test it
@@ -155,7 +181,8 @@ struct BundleRuns {
     var batch = [(planned: planned, test: test)]
     // A schedule's executors are installed as the bundle starts: its test runs alone in it.
     guard planned.schedule == nil else { return batch }
-    let runsAlone = alone.contains(planned.id)
+    // A test run again alone after a crash runs in a worker of its own.
+    guard !alone.contains(planned.id) else { return batch }
     var listBytes = test.id.utf8.count
     var first = planned.id
     first.attempt = 1
@@ -163,7 +190,7 @@ struct BundleRuns {
     /// Adds the candidates that run; false once the list is full.
     func add(_ candidates: some Sequence<Runner.PlannedTest>) -> Bool {
       for candidate in candidates
-      where candidate.test.skipReason == nil && ended[candidate.id] == nil && alone.contains(candidate.id) == runsAlone
+      where candidate.test.skipReason == nil && ended[candidate.id] == nil && !alone.contains(candidate.id)
         && candidate.host.name == planned.host.name && candidate.schedule == nil {
         guard let test = candidate.existing else { continue }
         listBytes += 1 + test.id.utf8.count
@@ -222,8 +249,29 @@ private struct BundleWorker {
     watch = WorkerWatch(process: process, channel: channel.read, stop: stop)
     supervision = WorkerSupervision(gracePeriod: gracePeriod)
     supervision.idleDeadline = batch.first?.planned.timeLimit.map { ContinuousClock().now + $0 }
+    let file = bundle.split(separator: "/").last ?? ""
+    let bundleName = String(file.hasSuffix(".xctest") ? file.dropLast(".xctest".count) : file)
     transcript = BundleTranscript(reader: reader, marker: Array("\u{1}\(marker) ".utf8), batch: batch,
-                                  oneAtATime: oneAtATime || reader.runsOneTestAtATime)
+                                  oneAtATime: oneAtATime || reader.runsOneTestAtATime,
+                                  bundleSuite: SuiteRun(suite: bundleName, waiter: library.name))
+  }
+
+  /// Whether every test given to the worker ended or runs again elsewhere.
+  var holdsNone: Bool { transcript.holdsNone }
+
+  /// The crash that made the tests it interrupted run again alone, once the worker ended.
+  var crashUnderReview: CrashUnderReview? { transcript.crashUnderReview }
+
+  /// Hands over the failures outside every test found so far.
+  mutating func takeOutsideFailures() -> [OutsideFailure] { transcript.takeOutsideFailures() }
+
+  /// Reads the worker, which has no test left to run, until it exits, and judges how: a crash
+  /// or a hang after its last test is a failure outside every test (``takeOutsideFailures()``).
+  mutating func runToItsEnd(ended: inout [TestID: Ended]) {
+    transcript.asked = nil
+    defer { ended.merge(transcript.takeEnded()) { $1 } }
+    guard let exit = watch.watch(&transcript, &supervision) else { return }
+    transcript.exited(exit, into: &supervision)
   }
 
   /// Whether the test is one this worker runs and has not ended yet.
@@ -287,11 +335,17 @@ private struct BundleTranscript: WorkerTranscript {
   /// just before it, and those already reported.
   private var leftByNextEnd: [String]?
   private var knownChildren: Set<String> = []
-  /// The tests that were running side by side when the worker crashed.
+  /// The tests that were running when the worker crashed, which run again alone.
   private(set) var runAgainAlone: Set<TestID> = []
+  /// What the worker did around its tests, and the failures outside every test found there.
+  private(set) var edges: BundleEdges
+  /// The crash that made the tests of ``runAgainAlone`` run again, until they did.
+  private(set) var crashUnderReview: CrashUnderReview?
 
-  init(reader: BundleChannelReader, marker: [UInt8], batch: [(planned: Runner.PlannedTest, test: ExistingTest)], oneAtATime: Bool) {
+  init(reader: BundleChannelReader, marker: [UInt8], batch: [(planned: Runner.PlannedTest, test: ExistingTest)], oneAtATime: Bool,
+       bundleSuite: SuiteRun) {
     self.reader = reader
+    edges = BundleEdges(bundleSuite: bundleSuite)
     output = MarkedOutput(marker: marker)
     planned = Dictionary(batch.map { ($0.test.id, $0.planned) }) { first, _ in first }
     runsOneTestAtATime = oneAtATime
@@ -300,6 +354,12 @@ private struct BundleTranscript: WorkerTranscript {
   func holds(_ id: TestID) -> Bool {
     planned.values.contains { $0.id == id } && !finished.contains(id) && !runAgainAlone.contains(id)
   }
+
+  /// Whether every test given to the worker ended or runs again elsewhere.
+  var holdsNone: Bool { !planned.values.contains { holds($0.id) } }
+
+  /// Hands over the failures outside every test found so far.
+  mutating func takeOutsideFailures() -> [OutsideFailure] { edges.take() }
 
   mutating func takeEnded() -> [TestID: BundleWorker.Ended] {
     defer { ended = [:] }
@@ -339,22 +399,33 @@ private struct BundleTranscript: WorkerTranscript {
     case .started(let id):
       started.insert(id)
       guard let planned = planned[id], !runAgainAlone.contains(planned.id) else { return }
+      edges.started(planned)
       // Events are streamed as they come only where no other test can start beside this one.
       let streams = planned.id == asked?.planned.id && runsOneTestAtATime
-      var leftOut: (@Sendable (Substring) -> Bool)?
-      if reader.printsOwnLines {
-        let ownLines = XCTestOwnLines(of: id)
-        leftOut = { ownLines.contains($0) }
-      }
       let deadline = planned.timeLimit.map { ContinuousClock().now + $0 }
-      supervision.start(planned, sink: streams ? asked?.events : nil, streams: streams, deadline: deadline, leavingOut: leftOut)
+      supervision.start(planned, sink: streams ? asked?.events : nil, streams: streams, deadline: deadline)
     case .issue(let id, var issue):
-      // An issue of no test running (a Swift Testing suite's) is the test's when only one runs.
-      let onlyOne = reader.givesSuiteIssuesToTheRunningTest && supervision.running.count == 1
-        ? supervision.running.first?.planned : nil
-      guard let planned = planned[id].flatMap({ supervision.runs($0.id) ? $0 : nil }) ?? onlyOne else { return }
-      if issue.sourceLocation == nil { issue.sourceLocation = planned.test.sourceLocation }
-      supervision.record(Event(.issueRecorded(planned.id, issue)), of: planned.id)
+      if let test = planned[id] {
+        if issue.sourceLocation == nil { issue.sourceLocation = test.test.sourceLocation }
+        if supervision.runs(test.id) {
+          supervision.record(Event(.issueRecorded(test.id, issue)), of: test.id)
+        } else if finished.contains(test.id) {
+          edges.recordedAfterItsTest(issue, test: test)
+        }
+      } else if reader.library == .swiftTesting {
+        // A suite's issue (a trait of it threw): under its suite, after its tests if one started.
+        // (An XCTest issue of a test not given to the worker is one of a test run inside another,
+        // which that test judges.)
+        let tests = planned.values.filter { $0.existing?.suite == id || $0.existing?.suite.hasPrefix(id + "/") == true }
+        let suite = tests.first?.id.suiteRun ?? SuiteRun(suite: id, waiter: reader.library.name)
+        edges.suiteRecorded(issue, id: id, suite: suite, afterTests: tests.contains { started.contains($0.existing?.id ?? "") })
+      }
+    case .issueOfNoTest(let issue):
+      edges.recordedAfterItsTest(issue)
+    case .classStarted(let name):
+      edges.classStarted(name)
+    case .classEnded:
+      edges.classEnded()
     case .ended(let id, let skipReason, let seconds):
       defer { leftByNextEnd = nil }
       guard let planned = planned[id], let attempt = supervision.running.first(where: { $0.planned.id == planned.id }) else { return }
@@ -417,6 +488,7 @@ private struct BundleTranscript: WorkerTranscript {
     }
     finished.insert(planned.id)
     lastEnded = planned.id
+    edges.ended(planned)
     scheduleOfNextEnd = nil
     if supervision.running.isEmpty {
       supervision.idleDeadline = asked?.planned.timeLimit.map { ContinuousClock().now + $0 }
@@ -431,34 +503,72 @@ private struct BundleTranscript: WorkerTranscript {
       + "nor replays that work"
   }
 
-  /// Ends what the worker's end ends: the attempts running finish as the supervisor decides
-  /// (``WorkerSupervision/exited(_:)``), those to run again alone in a fresh worker, without
-  /// the supervisor's notes (`swift test` gives none). When
-  /// none ran, the test asked for ends so; the tests it never started run again in a new
-  /// worker, unless it ended as its library ends having run every test it knows (it has none
-  /// of the others).
+  /// Ends what the worker's end ends.
+  /// - Attempts running: as the supervisor decides (``WorkerSupervision/exited(_:)``), except
+  ///   that when the worker ended by itself after other tests had ended in it, no running
+  ///   test is blamed yet: each runs again alone in a fresh worker (``crashUnderReview``), as
+  ///   do those the supervisor runs again, without its notes (`swift test` gives none).
+  /// - None running, the worker not stopped: a library that ran every test it knows ended
+  ///   so (the tests it never started are none of its); otherwise the worker ended outside
+  ///   every test's body (``BundleEdges/endedBetweenTests(_:stoppedAt:output:suite:)``): the
+  ///   tests it never started run again in a new worker, but for those of a class whose
+  ///   `class func setUp()` failed, which end skipped.
+  /// - None running, the worker stopped (its time limit, an interrupt): the test asked for
+  ///   ends so, when no test ended in the worker.
   mutating func exited(_ exit: ProcessEnding, into supervision: inout WorkerSupervision) {
     if !supervision.running.isEmpty {
+      let byItself = supervision.stopping == nil
+      let running = supervision.running.map(\.planned)
+      let output = supervision.tail
+      var underReview: [Runner.PlannedTest] = []
       for outcome in supervision.exited(exit) {
         switch outcome {
         case .ended(let attempt, let end, _):
-          ended[attempt.planned.id] = BundleWorker.Ended(events: attempt.held, end: end)
-          finished.insert(attempt.planned.id)
+          if byItself, case .processEnded = end, !edges.ended.isEmpty {
+            underReview.append(attempt.planned)
+          } else {
+            ended[attempt.planned.id] = BundleWorker.Ended(events: attempt.held, end: end)
+            finished.insert(attempt.planned.id)
+          }
         case .runAgain(let attempt, _, _):
-          // As `swift test` gives no such warning, the test runs again silently.
-          runAgainAlone.insert(attempt.planned.id)
+          underReview.append(attempt.planned)
+        }
+      }
+      runAgainAlone.formUnion(underReview.map(\.id))
+      if !underReview.isEmpty {
+        crashUnderReview = edges.crashUnderReview(exit, running: running.filter { test in underReview.contains { $0.id == test.id } },
+                                                  output: output)
+      }
+      return
+    }
+    let complete = supervision.stopping == nil && reader.statusesOfACompleteRun.contains { exit == .exited($0) }
+    if complete {
+      for (id, planned) in planned where !started.contains(id) {
+        if let suite = planned.existing.flatMap({ edges.failedSuite(holding: $0.suite) }) {
+          ended[planned.id] = BundleWorker.Ended(end: .skipped(
+            reason: "Not run: its suite \(suite) failed before it; see the suite's initializationError", duration: 0))
+        } else {
+          ended[planned.id] = BundleWorker.Ended(end: .couldNotStart(
+            reason: "The test bundle ran no test \(planned.id.path): it has no such \(reader.libraryName) test"))
         }
       }
       return
     }
-    guard let asked = asked?.planned else { return }
-    let complete = supervision.stopping == nil && reader.statusesOfACompleteRun.contains { exit == .exited($0) }
-    if complete {
-      for (id, planned) in planned where !started.contains(id) {
-        ended[planned.id] = BundleWorker.Ended(end: .couldNotStart(
-          reason: "The test bundle ran no test \(planned.id.path): it has no such \(reader.libraryName) test"))
+    let interrupted = supervision.stopping?.interrupt != nil
+    if !interrupted && (!finished.isEmpty || edges.openClass != nil || asked == nil) {
+      let limit = supervision.stopping == nil ? nil : asked?.planned.timeLimit
+      let planned = self.planned
+      let failedSetUp = edges.endedBetweenTests(exit, stoppedAt: limit, output: supervision.tail) { name in
+        planned.values.first { $0.existing?.suite == name }?.id.suiteRun
       }
-    } else if finished.isEmpty || supervision.stopping != nil {
+      guard let failedSetUp else { return }
+      for (id, planned) in planned where planned.existing?.suite == failedSetUp && !started.contains(id) {
+        ended[planned.id] = BundleWorker.Ended(end: .skipped(
+          reason: "Not run: class func setUp() of \(failedSetUp) failed (the test bundle ended with \(exit)); see its "
+            + "initializationError", duration: 0))
+        finished.insert(planned.id)
+      }
+    } else if let asked = asked?.planned {
       ended[asked.id] = BundleWorker.Ended(end: supervision.ending(exit, timeLimit: asked.timeLimit, output: supervision.tail))
     }
   }

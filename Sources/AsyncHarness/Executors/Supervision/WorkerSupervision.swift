@@ -105,10 +105,10 @@ struct WorkerSupervision {
   // MARK: Inputs
 
   /// An attempt of `test` starts, under channel reference `ref`, its events streamed to `sink`
-  /// when `streams`, its lines that `leavingOut` names left out of its output.
+  /// when `streams`.
   mutating func start(_ planned: Runner.PlannedTest, ref: Int? = nil, sink: EventSink?, streams: Bool,
-                      deadline: ContinuousClock.Instant?, leavingOut: (@Sendable (Substring) -> Bool)? = nil) {
-    running.append(Attempt(planned: planned, ref: ref, streams: streams, sink: sink, printed: PrintedLines(leavingOut: leavingOut),
+                      deadline: ContinuousClock.Instant?) {
+    running.append(Attempt(planned: planned, ref: ref, streams: streams, sink: sink, printed: PrintedLines(),
                            deadline: deadline))
   }
 

@@ -131,9 +131,8 @@ struct OutputBuffer {
 }
 
 /// What one test printed, relayed a whole line at a time: each line printed while other tests
-/// of its process ran beside it starts with ``PrintedLines/sharedMark`` (it may be theirs), and
-/// lines `leftOut` says are not the test's own words (XCTest's lines for it) are left out.
-/// Used where one stream carries the output of tests running side by side: a worker's `async`
+/// of its process ran beside it starts with ``PrintedLines/sharedMark`` (it may be theirs);
+/// nothing it printed is left out. Used where one stream carries the output of tests running side by side: a worker's `async`
 /// tests (``SideBySideWorker``) and a test bundle's Swift Testing tests (``BundleExecutor``).
 struct PrintedLines {
   /// What starts each line printed while other tests ran beside the test.
@@ -141,11 +140,6 @@ struct PrintedLines {
 
   private var lines = LineSplitter()
   private var buffer = OutputBuffer()
-  private let leftOut: (@Sendable (Substring) -> Bool)?
-
-  init(leavingOut leftOut: (@Sendable (Substring) -> Bool)? = nil) {
-    self.leftOut = leftOut
-  }
 
   /// Adds what the test printed (`shared` when other tests ran beside it); returns the text
   /// to relay now, if any.
@@ -153,7 +147,6 @@ struct PrintedLines {
     lines.append(bytes)
     var kept: [UInt8] = []
     while let line = lines.next() {
-      if let leftOut, leftOut(Substring(decoding: line, as: UTF8.self)) { continue }
       if shared { kept += Self.sharedMark }
       kept += line
       kept.append(0x0A)
@@ -164,8 +157,7 @@ struct PrintedLines {
   /// What is left, a line without its newline too.
   mutating func flush() -> String? {
     var text = ""
-    if let rest = lines.rest(), !(leftOut?(Substring(decoding: rest, as: UTF8.self)) ?? false),
-       let relayed = buffer.append(rest) {
+    if let rest = lines.rest(), let relayed = buffer.append(rest) {
       text = relayed
     }
     text += buffer.flush() ?? ""

@@ -12,8 +12,10 @@
 // record goes to the channel whole, just after a numbered marker line written to standard
 // output (after what the tests printed so far), so that the harness cuts the output into
 // tests exactly, whatever the tests print:
-// - XCTest: an `XCTestObservation` observer writes one JSON record a line for each test's
-//   start, each failure with its file and line, and its end with XCTest's own outcome.
+// - XCTest: an `XCTestObservation` observer writes one JSON record a line for each class's
+//   start and end, each test's start, each failure with its file and line, and its end with
+//   XCTest's own outcome; XCTest's own printing observer is removed, so that standard output
+//   is only what the tests print.
 // - Swift Testing writes its own event stream, to the path the harness names
 //   (`--event-stream-output-path /dev/fd/3`): this library's `fopen` hands it a stream whose
 //   lines become records, written on the thread that posts each event. Any other `fopen` is
@@ -247,6 +249,38 @@ private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
 
   init(writer: ChannelWriter) {
     self.writer = writer
+  }
+
+  /// XCTest's own observer, which prints each test's start, failures and end on standard
+  /// output, is removed as the run starts: those words come on the channel, and standard
+  /// output holds only what the tests print.
+  func testBundleWillStart(_ testBundle: Bundle) {
+    let center = XCTestObservationCenter.shared
+    guard let observers = Mirror(reflecting: center).descendant("observers") else { return }
+    for wrapper in Mirror(reflecting: observers).children {
+      guard let observer = Mirror(reflecting: wrapper.value).descendant("object") as? XCTestObservation,
+        String(describing: type(of: observer)) == "PrintObserver"
+      else { continue }
+      center.removeTestObserver(observer)
+    }
+  }
+
+  /// A class's tests begin: its `class func setUp()` runs next.
+  func testSuiteWillStart(_ testSuite: XCTestSuite) {
+    guard let name = Self.className(of: testSuite) else { return }
+    writer.send(#"{"record":"classStarted","class":\#(quoted(name))}"#)
+  }
+
+  /// A class's tests and its `class func tearDown()` ran.
+  func testSuiteDidFinish(_ testSuite: XCTestSuite) {
+    guard let name = Self.className(of: testSuite) else { return }
+    writer.send(#"{"record":"classEnded","class":\#(quoted(name))}"#)
+  }
+
+  /// `Module.Class` of a suite that holds one class's tests; `nil` for the suites that hold
+  /// suites (the bundle's, `Selected tests`).
+  private static func className(of suite: XCTestSuite) -> String? {
+    (suite.tests.first as? XCTestCase).map { String(reflecting: type(of: $0)) }
   }
 
   func testCaseWillStart(_ testCase: XCTestCase) {

@@ -1,0 +1,156 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a test bundle's worker did around its tests' bodies, and the failures found there
+/// (``OutsideFailure``): the XCTest class it is in (between `class func setUp()` and
+/// `class func tearDown()`), the tests that ended in it (the suspects of what fails after
+/// them), and the words of each failure outside every test.
+struct BundleEdges {
+  /// The XCTest class the worker is in, and whether a test of it started in this worker.
+  private(set) var openClass: (name: String, testsStarted: Bool)?
+  /// The tests that ended in this worker, latest last: at most ``suspectLimit``.
+  private(set) var ended: [Runner.PlannedTest] = []
+  /// The failures found and not handed over yet.
+  private(set) var found: [OutsideFailure] = []
+  /// The failure found last.
+  private var lastFound: OutsideFailure?
+  /// The Swift Testing suites that recorded an issue, by ID.
+  private var failedSuites: [String] = []
+  /// The suite a failure of no suite is reported under when no test ended before it: the
+  /// bundle's, under its library's name.
+  let bundleSuite: SuiteRun
+
+  /// How many of the tests that ended last a failure names as suspects.
+  static let suspectLimit = 3
+
+  init(bundleSuite: SuiteRun) {
+    self.bundleSuite = bundleSuite
+  }
+
+  /// The tests that ended last, latest last, as `Suite/test`.
+  var suspects: [String] { ended.map(\.id.path) }
+
+  /// The suite of the test that ended last, else the bundle's.
+  var lastSuite: SuiteRun { ended.last?.id.suiteRun ?? bundleSuite }
+
+  mutating func classStarted(_ name: String) { openClass = (name, false) }
+
+  mutating func classEnded() { openClass = nil }
+
+  /// A test of the worker started.
+  mutating func started(_ planned: Runner.PlannedTest) {
+    if openClass?.name == planned.existing?.suite { openClass?.testsStarted = true }
+  }
+
+  /// A test of the worker ended.
+  mutating func ended(_ planned: Runner.PlannedTest) {
+    ended.append(planned)
+    if ended.count > Self.suspectLimit { ended.removeFirst() }
+  }
+
+  /// Keeps a failure found, unless it repeats the one found before it word for word (Swift
+  /// Testing posts an issue of no test twice).
+  private mutating func add(_ failure: OutsideFailure) {
+    guard failure != lastFound else { return }
+    found.append(failure)
+    lastFound = failure
+  }
+
+  /// Hands over the failures found so far.
+  mutating func take() -> [OutsideFailure] {
+    defer { found = [] }
+    return found
+  }
+
+  /// A Swift Testing suite, `id`, recorded `issue` (a trait of it threw, or its own
+  /// `Issue.record`): a failure of the suite, reported under `suite`, after its tests when one
+  /// of them started.
+  mutating func suiteRecorded(_ issue: Issue, id: String, suite: SuiteRun, afterTests: Bool) {
+    add(OutsideFailure(place: .suite, suite: suite, issue: issue, afterTests: afterTests))
+    failedSuites.append(id)
+  }
+
+  /// The failed suite that holds the test of suite `id` (itself or one it nests in), if any.
+  func failedSuite(holding id: String) -> String? {
+    failedSuites.first { id == $0 || id.hasPrefix($0 + "/") }
+  }
+
+  /// `issue` was recorded once no test was current (Swift Testing's «unknown»), or with the
+  /// ID of `test`, which had ended: a failure of no test, whose suspects are the tests that
+  /// ended last.
+  mutating func recordedAfterItsTest(_ issue: Issue, test: Runner.PlannedTest? = nil) {
+    let suspects = test.map { [$0.id.path] } ?? suspects
+    add(OutsideFailure(place: .noTest, suite: test?.id.suiteRun ?? lastSuite, issue: issue, suspects: suspects,
+                                afterTests: true))
+  }
+
+  /// The worker ended with `exit` while none of its tests ran and before it ran all of them:
+  /// in an XCTest class's `class func setUp()` (no test of it had started), in its
+  /// `class func tearDown()`, or in the process, after the tests that ended last. `suite`
+  /// finds the suite of an XCTest class. Returns the class whose set-up failed, if that is
+  /// where it happened: its tests that did not start never run.
+  mutating func endedBetweenTests(_ exit: ProcessEnding, stoppedAt limit: Duration?, output: String,
+                                  suite: (String) -> SuiteRun?) -> String? {
+    let how = limit.map { "was stopped at the time limit of \($0.secondsDescription) seconds, still running, "
+      + "\(exit == .signaled(SIGKILL) ? "with SIGKILL" : "with SIGTERM")" } ?? "ended with \(exit)"
+    let said = output.isEmpty ? "; it printed nothing" : "; its last output:\n\(output)"
+    if let open = openClass, let classSuite = suite(open.name) {
+      let place: OutsideFailure.Place = open.testsStarted ? .classTearDown : .classSetUp
+      let when = open.testsStarted ? "after its tests ran, before the class ended" : "before any of its tests started"
+      add(OutsideFailure(
+        place: place, suite: classSuite,
+        issue: Issue(kind: limit == nil ? .crashed : .timeLimitExceeded,
+                     message: "The test bundle \(how) in \(place.description) of \(open.name), \(when)\(said)"),
+        suspects: open.testsStarted ? suspects : [], afterTests: open.testsStarted))
+      return open.testsStarted ? nil : open.name
+    }
+    let after = ended.last.map { "after \($0.id.path) returned" } ?? "before its first test started"
+    add(OutsideFailure(
+      place: .process, suite: lastSuite,
+      issue: Issue(kind: limit == nil ? .crashed : .timeLimitExceeded,
+                   message: "The test bundle \(how) while none of its tests ran, \(after)\(said)"),
+      suspects: suspects, afterTests: !ended.isEmpty))
+    return nil
+  }
+
+  /// The failure of a worker that ended with `exit` while `running` ran, after `suspects`
+  /// ended in it: none of `running` is blamed until each ran again alone, and if none of them
+  /// then crashes, this is the crash, left behind by earlier work.
+  func crashUnderReview(_ exit: ProcessEnding, running: [Runner.PlannedTest], output: String) -> CrashUnderReview {
+    let names = running.map(\.id.path).joined(separator: ", ")
+    let said = output.isEmpty ? "" : "; its last output:\n\(output)"
+    let failure = OutsideFailure(
+      place: .process, suite: running.first?.id.suiteRun ?? lastSuite,
+      issue: Issue(kind: .crashed, message: "The test bundle ended with \(exit) while \(names) ran, and "
+        + "\(running.count == 1 ? "it passed" : "none of them crashed") when run again alone, in a fresh process: the crash "
+        + "came from work that tests before \(running.count == 1 ? "it" : "them") left behind\(said)"),
+      suspects: suspects + (running.count > 1 ? running.map(\.id.path) : []), afterTests: true)
+    return CrashUnderReview(failure: failure, awaiting: Set(running.map(\.id)))
+  }
+}
+
+/// A worker's crash while tests ran after others had ended in it: each test it interrupted
+/// runs again alone; one that crashes again is the crash's culprit, and when none does, the
+/// crash is a failure outside every test (``failure``).
+struct CrashUnderReview {
+  /// The failure it is, if no test it interrupted crashes again.
+  let failure: OutsideFailure
+  /// The interrupted tests that have not ended their run alone yet.
+  var awaiting: Set<TestID>
+  /// Whether one of them crashed again alone: the crash was its own.
+  var culpritFound = false
+
+  /// `test`, one of those it interrupted, ended its run alone as `end`. Returns the failure
+  /// once every one of them ended without crashing again.
+  mutating func ended(_ test: TestID, as end: AttemptEnd) -> OutsideFailure? {
+    guard awaiting.remove(test) != nil else { return nil }
+    if case .processEnded = end { culpritFound = true }
+    return awaiting.isEmpty && !culpritFound ? failure : nil
+  }
+
+  /// Whether nothing is left to decide.
+  var isSettled: Bool { awaiting.isEmpty }
+}

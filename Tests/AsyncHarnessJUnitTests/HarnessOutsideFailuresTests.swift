@@ -1,0 +1,210 @@
+import AsyncHarness
+import Foundation
+import HarnessTestSupport
+import XCTest
+
+@testable import AsyncHarnessJUnit
+
+/// Issue 49: wherever `swift test` is red, `harness test` is red and says why in the user's
+/// words, for failures outside any test's body. Each case of the fixture's
+/// `OutsideTheBodies.swift` (Tests/Fixtures/ExistingTests, chosen by EXISTING_TESTS_OUTSIDE)
+/// makes `swift test` red; here each is one `outsideFailure` of its own (place, suite, the
+/// words, the suspects), the run exits with status 1, and the JUnit report gives it a testcase
+/// of its own (`initializationError` or `executionError`) that the dashboards' schemas accept.
+final class HarnessOutsideFailuresTests: ReportTestCase {
+  private static let package = FixturePackage("ExistingTests", scratch: "existing-tests-scratch")
+
+  /// What a run of one case gave: its status, console, failures outside tests, verdicts and
+  /// attempts by test path, and its JUnit report.
+  private struct Run {
+    var status: Int32
+    var output: String
+    var failures: [OutsideFailure] = []
+    var verdicts: [String: Verdict] = [:]
+    var reasons: [String: String] = [:]
+    var attempts: [String: Int] = [:]
+    var junit: String
+  }
+
+  /// Runs the fixture's tests that `filters` select with EXISTING_TESTS_OUTSIDE=`outside`.
+  private func run(_ outside: String, _ filters: [String], flags: [String] = []) throws -> Run {
+    try Self.package.build()
+    let json = path("\(outside).jsonl")
+    let junit = path("\(outside).xml")
+    var environment = ProcessInfo.processInfo.environment
+    environment["EXISTING_TESTS_OUTSIDE"] = outside
+    let process = try runToEnd(try builtHarness(), [
+      "test", "--package-path", Self.package.directory.path, "--skip-build", "--time-limit", "60", "--json", json,
+      "--junit", junit,
+    ] + filters.flatMap { ["--filter", $0] } + flags + ["--", "--scratch-path", Self.package.scratch.path],
+      environment: environment, limit: 300)
+    var run = Run(status: process.status, output: process.output + process.errors, junit: junit)
+    for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
+      switch try Event(jsonLine: line).kind {
+      case .outsideFailure(let failure): run.failures.append(failure)
+      case .testEnded(let test, let end):
+        run.verdicts[test.path] = end.verdict
+        run.reasons[test.path] = end.reason
+        run.attempts[test.path] = end.attempts.count
+      case .runEnded(let summary, _): XCTAssertEqual(summary.outsideFailures, run.failures.count, "runEnded counts them")
+      default: break
+      }
+    }
+    return run
+  }
+
+  /// The one failure outside tests of `run`, with its place, suite and the words it must say.
+  private func assertOneFailure(_ run: Run, _ place: OutsideFailure.Place, under suite: String, library: String,
+                                saying words: [String], file: StaticString = #filePath, line: UInt = #line) throws
+    -> OutsideFailure {
+    XCTAssertEqual(run.status, 1, run.output, file: file, line: line)
+    XCTAssertEqual(run.failures.count, 1, "\(run.failures)", file: file, line: line)
+    let failure = try XCTUnwrap(run.failures.first, file: file, line: line)
+    XCTAssertEqual(failure.place, place, file: file, line: line)
+    XCTAssertEqual(failure.suite, SuiteRun(suite: suite, waiter: library), file: file, line: line)
+    for word in words { XCTAssertTrue(failure.issue.message.contains(word), failure.issue.message, file: file, line: line) }
+    XCTAssertTrue(run.output.contains("ERROR \(suite) [\(library)] \(place.description): "), run.output, file: file, line: line)
+    XCTAssertTrue(run.output.contains(", 1 failed outside tests in "), run.output, file: file, line: line)
+    return failure
+  }
+
+  /// The JUnit report holds the failure's testcase, errored, under its suite's classname, and
+  /// passes the dashboards' schemas with the run's totals (the failure counted as an error).
+  private func assertReported(_ run: Run, name: String, classname: String, file: StaticString = #filePath,
+                              line: UInt = #line) throws {
+    let report = try String(contentsOfFile: run.junit, encoding: .utf8)
+    XCTAssertTrue(report.contains("<testcase name=\"\(name)\" classname=\"\(classname)\""), report, file: file, line: line)
+    let tests = run.verdicts.count
+    let failed = run.verdicts.values.filter { $0 == .failed }.count
+    let errored = run.verdicts.values.filter { $0 == .errored }.count + run.failures.count
+    let skipped = run.verdicts.values.filter { $0 == .skipped || $0 == .knownIssue }.count
+    try assertCheckerPasses(run.junit, ["--expect-tests", String(tests + run.failures.count), "--expect-failures",
+                                        String(failed), "--expect-errors", String(errored), "--expect-skipped", String(skipped)],
+                            line: line)
+  }
+
+  func testACrashInAClassSetUpIsTheClassInitializationErrorAndItsTestsDoNotRun() throws {
+    let run = try run("classSetUp", ["ClassSetUpXCTests"])
+    let failure = try assertOneFailure(run, .classSetUp, under: "LedgerTests.ClassSetUpXCTests", library: "xctest", saying: [
+      "The test bundle ended with signal SIGILL (illegal instruction) in class func setUp() of "
+        + "LedgerTests.ClassSetUpXCTests, before any of its tests started",
+      "Fatal error: class set-up could not open the ledger",
+    ])
+    XCTAssertFalse(failure.afterTests)
+    XCTAssertEqual(failure.suspects, [])
+    XCTAssertEqual(run.verdicts, ["LedgerTests.ClassSetUpXCTests/testOne": .skipped, "LedgerTests.ClassSetUpXCTests/testTwo": .skipped])
+    XCTAssertEqual(run.reasons["LedgerTests.ClassSetUpXCTests/testOne"], "Not run: class func setUp() of "
+      + "LedgerTests.ClassSetUpXCTests failed (the test bundle ended with signal SIGILL (illegal instruction)); see its "
+      + "initializationError")
+    try assertReported(run, name: "initializationError", classname: "LedgerTests.ClassSetUpXCTests [xctest]")
+  }
+
+  func testACrashInAClassTearDownAfterItsTestsPassedIsTheClassExecutionError() throws {
+    let run = try run("classTearDown", ["ClassTearDownXCTests"])
+    let failure = try assertOneFailure(run, .classTearDown, under: "LedgerTests.ClassTearDownXCTests", library: "xctest",
+                                       saying: ["in class func tearDown() of LedgerTests.ClassTearDownXCTests, after its tests ran",
+                                                "Fatal error: class tear-down could not close the ledger"])
+    XCTAssertTrue(failure.afterTests)
+    XCTAssertEqual(failure.suspects, ["LedgerTests.ClassTearDownXCTests/testOne", "LedgerTests.ClassTearDownXCTests/testTwo"])
+    XCTAssertEqual(run.verdicts, ["LedgerTests.ClassTearDownXCTests/testOne": .passed,
+                                  "LedgerTests.ClassTearDownXCTests/testTwo": .passed])
+    try assertReported(run, name: "executionError", classname: "LedgerTests.ClassTearDownXCTests [xctest]")
+  }
+
+  /// Surefire's 2026 bug, not ours: a class tear-down failure is never a flaky pass, and the
+  /// tests that passed before it never run again.
+  func testRetriesNeitherRerunTheTestsNorTurnTheTearDownFailureIntoAFlakyPass() throws {
+    let run = try run("classTearDown", ["ClassTearDownXCTests"], flags: ["--retries", "2"])
+    _ = try assertOneFailure(run, .classTearDown, under: "LedgerTests.ClassTearDownXCTests", library: "xctest",
+                             saying: ["class tear-down could not close the ledger"])
+    XCTAssertEqual(run.attempts, ["LedgerTests.ClassTearDownXCTests/testOne": 1, "LedgerTests.ClassTearDownXCTests/testTwo": 1])
+    XCTAssertFalse(run.verdicts.values.contains(.flaky))
+    XCTAssertFalse(run.output.contains("Flaky"), run.output)
+  }
+
+  /// The crash comes while the next test runs: that test runs again alone, passes, and the
+  /// crash is reported on its own, naming the test that ran before it.
+  func testACrashLeftBehindByAnXCTestIsReportedOnItsOwnNamingTheSuspects() throws {
+    let run = try run("leftBehindXCTest", ["LeftBehindXCTests"])
+    let failure = try assertOneFailure(run, .process, under: "LedgerTests.LeftBehindXCTests", library: "xctest", saying: [
+      "The test bundle ended with signal SIGILL (illegal instruction) while LedgerTests.LeftBehindXCTests/testB_RunsWhileItComes "
+        + "ran, and it passed when run again alone, in a fresh process: the crash came from work that tests before it left "
+        + "behind",
+      "Fatal error: the crash a test left behind",
+    ])
+    XCTAssertEqual(failure.suspects, ["LedgerTests.LeftBehindXCTests/testA_SchedulesACrash"])
+    XCTAssertEqual(run.verdicts, ["LedgerTests.LeftBehindXCTests/testA_SchedulesACrash": .passed,
+                                  "LedgerTests.LeftBehindXCTests/testB_RunsWhileItComes": .passed])
+    XCTAssertEqual(run.attempts["LedgerTests.LeftBehindXCTests/testB_RunsWhileItComes"], 1)
+    try assertReported(run, name: "executionError", classname: "LedgerTests.LeftBehindXCTests [xctest]")
+  }
+
+  func testACrashLeftBehindByASwiftTestingTestIsReportedOnItsOwnNamingTheSuspects() throws {
+    let run = try run("leftBehindSwiftTesting", ["LeftBehindSwiftTests"])
+    let failure = try assertOneFailure(run, .process, under: "LedgerTests.LeftBehindSwiftTests", library: "swift-testing",
+                                       saying: ["while LedgerTests.LeftBehindSwiftTests/runsWhileItComes() ran",
+                                                "Fatal error: the crash a test left behind"])
+    XCTAssertEqual(failure.suspects, ["LedgerTests.LeftBehindSwiftTests/schedulesACrash()"])
+    XCTAssertEqual(run.verdicts, ["LedgerTests.LeftBehindSwiftTests/schedulesACrash()": .passed,
+                                  "LedgerTests.LeftBehindSwiftTests/runsWhileItComes()": .passed])
+    try assertReported(run, name: "executionError", classname: "LedgerTests.LeftBehindSwiftTests [swift-testing]")
+  }
+
+  /// Swift Testing's `✘ Test «unknown» recorded an issue`, in its own words and at its line.
+  func testAnIssueRecordedAfterItsTestReturnedIsAFailureOfNoTest() throws {
+    let run = try run("issueAfterItsTest", ["IssueAfterItsTest"])
+    let failure = try assertOneFailure(run, .noTest, under: "LedgerTests.IssueAfterItsTest", library: "swift-testing",
+                                       saying: ["Issue recorded - recorded after its test returned"])
+    XCTAssertEqual(failure.issue.sourceLocation?.fileID, "LedgerTests/OutsideTheBodies.swift")
+    XCTAssertEqual(failure.suspects, ["LedgerTests.IssueAfterItsTest/detachesAnIssue()"])
+    XCTAssertEqual(run.verdicts, ["LedgerTests.IssueAfterItsTest/detachesAnIssue()": .passed,
+                                  "LedgerTests.IssueAfterItsTest/waitsForIt()": .passed])
+    try assertReported(run, name: "executionError", classname: "LedgerTests.IssueAfterItsTest [swift-testing]")
+  }
+
+  func testASuiteTraitThatThrowsIsTheSuiteInitializationErrorInItsOwnWords() throws {
+    let run = try run("suiteTrait", ["BrokenFixtureTests"])
+    let failure = try assertOneFailure(run, .suite, under: "LedgerTests.BrokenFixtureTests", library: "swift-testing",
+                                       saying: ["Caught error: the suite's fixture could not be prepared"])
+    XCTAssertFalse(failure.afterTests)
+    XCTAssertEqual(run.verdicts, ["LedgerTests.BrokenFixtureTests/first()": .skipped,
+                                  "LedgerTests.BrokenFixtureTests/second()": .skipped])
+    XCTAssertEqual(run.reasons["LedgerTests.BrokenFixtureTests/first()"],
+                   "Not run: its suite LedgerTests.BrokenFixtureTests failed before it; see the suite's initializationError")
+    XCTAssertFalse(run.output.contains("it has no such Swift Testing test"), run.output)
+    try assertReported(run, name: "initializationError", classname: "LedgerTests.BrokenFixtureTests [swift-testing]")
+  }
+
+  /// The Swift Testing listing crashes: the run is red with the crash's words, and the XCTest
+  /// tests, which could be listed, still run.
+  func testAListingThatCrashesFailsTheRunAndTheOtherLibrarysTestsStillRun() throws {
+    let run = try run("listing", ["ClassTearDownXCTests"])
+    let failure = try assertOneFailure(run, .listing, under: "ExistingTestsPackageTests", library: "swift-testing", saying: [
+      "The Swift Testing tests of the test bundle could not be listed: ExistingTestsPackageTests.xctest --testing-library "
+        + "swift-testing --list-tests ended with signal SIGILL (illegal instruction)",
+      "Fatal error: LEDGER_CURRENCY is not set",
+    ])
+    XCTAssertFalse(failure.afterTests)
+    XCTAssertEqual(run.verdicts, ["LedgerTests.ClassTearDownXCTests/testOne": .passed,
+                                  "LedgerTests.ClassTearDownXCTests/testTwo": .passed])
+    try assertReported(run, name: "initializationError", classname: "ExistingTestsPackageTests [swift-testing]")
+  }
+
+  /// What a test prints is its output, whole, even when it looks like XCTest's own lines;
+  /// XCTest's own lines are not in it.
+  func testATestsOutputIsKeptWholeWhateverItLooksLike() throws {
+    let run = try run("", ["ForgedLinesXCTests"])
+    let json = try String(contentsOfFile: path(".jsonl"), encoding: .utf8)
+    var outputs: [String: String] = [:]
+    for line in json.split(separator: "\n") {
+      if case .outputCaptured(let test, let text) = try Event(jsonLine: line).kind { outputs[test.path, default: ""] += text }
+    }
+    XCTAssertEqual(run.failures, [])
+    let forged = try XCTUnwrap(outputs["LedgerTests.ForgedLinesXCTests/testPrintsAFailureLineAndPasses"], "\(outputs)")
+    XCTAssertTrue(forged.contains(": error: ForgedLinesXCTests.testPrintsAFailureLineAndPasses : "), forged)
+    for (test, output) in outputs {
+      XCTAssertFalse(output.contains("Test Suite '"), "\(test): \(output)")
+      XCTAssertFalse(output.contains("Executed "), "\(test): \(output)")
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Synchronization
+import Testing
+import XCTest
+
+// Failures outside any test's body, each only when EXISTING_TESTS_OUTSIDE names it (one case a
+// run); without it every test here passes at once. `swift test` is red for each case:
+// - classSetUp: `class func setUp()` of ClassSetUpXCTests crashes (signal 4), before its tests.
+// - classTearDown: `class func tearDown()` of ClassTearDownXCTests crashes, after its tests passed.
+// - leftBehindXCTest: a test schedules a crash on a Dispatch queue 300 ms after it returns;
+//   the next test of its class runs while it comes.
+// - leftBehindSwiftTesting: the same, in a serialized Swift Testing suite.
+// - issueAfterItsTest: a Swift Testing test detaches a task that records an issue 200 ms
+//   after it returned (`✘ Test «unknown» recorded an issue`); the next test waits for it.
+// - suiteTrait: a suite trait's scope throws before any test of its suite runs.
+// - listing: a test's trait reads a value that is not set, and crashes as the tests are listed.
+
+/// The case of failure outside a test's body this run shows (EXISTING_TESTS_OUTSIDE), if any.
+let outsideCase = ProcessInfo.processInfo.environment["EXISTING_TESTS_OUTSIDE"] ?? ""
+
+final class ClassSetUpXCTests: XCTestCase {
+  override class func setUp() {
+    super.setUp()
+    if outsideCase == "classSetUp" { fatalError("class set-up could not open the ledger") }
+  }
+
+  func testOne() {}
+  func testTwo() {}
+}
+
+final class ClassTearDownXCTests: XCTestCase {
+  override class func tearDown() {
+    if outsideCase == "classTearDown" { fatalError("class tear-down could not close the ledger") }
+    super.tearDown()
+  }
+
+  func testOne() {}
+  func testTwo() {}
+}
+
+/// Whether a crash was scheduled in this process: the test after the one that schedules it
+/// waits for it only then (run again alone, in a fresh process, it passes at once).
+let crashScheduled = Atomic(false)
+
+/// Schedules a crash on a Dispatch queue, 300 ms from now, when `name` is the case of this run.
+func scheduleACrash(ifTheCaseIs name: String) {
+  guard outsideCase == name else { return }
+  crashScheduled.store(true, ordering: .sequentiallyConsistent)
+  DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { fatalError("the crash a test left behind") }
+}
+
+/// Blocks while a crash scheduled in this process is due (it ends the process first), at most 5 s.
+func waitForTheCrashLeftBehind() {
+  guard crashScheduled.load(ordering: .sequentiallyConsistent) else { return }
+  _ = DispatchSemaphore(value: 0).wait(timeout: .now() + 5)
+}
+
+final class LeftBehindXCTests: XCTestCase {
+  func testA_SchedulesACrash() { scheduleACrash(ifTheCaseIs: "leftBehindXCTest") }
+  func testB_RunsWhileItComes() { waitForTheCrashLeftBehind() }
+}
+
+@Suite(.serialized) struct LeftBehindSwiftTests {
+  @Test func schedulesACrash() { scheduleACrash(ifTheCaseIs: "leftBehindSwiftTesting") }
+  @Test func runsWhileItComes() { waitForTheCrashLeftBehind() }
+}
+
+@Suite(.serialized) struct IssueAfterItsTest {
+  static let recorded = DispatchSemaphore(value: 0)
+
+  @Test func detachesAnIssue() {
+    guard outsideCase == "issueAfterItsTest" else { return }
+    Task.detached {
+      try? await Task.sleep(for: .milliseconds(200))
+      Issue.record("recorded after its test returned")
+      Self.recorded.signal()
+    }
+  }
+
+  @Test func waitsForIt() {
+    guard outsideCase == "issueAfterItsTest" else { return }
+    _ = Self.recorded.wait(timeout: .now() + 5)
+  }
+}
+
+/// A suite trait whose scope throws when the case is `suiteTrait`.
+struct LedgerFixture: SuiteTrait, TestScoping {
+  struct NotPrepared: Error, CustomStringConvertible {
+    var description: String { "the suite's fixture could not be prepared" }
+  }
+
+  func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+    if outsideCase == "suiteTrait" { throw NotPrepared() }
+    try await function()
+  }
+}
+
+@Suite(LedgerFixture()) struct BrokenFixtureTests {
+  @Test func first() {}
+  @Test func second() {}
+}
+
+/// A trait whose value is read as the tests are listed.
+struct NeedsCurrency: TestTrait {
+  let code: String
+}
+
+/// The currency the tests run with: crashes, as the tests are listed, when the case is `listing`.
+func requiredCurrency() -> String {
+  if outsideCase == "listing" { fatalError("LEDGER_CURRENCY is not set") }
+  return "EUR"
+}
+
+@Test(NeedsCurrency(code: requiredCurrency())) func convertsCurrency() {}
