@@ -401,3 +401,45 @@ final class JUnitReporterTests: ReportTestCase {
     XCTAssertEqual(report.attribute("tests"), "1")
   }
 }
+
+/// Issue 49: a failure outside every test is a testcase of its own, errored, named as Maven
+/// Surefire names one, under the classname of the suite where it happened.
+final class JUnitOutsideFailureTests: ReportTestCase {
+  private let crash = Issue(kind: .crashed, message: "The test bundle ended with signal SIGILL (illegal instruction)",
+                            sourceLocation: localLocation("T/Ledger.swift", line: 12))
+
+  /// Found after its suite was written (a class's tear-down crashes after its last test), it
+  /// goes in a `<testsuite>` of its own whose testcase keeps the suite's classname.
+  func testOneFoundAfterItsSuiteEndedGetsASuiteOfItsOwnUnderTheSameClassname() throws {
+    let failure = OutsideFailure(place: .classTearDown, suite: SuiteRun(suite: "M.Ledger", waiter: "xctest"), issue: crash,
+                                 suspects: ["M.Ledger/testA"], afterTests: true)
+    let report = try report(runEvents(suiteEvents("M.Ledger", waiter: "xctest", [("testA", passed, [])]),
+                                      [Event(.outsideFailure(failure))]))
+    XCTAssertEqual(report.attribute("tests"), "2")
+    XCTAssertEqual(report.attribute("errors"), "1")
+    XCTAssertEqual(report.elements(named: "testsuite").map { $0.attribute("name") }, ["M.Ledger [xctest]", "M.Ledger [xctest] (2)"])
+    XCTAssertEqual(report.testCases.map { "\($0.attribute("classname")!) | \($0.attribute("name")!)" },
+                   ["M.Ledger [xctest] | testA", "M.Ledger [xctest] | executionError"])
+    let error = try XCTUnwrap(report.testCases.last?.elements(named: "error").first)
+    XCTAssertEqual(error.attribute("message"), "In class func tearDown(): The test bundle ended with signal SIGILL (illegal "
+      + "instruction)\nThe tests that ran last in that process before it: M.Ledger/testA")
+    XCTAssertTrue(error.text.contains("T/Ledger.swift:12"), error.text)
+    try assertCheckerPasses(path("report.xml"), ["--expect-tests", "2", "--expect-failures", "0", "--expect-errors", "1",
+                                                 "--expect-skipped", "0"])
+  }
+
+  /// Found while its suite is open, it joins the suite; a second one in the same suite is
+  /// numbered, so that no two testcases share a classname and a name.
+  func testOnesFoundWhileTheirSuiteRunsJoinItNumbered() throws {
+    let run = SuiteRun(suite: "M.Broken", waiter: "swift-testing")
+    let failure = OutsideFailure(place: .suite, suite: run, issue: crash, afterTests: false)
+    var events = suiteEvents("M.Broken", waiter: "swift-testing", [("first()", passed, [])])
+    events.insert(contentsOf: [Event(.outsideFailure(failure)), Event(.outsideFailure(failure))], at: 1)
+    let report = try report(runEvents(events))
+    XCTAssertEqual(report.elements(named: "testsuite").count, 1)
+    XCTAssertEqual(report.testCases.map { $0.attribute("name")! }, ["initializationError", "initializationError #2", "first()"])
+    XCTAssertEqual(report.testCases.map { $0.elements.map(\.name) }, [["error"], ["error"], []])
+    try assertCheckerPasses(path("report.xml"), ["--expect-tests", "3", "--expect-failures", "0", "--expect-errors", "2",
+                                                 "--expect-skipped", "0"])
+  }
+}

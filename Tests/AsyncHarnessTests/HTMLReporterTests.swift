@@ -89,6 +89,26 @@ final class HTMLReporterTests: TemporaryDirectoryTestCase {
       + "title=\"S/blocks [semaphore]: unfinished, 1.500s\"></span>"))
   }
 
+  /// Issue 49: the page says the run failed, counts the failure outside tests and shows it.
+  func testAFailureOutsideTestsFailsThePageAndIsShown() throws {
+    let path = directory.appendingPathComponent("report.html").path
+    let reporter = try HTMLReporter(path: path, title: "Outside")
+    let failure = OutsideFailure(place: .suite, suite: SuiteRun(suite: "M.Broken", waiter: "swift-testing"),
+                                 issue: Issue(kind: .errorThrown, message: "Caught error: not prepared"), afterTests: false)
+    var summary = Summary()
+    summary.outsideFailures = 1
+    reporter.handle(Event(.runStarted(RunInfo(waiters: ["swift-testing"]))))
+    reporter.handle(Event(.outsideFailure(failure)))
+    reporter.handle(Event(.runEnded(summary, duration: 1)))
+    try reporter.finish()
+    let page = try String(contentsOfFile: path, encoding: .utf8)
+    XCTAssertTrue(page.contains("<p class=\"result failed\">0 passed, 0 failed, 0 skipped, 1 failed outside tests in 1.000s</p>"),
+                  page)
+    XCTAssertTrue(page.contains("<h2>Failed outside tests (1)</h2>"), page)
+    XCTAssertTrue(page.contains("<h3>M.Broken: the suite</h3>"), page)
+    XCTAssertTrue(page.contains("<pre class=\"message\">Caught error: not prepared</pre>"), page)
+  }
+
   /// Attempts side by side in a lane: one that starts while others run goes on the lane's first
   /// free sub-track, a row of its own named after the lane, so no row's bars overlap.
   func testAttemptsSideBySideInALaneGetRowsOfTheirOwn() throws {

@@ -53,6 +53,35 @@ final class ReporterTests: XCTestCase {
       """)
   }
 
+  /// Issue 49: a failure outside every test is written as it is found, whole, with its place
+  /// and suspects, listed again before the result line by its first line, and counted there.
+  func testConsoleWritesAFailureOutsideTestsAndCountsIt() throws {
+    let text = WrittenText()
+    let reporter = ConsoleReporter(style: .plain, write: text.write)
+    let failure = OutsideFailure(
+      place: .classTearDown, suite: SuiteRun(suite: "M.Ledger", waiter: "xctest"),
+      issue: Issue(kind: .crashed, message: "The test bundle ended with signal SIGILL (illegal instruction); its last output:\n"
+        + "Fatal error: closed", sourceLocation: SourceLocation(fileID: "M/Ledger.swift", filePath: "/p/M/Ledger.swift", line: 12,
+                                                                  column: 1)),
+      suspects: ["M.Ledger/testA", "M.Ledger/testB"], afterTests: true)
+    var summary = Summary()
+    summary.passed = 2
+    summary.outsideFailures = 1
+    for kind: Event.Kind in [.outsideFailure(failure), .runEnded(summary, duration: 0.5)] { try reporter.handle(Event(kind)) }
+    XCTAssertEqual(text.text, """
+      ERROR M.Ledger [xctest] class func tearDown(): The test bundle ended with signal SIGILL (illegal instruction); its last output:
+      Fatal error: closed
+          at M/Ledger.swift:12
+          The tests that ran last in that process before it: M.Ledger/testA, M.Ledger/testB
+      (1 failure outside tests)
+      Failed outside tests:
+          M.Ledger [xctest] class func tearDown(): The test bundle ended with signal SIGILL (illegal instruction); its last output:
+      Result: 2 passed, 0 failed, 0 skipped, 1 failed outside tests in 0.500s
+
+      """)
+    XCTAssertFalse(summary.succeeded, "a failure outside tests fails the run")
+  }
+
   func testConsoleColorsOnlyWhenAsked() throws {
     let text = WrittenText()
     let reporter = ConsoleReporter(style: .init(colors: true, liveProgress: false), write: text.write)
