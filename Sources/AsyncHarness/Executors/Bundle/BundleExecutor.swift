@@ -256,6 +256,11 @@ private struct BundleWorker {
                                   bundleSuite: SuiteRun(suite: bundleName, waiter: library.name))
   }
 
+  /// How long a worker whose tests all ended may take to exit when the run has no time
+  /// limit: past it, the worker is stopped and its hang is a failure outside every test
+  /// (`swift test` would wait for ever).
+  static let exitLimit: Duration = .seconds(30)
+
   /// Whether every test given to the worker ended or runs again elsewhere.
   var holdsNone: Bool { transcript.holdsNone }
 
@@ -268,7 +273,10 @@ private struct BundleWorker {
   /// Reads the worker, which has no test left to run, until it exits, and judges how: a crash
   /// or a hang after its last test is a failure outside every test (``takeOutsideFailures()``).
   mutating func runToItsEnd(ended: inout [TestID: Ended]) {
+    let limit = transcript.asked?.planned.timeLimit ?? Self.exitLimit
     transcript.asked = nil
+    transcript.exitLimit = limit
+    supervision.idleDeadline = ContinuousClock().now + limit
     defer { ended.merge(transcript.takeEnded()) { $1 } }
     guard let exit = watch.watch(&transcript, &supervision) else { return }
     transcript.exited(exit, into: &supervision)
@@ -341,6 +349,8 @@ private struct BundleTranscript: WorkerTranscript {
   private(set) var edges: BundleEdges
   /// The crash that made the tests of ``runAgainAlone`` run again, until they did.
   private(set) var crashUnderReview: CrashUnderReview?
+  /// Once every test ended, how long the worker has to exit before it is stopped.
+  var exitLimit: Duration?
 
   init(reader: BundleChannelReader, marker: [UInt8], batch: [(planned: Runner.PlannedTest, test: ExistingTest)], oneAtATime: Bool,
        bundleSuite: SuiteRun) {
@@ -556,7 +566,7 @@ private struct BundleTranscript: WorkerTranscript {
     }
     let interrupted = supervision.stopping?.interrupt != nil
     if !interrupted && (!finished.isEmpty || edges.openClass != nil || asked == nil) {
-      let limit = supervision.stopping == nil ? nil : asked?.planned.timeLimit
+      let limit = supervision.stopping == nil ? nil : asked?.planned.timeLimit ?? exitLimit
       let planned = self.planned
       let failedSetUp = edges.endedBetweenTests(exit, stoppedAt: limit, output: supervision.tail) { name in
         planned.values.first { $0.existing?.suite == name }?.id.suiteRun
