@@ -86,6 +86,8 @@ final class BundleExecutor: TestExecutor {
   /// prepared tests after it that have not ended yet.
   func run(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
     state.withLock { state in
+      // The warnings it kept from a worker it ran in before running again alone are its own.
+      defer { for issue in state.kept.removeValue(forKey: planned.id) ?? [] { events(.issueRecorded(planned.id, issue)) } }
       while true {
         if let ended = state.ended.removeValue(forKey: planned.id) {
           state.alone.remove(planned.id)
@@ -111,6 +113,7 @@ final class BundleExecutor: TestExecutor {
         }
         if !state.worker!.run(until: planned, events: events, ended: &state.ended) {
           state.alone.formUnion(state.worker!.runAgainAlone)
+          state.kept.merge(state.worker!.kept, uniquingKeysWith: +)
           state.worker = nil
         } else if state.worker!.mustBeReplaced {
           // Replaced: what the test left running goes with the worker's process group, and
@@ -145,6 +148,9 @@ struct BundleRuns {
   /// The tests that were running side by side when their worker crashed: each runs again
   /// alone, in a worker that runs one test at a time, as `swift test --no-parallel` would.
   var alone: Set<TestID> = []
+  /// The warnings of tests that run again alone, kept from the worker they ran in first
+  /// (``WorkerSupervision/Attempt/kept``): each test's, given to it when it ends.
+  var kept: [TestID: [Issue]] = [:]
 
   /// `test`, then the prepared tests after it and the tests of the following entries, of the
   /// same library (the same waiter), that run and have not ended, each with the test it
@@ -230,12 +236,16 @@ private struct BundleWorker {
   func holds(_ id: TestID) -> Bool { transcript.holds(id) }
 
   /// Whether the worker is replaced once the test asked for ends: a test left a process
-  /// running, or it ran under a schedule.
-  var mustBeReplaced: Bool { transcript.leftProcesses || transcript.scheduled }
+  /// running, it ran under a schedule, or the worker was sent a stop signal (a test's
+  /// deadline passed as its end came): a stopped worker runs no other test.
+  var mustBeReplaced: Bool { transcript.leftProcesses || transcript.scheduled || !supervision.takesAttempts }
 
   /// The tests that were running side by side when the worker crashed: each runs again
   /// alone (in a fresh worker running one test at a time), for a verdict of its own.
   var runAgainAlone: Set<TestID> { transcript.runAgainAlone }
+
+  /// The warnings those tests keep from this worker (``WorkerSupervision/Attempt/kept``).
+  var kept: [TestID: [Issue]] { transcript.kept }
 
   /// Reads the worker until `test` ends (`true`: the worker runs on) or the worker exits
   /// (`false`); every test that ends meanwhile goes to `ended`, `test`'s events to `events`.
@@ -243,12 +253,19 @@ private struct BundleWorker {
     transcript.asked = (planned, events)
     defer { ended.merge(transcript.takeEnded()) { $1 } }
     guard let exit = watch.watch(&transcript, &supervision) else { return true }
-    if watch.outputHeld {
-      let leak = supervision.outputHeld(by: "the test bundle")
-      // With none running, the leak is the last test's that ended.
-      if supervision.running.isEmpty { transcript.leaked(leak) }
+    let ranNone = supervision.running.isEmpty
+    transcript.exited(exit, into: &supervision, outputHeldBy: watch.outputHeld ? "the test bundle" : nil)
+    if watch.outputHeld && ranNone {
+      // With none running, the leak is the last test's that ended, unless the runner has it
+      // already: then the test it waits for gets it (the message blames no one test).
+      let leak = WorkerSupervision.outputHeld(by: "the test bundle")
+      ended.merge(transcript.takeEnded()) { $1 }
+      if let last = transcript.lastEnded, ended[last] != nil {
+        ended[last]!.events.append(Event(.issueRecorded(last, leak)))
+      } else {
+        events(.issueRecorded(planned.id, leak))
+      }
     }
-    transcript.exited(exit, into: &supervision)
     return false
   }
 
@@ -282,13 +299,15 @@ private struct BundleTranscript: WorkerTranscript {
   /// The steps the schedule took up to the end relayed next, as the library said just before it.
   private var scheduleOfNextEnd: ScheduleTrace?
   /// The last test that ended.
-  private var lastEnded: TestID?
+  private(set) var lastEnded: TestID?
   /// The processes running as the test whose end is relayed next ended, as the library said
   /// just before it, and those already reported.
   private var leftByNextEnd: [String]?
   private var knownChildren: Set<String> = []
   /// The tests that were running side by side when the worker crashed.
   private(set) var runAgainAlone: Set<TestID> = []
+  /// The warnings those tests keep from this worker.
+  private(set) var kept: [TestID: [Issue]] = [:]
 
   init(reader: BundleChannelReader, marker: [UInt8], batch: [(planned: Runner.PlannedTest, test: ExistingTest)], oneAtATime: Bool) {
     self.reader = reader
@@ -325,12 +344,6 @@ private struct BundleTranscript: WorkerTranscript {
 
   mutating func ended(into supervision: inout WorkerSupervision) {
     supervision.printed(output.rest())
-  }
-
-  /// A process the tests started held the output after the bundle exited while no test ran:
-  /// `leak` is an issue of the last test that ended.
-  mutating func leaked(_ leak: Issue) {
-    if let last = lastEnded { ended[last]?.events.append(Event(.issueRecorded(last, leak))) }
   }
 
   /// Relays what one record says.
@@ -432,14 +445,15 @@ private struct BundleTranscript: WorkerTranscript {
   }
 
   /// Ends what the worker's end ends: the attempts running finish as the supervisor decides
-  /// (``WorkerSupervision/exited(_:)``), those to run again alone in a fresh worker, without
-  /// the supervisor's notes (`swift test` gives none). When
+  /// (``WorkerSupervision/exited(_:outputHeldBy:)``), those to run again alone in a fresh
+  /// worker, without the supervisor's notes (`swift test` gives none), keeping their warnings
+  /// (output held past the exit, `outputHeldBy`). When
   /// none ran, the test asked for ends so; the tests it never started run again in a new
   /// worker, unless it ended as its library ends having run every test it knows (it has none
   /// of the others).
-  mutating func exited(_ exit: ProcessEnding, into supervision: inout WorkerSupervision) {
+  mutating func exited(_ exit: ProcessEnding, into supervision: inout WorkerSupervision, outputHeldBy worker: String?) {
     if !supervision.running.isEmpty {
-      for outcome in supervision.exited(exit) {
+      for outcome in supervision.exited(exit, outputHeldBy: worker) {
         switch outcome {
         case .ended(let attempt, let end, _):
           ended[attempt.planned.id] = BundleWorker.Ended(events: attempt.held, end: end)
@@ -447,6 +461,7 @@ private struct BundleTranscript: WorkerTranscript {
         case .runAgain(let attempt, _, _):
           // As `swift test` gives no such warning, the test runs again silently.
           runAgainAlone.insert(attempt.planned.id)
+          if !attempt.kept.isEmpty { kept[attempt.planned.id, default: []] += attempt.kept }
         }
       }
       return
@@ -458,7 +473,9 @@ private struct BundleTranscript: WorkerTranscript {
         ended[planned.id] = BundleWorker.Ended(end: .couldNotStart(
           reason: "The test bundle ran no test \(planned.id.path): it has no such \(reader.libraryName) test"))
       }
-    } else if finished.isEmpty || supervision.stopping != nil {
+    } else if finished.isEmpty || (supervision.stopping != nil && !supervision.stoppedForEndedAttempts) {
+      // The worker's end is this test's, unless the worker was stopped only for a test whose
+      // end came with the signal: then this test runs again in a fresh worker.
       ended[asked.id] = BundleWorker.Ended(end: supervision.ending(exit, timeLimit: asked.timeLimit, output: supervision.tail))
     }
   }
