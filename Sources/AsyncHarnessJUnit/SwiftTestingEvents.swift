@@ -10,7 +10,9 @@ import Foundation
 /// case's arguments follow its message). An issue fails its test at the issue's file and
 /// line; a caught error makes the test error; a known issue or a warning does not fail it
 /// and goes into `<system-err>`; a skipped test (or a test of a skipped suite) is skipped
-/// with its reason.
+/// with its reason, and a test that cancelled itself (`Test.cancel`) is skipped with the
+/// reason `cancelled: COMMENT`, as `harness test` reports it: both read the stream with one
+/// decoder.
 ///
 /// Because Swift Testing writes the stream as tests run, a report survives a crash: a test
 /// that started and never ended becomes an `<error>` naming it at its declaration, and when
@@ -57,6 +59,8 @@ struct SwiftTestingStream {
     var ended: Date?
     /// Set when the test was skipped: its reason, or `.some(nil)` when it has none.
     var skipReason: String??
+    /// Set when the test cancelled itself: it ends skipped so, unless an issue failed it.
+    var cancelReason: String?
     var issues: [Issue] = []
   }
 
@@ -66,6 +70,10 @@ struct SwiftTestingStream {
   private(set) var runEnded: Date?
   /// The last instant in the stream: where a test that never ended stops.
   private(set) var lastInstant: Date?
+  /// The one decoder of Swift Testing's records, which `harness test` reads a bundle's with.
+  private var decoder = SwiftTestingDecoder()
+  /// The failing issues that named no test («unknown»), and when each was recorded.
+  private(set) var issuesOfNoTest: [(issue: Issue, at: Date)] = []
 
   /// Reads the stream at `path`.
   /// - Throws: ``JUnitError/unreadableEventStream(path:reason:)``.
@@ -87,26 +95,25 @@ struct SwiftTestingStream {
   }
 
   private mutating func read(_ record: SwiftTestingRecord) {
-    let payload = record.payload
-    if record.kind == "test", let id = payload.id {
-      declared.append(Declared(
-        id: id, name: payload.name ?? id, isSuite: payload.kind == "suite", location: payload.sourceLocation?.location))
-      return
+    let instant = record.payload.instant.map { Date(timeIntervalSince1970: $0.since1970) }
+    if record.kind == "event" {
+      // An event without its instant is not placed in time; it means nothing here.
+      guard let instant else { return }
+      lastInstant = instant
     }
-    guard record.kind == "event", let instant = payload.instant.map({ Date(timeIntervalSince1970: $0.since1970) }) else {
-      return
-    }
-    lastInstant = instant
-    switch (payload.kind, payload.testID) {
-    case ("runStarted", _): runStarted = instant
-    case ("runEnded", _): runEnded = instant
-    case ("testStarted", let id?): progress[id, default: Progress()].started = instant
-    case ("testEnded", let id?): progress[id, default: Progress()].ended = instant
-    case ("testSkipped", let id?):
-      progress[id, default: Progress()].skipReason = .some(payload.skipReason)
-    case ("issueRecorded", let id?):
-      if let issue = payload.recordedIssue { progress[id, default: Progress()].issues.append(issue) }
-    default: break
+    switch decoder.read(record) {
+    case .declared(let id, let name, let isSuite, let location)?:
+      declared.append(Declared(id: id, name: name, isSuite: isSuite, location: location))
+    case .runStarted?: runStarted = instant
+    case .runEnded?: runEnded = instant
+    case .started(let id)?: progress[id, default: Progress()].started = instant
+    case .ended(let id, let cancelReason)?:
+      progress[id, default: Progress()].ended = instant
+      progress[id, default: Progress()].cancelReason = cancelReason
+    case .skipped(let id, let reason)?: progress[id, default: Progress()].skipReason = .some(reason)
+    case .issue(let id, let issue)?: progress[id, default: Progress()].issues.append(issue)
+    case .issueOfNoTest(let issue)?: if issue.isFailure { issuesOfNoTest.append((issue, instant ?? lastInstant ?? Date())) }
+    case .cancelled?, nil: break
     }
   }
 
@@ -142,8 +149,38 @@ struct SwiftTestingStream {
       total.add(summary)
     }
     let end = runEnded ?? lastInstant ?? start
+    let outside = outsideFailures(at: end)
+    events += outside.map { Event(.outsideFailure($0.failure), timestamp: $0.at) }
+    total.outsideFailures = outside.count
     events.append(Event(.runEnded(total, duration: end.timeIntervalSince(start)), timestamp: end))
     return events
+  }
+
+  /// What failed outside every test's body, as `harness test` reports it: a suite's failing
+  /// issues (a trait that threw), issues of no test, and a process that stopped (no
+  /// `runEnded`) while no test ran.
+  private func outsideFailures(at end: Date) -> [(failure: OutsideFailure, at: Date)] {
+    var failures: [(failure: OutsideFailure, at: Date)] = []
+    for suite in declared where suite.isSuite {
+      let tests = declared.filter { !$0.isSuite && SwiftTestingRecord.encloses(suite.id, $0.id) }
+      let afterTests = tests.contains { progress[$0.id]?.started != nil }
+      for issue in progress[suite.id]?.issues ?? [] where issue.isFailure {
+        failures.append((OutsideFailure(place: .suite, suite: SuiteRun(suite: suite.id, waiter: ""), issue: issue,
+                                        afterTests: afterTests), progress[suite.id]?.ended ?? end))
+      }
+    }
+    for (issue, at) in issuesOfNoTest {
+      let module = issue.sourceLocation.map { String($0.fileID.prefix { $0 != "/" }) } ?? "Swift Testing"
+      failures.append((OutsideFailure(place: .noTest, suite: SuiteRun(suite: module, waiter: ""), issue: issue, afterTests: true), at))
+    }
+    let running = declared.contains { !$0.isSuite && progress[$0.id]?.started != nil && progress[$0.id]?.ended == nil }
+    if runStarted != nil, runEnded == nil, !running {
+      failures.append((OutsideFailure(
+        place: .process, suite: SuiteRun(suite: "Swift Testing", waiter: ""),
+        issue: Issue(kind: .crashed, message: "The test process stopped while no test ran: the event stream ends without "
+          + "its runEnded record"), afterTests: true), end))
+    }
+    return failures
   }
 
   /// The verdict of one test and when it ran; `nil` for a test the run left out (filtered).
@@ -170,6 +207,10 @@ struct SwiftTestingStream {
     let failing = state.issues.filter(\.isFailure)
     let verdict: Verdict =
       failing.contains(where: \.isError) ? .errored : failing.isEmpty ? .passed : .failed
+    // A test that cancelled itself is skipped, as `harness test` reports it, unless it failed first.
+    if let reason = state.cancelReason, !verdict.isFailure {
+      return (TestResult(verdict: .skipped, reason: reason, issues: state.issues), started, ended)
+    }
     return (TestResult(verdict: verdict, issues: state.issues), started, ended)
   }
 

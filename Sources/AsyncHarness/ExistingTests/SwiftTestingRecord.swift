@@ -4,8 +4,8 @@ import Foundation
 /// --event-stream-version 0`): a declared test (`kind` `test`) or an event (`kind` `event`).
 /// The one reader of those records: `harness test`'s Swift Testing worker
 /// (``BundleExecutor``) reads them as a test bundle writes them, and AsyncHarnessJUnit's
-/// `convertSwiftTestingEvents` reads a whole stream. See docs/RUNNING-EXISTING-TESTS.md for
-/// the format as measured.
+/// `convertSwiftTestingEvents` reads a whole stream; both take their meaning from one decoder
+/// (``SwiftTestingDecoder``). See docs/RUNNING-EXISTING-TESTS.md for the format as measured.
 package struct SwiftTestingRecord: Sendable {
   /// The record's version; this reader understands 0.
   package var version: Int
@@ -160,6 +160,83 @@ package struct SwiftTestingRecord: Sendable {
     /// The location, its path the file ID when the stream gives none.
     package var location: SourceLocation {
       SourceLocation(fileID: fileID, filePath: filePath ?? fileID, line: line, column: column)
+    }
+  }
+}
+
+/// What one record of a Swift Testing event stream means to the harness: each kind of record
+/// has this one meaning, which `harness test`'s Swift Testing worker (``BundleChannelReader``)
+/// and AsyncHarnessJUnit's converter both act on (``SwiftTestingDecoder``), so that a test
+/// gets one verdict whichever of them reads it.
+package enum SwiftTestingEvent: Equatable, Sendable {
+  /// A test or suite the stream declares (`kind` `test`).
+  case declared(id: String, name: String, isSuite: Bool, location: SourceLocation?)
+  /// The run began (`runStarted`).
+  case runStarted
+  /// The run ended (`runEnded`).
+  case runEnded
+  /// A test or suite began (`testStarted`).
+  case started(String)
+  /// A test or suite was skipped and never ran (`testSkipped`: a disabled test, an unmet
+  /// condition), with its reason (its comments) when it gives one.
+  case skipped(String, reason: String?)
+  /// A test or a suite recorded an issue (`issueRecorded`): a known issue and a warning are
+  /// warnings (``SwiftTestingRecord/Payload/recordedIssue``).
+  case issue(String, Issue)
+  /// An issue that names no test (`issueRecorded` without `testID`: Swift Testing's
+  /// «unknown», recorded where no test is current, once its test returned).
+  case issueOfNoTest(Issue)
+  /// A test cancelled itself (`testCancelled`, `Test.cancel`): it ends skipped, with `reason`
+  /// (``SwiftTestingDecoder/cancelledReason(_:)``), unless an issue failed it first.
+  case cancelled(String, reason: String)
+  /// A test or suite ended (`testEnded`): skipped with `skipReason` when it cancelled itself.
+  case ended(String, skipReason: String?)
+}
+
+/// The one decoder of a Swift Testing event stream's records into their meaning
+/// (``SwiftTestingEvent``), record by record, as a test bundle writes them or from a file: it
+/// remembers the tests that cancelled themselves until they end.
+package struct SwiftTestingDecoder: Sendable {
+  /// The tests that cancelled themselves and have not ended, with their reasons.
+  private var cancelled: [String: String] = [:]
+
+  package init() {}
+
+  /// The reason of a test cancelled with `comment` (its comments, `nil` for none), as
+  /// Swift Testing shows it (`➜ Test cancelsItself() was cancelled`): `cancelled: COMMENT`,
+  /// or `cancelled`.
+  package static func cancelledReason(_ comment: String?) -> String {
+    comment.map { "cancelled: \($0)" } ?? "cancelled"
+  }
+
+  /// What `record` means, or `nil` for a record of no meaning to the harness (a test case's
+  /// start and end, a kind this build does not know).
+  package mutating func read(_ record: SwiftTestingRecord) -> SwiftTestingEvent? {
+    let payload = record.payload
+    if record.kind == "test" {
+      guard let id = payload.id else { return nil }
+      return .declared(id: id, name: payload.name ?? id, isSuite: payload.kind == "suite",
+                       location: payload.sourceLocation?.location)
+    }
+    guard record.kind == "event", let kind = payload.kind else { return nil }
+    switch kind {
+    case "runStarted": return .runStarted
+    case "runEnded": return .runEnded
+    default: break
+    }
+    guard let id = payload.testID else {
+      return kind == "issueRecorded" ? payload.recordedIssue.map { .issueOfNoTest($0) } : nil
+    }
+    switch kind {
+    case "testStarted": return .started(id)
+    case "testSkipped": return .skipped(id, reason: payload.skipReason)
+    case "issueRecorded": return payload.recordedIssue.map { .issue(id, $0) }
+    case "testCancelled":
+      let reason = Self.cancelledReason(payload.skipReason)
+      cancelled[id] = reason
+      return .cancelled(id, reason: reason)
+    case "testEnded": return .ended(id, skipReason: cancelled.removeValue(forKey: id))
+    default: return nil
     }
   }
 }

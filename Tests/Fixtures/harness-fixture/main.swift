@@ -186,7 +186,8 @@ let suites = [
       try await Task.sleep(for: .milliseconds(300))  // deliberate: the worker must still be busy when the callback lands
     }
   },
-  // A crash, a hang and an interrupt among async tests side by side (each run selects one).
+  // A crash (one after forking a process that holds the output), a hang and an interrupt
+  // among async tests side by side (each run selects one).
   Suite("SideBySideRude", .parallel) {
     Test("hangs") { _ async in
       while ProcessInfo.processInfo.environment["FIXTURE_NEVER_SET"] == nil {}
@@ -194,6 +195,14 @@ let suites = [
     Test("crashes") { _ async throws in
       try await Task.sleep(for: .milliseconds(100))  // deliberate: the awaiting tests have started beside it
       fatalError("a side-by-side test crashes")
+    }
+    Test("forks and crashes") { _ async throws in
+      // The child holds the worker's output past the worker's exit, until it is stopped.
+      if fork() == 0 {
+        while true { pause() }
+      }
+      try await Task.sleep(for: .milliseconds(100))  // deliberate: the awaiting tests have started beside it
+      fatalError("a side-by-side test crashes after forking")
     }
     Test("queue crash") { t async throws in
       let never = t.expectation("never")

@@ -52,13 +52,13 @@ enum BundleChannelReader {
   /// An XCTest worker's reader: the issues the observer told so far of each test running (a
   /// test may run XCTest tests of its own inside it).
   case xctest(told: [String: [Issue]])
-  /// A Swift Testing worker's reader: the tests that cancelled themselves (`Test.cancel`),
-  /// with their comments, until they end.
-  case swiftTesting(cancelled: [String: String])
+  /// A Swift Testing worker's reader: the one decoder of Swift Testing's records
+  /// (``SwiftTestingDecoder``), which `harness-junit` reads a stream with too.
+  case swiftTesting(SwiftTestingDecoder)
 
   /// A reader for `library`'s records.
   init(_ library: TestLibrary) {
-    self = library == .xctest ? .xctest(told: [:]) : .swiftTesting(cancelled: [:])
+    self = library == .xctest ? .xctest(told: [:]) : .swiftTesting(SwiftTestingDecoder())
   }
 
   /// The library whose records it reads.
@@ -154,24 +154,18 @@ enum BundleChannelReader {
       default:
         return []
       }
-    case .swiftTesting(var cancelled):
-      defer { self = .swiftTesting(cancelled: cancelled) }
-      guard let record = try? SwiftTestingRecord(line: line), record.kind == "event" else { return [] }
-      guard let id = record.payload.testID else {
-        // «unknown»: an issue recorded where no test is current, once its test returned.
-        guard record.payload.kind == "issueRecorded", let issue = record.payload.recordedIssue else { return [] }
-        return [.issueOfNoTest(issue)]
-      }
-      switch record.payload.kind {
-      case "testStarted": return [.started(id)]
-      case "testSkipped": return [.started(id), .ended(id, skipReason: record.payload.skipReason ?? "", seconds: 0)]
-      case "issueRecorded": return record.payload.recordedIssue.map { [.issue(id, $0)] } ?? []
-      // A test that cancelled itself ends skipped, as Swift Testing reports it ("was cancelled").
-      case "testCancelled":
-        cancelled[id] = record.payload.skipReason.map { "cancelled: \($0)" } ?? "cancelled"
-        return []
-      case "testEnded": return [.ended(id, skipReason: cancelled.removeValue(forKey: id), seconds: nil)]
-      default: return []
+    case .swiftTesting(var decoder):
+      defer { self = .swiftTesting(decoder) }
+      guard let record = try? SwiftTestingRecord(line: line), let event = decoder.read(record) else { return [] }
+      switch event {
+      case .started(let id): return [.started(id)]
+      case .skipped(let id, let reason): return [.started(id), .ended(id, skipReason: reason ?? "", seconds: 0)]
+      case .issue(let id, let issue): return [.issue(id, issue)]
+      case .issueOfNoTest(let issue): return [.issueOfNoTest(issue)]
+      // A test that cancelled itself ends skipped (the decoder's reason), as Swift Testing
+      // reports it ("was cancelled").
+      case .ended(let id, let skipReason): return [.ended(id, skipReason: skipReason, seconds: nil)]
+      case .declared, .runStarted, .runEnded, .cancelled: return []
       }
     }
   }

@@ -86,6 +86,8 @@ final class BundleExecutor: TestExecutor {
   /// prepared tests after it that have not ended yet.
   func run(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
     state.withLock { state in
+      // The warnings it kept from a worker it ran in before running again alone are its own.
+      defer { for issue in state.kept.removeValue(forKey: planned.id) ?? [] { events(.issueRecorded(planned.id, issue)) } }
       while true {
         if let ended = state.ended.removeValue(forKey: planned.id) {
           state.alone.remove(planned.id)
@@ -158,6 +160,7 @@ struct BundleRuns {
     guard var worker else { return }
     for failure in worker.takeOutsideFailures() { events(.outsideFailure(failure)) }
     alone.formUnion(worker.runAgainAlone)
+    kept.merge(worker.kept, uniquingKeysWith: +)
     if let crash = worker.crashUnderReview { underReview.append(crash) }
     worker.kill()
     self.worker = nil
@@ -171,6 +174,10 @@ struct BundleRuns {
     }
     underReview.removeAll { $0.isSettled }
   }
+
+  /// The warnings of tests that run again alone, kept from the worker they ran in first
+  /// (``WorkerSupervision/Attempt/kept``): each test's, given to it when it ends.
+  var kept: [TestID: [Issue]] = [:]
 
   /// `test`, then the prepared tests after it and the tests of the following entries, of the
   /// same library (the same waiter), that run and have not ended, each with the test it
@@ -279,19 +286,23 @@ private struct BundleWorker {
     supervision.idleDeadline = ContinuousClock().now + limit
     defer { ended.merge(transcript.takeEnded()) { $1 } }
     guard let exit = watch.watch(&transcript, &supervision) else { return }
-    transcript.exited(exit, into: &supervision)
+    judge(exit, ended: &ended, asked: nil)
   }
 
   /// Whether the test is one this worker runs and has not ended yet.
   func holds(_ id: TestID) -> Bool { transcript.holds(id) }
 
   /// Whether the worker is replaced once the test asked for ends: a test left a process
-  /// running, or it ran under a schedule.
-  var mustBeReplaced: Bool { transcript.leftProcesses || transcript.scheduled }
+  /// running, it ran under a schedule, or the worker was sent a stop signal (a test's
+  /// deadline passed as its end came): a stopped worker runs no other test.
+  var mustBeReplaced: Bool { transcript.leftProcesses || transcript.scheduled || !supervision.takesAttempts }
 
   /// The tests that were running side by side when the worker crashed: each runs again
   /// alone (in a fresh worker running one test at a time), for a verdict of its own.
   var runAgainAlone: Set<TestID> { transcript.runAgainAlone }
+
+  /// The warnings those tests keep from this worker (``WorkerSupervision/Attempt/kept``).
+  var kept: [TestID: [Issue]] { transcript.kept }
 
   /// Reads the worker until `test` ends (`true`: the worker runs on) or the worker exits
   /// (`false`); every test that ends meanwhile goes to `ended`, `test`'s events to `events`.
@@ -299,13 +310,25 @@ private struct BundleWorker {
     transcript.asked = (planned, events)
     defer { ended.merge(transcript.takeEnded()) { $1 } }
     guard let exit = watch.watch(&transcript, &supervision) else { return true }
-    if watch.outputHeld {
-      let leak = supervision.outputHeld(by: "the test bundle")
-      // With none running, the leak is the last test's that ended.
-      if supervision.running.isEmpty { transcript.leaked(leak) }
-    }
-    transcript.exited(exit, into: &supervision)
+    judge(exit, ended: &ended, asked: (planned.id, events))
     return false
+  }
+
+  /// Judges the worker's end (``BundleTranscript/exited(_:into:outputHeldBy:)``). Output still
+  /// held after it while no test ran (a process the tests started) is a warning of the last
+  /// test that ended, unless the runner has that one already: then of the test it waits for,
+  /// `asked` (the message blames no one test).
+  private mutating func judge(_ exit: ProcessEnding, ended: inout [TestID: Ended], asked: (id: TestID, events: EventSink)?) {
+    let ranNone = supervision.running.isEmpty
+    transcript.exited(exit, into: &supervision, outputHeldBy: watch.outputHeld ? "the test bundle" : nil)
+    guard watch.outputHeld && ranNone else { return }
+    let leak = WorkerSupervision.outputHeld(by: "the test bundle")
+    ended.merge(transcript.takeEnded()) { $1 }
+    if let last = transcript.lastEnded, ended[last] != nil {
+      ended[last]!.events.append(Event(.issueRecorded(last, leak)))
+    } else if let asked {
+      asked.events(.issueRecorded(asked.id, leak))
+    }
   }
 
   /// Stops the worker's process group and waits for it.
@@ -338,7 +361,7 @@ private struct BundleTranscript: WorkerTranscript {
   /// The steps the schedule took up to the end relayed next, as the library said just before it.
   private var scheduleOfNextEnd: ScheduleTrace?
   /// The last test that ended.
-  private var lastEnded: TestID?
+  private(set) var lastEnded: TestID?
   /// The processes running as the test whose end is relayed next ended, as the library said
   /// just before it, and those already reported.
   private var leftByNextEnd: [String]?
@@ -351,6 +374,8 @@ private struct BundleTranscript: WorkerTranscript {
   private(set) var crashUnderReview: CrashUnderReview?
   /// Once every test ended, how long the worker has to exit before it is stopped.
   var exitLimit: Duration?
+  /// The warnings those tests keep from this worker.
+  private(set) var kept: [TestID: [Issue]] = [:]
 
   init(reader: BundleChannelReader, marker: [UInt8], batch: [(planned: Runner.PlannedTest, test: ExistingTest)], oneAtATime: Bool,
        bundleSuite: SuiteRun) {
@@ -395,12 +420,6 @@ private struct BundleTranscript: WorkerTranscript {
 
   mutating func ended(into supervision: inout WorkerSupervision) {
     supervision.printed(output.rest())
-  }
-
-  /// A process the tests started held the output after the bundle exited while no test ran:
-  /// `leak` is an issue of the last test that ended.
-  mutating func leaked(_ leak: Issue) {
-    if let last = lastEnded { ended[last]?.events.append(Event(.issueRecorded(last, leak))) }
   }
 
   /// Relays what one record says.
@@ -514,34 +533,40 @@ private struct BundleTranscript: WorkerTranscript {
   }
 
   /// Ends what the worker's end ends.
-  /// - Attempts running: as the supervisor decides (``WorkerSupervision/exited(_:)``), except
-  ///   that when the worker ended by itself after other tests had ended in it, no running
-  ///   test is blamed yet: each runs again alone in a fresh worker (``crashUnderReview``), as
-  ///   do those the supervisor runs again, without its notes (`swift test` gives none).
+  /// - Attempts running: as the supervisor decides (``WorkerSupervision/exited(_:outputHeldBy:)``),
+  ///   except that when the worker ended by itself after other tests had ended in it, no
+  ///   running test is blamed yet: each runs again alone in a fresh worker
+  ///   (``crashUnderReview``), as do those the supervisor runs again, without its notes
+  ///   (`swift test` gives none), keeping their warnings (output held past the exit,
+  ///   `outputHeldBy`).
   /// - None running, the worker not stopped: a library that ran every test it knows ended
   ///   so (the tests it never started are none of its); otherwise the worker ended outside
   ///   every test's body (``BundleEdges/endedBetweenTests(_:stoppedAt:output:suite:)``): the
   ///   tests it never started run again in a new worker, but for those of a class whose
-  ///   `class func setUp()` failed, which end skipped.
-  /// - None running, the worker stopped (its time limit, an interrupt): the test asked for
-  ///   ends so, when no test ended in the worker.
-  mutating func exited(_ exit: ProcessEnding, into supervision: inout WorkerSupervision) {
+  ///   `class func setUp()` failed, which end skipped. So does a worker stopped at the time
+  ///   limit while no test ran (a hang between tests, or at its exit).
+  /// - None running, the worker stopped only for a test whose end came with the signal: the
+  ///   test asked for runs again in a fresh worker. Interrupted, or before any test ended:
+  ///   the test asked for ends so.
+  mutating func exited(_ exit: ProcessEnding, into supervision: inout WorkerSupervision, outputHeldBy worker: String?) {
     if !supervision.running.isEmpty {
       let byItself = supervision.stopping == nil
       let running = supervision.running.map(\.planned)
       let output = supervision.tail
       var underReview: [Runner.PlannedTest] = []
-      for outcome in supervision.exited(exit) {
+      for outcome in supervision.exited(exit, outputHeldBy: worker) {
         switch outcome {
         case .ended(let attempt, let end, _):
           if byItself, case .processEnded = end, !edges.ended.isEmpty {
             underReview.append(attempt.planned)
+            if !attempt.kept.isEmpty { kept[attempt.planned.id, default: []] += attempt.kept }
           } else {
             ended[attempt.planned.id] = BundleWorker.Ended(events: attempt.held, end: end)
             finished.insert(attempt.planned.id)
           }
         case .runAgain(let attempt, _, _):
           underReview.append(attempt.planned)
+          if !attempt.kept.isEmpty { kept[attempt.planned.id, default: []] += attempt.kept }
         }
       }
       runAgainAlone.formUnion(underReview.map(\.id))
@@ -564,6 +589,8 @@ private struct BundleTranscript: WorkerTranscript {
       }
       return
     }
+    // Stopped only for a test whose end came with the signal: the next test runs in a fresh worker.
+    if supervision.stopping != nil && supervision.stoppedForEndedAttempts { return }
     let interrupted = supervision.stopping?.interrupt != nil
     if !interrupted && (!finished.isEmpty || edges.openClass != nil || asked == nil) {
       let limit = supervision.stopping == nil ? nil : asked?.planned.timeLimit ?? exitLimit

@@ -19,13 +19,20 @@ import Darwin
 ///   ending that names no one attempt.
 /// - The worker is stopped (SIGTERM, then SIGKILL after the grace period) at the first
 ///   running attempt's deadline, or when the run is interrupted; ``tick(at:)`` and
-///   ``interrupt(_:at:)`` say which signal to send.
+///   ``interrupt(_:at:)`` say which signal to send. A worker sent a stop signal never starts
+///   another attempt (``takesAttempts``): its executor replaces it before the next test. An
+///   attempt whose end arrives with the signal (the same read) keeps its own end.
 /// - When the worker ends (``exited(_:)``): an interrupt ends every attempt as interrupted;
 ///   an attempt running alone gets the worker's end (a crash, `exit`, its time limit). Of
 ///   attempts running side by side, those past their deadline end at their limit and those
 ///   the worker named as crashing (``crashed(ref:)``) as crashed; the others run again,
 ///   with a warning saying why: without the culprit when it is known, else among fewer of
-///   them, since a crash that names no test is no evidence against any one of them.
+///   them, since a crash that names no test is no evidence against any one of them. An
+///   attempt left alone in a worker stopped at the deadline of others that ended meanwhile
+///   runs again too: the stop was not for it.
+/// - When a process the tests started still held the worker's output after it exited, each
+///   attempt running then gets a `leaked` warning, which it keeps when it runs again
+///   (``Attempt/kept``).
 struct WorkerSupervision {
   /// One attempt running in the worker.
   struct Attempt {
@@ -41,6 +48,10 @@ struct WorkerSupervision {
     let deadline: ContinuousClock.Instant?
     /// When it started, as the supervisor saw it.
     let start = ContinuousClock().now
+    /// Warnings of its run in this worker that stay the test's when it runs again (its
+    /// ``held`` events are dropped then): the worker's output held past its exit. Empty for an
+    /// attempt that ended, whose events carry them.
+    var kept: [Issue] = []
 
     mutating func emit(_ event: Event) {
       if streams, let sink { sink.send(event) } else { held.append(event) }
@@ -77,8 +88,9 @@ struct WorkerSupervision {
   /// When the worker is stopped while no attempt runs (a test bundle between two tests).
   var idleDeadline: ContinuousClock.Instant?
   private(set) var stopping: Stopping?
-  /// The attempts the worker was stopped for, past their deadline.
-  private var pastDeadline: Set<TestID> = []
+  /// The attempts the worker was stopped for, past their deadline, in the order they started;
+  /// they may have ended since (their end arrived with the signal).
+  private var pastDeadline: [TestID] = []
   /// The attempts the worker named as crashing it.
   private var culprits: Set<TestID> = []
   /// The worker's last output, whoever printed it.
@@ -102,14 +114,29 @@ struct WorkerSupervision {
   /// The worker's last lines of output (``OutputBuffer/tail``).
   var tail: String { recent.tail }
 
+  /// Whether an attempt may start in the worker: not once it was sent a stop signal (at a
+  /// deadline, or for an interrupt), nor once it was seen to exit. Its executor replaces it
+  /// before the next test.
+  var takesAttempts: Bool { stopping == nil && !draining }
+
+  /// Whether the worker was stopped only at the deadlines of attempts that ended since (their
+  /// ends arrived with the signal): the stop is no test's still to come, and none that runs.
+  var stoppedForEndedAttempts: Bool {
+    stopping != nil && stopping?.interrupt == nil && !pastDeadline.isEmpty && !pastDeadline.contains(where: runs)
+  }
+
   // MARK: Inputs
 
   /// An attempt of `test` starts, under channel reference `ref`, its events streamed to `sink`
-  /// when `streams`.
+  /// when `streams`; `false`, and nothing starts, when the worker takes no attempt
+  /// (``takesAttempts``).
+  @discardableResult
   mutating func start(_ planned: Runner.PlannedTest, ref: Int? = nil, sink: EventSink?, streams: Bool,
-                      deadline: ContinuousClock.Instant?) {
+                      deadline: ContinuousClock.Instant?) -> Bool {
+    guard takesAttempts else { return false }
     running.append(Attempt(planned: planned, ref: ref, streams: streams, sink: sink, printed: PrintedLines(),
                            deadline: deadline))
+    return true
   }
 
   /// The attempt of `id` recorded `event`; `false` when no such attempt runs.
@@ -133,22 +160,33 @@ struct WorkerSupervision {
     }
   }
 
-  /// The worker said how the attempt of `id` ended; `nil` when no such attempt runs.
+  /// The worker said how the attempt of `id` ended; `nil` when no such attempt runs. An
+  /// attempt the worker was stopped for, whose end arrived with the signal, keeps that end,
+  /// and says that its worker is replaced (`stoppedAtTimeLimit`).
   mutating func end(_ id: TestID, as end: AttemptEnd, note: Issue? = nil) -> Finished? {
     guard let index = running.firstIndex(where: { $0.planned.id == id }) else { return nil }
     var attempt = running.remove(at: index)
     attempt.flushOutput()
+    if stopping != nil, stopping?.interrupt == nil, pastDeadline.contains(id), !replacementSaid {
+      replacementSaid = true
+      attempt.emit(Event(.workerReplaced(id, reason: "stoppedAtTimeLimit")))
+    }
     return .ended(attempt, end, note: note)
   }
 
-  /// A process the tests started still held the output of the worker (`worker`: what it
-  /// is, as the message names it) after it exited, and was stopped with its process group:
-  /// a `leaked` issue of each attempt running, which this returns.
-  mutating func outputHeld(by worker: String) -> Issue {
-    let issue = Issue(kind: .leaked, message: "Leaked work: a process the tests started still held \(worker)'s output open "
+  /// The worker is replaced after the attempt of `id`, for `reason` (`workerReplaced`'s): said
+  /// by that attempt when it runs and no replacement of this worker was said yet.
+  mutating func replaced(_ id: TestID, reason: String) {
+    guard !replacementSaid, record(Event(.workerReplaced(id, reason: reason)), of: id) else { return }
+    replacementSaid = true
+  }
+
+  /// The warning of a process the tests started that still held the output of the worker
+  /// (`worker`: what it is, as the message names it) after it exited, and was stopped with
+  /// its process group.
+  static func outputHeld(by worker: String) -> Issue {
+    Issue(kind: .leaked, message: "Leaked work: a process the tests started still held \(worker)'s output open "
       + "after it exited; it was stopped with \(worker)'s process group")
-    for attempt in running { record(Event(.issueRecorded(attempt.planned.id, issue)), of: attempt.planned.id) }
-    return issue
   }
 
   /// The worker named the attempt with channel reference `ref` as the one crashing it.
@@ -166,7 +204,7 @@ struct WorkerSupervision {
   mutating func tick(at now: ContinuousClock.Instant) -> Int32? {
     guard !draining, let next = nextDeadline, next <= now else { return nil }
     if stopping == nil {
-      pastDeadline = Set(running.filter { $0.deadline.map { $0 <= now } ?? false }.map(\.planned.id))
+      pastDeadline = running.filter { $0.deadline.map { $0 <= now } ?? false }.map(\.planned.id)
     }
     return stop(at: now, interrupt: nil)
   }
@@ -215,13 +253,19 @@ struct WorkerSupervision {
   }
 
   /// The worker ended with `exit`, its output read to its end: how each attempt running in
-  /// it finishes (see the type's description). A `workerReplaced` event is said once, through
-  /// an attempt it was stopped for, one that crashed it, or the first running.
-  mutating func exited(_ exit: ProcessEnding) -> [Finished] {
-    for index in running.indices { running[index].flushOutput() }
+  /// it finishes (see the type's description). When `outputHeldBy` names the worker (as
+  /// ``outputHeld(by:)`` does), a process the tests started held its output past its exit:
+  /// each attempt running gets that warning, among its events when it ends, in
+  /// ``Attempt/kept`` when it runs again. A `workerReplaced` event is said once, through an
+  /// attempt it was stopped for, one that crashed it, or the first running.
+  mutating func exited(_ exit: ProcessEnding, outputHeldBy worker: String? = nil) -> [Finished] {
+    for index in running.indices {
+      running[index].flushOutput()
+      if let worker { running[index].kept.append(Self.outputHeld(by: worker)) }
+    }
+    let stoppedFor = Set(pastDeadline).union(culprits)
     if !replacementSaid, let reason = replacement(exit),
-       let said = running.firstIndex(where: { pastDeadline.contains($0.planned.id) || culprits.contains($0.planned.id) })
-         ?? running.indices.first {
+       let said = running.firstIndex(where: { stoppedFor.contains($0.planned.id) }) ?? running.indices.first {
       replacementSaid = true
       // Said even by an attempt that runs again, whose held events are dropped.
       let replaced = Event(.workerReplaced(running[said].planned.id, reason: reason))
@@ -229,44 +273,58 @@ struct WorkerSupervision {
     }
     let all = running
     running = []
-    if all.count == 1, let only = all.first {
-      return [.ended(only, ending(exit, timeLimit: only.planned.timeLimit, output: only.printed.tail), note: nil)]
+    let interrupted = stopping?.interrupt != nil
+    // An attempt alone gets the worker's end, unless the worker was stopped only for others,
+    // whose ends arrived with the signal.
+    if all.count == 1, let only = all.first, interrupted || pastDeadline.isEmpty || stoppedFor.contains(only.planned.id) {
+      return [Self.ended(only, ending(exit, timeLimit: only.planned.timeLimit, output: only.printed.tail), note: nil)]
     }
-    if stopping?.interrupt != nil {
-      return all.map { .ended($0, ending(exit, timeLimit: $0.planned.timeLimit, output: recent.tail), note: nil) }
+    if interrupted {
+      return all.map { Self.ended($0, ending(exit, timeLimit: $0.planned.timeLimit, output: recent.tail), note: nil) }
     }
-    let ends = all.filter { pastDeadline.contains($0.planned.id) || culprits.contains($0.planned.id) }
-    let others = all.filter { !pastDeadline.contains($0.planned.id) && !culprits.contains($0.planned.id) }
+    let ends = all.filter { stoppedFor.contains($0.planned.id) }
+    let others = all.filter { !stoppedFor.contains($0.planned.id) }
+    // Those the worker was stopped for and whose end came with the signal ran beside the others too.
+    let endedFirst = pastDeadline.filter { id in !all.contains { $0.planned.id == id } }
     let why: String
     if !pastDeadline.isEmpty {
-      why = "was stopped because \(Self.names(ends)) ran past its time limit"
+      why = "was stopped because \(Self.names(pastDeadline)) ran past its time limit"
     } else if !culprits.isEmpty {
-      why = "crashed in \(Self.names(ends)) (\(exit))"
+      why = "crashed in \(Self.names(ends.map(\.planned.id))) (\(exit))"
     } else {
       why = "ended with \(exit) before they returned; a crash among tests running side by side is no evidence against "
         + "any one of them"
     }
-    let culpritKnown = !ends.isEmpty
+    let culpritKnown = !stoppedFor.isEmpty
     var finished: [Finished] = others.map { attempt in
       .runAgain(attempt, note: Issue(
         kind: .warning, message: "The worker process running this test side by side with "
-          + "\(Self.names(all.filter { $0.planned.id != attempt.planned.id })) \(why), so this test ran again "
-          + (culpritKnown ? "without it" : "beside fewer of them"),
+          + "\(Self.names(endedFirst + all.map(\.planned.id).filter { $0 != attempt.planned.id })) \(why), so this test ran "
+          + (culpritKnown ? "again without it" : "again beside fewer of them"),
         sourceLocation: attempt.planned.test.sourceLocation), culpritKnown: culpritKnown)
     }
     for attempt in ends {
       let note = others.isEmpty ? nil : Issue(
-        kind: .warning, message: "Side by side with this test ran \(Self.names(others)), which ran again without it",
+        kind: .warning, message: "Side by side with this test ran \(Self.names(others.map(\.planned.id))), which ran again "
+          + "without it",
         sourceLocation: attempt.planned.test.sourceLocation)
-      finished.append(.ended(attempt, ending(exit, timeLimit: attempt.planned.timeLimit, output: recent.tail), note: note))
+      finished.append(Self.ended(attempt, ending(exit, timeLimit: attempt.planned.timeLimit, output: recent.tail), note: note))
     }
     return finished
   }
 
-  /// The attempts' tests, by path: the first eight, and how many others (a warning for each of
-  /// 256 tests naming the 255 others would be megabytes).
-  private static func names(_ attempts: [Attempt]) -> String {
-    let named = attempts.prefix(8).map(\.planned.id.path).joined(separator: ", ")
-    return attempts.count > 8 ? "\(named) and \(attempts.count - 8) other tests" : named
+  /// `attempt` ended as `end`, the warnings it kept among its events.
+  private static func ended(_ attempt: Attempt, _ end: AttemptEnd, note: Issue?) -> Finished {
+    var attempt = attempt
+    for issue in attempt.kept { attempt.emit(Event(.issueRecorded(attempt.planned.id, issue))) }
+    attempt.kept = []
+    return .ended(attempt, end, note: note)
+  }
+
+  /// The tests, by path: the first eight, and how many others (a warning for each of 256 tests
+  /// naming the 255 others would be megabytes).
+  private static func names(_ ids: [TestID]) -> String {
+    let named = ids.prefix(8).map(\.path).joined(separator: ", ")
+    return ids.count > 8 ? "\(named) and \(ids.count - 8) other tests" : named
   }
 }

@@ -26,6 +26,10 @@ struct WorkerConnection {
   /// How many attempts run.
   var count: Int { supervision.running.count }
 
+  /// Whether the worker was sent a stop signal (at a test's deadline, or for an interrupt):
+  /// it starts no other test, and is replaced (``WorkerSupervision/takesAttempts``).
+  var stopped: Bool { !supervision.takesAttempts }
+
   /// Begins the attempt of `test` the worker runs next or started (channel reference `ref`),
   /// stopped at `deadline`: its events streamed to `events` when it runs alone, else held.
   mutating func begin(_ planned: Runner.PlannedTest, ref: Int?, events: EventSink, alone: Bool, deadline: ContinuousClock.Instant?) {
@@ -38,8 +42,7 @@ struct WorkerConnection {
   /// worker ended (how its attempts finish, and `ended` set).
   mutating func wait() -> (replies: [WorkerMessages.Reply], finished: [WorkerSupervision.Finished], ended: Bool) {
     guard let exit = watch.watch(&messages, &supervision) else { return (messages.takeReplies(), [], false) }
-    if watch.outputHeld { _ = supervision.outputHeld(by: "the worker process") }
-    return (messages.takeReplies(), supervision.exited(exit), true)
+    return (messages.takeReplies(), supervision.exited(exit, outputHeldBy: watch.outputHeld ? "the worker process" : nil), true)
   }
 
   /// Stops the worker at once.
@@ -127,7 +130,7 @@ struct WorkerMessages: WorkerTranscript {
       // A mark of an attempt that ended (a wait that ended after it) is on no attempt's timeline.
       if let id = supervision.id(ofRef: mark.ref) { supervision.record(mark.event(of: id), of: id) }
     case .reply(.returned(let id, let duration, let trace, let paused, let retire)):
-      if let retire, !retiring { supervision.record(Event(.workerReplaced(id, reason: retire.rawValue)), of: id) }
+      if let retire { supervision.replaced(id, reason: retire.rawValue) }
       retiring = retiring || retire != nil
       end(id, as: .returned(duration: duration, trace: trace), paused: paused, retire: retire, into: &supervision)
     case .reply(.cannotRun(let id, let reason)):

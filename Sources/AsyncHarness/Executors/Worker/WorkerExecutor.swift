@@ -158,8 +158,9 @@ import Darwin
         state.worker = nil
         return end
       }
-      if freshProcessPerTest || reply.retire != nil {
-        // The worker said it must not run another test (`WorkerRetirement`).
+      if freshProcessPerTest || reply.retire != nil || state.worker!.stopped {
+        // The worker said it must not run another test (`WorkerRetirement`), or was sent a
+        // stop signal at the test's deadline as its reply came: the next test gets a fresh one.
         state.rewind()
         state.worker!.retire()
         state.worker = nil
@@ -255,7 +256,16 @@ import Darwin
   @_spi(ForToolsIntegrationOnly) public func waitSideBySide() -> [SideBySideEnd] {
     state.withLock { state in
       guard state.sideBySide != nil else { return [] }
-      let (replies, finished, ended) = state.sideBySide!.wait()
+      var (replies, finished, ended) = state.sideBySide!.wait()
+      // A worker sent a stop signal (a test's deadline, its reply in the same read) starts no
+      // other test: it is watched to its end (the grace period at most), and its tests still
+      // running end with it.
+      while !ended && state.sideBySide!.stopped {
+        let more = state.sideBySide!.wait()
+        replies += more.replies
+        finished += more.finished
+        ended = more.ended
+      }
       defer {
         if ended {
           state.sideBySide = nil
@@ -273,6 +283,8 @@ import Darwin
           // Said once: a test run again in halves after crashes that named no test would be
           // warned at each crash of its half.
           if state.warnedOfRunningAgain.insert(id).inserted { attempt.sink?(.issueRecorded(id, note)) }
+          // What it kept of its run in this worker (output held past the worker's exit) stays its own.
+          for issue in attempt.kept { attempt.sink?(.issueRecorded(id, issue)) }
           return .runAgain(id, culpritKnown: culpritKnown)
         }
       }

@@ -1,0 +1,112 @@
+@_spi(ForToolsIntegrationOnly) @testable import AsyncHarness
+import Foundation
+import XCTest
+
+@testable import AsyncHarnessJUnit
+
+/// Issue 49: one meaning for each kind of Swift Testing record. The same record lines (as the
+/// fixture Tests/Fixtures/ExistingTests writes them, Swift 6.3.1) read by `harness test`'s
+/// bundle reader and by `harness-junit`'s converter give each test the same verdict and
+/// reason: a test that cancelled itself is skipped in both, `cancelled: COMMENT`.
+final class SwiftTestingMeaningTests: ReportTestCase {
+  private static let suite = "LedgerTests.OtherEnds"
+  private static let cancels = "LedgerTests.OtherEnds/cancelsItself()/RunLikeSwiftTest.swift:51:4"
+  private static let silent = "LedgerTests.OtherEnds/cancelsSilently()/RunLikeSwiftTest.swift:55:4"
+  private static let failsThenCancels = "LedgerTests.OtherEnds/failsThenCancels()/RunLikeSwiftTest.swift:59:4"
+  private static let passes = "LedgerTests.OtherEnds/passes()/RunLikeSwiftTest.swift:63:4"
+
+  private static func declaration(_ id: String, name: String, kind: String = "function", line: Int) -> String {
+    #"{"kind":"test","payload":{"id":"\#(id.replacingOccurrences(of: "/", with: "\\/"))","kind":"\#(kind)","name":"\#(name)","#
+      + #""sourceLocation":{"column":4,"fileID":"LedgerTests\/RunLikeSwiftTest.swift","line":\#(line)}},"version":0}"#
+  }
+
+  private static func event(_ kind: String, _ id: String?, at second: Int, extra: String = "") -> String {
+    let test = id.map { #","testID":"\#($0.replacingOccurrences(of: "/", with: "\\/"))""# } ?? ""
+    return #"{"kind":"event","payload":{\#(extra)"instant":{"absolute":\#(second),"since1970":\#(1_795_680_000 + second)},"#
+      + #""kind":"\#(kind)","messages":[]\#(test)},"version":0}"#
+  }
+
+  /// The record lines of a run of four tests: one cancels itself with a comment, one without,
+  /// one records an issue and then cancels itself, one passes.
+  private static let lines: [String] = [
+    declaration(suite, name: "OtherEnds", kind: "suite", line: 40),
+    declaration(cancels, name: "cancelsItself()", line: 51),
+    declaration(silent, name: "cancelsSilently()", line: 55),
+    declaration(failsThenCancels, name: "failsThenCancels()", line: 59),
+    declaration(passes, name: "passes()", line: 63),
+    event("runStarted", nil, at: 0),
+    event("testStarted", cancels, at: 1),
+    event("testCancelled", cancels, at: 1, extra: #""_comments":["not today"],"#),
+    event("testEnded", cancels, at: 1),
+    event("testStarted", silent, at: 2),
+    event("testCancelled", silent, at: 2),
+    event("testEnded", silent, at: 2),
+    event("testStarted", failsThenCancels, at: 3),
+    #"{"kind":"event","payload":{"instant":{"absolute":3,"since1970":1795680003},"issue":{"isKnown":false,"sourceLocation":{"column":5,"fileID":"LedgerTests\/RunLikeSwiftTest.swift","line":60}},"kind":"issueRecorded","messages":[{"symbol":"fail","text":"Expectation failed: 1 == 2"}],"testID":"LedgerTests.OtherEnds\/failsThenCancels()\/RunLikeSwiftTest.swift:59:4"},"version":0}"#,
+    event("testCancelled", failsThenCancels, at: 3, extra: #""_comments":["too late"],"#),
+    event("testEnded", failsThenCancels, at: 3),
+    event("testStarted", passes, at: 4),
+    event("testEnded", passes, at: 4),
+    event("runEnded", nil, at: 5),
+  ]
+
+  private static let failure = Issue(
+    kind: .expectationFailed, message: "Expectation failed: 1 == 2",
+    sourceLocation: SourceLocation(fileID: "LedgerTests/RunLikeSwiftTest.swift", filePath: "LedgerTests/RunLikeSwiftTest.swift",
+                                   line: 60, column: 5))
+
+  func testTheDecoderGivesEachKindOfRecordOneMeaning() throws {
+    var decoder = SwiftTestingDecoder()
+    let meanings = try Self.lines.map { try decoder.read(SwiftTestingRecord(line: Array($0.utf8))) }
+    let location = { (line: Int) in
+      SourceLocation(fileID: "LedgerTests/RunLikeSwiftTest.swift", filePath: "LedgerTests/RunLikeSwiftTest.swift", line: line,
+                     column: 4)
+    }
+    XCTAssertEqual(meanings, [
+      .declared(id: Self.suite, name: "OtherEnds", isSuite: true, location: location(40)),
+      .declared(id: Self.cancels, name: "cancelsItself()", isSuite: false, location: location(51)),
+      .declared(id: Self.silent, name: "cancelsSilently()", isSuite: false, location: location(55)),
+      .declared(id: Self.failsThenCancels, name: "failsThenCancels()", isSuite: false, location: location(59)),
+      .declared(id: Self.passes, name: "passes()", isSuite: false, location: location(63)),
+      .runStarted,
+      .started(Self.cancels), .cancelled(Self.cancels, reason: "cancelled: not today"),
+      .ended(Self.cancels, skipReason: "cancelled: not today"),
+      .started(Self.silent), .cancelled(Self.silent, reason: "cancelled"), .ended(Self.silent, skipReason: "cancelled"),
+      .started(Self.failsThenCancels), .issue(Self.failsThenCancels, Self.failure),
+      .cancelled(Self.failsThenCancels, reason: "cancelled: too late"),
+      .ended(Self.failsThenCancels, skipReason: "cancelled: too late"),
+      .started(Self.passes), .ended(Self.passes, skipReason: nil),
+      .runEnded,
+    ])
+  }
+
+  func testACancelledTestIsSkippedWithTheSameReasonByTheBundleReaderAndByHarnessJUnit() throws {
+    // `harness test`'s bundle reader.
+    var reader = BundleChannelReader(.swiftTesting)
+    let notes = Self.lines.flatMap { reader.read(Array($0.utf8)[...]) }
+    XCTAssertEqual(notes, [
+      .started(Self.cancels), .ended(Self.cancels, skipReason: "cancelled: not today", seconds: nil),
+      .started(Self.silent), .ended(Self.silent, skipReason: "cancelled", seconds: nil),
+      .started(Self.failsThenCancels), .issue(Self.failsThenCancels, Self.failure),
+      .ended(Self.failsThenCancels, skipReason: "cancelled: too late", seconds: nil),
+      .started(Self.passes), .ended(Self.passes, skipReason: nil, seconds: nil),
+    ])
+    // `harness-junit from-swift-testing`, from the same lines in a file.
+    let stream = path("events.jsonl")
+    try (Self.lines.joined(separator: "\n") + "\n").write(toFile: stream, atomically: true, encoding: .utf8)
+    var ends: [String: TestEnd] = [:]
+    for event in try SwiftTestingStream(path: stream).harnessEvents() {
+      if case .testEnded(let id, let end) = event.kind { ends[id.name] = end }
+    }
+    XCTAssertEqual(ends.mapValues(\.verdict), [
+      "cancelsItself()": .skipped, "cancelsSilently()": .skipped, "failsThenCancels()": .failed, "passes()": .passed,
+    ])
+    XCTAssertEqual(ends["cancelsItself()"]?.reason, "cancelled: not today")
+    XCTAssertEqual(ends["cancelsSilently()"]?.reason, "cancelled")
+    let summary = try convertSwiftTestingEvents(stream, toJUnit: path("report.xml"))
+    XCTAssertEqual(summary.skipped, 2)
+    let skips = try XMLReader.readDocument(path("report.xml")).elements(named: "testsuite")
+      .flatMap { $0.elements(named: "testcase") }.flatMap { $0.elements(named: "skipped") }.map { $0.attribute("message") }
+    XCTAssertEqual(skips, ["cancelled: not today", "cancelled"])
+  }
+}
