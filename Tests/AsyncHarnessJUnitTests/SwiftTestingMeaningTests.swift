@@ -109,4 +109,37 @@ final class SwiftTestingMeaningTests: ReportTestCase {
       .flatMap { $0.elements(named: "testcase") }.flatMap { $0.elements(named: "skipped") }.map { $0.attribute("message") }
     XCTAssertEqual(skips, ["cancelled: not today", "cancelled"])
   }
+
+  /// A suite's failing issue (a trait that threw) and an issue of no test («unknown») are
+  /// failures outside every test, for the bundle reader and for harness-junit alike.
+  func testASuitesIssueAndAnIssueOfNoTestFailOutsideEveryTestInBothReaders() throws {
+    let thrown = #"{"kind":"event","payload":{"_error":{"description":"not prepared"},"instant":{"absolute":1,"since1970":1795680001},"issue":{"isKnown":false,"sourceLocation":{"column":2,"fileID":"LedgerTests\/RunLikeSwiftTest.swift","line":40}},"kind":"issueRecorded","messages":[{"symbol":"fail","text":"Caught error: not prepared"}],"testID":"LedgerTests.OtherEnds"},"version":0}"#
+    let unknown = #"{"kind":"event","payload":{"instant":{"absolute":4,"since1970":1795680004},"issue":{"isKnown":false,"sourceLocation":{"column":19,"fileID":"LedgerTests\/RunLikeSwiftTest.swift","line":75}},"kind":"issueRecorded","messages":[{"symbol":"fail","text":"Issue recorded"},{"symbol":"details","text":"after its test"}]},"version":0}"#
+    let lines = [Self.declaration(Self.suite, name: "OtherEnds", kind: "suite", line: 40),
+                 Self.declaration(Self.passes, name: "passes()", line: 63), Self.event("runStarted", nil, at: 0),
+                 Self.event("testStarted", Self.suite, at: 1), thrown, Self.event("testEnded", Self.suite, at: 1), unknown,
+                 Self.event("runEnded", nil, at: 5)]
+    var reader = BundleChannelReader(.swiftTesting)
+    let notes = lines.flatMap { reader.read(Array($0.utf8)[...]) }
+    XCTAssertEqual(notes.count, 4)
+    guard case .issue(Self.suite, let suiteIssue) = notes[1], case .issueOfNoTest(let lateIssue) = notes[3] else {
+      return XCTFail("\(notes)")
+    }
+    XCTAssertEqual(suiteIssue.message, "Caught error: not prepared")
+    XCTAssertEqual(lateIssue.message, "Issue recorded - after its test")
+    let stream = path("outside.jsonl")
+    try (lines.joined(separator: "\n") + "\n").write(toFile: stream, atomically: true, encoding: .utf8)
+    let failures = try SwiftTestingStream(path: stream).harnessEvents().compactMap { event -> OutsideFailure? in
+      if case .outsideFailure(let failure) = event.kind { failure } else { nil }
+    }
+    XCTAssertEqual(failures.map(\.place), [.suite, .noTest])
+    XCTAssertEqual(failures.map(\.suite.suite), [Self.suite, "LedgerTests"])
+    XCTAssertEqual(failures.map(\.issue.message), ["Caught error: not prepared", "Issue recorded - after its test"])
+    let summary = try convertSwiftTestingEvents(stream, toJUnit: path("outside.xml"))
+    XCTAssertEqual(summary.outsideFailures, 2)
+    XCTAssertFalse(summary.succeeded)
+    let names = try XMLReader.readDocument(path("outside.xml")).elements(named: "testsuite")
+      .flatMap { $0.elements(named: "testcase") }.map { $0.attribute("name") ?? "" }
+    XCTAssertEqual(Set(names), ["initializationError", "executionError"])
+  }
 }
