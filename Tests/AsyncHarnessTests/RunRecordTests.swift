@@ -35,4 +35,25 @@ final class RunRecordTests: XCTestCase {
     XCTAssertEqual(record.rerunArguments(given: ["--rerun-failed", "--retries", "0"]),
                    ["--waiter", "semaphore", "--retries", "2", "--retries", "0", "--only", hostile.description])
   }
+
+  /// Issue 49: a run red only because of failures outside every test still has tests to
+  /// rerun: those of the suite where each happened, and its suspects, after the failed ones.
+  func testTheTestsAFailureOutsideEveryTestNamesAreRerun() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("run-record-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("last-run.json").path
+    let recorder = RunRecorder(path: path, executable: "harness test", arguments: [], warn: { _ in })
+    let ledger = SuiteRun(suite: "M.Ledger", waiter: "xctest")
+    for (suite, name, verdict) in [("M.Ledger", "testA", Verdict.passed), ("M.Ledger", "testB", .passed),
+                                   ("M.Other", "testC", .failed), ("M.Quiet", "testD", .passed)] {
+      let test = TestID(suite: suite, name: name, waiter: "xctest")
+      recorder.handle(Event(.testEnded(test, TestEnd(once: TestResult(verdict: verdict), duration: 0))))
+    }
+    recorder.handle(Event(.outsideFailure(OutsideFailure(place: .classTearDown, suite: ledger, issue: Issue(kind: .crashed,
+      message: "crashed"), suspects: ["M.Quiet/testD"], afterTests: true))))
+    recorder.finish()
+    let record = try XCTUnwrap(try RunRecord.read(from: path))
+    XCTAssertEqual(record.failed.map(\.description), ["M.Other/testC", "M.Ledger/testA", "M.Ledger/testB", "M.Quiet/testD"])
+    XCTAssertEqual(record.outside.map(\.description), ["M.Ledger/testA", "M.Ledger/testB", "M.Quiet/testD"])
+  }
 }

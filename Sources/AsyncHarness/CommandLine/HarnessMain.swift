@@ -158,7 +158,8 @@ public enum HarnessMain {
       return .exit(0)
     }
     let tests = failed.count == 1 ? "1 test that" : "\(failed.count) tests that"
-    output("Rerunning \(tests) failed or errored in the last run (\(record))\n")
+    let outside = last.outside.isEmpty ? "" : ", or that its failures outside every test name"
+    output("Rerunning \(tests) failed or errored in the last run\(outside) (\(record))\n")
     return .arguments(last.rerunArguments(given: arguments))
   }
 

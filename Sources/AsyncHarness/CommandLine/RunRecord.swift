@@ -13,7 +13,9 @@ import Synchronization
 /// ```
 ///
 /// `tests` has each test's last attempt under each waiter and repetition, in the order they
-/// ended; `id` is the test's ID as `--only` reads it.
+/// ended; `id` is the test's ID as `--only` reads it. `outside`, only when the run had
+/// failures outside every test, holds the tests they name: those of the suite where each
+/// happened, and its suspects.
 struct RunRecord: Equatable {
   /// How one test ended.
   struct Ended: Equatable {
@@ -29,17 +31,20 @@ struct RunRecord: Equatable {
   var arguments: [String]
   /// Each test's last attempt, in the order they ended.
   var tests: [Ended]
+  /// The tests the run's failures outside every test name, in the order they were found.
+  var outside: [TestPath] = []
 
   /// The file of `executable`'s last run, relative to the working directory.
   static func path(of executable: String) -> String {
     ".build/harness/\(executable)/last-run.json"
   }
 
-  /// The tests that failed or errored (under any waiter or repetition), each once, in the
-  /// order they ended.
+  /// The tests that failed or errored (under any waiter or repetition), in the order they
+  /// ended, then those the failures outside every test name: each once.
   var failed: [TestPath] {
     var seen: Set<TestPath> = []
-    return tests.filter { $0.verdict == .failed || $0.verdict == .errored }.map(\.id).filter { seen.insert($0).inserted }
+    return (tests.filter { $0.verdict == .failed || $0.verdict == .errored }.map(\.id) + outside)
+      .filter { seen.insert($0).inserted }
   }
 
   /// Writes the record to `path` atomically, creating its directories.
@@ -51,6 +56,7 @@ struct RunRecord: Equatable {
     json.object { json in
       json.field("arguments") { $0.array(arguments) { $0.string($1) } }
       json.field("executable", executable)
+      if !outside.isEmpty { json.field("outside") { $0.array(outside) { $0.string($1.description) } } }
       json.field("tests") { json in
         json.array(tests) { json, test in
           json.object { json in
@@ -86,7 +92,14 @@ struct RunRecord: Equatable {
       return Ended(id: try TestPath(parsing: try test.string("id")), waiter: try test.string("waiter"),
                    repetition: try test.number("repetition"), verdict: try test.raw("verdict"))
     }
-    return RunRecord(arguments: arguments, tests: tests)
+    var outside: [TestPath] = []
+    if json.optional("outside") != nil {
+      outside = try json.array("outside") { value, path -> TestPath in
+        guard case .string(let id) = value else { throw EventDecodingError.wrongType(path) }
+        return try TestPath(parsing: id)
+      }
+    }
+    return RunRecord(arguments: arguments, tests: tests, outside: outside)
   }
 
   /// The flags of a rerun of the failed tests: this run's, without its selection (`--only`,
@@ -118,6 +131,8 @@ final class RunRecorder: Reporter {
   private let arguments: [String]
   private let warn: @Sendable (String) -> Void
   private let tests = Mutex<[RunRecord.Ended]>([])
+  /// The failures outside every test, in the order they were found.
+  private let outside = Mutex<[OutsideFailure]>([])
 
   /// Creates a recorder of a run of `executable` with `arguments`, writing to `path` and
   /// warning through `warn`.
@@ -128,16 +143,28 @@ final class RunRecorder: Reporter {
     self.warn = warn
   }
 
-  /// Keeps how a test ended.
+  /// Keeps how a test ended, and each failure outside every test.
   func handle(_ event: Event) {
-    guard case .testEnded(let test, let end) = event.kind else { return }
-    let ended = RunRecord.Ended(id: test.testPath, waiter: test.waiter, repetition: test.repetition, verdict: end.verdict)
-    tests.withLock { $0.append(ended) }
+    switch event.kind {
+    case .testEnded(let test, let end):
+      let ended = RunRecord.Ended(id: test.testPath, waiter: test.waiter, repetition: test.repetition, verdict: end.verdict)
+      tests.withLock { $0.append(ended) }
+    case .outsideFailure(let failure):
+      outside.withLock { $0.append(failure) }
+    default:
+      break
+    }
   }
 
   /// Writes the record.
   func finish() {
-    let record = RunRecord(arguments: arguments, tests: tests.withLock { $0 })
+    let tests = tests.withLock { $0 }
+    // A failure outside every test names the tests of its suite that ran, and its suspects.
+    let named = outside.withLock { $0 }.flatMap { failure in
+      tests.filter { $0.id.suite == failure.suite.suite && $0.waiter == failure.suite.waiter }.map(\.id)
+        + failure.suspects.compactMap { try? TestPath(parsing: $0) }
+    }
+    let record = RunRecord(arguments: arguments, tests: tests, outside: named)
     do {
       try record.write(to: path, executable: executable)
     } catch {
