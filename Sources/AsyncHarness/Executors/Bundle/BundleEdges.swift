@@ -9,8 +9,11 @@ import Darwin
 /// `class func tearDown()`), the tests that ended in it (the suspects of what fails after
 /// them), and the words of each failure outside every test.
 struct BundleEdges {
+  /// The XCTest classes the worker is in, innermost last (a test may run a suite of XCTest
+  /// tests inside it), each with whether a test of it started in this worker.
+  private var openClasses: [(name: String, testsStarted: Bool)] = []
   /// The XCTest class the worker is in, and whether a test of it started in this worker.
-  private(set) var openClass: (name: String, testsStarted: Bool)?
+  var openClass: (name: String, testsStarted: Bool)? { openClasses.last }
   /// The tests that ended in this worker, latest last: at most ``suspectLimit``.
   private(set) var ended: [Runner.PlannedTest] = []
   /// The failures found and not handed over yet.
@@ -36,13 +39,15 @@ struct BundleEdges {
   /// The suite of the test that ended last, else the bundle's.
   var lastSuite: SuiteRun { ended.last?.id.suiteRun ?? bundleSuite }
 
-  mutating func classStarted(_ name: String) { openClass = (name, false) }
+  mutating func classStarted(_ name: String) { openClasses.append((name, false)) }
 
-  mutating func classEnded() { openClass = nil }
+  mutating func classEnded() { _ = openClasses.popLast() }
 
   /// A test of the worker started.
   mutating func started(_ planned: Runner.PlannedTest) {
-    if openClass?.name == planned.existing?.suite { openClass?.testsStarted = true }
+    if let last = openClasses.indices.last, openClasses[last].name == planned.existing?.suite {
+      openClasses[last].testsStarted = true
+    }
   }
 
   /// A test of the worker ended.
@@ -122,11 +127,14 @@ struct BundleEdges {
   func crashUnderReview(_ exit: ProcessEnding, running: [Runner.PlannedTest], output: String) -> CrashUnderReview {
     let names = running.map(\.id.path).joined(separator: ", ")
     let said = output.isEmpty ? "" : "; its last output:\n\(output)"
+    let them = running.count == 1 ? "it" : "them"
+    let why = ended.isEmpty
+      ? "the crash did not happen again: it depends on what ran beside \(them), or on timing"
+      : "the crash came from work that tests before \(them) left behind"
     let failure = OutsideFailure(
       place: .process, suite: running.first?.id.suiteRun ?? lastSuite,
       issue: Issue(kind: .crashed, message: "The test bundle ended with \(exit) while \(names) ran, and "
-        + "\(running.count == 1 ? "it passed" : "none of them crashed") when run again alone, in a fresh process: the crash "
-        + "came from work that tests before \(running.count == 1 ? "it" : "them") left behind\(said)"),
+        + "\(running.count == 1 ? "it passed" : "none of them crashed") when run again alone, in a fresh process: \(why)\(said)"),
       suspects: suspects + (running.count > 1 ? running.map(\.id.path) : []), afterTests: true)
     return CrashUnderReview(failure: failure, awaiting: Set(running.map(\.id)))
   }
