@@ -102,8 +102,9 @@ struct SwiftTestingStream {
       lastInstant = instant
     }
     switch decoder.read(record) {
-    case .declared(let id, let name, let isSuite, let location)?:
-      declared.append(Declared(id: id, name: name, isSuite: isSuite, location: location))
+    case .declared(let declaration)?:
+      declared.append(Declared(id: declaration.id, name: declaration.name ?? declaration.id, isSuite: declaration.isSuite,
+                               location: declaration.location))
     case .runStarted?: runStarted = instant
     case .runEnded?: runEnded = instant
     case .started(let id)?: progress[id, default: Progress()].started = instant

@@ -63,11 +63,11 @@ final class SwiftTestingMeaningTests: ReportTestCase {
                      column: 4)
     }
     XCTAssertEqual(meanings, [
-      .declared(id: Self.suite, name: "OtherEnds", isSuite: true, location: location(40)),
-      .declared(id: Self.cancels, name: "cancelsItself()", isSuite: false, location: location(51)),
-      .declared(id: Self.silent, name: "cancelsSilently()", isSuite: false, location: location(55)),
-      .declared(id: Self.failsThenCancels, name: "failsThenCancels()", isSuite: false, location: location(59)),
-      .declared(id: Self.passes, name: "passes()", isSuite: false, location: location(63)),
+      .declared(SwiftTestingDeclaration(id: Self.suite, name: "OtherEnds", isSuite: true, location: location(40))),
+      .declared(SwiftTestingDeclaration(id: Self.cancels, name: "cancelsItself()", isSuite: false, location: location(51))),
+      .declared(SwiftTestingDeclaration(id: Self.silent, name: "cancelsSilently()", isSuite: false, location: location(55))),
+      .declared(SwiftTestingDeclaration(id: Self.failsThenCancels, name: "failsThenCancels()", isSuite: false, location: location(59))),
+      .declared(SwiftTestingDeclaration(id: Self.passes, name: "passes()", isSuite: false, location: location(63))),
       .runStarted,
       .started(Self.cancels), .cancelled(Self.cancels, reason: "cancelled: not today"),
       .ended(Self.cancels, skipReason: "cancelled: not today"),

@@ -28,28 +28,31 @@ extension ExistingTest {
   static func swiftTestingListing(_ stream: String) throws -> [ExistingTest] {
     var suites: [String: String?] = [:]
     var functions: [ExistingTest] = []
+    var decoder = SwiftTestingDecoder()
     for (index, line) in stream.split(separator: "\n").enumerated() where !line.allSatisfy(\.isWhitespace) {
       let problem = { (what: String) in ExistingTestsListingError(reason: "line \(index + 1) \(what)") }
-      guard let value = JSONValue.parse(line.utf8), let record = try? JSONFields(value) else {
+      guard let value = JSONValue.parse(line.utf8), let fields = try? JSONFields(value) else {
         throw problem("is not a JSON object")
       }
-      guard (try? record.number("version", as: Int.self)) == 0 else { throw problem("is not a version 0 record") }
-      guard (try? record.string("kind")) == "test" else { continue }
+      guard (try? fields.number("version", as: Int.self)) == 0 else { throw problem("is not a version 0 record") }
+      let record: SwiftTestingRecord
       do {
-        let payload = try record.object("payload")
-        let id = try payload.string("id")
-        let displayName = try payload.optionalString("displayName")
-        switch try payload.string("kind") {
-        case "suite": suites[id] = displayName
-        default:
-          let isParameterized = if case .bool(true)? = payload.optional("isParameterized") { true } else { false }
-          functions.append(ExistingTest(
-            library: .swiftTesting, suite: "", name: try payload.string("name"), displayName: displayName, id: id,
-            isParameterized: isParameterized, sourceLocation: try location(payload.object("sourceLocation"))))
-        }
+        record = try SwiftTestingRecord(fields)
       } catch {
         throw problem("is a test record that cannot be read: \(error)")
       }
+      // The meaning of each record is the one decoder's, as a run's records are read.
+      guard case .declared(let declared)? = decoder.read(record) else { continue }
+      if declared.isSuite {
+        suites[declared.id] = declared.displayName
+        continue
+      }
+      guard let name = declared.name, let location = declared.location else {
+        throw problem("is a test record that cannot be read: it has no \(declared.name == nil ? "name" : "sourceLocation")")
+      }
+      functions.append(ExistingTest(
+        library: .swiftTesting, suite: "", name: name, displayName: declared.displayName, id: declared.id,
+        isParameterized: declared.isParameterized, sourceLocation: location))
     }
     return functions.sorted { declarationOrder($0) < declarationOrder($1) }.map { function in
       var test = function
@@ -63,13 +66,5 @@ extension ExistingTest {
   /// The key that sorts tests in the order they are declared: file, line, column.
   private static func declarationOrder(_ test: ExistingTest) -> (String, Int, Int) {
     (test.sourceLocation?.fileID ?? "", test.sourceLocation?.line ?? 0, test.sourceLocation?.column ?? 0)
-  }
-
-  /// A stream's `sourceLocation`: `fileID`, `line`, `column`, and `_filePath` when written.
-  private static func location(_ fields: JSONFields) throws -> SourceLocation {
-    let fileID = try fields.string("fileID")
-    return SourceLocation(
-      fileID: fileID, filePath: try fields.optionalString("_filePath") ?? fileID,
-      line: try fields.number("line"), column: try fields.number("column"))
   }
 }

@@ -18,7 +18,12 @@ package struct SwiftTestingRecord: Sendable {
   /// - Throws: ``EventDecodingError`` when the line is not a record (of version 0).
   package init(line: some Collection<UInt8>) throws {
     guard let value = JSONValue.parse(line) else { throw EventDecodingError(reason: "the line is not one JSON value") }
-    let fields = try JSONFields(value)
+    try self.init(JSONFields(value))
+  }
+
+  /// Reads a record from its JSON object's fields.
+  /// - Throws: ``EventDecodingError`` when a field is missing or has the wrong type.
+  init(_ fields: JSONFields) throws {
     version = try fields.number("version")
     kind = try fields.string("kind")
     payload = try Payload(fields.object("payload"))
@@ -48,6 +53,10 @@ package struct SwiftTestingRecord: Sendable {
     package var id: String?
     package var kind: String?
     package var name: String?
+    /// A test's or suite's display name (`@Test("Adds two amounts")`), when it has one.
+    package var displayName: String?
+    /// Whether a test function takes arguments (`@Test(arguments:)`).
+    package var isParameterized: Bool?
     package var sourceLocation: Location?
     package var instant: Instant?
     package var testID: String?
@@ -60,6 +69,12 @@ package struct SwiftTestingRecord: Sendable {
       id = try fields.optionalString("id")
       kind = try fields.optionalString("kind")
       name = try fields.optionalString("name")
+      displayName = try fields.optionalString("displayName")
+      switch fields.optional("isParameterized") {
+      case .bool(let parameterized)?: isParameterized = parameterized
+      case nil: isParameterized = nil
+      default: throw fields.wrongType("isParameterized")
+      }
       sourceLocation = try fields.optionalObject("sourceLocation").map(Location.init)
       instant = try fields.optionalObject("instant").map { Instant(since1970: try $0.number("since1970")) }
       testID = try fields.optionalString("testID")
@@ -165,12 +180,13 @@ package struct SwiftTestingRecord: Sendable {
 }
 
 /// What one record of a Swift Testing event stream means to the harness: each kind of record
-/// has this one meaning, which `harness test`'s Swift Testing worker (``BundleChannelReader``)
-/// and AsyncHarnessJUnit's converter both act on (``SwiftTestingDecoder``), so that a test
+/// has this one meaning, which `harness test`'s listing (``ExistingTest``'s
+/// `swiftTestingListing`), its Swift Testing worker (``BundleChannelReader``) and
+/// AsyncHarnessJUnit's converter all act on (``SwiftTestingDecoder``), so that a test
 /// gets one verdict whichever of them reads it.
 package enum SwiftTestingEvent: Equatable, Sendable {
   /// A test or suite the stream declares (`kind` `test`).
-  case declared(id: String, name: String, isSuite: Bool, location: SourceLocation?)
+  case declared(SwiftTestingDeclaration)
   /// The run began (`runStarted`).
   case runStarted
   /// The run ended (`runEnded`).
@@ -191,6 +207,30 @@ package enum SwiftTestingEvent: Equatable, Sendable {
   case cancelled(String, reason: String)
   /// A test or suite ended (`testEnded`): skipped with `skipReason` when it cancelled itself.
   case ended(String, skipReason: String?)
+}
+
+/// A test function or suite a Swift Testing stream declares (a `test` record), as the listing
+/// (`--list-tests`) and a run's stream both give it.
+package struct SwiftTestingDeclaration: Equatable, Sendable {
+  /// Its ID: `Module.Suite/name()/File.swift:line:column` for a function, `Module.Suite` for a suite.
+  package var id: String
+  /// Its name as its library shows it (`parameterized(amount:)`), when the record has one.
+  package var name: String?
+  package var isSuite: Bool
+  /// Where it is declared, when the record says.
+  package var location: SourceLocation?
+  package var displayName: String?
+  package var isParameterized: Bool
+
+  package init(id: String, name: String?, isSuite: Bool, location: SourceLocation?, displayName: String? = nil,
+               isParameterized: Bool = false) {
+    self.id = id
+    self.name = name
+    self.isSuite = isSuite
+    self.location = location
+    self.displayName = displayName
+    self.isParameterized = isParameterized
+  }
 }
 
 /// The one decoder of a Swift Testing event stream's records into their meaning
@@ -215,8 +255,9 @@ package struct SwiftTestingDecoder: Sendable {
     let payload = record.payload
     if record.kind == "test" {
       guard let id = payload.id else { return nil }
-      return .declared(id: id, name: payload.name ?? id, isSuite: payload.kind == "suite",
-                       location: payload.sourceLocation?.location)
+      return .declared(SwiftTestingDeclaration(
+        id: id, name: payload.name, isSuite: payload.kind == "suite", location: payload.sourceLocation?.location,
+        displayName: payload.displayName, isParameterized: payload.isParameterized == true))
     }
     guard record.kind == "event", let kind = payload.kind else { return nil }
     switch kind {

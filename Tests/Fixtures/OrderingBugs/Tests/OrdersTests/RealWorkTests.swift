@@ -1,0 +1,60 @@
+import Dispatch
+import Foundation
+import Testing
+import XCTest
+
+// Correct tests that wait on real work the schedule does not run (a Dispatch timer, a thread
+// reading a file, a queue fulfilling an expectation) or that check how long a sleep took. Each
+// passes under `swift test`, and must pass in every order `harness test --explore` tries.
+
+/// Reads `path` on a thread of its own and hands back how many bytes it holds.
+func countBytesOnAThread(of path: String) async -> Int {
+  await withCheckedContinuation { continuation in
+    let thread = Thread {
+      continuation.resume(returning: FileManager.default.contents(atPath: path)?.count ?? 0)
+    }
+    thread.start()
+  }
+}
+
+/// A value handed back by a Dispatch timer `seconds` from now.
+func answerFromADispatchTimer(after seconds: Double) async -> String {
+  await withCheckedContinuation { continuation in
+    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { continuation.resume(returning: "ready") }
+  }
+}
+
+final class RealWorkXCTests: XCTestCase {
+  func testAnExpectationFulfilledByADispatchTimerIsAwaited() async {
+    let loaded = expectation(description: "loaded")
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { loaded.fulfill() }
+    await fulfillment(of: [loaded], timeout: 5)
+  }
+
+  func testAFileReadOnAThreadIsAwaited() async {
+    let bytes = await countBytesOnAThread(of: #filePath)
+    XCTAssertGreaterThan(bytes, 0)
+  }
+
+  func testASleepTakesTheTimeItSays() async throws {
+    let start = ContinuousClock.now
+    let date = Date()
+    try await Task.sleep(for: .milliseconds(300))
+    XCTAssertGreaterThanOrEqual(ContinuousClock.now - start, .milliseconds(300))
+    XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(date), 0.3)
+  }
+}
+
+@Suite struct RealWorkTests {
+  @Test func anAnswerFromADispatchTimerIsAwaited() async {
+    #expect(await answerFromADispatchTimer(after: 0.4) == "ready")
+  }
+
+  @Test func aSleepTakesTheTimeItSays() async throws {
+    let start = SuspendingClock.now
+    let uptime = DispatchTime.now()
+    try await Task.sleep(for: .milliseconds(300))
+    #expect(SuspendingClock.now - start >= .milliseconds(300))
+    #expect(DispatchTime.now().uptimeNanoseconds - uptime.uptimeNanoseconds >= 300_000_000)
+  }
+}
