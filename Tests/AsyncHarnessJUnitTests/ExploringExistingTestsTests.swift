@@ -43,6 +43,9 @@ final class ExploringExistingTestsTests: ReportTestCase {
       let stuck = runs.bySeed[test]?.values.first { $0.result.verdict.isFailure }
       XCTAssertEqual(stuck?.result.issues.map(\.kind), [.deadlock], test)
       XCTAssertTrue(stuck?.result.issues.first?.message.hasPrefix("The async code is suspended and nothing can resume it") == true)
+      XCTAssertTrue(stuck?.result.issues.first?.message.hasSuffix("; nothing outside the schedule can resume it either: every "
+        + "other thread of the test bundle waits for another thread (none runs, sleeps, reads or writes, waits with a timeout "
+        + "or for a child process, and no timer is armed and no socket open while one waits for events)") == true)
     }
     XCTAssertTrue(runs.output.contains("Explored schedules:\n"), runs.output)
   }
@@ -122,7 +125,7 @@ final class ExploringExistingTestsTests: ReportTestCase {
   /// A test whose order is partly a Dispatch queue's passes, with a warning that says so, and
   /// the exploration summary says in how many schedules.
   func testWorkFromOutsideTheScheduleIsNamed() throws {
-    let runs = try explore(["--explore", "3", "--filter", "Dispatch"])
+    let runs = try explore(["--explore", "3", "--filter", "AnswerFromADispatchQueue"])
     XCTAssertEqual(runs.status, 0, runs.errors)
     // The summary says how often: in every one of its schedules.
     XCTAssertTrue(runs.output.contains("  OrdersTests.OrdersXCTests/testAnAnswerFromADispatchQueueArrivesWhileTheTestWorks [xctest]: "
@@ -134,6 +137,33 @@ final class ExploringExistingTestsTests: ReportTestCase {
       let warning = try XCTUnwrap(run.result.issues.first { $0.kind == .warning }?.message)
       XCTAssertTrue(warning.hasPrefix("The test's order was partly outside the schedule's control: "), warning)
       XCTAssertTrue(warning.hasSuffix("; the schedule neither orders nor replays that work"), warning)
+    }
+  }
+
+  /// Issue 50: exploring never fails a correct test. Tests that await real work the schedule
+  /// does not run (a Dispatch timer, a thread reading a file, an expectation a queue fulfils)
+  /// wait for it in real time, with the warning that says so; a sleep takes the real time it
+  /// says, so the clocks a test reads agree with it; a test that installs its own executor
+  /// hook runs unexplored in the order it asks for, and is told so.
+  func testCorrectTestsThatAwaitRealWorkReadClocksOrHookTheExecutorPassInEveryOrder() throws {
+    let runs = try explore(["--explore", "5", "--workers", "2", "--filter", "RealWork", "--filter", "OwnExecutorHook"])
+    XCTAssertEqual(runs.status, 0, runs.output)
+    XCTAssertEqual(runs.bySeed.count, 6, "\(runs.bySeed.keys.sorted())")
+    for (test, seeds) in runs.bySeed {
+      XCTAssertEqual(seeds.values.map(\.result.verdict), Array(repeating: .passed, count: 5), test)
+      let warnings = Set(seeds.values.flatMap { $0.result.issues.filter { $0.kind == .warning }.map(\.message) })
+      if test.contains("DispatchTimer") {
+        XCTAssertTrue(warnings.allSatisfy { $0.hasPrefix("The test's order was partly outside the schedule's control: 1 of ") }
+          && !warnings.isEmpty, "\(test): \(warnings)")
+        XCTAssertTrue(runs.output.contains("\(test) [") && runs.output.contains("5 of 5 passed; 5 took work from outside the schedule"),
+                      runs.output)
+      } else if test.contains("OwnExecutorHook") {
+        XCTAssertTrue(!warnings.isEmpty && warnings.allSatisfy { $0.hasPrefix("The test installed its own executor hook ") }
+          && warnings.allSatisfy { $0.hasSuffix(" of its schedule: from there its Swift concurrency ran on Swift's own "
+            + "executors in the order the hook gives, unexplored") }, "\(test): \(warnings)")
+      } else {
+        XCTAssertEqual(warnings, [], test)
+      }
     }
   }
 

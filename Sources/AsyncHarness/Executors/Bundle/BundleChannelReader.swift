@@ -21,8 +21,9 @@ enum BundleNote: Equatable {
   /// Under a schedule (`--explore`, `--schedule`), the steps the bundle's Swift concurrency
   /// took up to the end that comes next, of how many `jobs`, `outside` of them sent from
   /// threads the schedule does not run while its own work ran; `escapedAt`, the step whose job
-  /// kept the schedule's thread, after which Swift's own executors ran every job.
-  case schedule(ScheduleTrace, jobs: Int, outside: Int, escapedAt: Int?)
+  /// kept the schedule's thread, after which Swift's own executors ran every job; `hookedAt`,
+  /// the step after which the test's own executor hook took its jobs, which then ran unexplored.
+  case schedule(ScheduleTrace, jobs: Int, outside: Int, escapedAt: Int?, hookedAt: Int? = nil)
   /// Under a schedule and `--trace`, the running test's schedule took step `number`, running a
   /// job of `ran` (`task #3`), at this virtual time.
   case step(Int, ran: String, virtualTime: Duration)
@@ -192,7 +193,8 @@ enum BundleChannelReader {
     else { return nil }
     let firstOutside = try? record.number("firstOutsideStep", as: Int.self)
     return .schedule(ScheduleTrace(steps: steps, hash: hash, firstOutsideStep: firstOutside), jobs: jobs, outside: outside,
-                     escapedAt: try? record.number("escapedAt", as: Int.self))
+                     escapedAt: try? record.number("escapedAt", as: Int.self),
+                     hookedAt: try? record.number("hookedAt", as: Int.self))
   }
 
   /// An XCTest failure as an issue: a thrown error at the test, an assertion at its file and

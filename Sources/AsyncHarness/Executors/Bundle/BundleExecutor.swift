@@ -481,12 +481,14 @@ private struct BundleTranscript: WorkerTranscript {
         ?? .returned(duration: seconds, trace: scheduleOfNextEnd), into: &supervision)
     case .leftProcesses(let processes):
       leftByNextEnd = processes
-    case .schedule(let trace, let jobs, let outside, let escapedAt):
+    case .schedule(let trace, let jobs, let outside, let escapedAt, let hookedAt):
       scheduled = true
       scheduleOfNextEnd = trace
       guard let planned = supervision.running.first?.planned else { return }
       var warnings: [String] = []
-      if let escapedAt {
+      if let hookedAt {
+        warnings.append(Self.hookedMessage(after: hookedAt))
+      } else if let escapedAt {
         warnings.append(Scheduler.blockedMessage("The Swift concurrency job of step \(escapedAt)",
                                                  for: BundleChannelLibrary.quietPeriod, handedBack: nil))
       }
@@ -504,7 +506,7 @@ private struct BundleTranscript: WorkerTranscript {
       guard supervision.running.count == 1, let attempt = supervision.running.first else { return }
       scheduled = true
       supervision.record(Event(.issueRecorded(attempt.planned.id, Issue(
-        kind: .deadlock, message: ScheduleScope.stuckMessage(at: virtualTime, quietPeriod: BundleChannelLibrary.quietPeriod),
+        kind: .deadlock, message: Self.stuckMessage(at: virtualTime),
         sourceLocation: attempt.planned.test.sourceLocation))), of: attempt.planned.id)
       end(attempt.planned, as: .returned(duration: attempt.start.duration(to: .now).timeInterval), into: &supervision)
     }
@@ -524,12 +526,29 @@ private struct BundleTranscript: WorkerTranscript {
     }
   }
 
-  /// What a test says when work from outside its schedule came while the schedule's own ran.
+  /// What a test says when work from outside its schedule came while the schedule's own ran,
+  /// or while the schedule waited for it.
   static func outsideMessage(outside: Int, of jobs: Int, before step: Int?) -> String {
     "The test's order was partly outside the schedule's control: \(outside) of the \(jobs) Swift concurrency jobs of "
       + "its bundle came from threads the schedule does not run (Dispatch, threads of its own, the testing library's) "
-      + "while the schedule's own work ran\(step.map { ", first before step \($0)" } ?? ""); the schedule neither orders "
-      + "nor replays that work"
+      + "while the schedule's own work ran or waited for them\(step.map { ", first before step \($0)" } ?? ""); the "
+      + "schedule neither orders nor replays that work"
+  }
+
+  /// What a test says when it installed its own executor hook after step `step`.
+  static func hookedMessage(after step: Int) -> String {
+    "The test installed its own executor hook (swift_task_enqueueGlobal_hook or another of the runtime's, as "
+      + "withMainSerialExecutor does) after step \(step) of its schedule: from there its Swift concurrency ran on Swift's "
+      + "own executors in the order the hook gives, unexplored"
+  }
+
+  /// What a test says when the schedule found it stuck: the scheduled strategy's words, and the
+  /// rule for work outside the schedule (the preloaded library's `OutsideWork`).
+  static func stuckMessage(at virtualTime: Duration) -> String {
+    ScheduleScope.stuckMessage(at: virtualTime, quietPeriod: BundleChannelLibrary.quietPeriod)
+      + "; nothing outside the schedule can resume it either: every other thread of the test bundle waits for another "
+      + "thread (none runs, sleeps, reads or writes, waits with a timeout or for a child process, and no timer is armed "
+      + "and no socket open while one waits for events)"
   }
 
   /// Ends what the worker's end ends.

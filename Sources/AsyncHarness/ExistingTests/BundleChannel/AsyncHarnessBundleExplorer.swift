@@ -145,7 +145,9 @@ final class ExplorerScheduler: Sendable {
   private struct State {
     var picker: ExplorerPicker
     var ready: [Job] = []
-    var sleepers: [(due: Int64, order: Int, job: Job)] = []
+    /// Jobs asleep: due at `due` on virtual time, in the order they slept, and not before
+    /// `realDue` on the continuous clock (a sleep takes the real time it says).
+    var sleepers: [(due: Int64, order: Int, realDue: ContinuousClock.Instant, job: Job)] = []
     var sleepersAdded = 0
     var queues: [UInt64: Int] = [:]
     var queueCount = 0
@@ -169,6 +171,28 @@ final class ExplorerScheduler: Sendable {
     /// The step whose job kept the schedule's thread, after which every job went to Swift's
     /// own executors; `nil` while the schedule runs them.
     var escapedAt: Int?
+    /// The step after which the test's own executor hook took its jobs, which then went to
+    /// Swift's own executors unexplored.
+    var hookedAt: Int?
+    /// Whether the schedule, with nothing of its own to run, waits for work that something
+    /// outside it can still do (``OutsideWork``): a job sent from outside then is counted so.
+    var awaitingOutside = false
+
+    /// Stops scheduling from this step on: the jobs waiting, each with what is left of its
+    /// sleep, go to Swift's own executors.
+    mutating func escape() -> [(job: Job, delay: Int64?)] {
+      escapedAt = steps
+      defer {
+        ready = []
+        sleepers = []
+      }
+      let realNow = ContinuousClock.now
+      return ready.map { ($0, nil) } + sleepers.map { sleeper in
+        let left = realNow.duration(to: sleeper.realDue)
+        return (sleeper.job, max(sleeper.due - now, left > .zero ? Int64(left.components.seconds) * 1_000_000_000
+          + left.components.attoseconds / 1_000_000_000 : 0))
+      }
+    }
 
     mutating func queue(of task: UInt64?) -> Int {
       if let task, let known = queues[task] { return known }
@@ -185,6 +209,9 @@ final class ExplorerScheduler: Sendable {
   /// Set on the scheduler's thread, and on the main thread while it runs a scheduled job:
   /// what those send is the schedule's own work.
   private static let ownThread = ThreadMark()
+  /// The kernel's IDs of the schedule's own threads (the scheduler's and its watch's), and of
+  /// the main thread, whose being free is asked directly: none of them is outside work.
+  private static let ownThreads = Mutex<Set<Int32>>([getpid()])
 
   init(picker: ExplorerPicker) {
     state = Mutex(State(picker: picker))
@@ -195,28 +222,36 @@ final class ExplorerScheduler: Sendable {
   /// Takes a job: ready now, or after `delay` nanoseconds of virtual time.
   func submit(_ job: UnownedJob, task: UInt64?, onMainThread: Bool, delay: Int64? = nil) {
     let own = Self.ownThread.isSet
-    let wakeUp = state.withLock { state -> Bool? in
-      guard state.escapedAt == nil else { return nil }
+    let hooked = ExecutorHooks.installed
+    let (wakeUp, handedOver) = state.withLock { state -> (Bool?, [(job: Job, delay: Int64?)]) in
+      if hooked && state.escapedAt == nil {
+        // The test installed its own executor hook: the order is the one it asks for.
+        state.hookedAt = state.steps
+        return (nil, state.escape())
+      }
+      guard state.escapedAt == nil else { return (nil, []) }
       state.jobs += 1
       let queue = state.queue(of: task)
       // A new task started from outside while the schedule's last job ends (a testing
       // library starting a test's next phase) competes with nothing: it is not counted.
       let startsATask = task.map { _ in queue == state.queueCount - 1 } ?? false
-      if !own && (!state.ready.isEmpty || (state.running && !startsATask)) {
+      if !own && (!state.ready.isEmpty || (state.running && !startsATask) || state.awaitingOutside) {
         state.outside += 1
         if state.firstOutsideStep == nil { state.firstOutsideStep = state.steps + 1 }
       }
       let job = Job(job: job, onMainThread: onMainThread, queue: queue,
                     label: (task == nil ? "an actor's job" : "task #\(queue + 1)") + (onMainThread ? " on the main actor" : ""))
       if let delay {
-        state.sleepers.append((state.now + max(0, delay), state.sleepersAdded, job))
+        let realDue = ContinuousClock.now.advanced(by: .nanoseconds(max(0, delay)))
+        state.sleepers.append((state.now + max(0, delay), state.sleepersAdded, realDue, job))
         state.sleepersAdded += 1
       } else {
         state.ready.append(job)
       }
       defer { state.idle = false }
-      return state.idle
+      return (state.idle, [])
     }
+    for pending in handedOver { Self.toPlatform(pending.job.job, onMainThread: pending.job.onMainThread, delay: pending.delay) }
     guard let wakeUp else { return Self.toPlatform(job, onMainThread: onMainThread, delay: delay) }
     if wakeUp { wake.signal() }
   }
@@ -234,24 +269,19 @@ final class ExplorerScheduler: Sendable {
   /// Every quiet period: when the job running is the one that ran a quiet period ago and
   /// others wait, it blocks on them, and every job goes to Swift's own executors from then on.
   private func watch() {
+    Self.ownThreads.withLock { _ = $0.insert(OutsideWork.currentThread()) }
     var lastStep = -1
     while true {
       usleep(UInt32(BundleExplorer.quietPeriod * 1_000_000))
-      let handedOver = state.withLock { state -> (ready: [Job], sleepers: [(due: Int64, job: Job)])? in
+      let handedOver = state.withLock { state -> [(job: Job, delay: Int64?)]? in
         defer { lastStep = state.steps }
         guard state.escapedAt == nil, state.running, state.steps == lastStep,
           !state.ready.isEmpty || !state.sleepers.isEmpty
         else { return nil }
-        state.escapedAt = state.steps
-        defer {
-          state.ready = []
-          state.sleepers = []
-        }
-        return (state.ready, state.sleepers.map { ($0.due - state.now, $0.job) })
+        return state.escape()
       }
       guard let handedOver else { continue }
-      for job in handedOver.ready { Self.toPlatform(job.job, onMainThread: job.onMainThread, delay: nil) }
-      for (delay, job) in handedOver.sleepers { Self.toPlatform(job.job, onMainThread: job.onMainThread, delay: delay) }
+      for pending in handedOver { Self.toPlatform(pending.job.job, onMainThread: pending.job.onMainThread, delay: pending.delay) }
       return
     }
   }
@@ -273,15 +303,22 @@ final class ExplorerScheduler: Sendable {
       state.stepsAtTestStart = nil
       return #"{"record":"schedule","steps":\#(state.steps),"hash":"\#(String(state.hash, radix: 16))","jobs":\#(state.jobs),"#
         + #""outside":\#(state.outside)\#(state.firstOutsideStep.map { #","firstOutsideStep":\#($0)"# } ?? "")"#
-        + #"\#(state.escapedAt.map { #","escapedAt":\#($0)"# } ?? "")}"#
+        + #"\#(state.escapedAt.map { #","escapedAt":\#($0)"# } ?? "")"#
+        + #"\#(state.hookedAt.map { #","hookedAt":\#($0)"# } ?? "")}"#
     }
   }
 
   /// The next job to run, once one is ready, said as a step of the running test under `--trace`.
   private func next() -> Job {
     while true {
-      let (job, said) = state.withLock { state -> (Job?, String?) in
+      let (job, said, sleepUntil) = state.withLock { state -> (Job?, String?, ContinuousClock.Instant?) in
         if state.ready.isEmpty, let earliest = state.sleepers.map(\.due).min() {
+          // The sleeps due first wake in the schedule's order, once the real time they said passed.
+          let realDue = state.sleepers.filter { $0.due <= max(state.now, earliest) }.map(\.realDue).max()!
+          if realDue > ContinuousClock.now {
+            state.idle = true
+            return (nil, nil, realDue)
+          }
           state.now = max(state.now, earliest)
           let due = state.sleepers.filter { $0.due <= state.now }.sorted { ($0.due, $0.order) < ($1.due, $1.order) }
           state.sleepers.removeAll { $0.due <= state.now }
@@ -289,8 +326,9 @@ final class ExplorerScheduler: Sendable {
         }
         guard !state.ready.isEmpty else {
           state.idle = true
-          return (nil, nil)
+          return (nil, nil, nil)
         }
+        state.awaitingOutside = false
         state.steps += 1
         var candidates: [Int] = []
         for job in state.ready where !candidates.contains(job.queue) { candidates.append(job.queue) }
@@ -300,11 +338,17 @@ final class ExplorerScheduler: Sendable {
         }
         state.running = true
         let job = state.ready.remove(at: state.ready.firstIndex { $0.queue == chosen }!)
-        guard let start = state.stepsAtTestStart, state.steps - start <= BundleExplorer.stepsSaid else { return (job, nil) }
-        return (job, #"{"record":"step","step":\#(state.steps - start),"ran":"\#(job.label)","virtualTime":\#(state.now)}"#)
+        guard let start = state.stepsAtTestStart, state.steps - start <= BundleExplorer.stepsSaid else { return (job, nil, nil) }
+        return (job, #"{"record":"step","step":\#(state.steps - start),"ran":"\#(job.label)","virtualTime":\#(state.now)}"#, nil)
       }
       if let said { BundleExplorer.send?(said) }
       if let job { return job }
+      if let sleepUntil {
+        let left = ContinuousClock.now.duration(to: sleepUntil)
+        _ = wake.wait(timeout: .now() + .nanoseconds(Int(left.components.seconds) * 1_000_000_000
+          + Int(left.components.attoseconds / 1_000_000_000)))
+        continue
+      }
       if wake.wait(timeout: .now() + BundleExplorer.quietPeriod) == .timedOut, let stuck = stuck() {
         BundleExplorer.send?(stuck)
       }
@@ -324,6 +368,11 @@ final class ExplorerScheduler: Sendable {
     let answered = DispatchSemaphore(value: 0)
     DispatchQueue.main.async { answered.signal() }
     guard answered.wait(timeout: .now() + BundleExplorer.quietPeriod) == .success else { return nil }
+    // Something outside the schedule can still resume the test: wait for it, in real time.
+    if OutsideWork.canResume(besides: Self.ownThreads.withLock { $0 }) {
+      state.withLock { $0.awaitingOutside = true }
+      return nil
+    }
     return state.withLock { state in
       guard state.idle, state.ready.isEmpty, state.sleepers.isEmpty, !state.stuckReported, state.jobsAtTestStart != nil
       else { return nil }
@@ -334,6 +383,7 @@ final class ExplorerScheduler: Sendable {
 
   private func run() {
     Self.ownThread.set()
+    Self.ownThreads.withLock { _ = $0.insert(OutsideWork.currentThread()) }
     let taskExecutor = ExplorerExecutors.task.asUnownedTaskExecutor()
     while true {
       let next = next()
@@ -372,6 +422,168 @@ final class ExplorerScheduler: Sendable {
     else { return nil }
     let parts = remaining.components
     return max(0, parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000)
+  }
+}
+
+/// Whether something outside the schedule can still resume a test whose schedule has nothing
+/// to run (the rule, docs in FindingOrderingBugs.md): a thread of the process other than the
+/// schedule's own and the main thread (whose being free is asked apart) that runs, or waits
+/// in a system call that ends by itself or by something outside the process (I/O, a sleep, a
+/// wait with a timeout, a child process), or waits for events (`epoll`, `poll`) while a timer
+/// is armed to go off within the hour or a socket is open. A thread that waits only for another thread (a futex wait
+/// with no timeout, an idle Dispatch worker waiting for work, a wait for a signal) cannot:
+/// when every thread is so, nothing can resume the test, and it is stuck. Read from
+/// `/proc/self`: each thread's state and the system call it waits in, and each timer's due time.
+enum OutsideWork {
+  /// How a thread waits.
+  private enum Wait {
+    /// It runs, or waits for something that ends by itself or comes from outside.
+    case endsByItself
+    /// It waits for events of its file descriptors, with no timeout.
+    case forEvents
+    /// It waits for another thread of the process.
+    case forAnotherThread
+  }
+
+  /// The kernel's ID of the calling thread.
+  static func currentThread() -> Int32 {
+    Int32(read("/proc/thread-self/stat").split(separator: " ").first ?? "") ?? getpid()
+  }
+
+  /// Whether a thread other than `own` can still resume the test.
+  static func canResume(besides own: Set<Int32>) -> Bool {
+    var waitsForEvents = false
+    for thread in threads() where !own.contains(thread) {
+      switch wait(of: thread) {
+      case .endsByItself: return true
+      case .forEvents: waitsForEvents = true
+      case .forAnotherThread: continue
+      }
+    }
+    return waitsForEvents && timerArmedOrSocketOpen()
+  }
+
+  /// The kernel's IDs of the process's threads.
+  private static func threads() -> [Int32] {
+    guard let directory = opendir("/proc/self/task") else { return [] }
+    defer { closedir(directory) }
+    var threads: [Int32] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      if let thread = Int32(name) { threads.append(thread) }
+    }
+    return threads
+  }
+
+  /// How `thread` waits, from its state and its system call (`/proc/self/task/N/syscall`: the
+  /// call's number and its arguments, in hexadecimal).
+  private static func wait(of thread: Int32) -> Wait {
+    let stat = read("/proc/self/task/\(thread)/stat")
+    // The state follows the command, which is in parentheses and may hold spaces.
+    guard let state = stat.split(separator: ")").last?.split(separator: " ").first else { return .forAnotherThread }
+    if state == "R" || state == "D" { return .endsByItself }
+    let call = read("/proc/self/task/\(thread)/syscall").split(separator: " ")
+    guard let number = call.first.flatMap({ Int($0) }) else { return call.first == "running" ? .endsByItself : .forAnotherThread }
+    let arguments = call.dropFirst().map { UInt64($0.dropFirst(2), radix: 16) ?? 0 }
+    func argument(_ index: Int) -> UInt64 { index < arguments.count ? arguments[index] : 0 }
+    let command = read("/proc/self/task/\(thread)/comm")
+    switch number {
+    case Calls.futex:
+      // A wait with no timeout waits for another thread; an idle Dispatch worker waits for
+      // work (with a timeout, after which it ends) that only another thread can send.
+      let operation = argument(1) & 0x7F
+      guard [0, 6, 9, 11, 13].contains(operation) else { return .endsByItself }
+      return argument(3) == 0 || command.contains("qos") ? .forAnotherThread : .endsByItself
+    case Calls.epollWait, Calls.epollPwait, Calls.poll:
+      return Int32(truncatingIfNeeded: argument(Calls.poll == number ? 2 : 3)) < 0 ? .forEvents : .endsByItself
+    case Calls.epollPwait2, Calls.ppoll:
+      return argument(number == Calls.ppoll ? 2 : 3) == 0 ? .forEvents : .endsByItself
+    case Calls.pselect, Calls.select:
+      return argument(4) == 0 ? .forEvents : .endsByItself
+    case Calls.sigsuspend, Calls.pause:
+      return .forAnotherThread
+    default:
+      return .endsByItself
+    }
+  }
+
+  /// Whether a timer (`timerfd`) of the process is armed or a socket is open: what can end a
+  /// wait for events from outside.
+  private static func timerArmedOrSocketOpen() -> Bool {
+    guard let directory = opendir("/proc/self/fd") else { return true }
+    defer { closedir(directory) }
+    var target = [CChar](repeating: 0, count: 256)
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      guard Int(name) != nil else { continue }
+      let count = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
+      guard count > 0 else { continue }
+      let link = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      if link.hasPrefix("socket:") { return true }
+      if link == "anon_inode:[timerfd]", let seconds = secondsLeft(onTimer: read("/proc/self/fdinfo/\(name)")),
+        seconds < timerHorizon {
+        return true
+      }
+    }
+    return false
+  }
+
+  /// How far away a timer may be due and still count as one that can end a wait: a timer armed
+  /// further off (a run loop's or Dispatch's "never", 30 days ahead) resumes no test.
+  private static let timerHorizon: UInt64 = 3600
+
+  /// The whole seconds until a `timerfd` is due, from its `fdinfo` (`it_value: (SECONDS,
+  /// NANOSECONDS)`); `nil` when it is not armed.
+  private static func secondsLeft(onTimer info: String) -> UInt64? {
+    guard let start = info.firstRange(of: "it_value: (") else { return nil }
+    let value = info[start.upperBound...].prefix { $0 != ")" }.split(separator: ",")
+    guard value.count == 2, let seconds = UInt64(value[0].filter { $0 != " " }),
+      let nanoseconds = UInt64(value[1].filter { $0 != " " }), seconds > 0 || nanoseconds > 0
+    else { return nil }
+    return seconds
+  }
+
+  /// The system calls' numbers on this machine.
+  private enum Calls {
+    #if arch(x86_64)
+    static let futex = 202, epollWait = 232, epollPwait = 281, epollPwait2 = 441, poll = 7, ppoll = 271
+    static let select = 23, pselect = 270, sigsuspend = 130, pause = 34
+    #else
+    static let futex = 98, epollWait = -1, epollPwait = 22, epollPwait2 = 441, poll = -1, ppoll = 73
+    static let select = -1, pselect = 72, sigsuspend = 133, pause = -1
+    #endif
+  }
+
+  /// A small file of /proc, whole; empty when it cannot be read.
+  private static func read(_ path: String) -> String {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return "" }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+      guard count > 0 else { break }
+      bytes += chunk[..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}
+
+/// The runtime's hooks a test installs to run Swift concurrency its own way
+/// (`swift_task_enqueueGlobal_hook`, as `withMainSerialExecutor` of swift-concurrency-extras
+/// does): a test that installed one asks for its own order, which the schedule then leaves it.
+enum ExecutorHooks {
+  private static let names: [String] = ["swift_task_enqueueGlobal_hook", "swift_task_enqueueGlobalWithDelay_hook",
+                                         "swift_task_enqueueGlobalWithDeadline_hook", "swift_task_enqueueMainExecutor_hook"]
+  /// The addresses of the hooks' variables.
+  private static let hooks: [UInt] = names.compactMap { name in
+    dlsym(UnsafeMutableRawPointer(bitPattern: 0), name).map { UInt(bitPattern: $0) }
+  }
+
+  /// Whether one of the hooks is installed now.
+  static var installed: Bool {
+    hooks.contains { UnsafeRawPointer(bitPattern: $0)?.load(as: UnsafeRawPointer?.self) != nil }
   }
 }
 

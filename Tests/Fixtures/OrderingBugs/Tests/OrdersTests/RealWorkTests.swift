@@ -1,11 +1,13 @@
 import Dispatch
 import Foundation
+import Synchronization
 import Testing
 import XCTest
 
 // Correct tests that wait on real work the schedule does not run (a Dispatch timer, a thread
-// reading a file, a queue fulfilling an expectation) or that check how long a sleep took. Each
-// passes under `swift test`, and must pass in every order `harness test --explore` tries.
+// reading a file, a queue fulfilling an expectation), that check how long a sleep took, or
+// that install their own executor hook and check the order it gives. Each passes under
+// `swift test`, and must pass in every order `harness test --explore` tries.
 
 /// Reads `path` on a thread of its own and hands back how many bytes it holds.
 func countBytesOnAThread(of path: String) async -> Int {
@@ -56,5 +58,35 @@ final class RealWorkXCTests: XCTestCase {
     try await Task.sleep(for: .milliseconds(300))
     #expect(SuspendingClock.now - start >= .milliseconds(300))
     #expect(DispatchTime.now().uptimeNanoseconds - uptime.uptimeNanoseconds >= 300_000_000)
+  }
+}
+
+/// Runs `body` with every job of the global executor sent to the main actor, in the order sent,
+/// as swift-concurrency-extras' `withMainSerialExecutor` does (through the runtime's hook).
+func withMainSerialExecutor(_ body: () async -> Void) async {
+  typealias Original = @convention(thin) (UnownedJob) -> Void
+  typealias Hook = @convention(thin) (UnownedJob, Original) -> Void
+  let hook = dlsym(dlopen(nil, 0), "swift_task_enqueueGlobal_hook")!.assumingMemoryBound(to: Hook?.self)
+  hook.pointee = { job, _ in MainActor.shared.enqueue(job) }
+  defer { hook.pointee = nil }
+  await body()
+}
+
+/// The order tasks ran in.
+final class RunOrder: Sendable {
+  private let ran = Mutex<[Int]>([])
+  func append(_ index: Int) { ran.withLock { $0.append(index) } }
+  var order: [Int] { ran.withLock { $0 } }
+}
+
+@Suite struct OwnExecutorHookTests {
+  /// Detached tasks run in the order they were made: the order the test's own hook gives.
+  @Test func detachedTasksRunInTheOrderTheHookGives() async {
+    let order = RunOrder()
+    await withMainSerialExecutor {
+      let tasks = (1...4).map { index in Task.detached { order.append(index) } }
+      for task in tasks { await task.value }
+    }
+    #expect(order.order == [1, 2, 3, 4])
   }
 }
