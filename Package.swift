@@ -23,15 +23,21 @@ let package = Package(
   targets: [
     .target(
       name: "AsyncHarness",
-      dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+      dependencies: ["AsyncHarnessSchedulePicking", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      exclude: ["Shared"],
       // The library `harness test` compiles with a package's own toolchain and preloads into
       // its test bundle (its channel, and its schedules under --explore): embedded as text,
-      // never compiled into AsyncHarness.
+      // never compiled into AsyncHarness; with it, the sources it shares with the core.
       resources: [
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleChannel.swift"),
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleExplorer.swift"),
+        .embedInCode("Shared/SchedulePicking.swift"),
       ]
     ),
+    // What the core and the library preloaded into a package's test bundle share, compiled
+    // into both from one source (Sources/AsyncHarness/Shared): a schedule's choices. No
+    // dependency.
+    .target(name: "AsyncHarnessSchedulePicking", path: "Sources/AsyncHarness/Shared"),
     .target(name: "AsyncHarnessConformance", dependencies: ["AsyncHarness"]),
     .target(name: "AsyncHarnessXCTest", dependencies: ["AsyncHarness"]),
     .target(name: "AsyncHarnessTesting", dependencies: ["AsyncHarness"]),

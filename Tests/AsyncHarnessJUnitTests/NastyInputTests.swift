@@ -1,3 +1,4 @@
+import AsyncHarnessSchedulePicking
 import AsyncHarness
 import Foundation
 import XCTest

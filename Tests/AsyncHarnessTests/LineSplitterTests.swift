@@ -1,3 +1,4 @@
+import AsyncHarnessSchedulePicking
 @testable import AsyncHarness
 import XCTest
 

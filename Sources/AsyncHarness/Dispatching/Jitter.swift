@@ -1,3 +1,4 @@
+import AsyncHarnessSchedulePicking
 import Dispatch
 import Synchronization
 

@@ -1,3 +1,5 @@
+import AsyncHarnessSchedulePicking
+
 extension Runner {
   /// One test to run: its group and the test (``Catalog``), what it runs under (a waiter
   /// strategy, or its own testing library), its identity (with the repetition and attempt)

@@ -7,12 +7,13 @@
 // the continuous and suspending clocks' sleeps run on virtual time. The harness runs each
 // explored test alone in a bundle of its own, once per schedule.
 //
-// It chooses as the harness's scheduled strategy does (Scheduling/SchedulePicker.swift and
-// Running/SeededRandomGenerator.swift: a SplitMix64 generator; a random walk, or PCT with
-// priorities per queue and change points drawn from the first 1,024 steps), over queues that
-// are the bundle's tasks in the order they were first seen (a job of no task, an actor's turn,
-// a queue of its own). It cannot import AsyncHarness (a bundle that links AsyncHarness must
-// never see a second copy of it), so those lines are repeated here: keep them in step.
+// It chooses as the harness's scheduled strategy does (SchedulePicking: a SplitMix64 generator;
+// a random walk, or PCT with priorities per queue and change points drawn from the first 1,024
+// steps), over queues that are the bundle's tasks in the order they were first seen (a job of
+// no task, an actor's turn, a queue of its own). It cannot import AsyncHarness (a bundle that
+// links AsyncHarness must never see a second copy of it): SchedulePicking is compiled into
+// this library from the very file the core's module AsyncHarnessSchedulePicking is built from
+// (Sources/AsyncHarness/Shared/SchedulePicking.swift).
 //
 // A job sent from a thread the schedule does not run (Dispatch, a thread of the test's own, the
 // testing library's main thread) while the schedule's own work runs or waits is work outside
@@ -65,7 +66,7 @@ enum BundleExplorer {
     stepsSaid = steps
     let depth: Int? = parts[1] == "random" ? nil : Int(parts[1].dropFirst(3))
     guard parts[1] == "random" || (parts[1].hasPrefix("pct") && depth != nil) else { return }
-    scheduler = ExplorerScheduler(picker: ExplorerPicker(seed: seed, pctDepth: depth))
+    scheduler = ExplorerScheduler(picker: SchedulePicking(seed: seed, pctDepth: depth))
     _createExecutors(factory: ExplorerExecutors.self)
   }
 
@@ -78,55 +79,6 @@ enum BundleExplorer {
   /// A test began: from here its work having nothing to run is its being stuck.
   static func testStarted() {
     scheduler?.testStarted()
-  }
-}
-
-/// SplitMix64, as `SeededRandomGenerator`.
-private struct ExplorerRandom {
-  var state: UInt64
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
-/// The choices of a schedule, as `SchedulePicker` makes them.
-struct ExplorerPicker {
-  private var generator: ExplorerRandom
-  /// PCT's depth, `nil` for a random walk.
-  private let depth: Int?
-  private var priorities: [UInt64] = []
-  private var changePoints: [(step: Int, priority: UInt64)] = []
-
-  init(seed: UInt64, pctDepth: Int?) {
-    generator = ExplorerRandom(state: seed)
-    depth = pctDepth
-    if let depth {
-      changePoints = (1..<max(1, depth)).map { index in
-        let exponent = draw(below: 10)
-        let step = (1 << exponent) + draw(below: 1 << exponent)
-        return (Int(step), UInt64(depth - index))
-      }
-    }
-  }
-
-  private mutating func draw(below bound: UInt64) -> UInt64 {
-    generator.next() % bound
-  }
-
-  mutating func queueAdded() {
-    if let depth { priorities.append(UInt64(depth) + 1 + draw(below: 1 << 62)) }
-  }
-
-  mutating func choose(among candidates: [Int], step: Int) -> Int {
-    guard depth != nil else { return candidates[Int(draw(below: UInt64(candidates.count)))] }
-    let chosen = candidates.max { priorities[$0] < priorities[$1] }!
-    for change in changePoints where change.step == step { priorities[chosen] = change.priority }
-    return chosen
   }
 }
 
@@ -143,7 +95,7 @@ final class ExplorerScheduler: Sendable {
   }
 
   private struct State {
-    var picker: ExplorerPicker
+    var picker: SchedulePicking
     var ready: [Job] = []
     /// Jobs asleep: due at `due` on virtual time, in the order they slept, and not before
     /// `realDue` on the continuous clock (a sleep takes the real time it says).
@@ -213,7 +165,7 @@ final class ExplorerScheduler: Sendable {
   /// the main thread, whose being free is asked directly: none of them is outside work.
   private static let ownThreads = Mutex<Set<Int32>>([getpid()])
 
-  init(picker: ExplorerPicker) {
+  init(picker: SchedulePicking) {
     state = Mutex(State(picker: picker))
     ExplorerThread.start { [self] in run() }
     ExplorerThread.start { [self] in watch() }

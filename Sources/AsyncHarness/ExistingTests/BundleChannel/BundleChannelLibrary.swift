@@ -37,10 +37,13 @@ struct BundleChannelLibrary {
   /// steps it says as they are taken (``Event/scheduleStepLimit`` under `--trace`, else 0):
   /// `SEED:POLICY:MILLISECONDS:STEPS`.
   static let scheduleVariable = "ASYNC_HARNESS_BUNDLE_SCHEDULE"
-  /// The library's sources, in the order they are compiled.
+  /// The library's sources, in the order they are compiled: its own two, and what it shares
+  /// with the core (`Sources/AsyncHarness/Shared`, the module AsyncHarnessSchedulePicking),
+  /// from the very files the core is built from.
   static let sources = [
     ("AsyncHarnessBundleChannel.swift", PackageResources.AsyncHarnessBundleChannel_swift),
     ("AsyncHarnessBundleExplorer.swift", PackageResources.AsyncHarnessBundleExplorer_swift),
+    ("SchedulePicking.swift", PackageResources.SchedulePicking_swift),
   ]
   /// The descriptor the channel is handed over as.
   static let channelDescriptor: Int32 = 3
@@ -83,8 +86,10 @@ struct BundleChannelLibrary {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: compiler)
     // _GNU_SOURCE: C's `fopencookie`, through which Swift Testing's stream reaches the channel.
+    // -package-name: the shared sources' declarations are `package`, as in the core.
     process.arguments = ["-emit-library", "-parse-as-library", "-Onone", "-Xcc", "-D_GNU_SOURCE",
-                         "-module-name", "AsyncHarnessBundleChannel"] + files + ["-o", scratch + ".so"]
+                         "-module-name", "AsyncHarnessBundleChannel", "-package-name", "AsyncHarness"]
+      + files + ["-o", scratch + ".so"]
     process.standardOutput = log
     process.standardError = log
     try process.run()
