@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Orders
 import Synchronization
 import XCTest
@@ -67,18 +68,19 @@ final class OrdersXCTests: XCTestCase {
   }
 
   /// Passes in every order, but part of its order is not the schedule's: an answer comes
-  /// from a Dispatch queue while the test's own task runs (it yields until the answer was sent).
-  /// The queue answers only once the test's task runs again after the asking task suspended
-  /// (the schedule runs one job at a time), so the answer always arrives as a job of its own.
-  func testAnAnswerFromADispatchQueueArrivesWhileTheTestWorks() async {
+  /// from a thread of the test's own while the test's own task runs (it yields until the
+  /// answer was sent). The thread answers only once the test's task runs again after the
+  /// asking task suspended (the schedule runs one job at a time), so the answer always arrives
+  /// as a job of its own, from outside the schedule.
+  func testAnAnswerFromAThreadArrivesWhileTheTestWorks() async {
     let (asked, sent) = (Flag(), Flag())
     let go = DispatchSemaphore(value: 0)
     async let answer = withCheckedContinuation { continuation in
-      DispatchQueue.global().async {
+      Thread {
         go.wait()
         continuation.resume(returning: 42)
         sent.raise()
-      }
+      }.start()
       asked.raise()
     }
     var released = false

@@ -1,0 +1,84 @@
+import Dispatch
+import Orders
+import Synchronization
+import Testing
+import XCTest
+
+// The tests a team writes for callback code on Dispatch queues: each bug's test fails only in
+// some orders of its Dispatch blocks; its fixed twin's test passes in every order. Under plain
+// `swift test` the bugs almost never show.
+
+final class DispatchOrdersXCTests: XCTestCase {
+  func testTheLastThemeSavedIsKept() async {
+    let preferences = Preferences()
+    preferences.save(theme: "light")
+    preferences.save(theme: "dark")
+    let written = expectation(description: "written")
+    preferences.whenWritten { written.fulfill() }
+    await fulfillment(of: [written], timeout: 5)
+    XCTAssertEqual(preferences.savedTheme, "dark")
+  }
+
+  func testTheLastThemeSavedInOrderIsKept() async {
+    let preferences = Preferences(writesInOrder: true)
+    preferences.save(theme: "light")
+    preferences.save(theme: "dark")
+    let written = expectation(description: "written")
+    preferences.whenWritten { written.fulfill() }
+    await fulfillment(of: [written], timeout: 5)
+    XCTAssertEqual(preferences.savedTheme, "dark")
+  }
+
+  func testTheCachedValueWins() async {
+    let found = expectation(description: "found")
+    let value = Mutex<String?>(nil)
+    Lookup(cached: "edited").value(for: "title") { answer in
+      value.withLock { $0 = answer }
+      found.fulfill()
+    }
+    await fulfillment(of: [found], timeout: 5)
+    XCTAssertEqual(value.withLock { $0 }, "edited")
+  }
+
+  func testTheCachedValueAskedFirstWins() async {
+    let found = expectation(description: "found")
+    let value = Mutex<String?>(nil)
+    Lookup(cached: "edited", askingCacheFirst: true).value(for: "title") { answer in
+      value.withLock { $0 = answer }
+      found.fulfill()
+    }
+    await fulfillment(of: [found], timeout: 5)
+    XCTAssertEqual(value.withLock { $0 }, "edited")
+  }
+}
+
+@Suite struct DispatchOrdersTests {
+  /// The theme kept once every save was written.
+  private func keptTheme(_ preferences: Preferences) async -> String {
+    preferences.save(theme: "light")
+    preferences.save(theme: "dark")
+    await withCheckedContinuation { continuation in preferences.whenWritten { continuation.resume() } }
+    return preferences.savedTheme
+  }
+
+  /// The first answer of `lookup`.
+  private func firstAnswer(_ lookup: Lookup) async -> String {
+    await withCheckedContinuation { continuation in lookup.value(for: "title") { continuation.resume(returning: $0) } }
+  }
+
+  @Test func theLastThemeSavedIsKept() async {
+    #expect(await keptTheme(Preferences()) == "dark")
+  }
+
+  @Test func theLastThemeSavedInOrderIsKept() async {
+    #expect(await keptTheme(Preferences(writesInOrder: true)) == "dark")
+  }
+
+  @Test func theCachedValueWins() async {
+    #expect(await firstAnswer(Lookup(cached: "edited")) == "edited")
+  }
+
+  @Test func theCachedValueAskedFirstWins() async {
+    #expect(await firstAnswer(Lookup(cached: "edited", askingCacheFirst: true)) == "edited")
+  }
+}
