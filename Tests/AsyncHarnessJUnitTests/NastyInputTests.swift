@@ -1,5 +1,5 @@
-import AsyncHarnessSchedulePicking
 import AsyncHarness
+import AsyncHarnessSchedulePicking
 import Foundation
 import XCTest
 

@@ -1,9 +1,8 @@
-import AsyncHarnessSchedulePicking
 import AsyncHarness
+import AsyncHarnessSchedulePicking
 import Foundation
 import HarnessTestSupport
 import XCTest
-
 @testable import AsyncHarnessJUnit
 
 /// Shards end to end with their JUnit reports: balancing by a previous report's times,

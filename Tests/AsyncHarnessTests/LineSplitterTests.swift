@@ -1,5 +1,5 @@
-import AsyncHarnessSchedulePicking
 @testable import AsyncHarness
+import AsyncHarnessSchedulePicking
 import XCTest
 
 /// The worker channel's line splitter: lines come out whole and in order, however the reads

@@ -1,5 +1,5 @@
-import AsyncHarnessSchedulePicking
 @testable import AsyncHarness
+import AsyncHarnessSchedulePicking
 import XCTest
 
 /// The output splitter cuts a worker's output stream into tests at the marker line the worker

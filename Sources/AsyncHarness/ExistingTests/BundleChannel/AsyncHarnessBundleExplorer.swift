@@ -4,7 +4,8 @@
 // its own in the bundle, at load time, before `main`, so that the bundle's jobs (its tasks,
 // actor turns, `@MainActor` work, `Task.yield`, continuations, task groups; the testing
 // library's own as well) run one at a time, in an order a seed chooses, and `Task.sleep` and
-// the continuous and suspending clocks' sleeps run on virtual time. The harness runs each
+// the continuous and suspending clocks' sleeps wake in the schedule's order of their virtual
+// due times, no earlier than the real time they say. The harness runs each
 // explored test alone in a bundle of its own, once per schedule.
 //
 // It chooses as the harness's scheduled strategy does (SchedulePicking: a SplitMix64 generator;
@@ -15,8 +16,14 @@
 // this library from the very file the core's module AsyncHarnessSchedulePicking is built from
 // (Sources/AsyncHarness/Shared/SchedulePicking.swift).
 //
-// A job sent from a thread the schedule does not run (Dispatch, a thread of the test's own, the
-// testing library's main thread) while the schedule's own work runs or waits is work outside
+// Dispatch is under the schedule too: the blocks the schedule's work sends (`dispatch_async`,
+// `dispatch_barrier_async`, `dispatch_group_async`, `dispatch_after`, which this library
+// interposes) are jobs of it, a serial queue's in the order sent and a global queue's in any,
+// each run on its queue by Dispatch while the schedule waits for it; `dispatch_sync` runs the
+// blocks held for its queue first. Sleeps and `dispatch_after` take the real time they say.
+//
+// A job sent from a thread the schedule does not run (a thread of the test's own, the testing
+// library's main thread) while the schedule's own work runs or waits is work outside
 // its control: counted, and reported with the steps taken at each test's end
 // (`{"record":"schedule",…}`), so the harness never claims an order it did not control. A test
 // whose Swift concurrency work has nothing left to run, no sleeper due and no job arriving for
@@ -84,7 +91,8 @@ enum BundleExplorer {
 
 /// Runs the bundle's jobs one at a time on a thread of its own (a `@MainActor` job on the
 /// main thread, while that thread waits), each chosen by the picker among the queues with a
-/// job ready; when none is ready, virtual time jumps to the earliest sleeper's due time.
+/// job ready; when none is ready, virtual time moves to the earliest sleeper's due time, once
+/// the real time it said passed.
 final class ExplorerScheduler: Sendable {
   /// What a step runs: a Swift concurrency job, or a block a test sent to Dispatch.
   private enum Work {
