@@ -3,8 +3,8 @@ import Foundation
 
 // MARK: 11. harness test --explore against plain runs
 
-/// The root package's OrderingBugs fixture (four ordering bugs, each in an XCTest and a Swift
-/// Testing test), built once: for each bug's test, how many of `--explore N`'s seeds find it
+/// The root package's OrderingBugs fixture (six ordering bugs, four of Swift concurrency and
+/// two of Dispatch, each in an XCTest and a Swift Testing test), built once: for each bug's test, how many of `--explore N`'s seeds find it
 /// (`harness test --explore N --filter TEST`), against how many of M plain runs of the same
 /// test fail (its bundle run as `swift test --skip-build --filter` runs it, each run in a
 /// process of its own, a run still going after 5 s counted as hung); and the wall time of
@@ -28,13 +28,16 @@ func measureExploringExistingTests(_ counts: Counts, _ report: Report) {
     print((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     return
   }
-  // Reentrancy, check-then-act, task-group order and a lost wake-up, in XCTest then Swift Testing.
-  let methods = ["testTwoWithdrawalsNeverOverdraw", "testAThumbnailIsRenderedOnce", "testPagesComeInTheOrderAskedFor",
-                 "testTheDoorbellWakesTheOneWaiting"]
-  let functions = ["twoWithdrawalsNeverOverdraw()", "aThumbnailIsRenderedOnce()", "pagesComeInTheOrderAskedFor()",
-                   "theDoorbellWakesTheOneWaiting()"]
-  let bugs = methods.map { ("OrdersTests.OrdersXCTests/\($0)", [bundle, "OrdersTests.OrdersXCTests/\($0)"]) }
-    + functions.map { ("OrdersTests.OrdersTests/\($0)", [bundle, "--testing-library", "swift-testing", "--filter", "OrdersTests/\($0)"]) }
+  // Reentrancy, check-then-act, task-group order and a lost wake-up, in XCTest then Swift Testing;
+  // then the two Dispatch bugs (a write on a global queue, a first answer that wins) in each.
+  let methods = ["OrdersXCTests/testTwoWithdrawalsNeverOverdraw", "OrdersXCTests/testAThumbnailIsRenderedOnce",
+                 "OrdersXCTests/testPagesComeInTheOrderAskedFor", "OrdersXCTests/testTheDoorbellWakesTheOneWaiting",
+                 "DispatchOrdersXCTests/testTheLastThemeSavedIsKept", "DispatchOrdersXCTests/testTheCachedValueWins"]
+  let functions = ["OrdersTests/twoWithdrawalsNeverOverdraw()", "OrdersTests/aThumbnailIsRenderedOnce()",
+                   "OrdersTests/pagesComeInTheOrderAskedFor()", "OrdersTests/theDoorbellWakesTheOneWaiting()",
+                   "DispatchOrdersTests/theLastThemeSavedIsKept()", "DispatchOrdersTests/theCachedValueWins()"]
+  let bugs = methods.map { ("OrdersTests.\($0)", [bundle, "OrdersTests.\($0)"]) }
+    + functions.map { ("OrdersTests.\($0)", [bundle, "--testing-library", "swift-testing", "--filter", "\($0)"]) }
   print("test".padding(toLength: 62, withPad: " ", startingAt: 0) + " explored: seeds finding it · plain: runs failing")
   for (index, (test, plain)) in bugs.enumerated() {
     let explored = spawnToEnd([harness, "test", "--package-path", fixture, "--skip-build", "--explore", String(seeds),
@@ -53,13 +56,35 @@ func measureExploringExistingTests(_ counts: Counts, _ report: Report) {
                100 * Double(failed) / Double(plainRuns), plainSeconds))
     fflush(nil)
     report.note("part 11, \(test): --explore \(seeds) found it in \(found) seeds, \(failed) of \(plainRuns) plain runs failed")
-    // The wall time of one test explored against as many plain runs: the first, which never hangs.
-    if index == 0 {
-      report.add(Row(label: "harness test --explore \(seeds) · one XCTest test", ours: explored.seconds,
-                     anchorLabel: "\(plainRuns) plain runs of its bundle ×\(seeds)/\(plainRuns)",
+    // The wall time of one test explored against as many plain runs: the first, which never
+    // hangs, and the first Dispatch one.
+    if index == 0 || test.hasSuffix("testTheLastThemeSavedIsKept") {
+      report.add(Row(label: "harness test --explore \(seeds) · one \(index == 0 ? "" : "Dispatch ")XCTest test",
+                     ours: explored.seconds, anchorLabel: "\(plainRuns) plain runs of its bundle ×\(seeds)/\(plainRuns)",
                      anchor: plainSeconds * Double(seeds) / Double(plainRuns), unit: "s"))
     }
   }
+  measureScheduledDispatchBlock(harness: harness, fixture: fixture, bundle: bundle, scratch: scratch, seeds: seeds,
+                                log: log, report)
+}
+
+/// The cost of one block under the schedule: a test that sends a thousand blocks to a serial
+/// queue, explored under `seeds` schedules, against as many plain runs of it; the difference
+/// per block.
+private func measureScheduledDispatchBlock(harness: String, fixture: String, bundle: String, scratch: URL, seeds: Int,
+                                           log: String, _ report: Report) {
+  let test = "OrdersTests.DispatchCostTests/aThousandBlocksRunInTheOrderSent()"
+  let explored = spawnToEnd([harness, "test", "--package-path", fixture, "--skip-build", "--explore", String(seeds),
+                             "--filter", test, "--", "--scratch-path", scratch.path], output: log)
+  var plainSeconds = 0.0
+  for _ in 0..<seeds {
+    plainSeconds += spawnToEnd([bundle, "--testing-library", "swift-testing", "--filter", "aThousandBlocksRunInTheOrderSent"],
+                               output: log).seconds
+  }
+  let perBlock = max(0, explored.seconds - plainSeconds) / Double(seeds * 1_000) * 1_000_000
+  print(String(format: "one Dispatch block under the schedule: %.1f µs more than Dispatch alone (%d schedules of 1,000 "
+    + "blocks: %.2f s explored, %.2f s plain, exit %d)", perBlock, seeds, explored.seconds, plainSeconds, explored.status))
+  report.note(String(format: "part 11: one scheduled Dispatch block costs %.1f µs more than Dispatch alone", perBlock))
 }
 
 /// How many schedules of the run whose events are in `path` ended failing.

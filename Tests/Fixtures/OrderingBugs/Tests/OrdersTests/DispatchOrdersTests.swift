@@ -82,3 +82,17 @@ final class DispatchOrdersXCTests: XCTestCase {
     #expect(await firstAnswer(Lookup(cached: "edited", askingCacheFirst: true)) == "edited")
   }
 }
+
+/// A correct test that sends a thousand blocks to a serial queue and awaits the last: what one
+/// block under the schedule costs (the benchmark's part 11), in every order the same sum.
+@Suite struct DispatchCostTests {
+  @Test func aThousandBlocksRunInTheOrderSent() async {
+    let queue = DispatchQueue(label: "cost.serial")
+    let order = RunOrder()
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      for index in 1...1_000 { queue.async { order.append(index) } }
+      queue.async { continuation.resume() }
+    }
+    #expect(order.order == Array(1...1_000))
+  }
+}
