@@ -189,16 +189,11 @@ private final class ChannelWriter: Sendable {
 
   /// The children of every thread of this process that have not exited.
   private static func runningChildren() -> [Int32] {
-    guard let directory = opendir("/proc/self/task") else { return [] }
-    defer { closedir(directory) }
-    var children: [Int32] = []
-    while let entry = readdir(directory) {
-      let thread = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-      guard Int32(thread) != nil else { continue }
-      children += read("/proc/self/task/\(thread)/children").split(separator: " ").compactMap { Int32($0) }
+    let children = directoryEntries("/proc/self/task").compactMap { Int32($0) }.flatMap { thread in
+      readSmallFile("/proc/self/task/\(thread)/children").split(separator: " ").compactMap { Int32($0) }
     }
     return children.filter { child in
-      let state = read("/proc/\(child)/stat").split(separator: ")").last?.split(separator: " ").first
+      let state = readSmallFile("/proc/\(child)/stat").split(separator: ")").last?.split(separator: " ").first
       return state != nil && state != "Z" && state != "X"
     }
   }
@@ -207,27 +202,13 @@ private final class ChannelWriter: Sendable {
   /// `execve` shows none for a moment: it is asked again, for up to 10 ms.
   private static func command(of process: Int32) -> String {
     for _ in 0..<50 {
-      let command = read("/proc/\(process)/cmdline").split(separator: "\0").joined(separator: " ")
+      let command = readSmallFile("/proc/\(process)/cmdline").split(separator: "\0").joined(separator: " ")
       if !command.isEmpty { return command }
       usleep(200)
     }
     return "unknown command"
   }
 
-  /// A small file of /proc, whole; empty when it cannot be read.
-  private static func read(_ path: String) -> String {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return "" }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-      guard count > 0 else { break }
-      bytes += chunk[..<count]
-    }
-    return String(decoding: bytes, as: UTF8.self)
-  }
 
   private func writeWhole(_ bytes: ArraySlice<UInt8>, to descriptor: Int32) {
     var bytes = bytes
@@ -343,6 +324,34 @@ private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
     }
     return ("", nil, nil)
   }
+}
+
+/// The names in a directory of /proc (`/proc/self/task`: the threads), without `.` and `..`;
+/// none when it cannot be read.
+func directoryEntries(_ path: String) -> [String] {
+  guard let directory = opendir(path) else { return [] }
+  defer { closedir(directory) }
+  var names: [String] = []
+  while let entry = readdir(directory) {
+    let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    if name != "." && name != ".." { names.append(name) }
+  }
+  return names
+}
+
+/// A small file of /proc, whole; empty when it cannot be read.
+func readSmallFile(_ path: String) -> String {
+  let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+  guard descriptor >= 0 else { return "" }
+  defer { close(descriptor) }
+  var bytes: [UInt8] = []
+  var chunk = [UInt8](repeating: 0, count: 4096)
+  while true {
+    let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+    guard count > 0 else { break }
+    bytes += chunk[..<count]
+  }
+  return String(decoding: bytes, as: UTF8.self)
 }
 
 /// `text` as a JSON string.

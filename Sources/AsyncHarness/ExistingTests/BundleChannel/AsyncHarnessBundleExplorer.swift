@@ -147,6 +147,13 @@ final class ExplorerScheduler: Sendable {
     /// outside it can still do (``OutsideWork``): a job sent from outside then is counted so.
     var awaitingOutside = false
 
+    /// Takes a job: ready now, or asleep for `delay` nanoseconds, of virtual time and of real.
+    mutating func take(_ job: Job, delay: Int64?) {
+      guard let delay else { return ready.append(job) }
+      sleepers.append((now + max(0, delay), sleepersAdded, ContinuousClock.now.advanced(by: .nanoseconds(max(0, delay))), job))
+      sleepersAdded += 1
+    }
+
     /// Stops scheduling from this step on: the jobs waiting, each with what is left of its
     /// sleep, go to Swift's own executors.
     mutating func escape() -> [(job: Job, delay: Int64?)] {
@@ -221,13 +228,7 @@ final class ExplorerScheduler: Sendable {
       }
       let job = Job(work: .swift(job), onMainThread: onMainThread, queue: queue,
                     label: (task == nil ? "an actor's job" : "task #\(queue + 1)") + (onMainThread ? " on the main actor" : ""))
-      if let delay {
-        let realDue = ContinuousClock.now.advanced(by: .nanoseconds(max(0, delay)))
-        state.sleepers.append((state.now + max(0, delay), state.sleepersAdded, realDue, job))
-        state.sleepersAdded += 1
-      } else {
-        state.ready.append(job)
-      }
+      state.take(job, delay: delay)
       defer { state.idle = false }
       return (state.idle, [])
     }
@@ -252,13 +253,7 @@ final class ExplorerScheduler: Sendable {
       let onMain = sent.queue == RealDispatch.mainQueue
       let job = Job(work: .dispatch(sent), onMainThread: onMain, queue: state.queue(ofDispatchQueue: sent.queue),
                     label: "a Dispatch block on \(onMain ? "the main queue" : RealDispatch.label(of: sent.queue))")
-      if let delay {
-        let realDue = ContinuousClock.now.advanced(by: .nanoseconds(max(0, delay)))
-        state.sleepers.append((state.now + max(0, delay), state.sleepersAdded, realDue, job))
-        state.sleepersAdded += 1
-      } else {
-        state.ready.append(job)
-      }
+      state.take(job, delay: delay)
       defer { state.idle = false }
       return state.idle
     }
@@ -701,7 +696,7 @@ enum OutsideWork {
 
   /// The kernel's ID of the calling thread.
   static func currentThread() -> Int32 {
-    Int32(read("/proc/thread-self/stat").split(separator: " ").first ?? "") ?? getpid()
+    Int32(readSmallFile("/proc/thread-self/stat").split(separator: " ").first ?? "") ?? getpid()
   }
 
   /// Whether a thread other than `own` can still resume the test.
@@ -719,28 +714,21 @@ enum OutsideWork {
 
   /// The kernel's IDs of the process's threads.
   private static func threads() -> [Int32] {
-    guard let directory = opendir("/proc/self/task") else { return [] }
-    defer { closedir(directory) }
-    var threads: [Int32] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-      if let thread = Int32(name) { threads.append(thread) }
-    }
-    return threads
+    directoryEntries("/proc/self/task").compactMap { Int32($0) }
   }
 
   /// How `thread` waits, from its state and its system call (`/proc/self/task/N/syscall`: the
   /// call's number and its arguments, in hexadecimal).
   private static func wait(of thread: Int32) -> Wait {
-    let stat = read("/proc/self/task/\(thread)/stat")
+    let stat = readSmallFile("/proc/self/task/\(thread)/stat")
     // The state follows the command, which is in parentheses and may hold spaces.
     guard let state = stat.split(separator: ")").last?.split(separator: " ").first else { return .forAnotherThread }
     if state == "R" || state == "D" { return .endsByItself }
-    let call = read("/proc/self/task/\(thread)/syscall").split(separator: " ")
+    let call = readSmallFile("/proc/self/task/\(thread)/syscall").split(separator: " ")
     guard let number = call.first.flatMap({ Int($0) }) else { return call.first == "running" ? .endsByItself : .forAnotherThread }
     let arguments = call.dropFirst().map { UInt64($0.dropFirst(2), radix: 16) ?? 0 }
     func argument(_ index: Int) -> UInt64 { index < arguments.count ? arguments[index] : 0 }
-    let command = read("/proc/self/task/\(thread)/comm")
+    let command = readSmallFile("/proc/self/task/\(thread)/comm")
     switch number {
     case Calls.futex:
       // A wait with no timeout waits for another thread; an idle Dispatch worker waits for
@@ -764,17 +752,13 @@ enum OutsideWork {
   /// Whether a timer (`timerfd`) of the process is armed or a socket is open: what can end a
   /// wait for events from outside.
   private static func timerArmedOrSocketOpen() -> Bool {
-    guard let directory = opendir("/proc/self/fd") else { return true }
-    defer { closedir(directory) }
     var target = [CChar](repeating: 0, count: 256)
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-      guard Int(name) != nil else { continue }
+    for name in directoryEntries("/proc/self/fd") where Int(name) != nil {
       let count = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
       guard count > 0 else { continue }
       let link = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
       if link.hasPrefix("socket:") { return true }
-      if link == "anon_inode:[timerfd]", let seconds = secondsLeft(onTimer: read("/proc/self/fdinfo/\(name)")),
+      if link == "anon_inode:[timerfd]", let seconds = secondsLeft(onTimer: readSmallFile("/proc/self/fdinfo/\(name)")),
         seconds < timerHorizon {
         return true
       }
@@ -806,21 +790,6 @@ enum OutsideWork {
     static let futex = 98, epollWait = -1, epollPwait = 22, epollPwait2 = 441, poll = -1, ppoll = 73
     static let select = -1, pselect = 72, sigsuspend = 133, pause = -1
     #endif
-  }
-
-  /// A small file of /proc, whole; empty when it cannot be read.
-  private static func read(_ path: String) -> String {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return "" }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-      guard count > 0 else { break }
-      bytes += chunk[..<count]
-    }
-    return String(decoding: bytes, as: UTF8.self)
   }
 }
 

@@ -9,46 +9,46 @@ import XCTest
 // `swift test` the bugs almost never show.
 
 final class DispatchOrdersXCTests: XCTestCase {
-  func testTheLastThemeSavedIsKept() async {
-    let preferences = Preferences()
+  /// The theme kept once every save was written, as an expectation says.
+  private func keptTheme(_ preferences: Preferences) async -> String {
     preferences.save(theme: "light")
     preferences.save(theme: "dark")
     let written = expectation(description: "written")
     preferences.whenWritten { written.fulfill() }
     await fulfillment(of: [written], timeout: 5)
-    XCTAssertEqual(preferences.savedTheme, "dark")
+    return preferences.savedTheme
+  }
+
+  /// The first answer of `lookup`, as an expectation says.
+  private func firstAnswer(_ lookup: Lookup) async -> String? {
+    let found = expectation(description: "found")
+    let value = Mutex<String?>(nil)
+    lookup.value(for: "title") { answer in
+      value.withLock { $0 = answer }
+      found.fulfill()
+    }
+    await fulfillment(of: [found], timeout: 5)
+    return value.withLock { $0 }
+  }
+
+  func testTheLastThemeSavedIsKept() async {
+    let kept = await keptTheme(Preferences())
+    XCTAssertEqual(kept, "dark")
   }
 
   func testTheLastThemeSavedInOrderIsKept() async {
-    let preferences = Preferences(writesInOrder: true)
-    preferences.save(theme: "light")
-    preferences.save(theme: "dark")
-    let written = expectation(description: "written")
-    preferences.whenWritten { written.fulfill() }
-    await fulfillment(of: [written], timeout: 5)
-    XCTAssertEqual(preferences.savedTheme, "dark")
+    let kept = await keptTheme(Preferences(writesInOrder: true))
+    XCTAssertEqual(kept, "dark")
   }
 
   func testTheCachedValueWins() async {
-    let found = expectation(description: "found")
-    let value = Mutex<String?>(nil)
-    Lookup(cached: "edited").value(for: "title") { answer in
-      value.withLock { $0 = answer }
-      found.fulfill()
-    }
-    await fulfillment(of: [found], timeout: 5)
-    XCTAssertEqual(value.withLock { $0 }, "edited")
+    let answer = await firstAnswer(Lookup(cached: "edited"))
+    XCTAssertEqual(answer, "edited")
   }
 
   func testTheCachedValueAskedFirstWins() async {
-    let found = expectation(description: "found")
-    let value = Mutex<String?>(nil)
-    Lookup(cached: "edited", askingCacheFirst: true).value(for: "title") { answer in
-      value.withLock { $0 = answer }
-      found.fulfill()
-    }
-    await fulfillment(of: [found], timeout: 5)
-    XCTAssertEqual(value.withLock { $0 }, "edited")
+    let answer = await firstAnswer(Lookup(cached: "edited", askingCacheFirst: true))
+    XCTAssertEqual(answer, "edited")
   }
 }
 
