@@ -274,12 +274,7 @@ final class ExplorerScheduler: Sendable {
       state.ready.removeAll { $0.queue == queue }
       return held.compactMap { if case .dispatch(let sent) = $0.work { sent } else { nil } }
     }
-    for sent in held {
-      let context = Unmanaged.passUnretained(sent).toOpaque()
-      RealDispatch.syncFunction?(OpaquePointer(bitPattern: sent.queue), context) { context in
-        Unmanaged<SentBlock>.fromOpaque(context!).takeUnretainedValue().run(then: nil)
-      }
-    }
+    for sent in held { sent.runOnItsQueue() }
   }
 
   /// Hands a job to what runs it outside the schedule: Swift's own executors, or Dispatch.
@@ -433,11 +428,15 @@ final class ExplorerScheduler: Sendable {
         done.wait()
       case .swift(let job):
         job.runSynchronously(on: taskExecutor)
-      case .dispatch(let sent):
-        // On its own queue, by Dispatch: what it sends meanwhile is the schedule's own work.
+      case .dispatch(let sent) where next.onMainThread:
+        // On the main queue, by the main thread: what it sends meanwhile is the schedule's own work.
         let done = DispatchSemaphore(value: 0)
         sent.send(after: nil) { done.signal() }
         done.wait()
+      case .dispatch(let sent):
+        // On its own queue, on this thread: a synchronous dispatch runs the block here, as
+        // on its queue (its queue's specifics, one at a time with the queue's other blocks).
+        sent.runOnItsQueue()
       }
       let escaped = state.withLock { state in
         state.running = false
@@ -499,6 +498,20 @@ final class SentBlock: @unchecked Sendable {
     ExplorerScheduler.ownThread.clear()
     if let group { RealDispatch.groupLeave?(group) }
     then?()
+  }
+
+  /// Runs it on its queue from this thread (`dispatch_sync_f`, as a barrier when it was sent
+  /// as one): Dispatch runs it here, without a hand-off to another thread and back.
+  func runOnItsQueue() {
+    let context = Unmanaged.passUnretained(self).toOpaque()
+    let work: @convention(c) (UnsafeMutableRawPointer?) -> Void = { context in
+      Unmanaged<SentBlock>.fromOpaque(context!).takeUnretainedValue().run(then: nil)
+    }
+    if barrier {
+      RealDispatch.barrierSyncFunction?(OpaquePointer(bitPattern: queue), context, work)
+    } else {
+      RealDispatch.syncFunction?(OpaquePointer(bitPattern: queue), context, work)
+    }
   }
 
   /// Sends it to its queue (after `delay` nanoseconds when given, as a barrier when it was
@@ -587,6 +600,7 @@ enum RealDispatch {
   static let asyncFunction = next("dispatch_async_f").map { unsafeBitCast($0, to: QueueWork.self) }
   static let barrierAsyncFunction = next("dispatch_barrier_async_f").map { unsafeBitCast($0, to: QueueWork.self) }
   static let syncFunction = next("dispatch_sync_f").map { unsafeBitCast($0, to: QueueWork.self) }
+  static let barrierSyncFunction = next("dispatch_barrier_sync_f").map { unsafeBitCast($0, to: QueueWork.self) }
   static let afterFunction = next("dispatch_after_f").map { unsafeBitCast($0, to: TimeQueueWork.self) }
   private static let queueLabel = next("dispatch_queue_get_label").map { unsafeBitCast($0, to: Label.self) }
   /// The main queue's address.
