@@ -31,6 +31,9 @@ let package = Package(
       resources: [
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleChannel.swift"),
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleExplorer.swift"),
+        .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleDispatch.swift"),
+        .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleOutsideWork.swift"),
+        .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleExecutors.swift"),
         .embedInCode("Shared/SchedulePicking.swift"),
       ]
     ),

@@ -250,11 +250,6 @@ struct TestBundle {
   fileprivate static func status(of process: Process) -> Int32 {
     process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
   }
-
-  /// `exit status N` or `signal N`, as messages say how a process ended.
-  static func ending(of process: Process) -> String {
-    process.terminationReason == .uncaughtSignal ? "signal \(process.terminationStatus)" : "exit status \(process.terminationStatus)"
-  }
 }
 
 /// The Swift Testing listing of a test bundle, running beside the XCTest one: its event

@@ -95,12 +95,12 @@ enum BundleExplorer {
 /// the real time it said passed.
 final class ExplorerScheduler: Sendable {
   /// What a step runs: a Swift concurrency job, or a block a test sent to Dispatch.
-  private enum Work {
+  enum Work {
     case swift(UnownedJob)
     case dispatch(SentBlock)
   }
 
-  private struct Job {
+  struct Job {
     let work: Work
     let onMainThread: Bool
     let queue: Int
@@ -108,7 +108,7 @@ final class ExplorerScheduler: Sendable {
     let label: String
   }
 
-  private struct State {
+  struct State {
     var picker: SchedulePicking
     var ready: [Job] = []
     /// Jobs asleep: due at `due` on virtual time, in the order they slept, and not before
@@ -170,17 +170,6 @@ final class ExplorerScheduler: Sendable {
       }
     }
 
-    /// The schedule's queue of a block sent to the Dispatch queue at `address`: that queue's
-    /// own, in the order sent, unless it is one of Dispatch's concurrent global queues, whose
-    /// blocks may run in any order: then a queue of its own.
-    mutating func queue(ofDispatchQueue address: UInt) -> Int {
-      if RealDispatch.globalQueues.contains(address) { return queue(of: nil) }
-      if let known = dispatchQueues[address] { return known }
-      let index = queue(of: nil)
-      dispatchQueues[address] = index
-      return index
-    }
-
     mutating func queue(of task: UInt64?) -> Int {
       if let task, let known = queues[task] { return known }
       let index = queueCount
@@ -191,14 +180,14 @@ final class ExplorerScheduler: Sendable {
     }
   }
 
-  private let state: Mutex<State>
-  private let wake = DispatchSemaphore(value: 0)
+  let state: Mutex<State>
+  let wake = DispatchSemaphore(value: 0)
   /// Set on the scheduler's thread, and on the main thread while it runs a scheduled job:
   /// what those send is the schedule's own work.
-  fileprivate static let ownThread = ThreadMark()
+  static let ownThread = ThreadMark()
   /// The kernel's IDs of the schedule's own threads (the scheduler's and its watch's), and of
   /// the main thread, whose being free is asked directly: none of them is outside work.
-  private static let ownThreads = Mutex<Set<Int32>>([getpid()])
+  static let ownThreads = Mutex<Set<Int32>>([getpid()])
 
   init(picker: SchedulePicking) {
     state = Mutex(State(picker: picker))
@@ -235,46 +224,6 @@ final class ExplorerScheduler: Sendable {
     for pending in handedOver { Self.handOver(pending.job, delay: pending.delay) }
     guard let wakeUp else { return Self.toPlatform(job, onMainThread: onMainThread, delay: delay) }
     if wakeUp { wake.signal() }
-  }
-
-  /// Takes a block a test's scheduled work sent to Dispatch (`dispatch_async`,
-  /// `dispatch_barrier_async`, `dispatch_group_async`, `dispatch_after`), to run when the
-  /// schedule picks it, on its queue; `false` when the schedule does not take it (another
-  /// thread sent it, no test runs, the schedule gave its jobs back, a time of another clock):
-  /// Dispatch runs it then as it would.
-  func submit(_ sent: SentBlock, delay: Int64? = nil) -> Bool {
-    // Only the work the schedule runs sends blocks it takes: a test's Swift concurrency, the
-    // blocks it runs. What another thread sends (a synchronous XCTest body, the testing
-    // library, a thread of the test's own) is Dispatch's, as it is outside the schedule.
-    guard Self.ownThread.isSet, ExecutorHooks.installed == false else { return false }
-    let wakeUp = state.withLock { state -> Bool? in
-      guard state.escapedAt == nil, state.jobsAtTestStart != nil else { return nil }
-      state.jobs += 1
-      let onMain = sent.queue == RealDispatch.mainQueue
-      let job = Job(work: .dispatch(sent), onMainThread: onMain, queue: state.queue(ofDispatchQueue: sent.queue),
-                    label: "a Dispatch block on \(onMain ? "the main queue" : RealDispatch.label(of: sent.queue))")
-      state.take(job, delay: delay)
-      defer { state.idle = false }
-      return state.idle
-    }
-    guard let wakeUp else { return false }
-    if let group = sent.group { RealDispatch.groupEnter?(group) }
-    if wakeUp { wake.signal() }
-    return true
-  }
-
-  /// Before `dispatch_sync` onto the queue at `address`: the blocks sent to it and not run
-  /// yet run first, here, in the order sent (a serial queue's order), so the synchronous
-  /// block never jumps ahead of them.
-  func drainBlocks(sentTo address: UInt) {
-    guard !RealDispatch.globalQueues.contains(address) else { return }
-    let held = state.withLock { state -> [SentBlock] in
-      guard let queue = state.dispatchQueues[address] else { return [] }
-      let held = state.ready.filter { $0.queue == queue }
-      state.ready.removeAll { $0.queue == queue }
-      return held.compactMap { if case .dispatch(let sent) = $0.work { sent } else { nil } }
-    }
-    for sent in held { sent.runOnItsQueue() }
   }
 
   /// Hands a job to what runs it outside the schedule: Swift's own executors, or Dispatch.
@@ -384,32 +333,6 @@ final class ExplorerScheduler: Sendable {
     }
   }
 
-  /// `{"record":"stuck","virtualTime":NANOSECONDS}` when the running test sent Swift
-  /// concurrency work and none of it can run, none is due and none came for the quiet
-  /// period, while the main thread is free (it answers within another quiet period: a
-  /// synchronous test body blocking it, as XCTest runs one, is running, not stuck); once a test.
-  private func stuck() -> String? {
-    let candidate = state.withLock { state in
-      state.escapedAt == nil && state.idle && state.ready.isEmpty && state.sleepers.isEmpty && !state.stuckReported
-        && state.jobsAtTestStart.map { state.jobs > $0 } == true
-    }
-    guard candidate else { return nil }
-    let answered = DispatchSemaphore(value: 0)
-    RealDispatch.onMain { answered.signal() }
-    guard answered.wait(timeout: .now() + BundleExplorer.quietPeriod) == .success else { return nil }
-    // Something outside the schedule can still resume the test: wait for it, in real time.
-    if OutsideWork.canResume(besides: Self.ownThreads.withLock { $0 }) {
-      state.withLock { $0.awaitingOutside = true }
-      return nil
-    }
-    return state.withLock { state in
-      guard state.idle, state.ready.isEmpty, state.sleepers.isEmpty, !state.stuckReported, state.jobsAtTestStart != nil
-      else { return nil }
-      state.stuckReported = true
-      return #"{"record":"stuck","virtualTime":\#(state.now)}"#
-    }
-  }
-
   private func run() {
     Self.ownThread.set()
     Self.ownThreads.withLock { _ = $0.insert(OutsideWork.currentThread()) }
@@ -463,449 +386,6 @@ final class ExplorerScheduler: Sendable {
   }
 }
 
-/// A block a test sent to Dispatch, which the schedule runs on its queue when it picks it: the
-/// queue (its address), whether it was sent as a barrier, and the group it belongs to, which
-/// was entered as it was sent and is left once it ran.
-final class SentBlock: @unchecked Sendable {
-  let queue: UInt
-  /// The block, copied to the heap (a caller in C may send a block of its stack, which
-  /// Dispatch copies as it takes it): released with the last reference to this.
-  private let copied: UnsafeRawPointer
-  let barrier: Bool
-  let group: OpaquePointer?
-
-  init(queue: OpaquePointer?, block: UnsafeRawPointer, barrier: Bool = false, group: OpaquePointer? = nil) {
-    self.queue = UInt(bitPattern: queue)
-    copied = Blocks.copy(block)
-    self.barrier = barrier
-    self.group = group
-    // Kept alive while the block waits, as Dispatch keeps them for a block it holds.
-    RealDispatch.retain?(queue)
-    if let group { RealDispatch.retain?(group) }
-  }
-
-  deinit {
-    Blocks.release(copied)
-    RealDispatch.release?(OpaquePointer(bitPattern: queue))
-    if let group { RealDispatch.release?(group) }
-  }
-
-  /// Runs the block here: what it sends is the schedule's own work; then its group is left
-  /// and `then` called.
-  func run(then: (@Sendable () -> Void)?) {
-    ExplorerScheduler.ownThread.set()
-    Blocks.invoke(copied)
-    ExplorerScheduler.ownThread.clear()
-    if let group { RealDispatch.groupLeave?(group) }
-    then?()
-  }
-
-  /// Runs it on its queue from this thread (`dispatch_sync_f`, as a barrier when it was sent
-  /// as one): Dispatch runs it here, without a hand-off to another thread and back.
-  func runOnItsQueue() {
-    let context = Unmanaged.passUnretained(self).toOpaque()
-    let work: @convention(c) (UnsafeMutableRawPointer?) -> Void = { context in
-      Unmanaged<SentBlock>.fromOpaque(context!).takeUnretainedValue().run(then: nil)
-    }
-    if barrier {
-      RealDispatch.barrierSyncFunction?(OpaquePointer(bitPattern: queue), context, work)
-    } else {
-      RealDispatch.syncFunction?(OpaquePointer(bitPattern: queue), context, work)
-    }
-  }
-
-  /// Sends it to its queue (after `delay` nanoseconds when given, as a barrier when it was
-  /// sent as one), through Dispatch's function-and-context calls: Swift makes no block of it.
-  func send(after delay: Int64?, then: (@Sendable () -> Void)?) {
-    let queue = OpaquePointer(bitPattern: self.queue)
-    let context = Unmanaged.passRetained(Sending(self, then: then)).toOpaque()
-    let work: @convention(c) (UnsafeMutableRawPointer?) -> Void = { context in
-      let sending = Unmanaged<Sending>.fromOpaque(context!).takeRetainedValue()
-      sending.sent.run(then: sending.then)
-    }
-    if let delay, let when = RealDispatch.time?(0, delay) {
-      RealDispatch.afterFunction?(when, queue, context, work)
-    } else if barrier {
-      RealDispatch.barrierAsyncFunction?(queue, context, work)
-    } else {
-      RealDispatch.asyncFunction?(queue, context, work)
-    }
-  }
-
-  /// A block on its way, with what is called once it ran.
-  private final class Sending {
-    let sent: SentBlock
-    let then: (@Sendable () -> Void)?
-    init(_ sent: SentBlock, then: (@Sendable () -> Void)?) {
-      self.sent = sent
-      self.then = then
-    }
-  }
-}
-
-/// The blocks runtime's copy, release and call, by hand, on a block's address: a block a
-/// caller in C sends may live on its stack, and Swift, handed one, neither copies it nor passes
-/// a block of its own to a C function pointer safely on Linux; the library never converts a
-/// block to a Swift closure or back.
-enum Blocks {
-  private typealias Copy = @convention(c) (UnsafeRawPointer?) -> UnsafeRawPointer?
-  private typealias Release = @convention(c) (UnsafeRawPointer?) -> Void
-  private static let copyFunction = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "_Block_copy")
-    .map { unsafeBitCast($0, to: Copy.self) }
-  private static let releaseFunction = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "_Block_release")
-    .map { unsafeBitCast($0, to: Release.self) }
-
-  /// `block` copied to the heap (retained, when it is there already).
-  static func copy(_ block: UnsafeRawPointer) -> UnsafeRawPointer {
-    copyFunction?(block) ?? block
-  }
-
-  static func release(_ block: UnsafeRawPointer) { releaseFunction?(block) }
-
-  /// Calls a block: its function (at offset 16, after its isa, flags and reserved fields)
-  /// with the block itself, as the blocks ABI does.
-  static func invoke(_ block: UnsafeRawPointer) {
-    block.load(fromByteOffset: 16, as: (@convention(c) (UnsafeRawPointer) -> Void).self)(block)
-  }
-}
-
-/// Libdispatch's own functions, found past this library, and the queues the schedule knows:
-/// the main queue, and the concurrent global ones.
-enum RealDispatch {
-  typealias QueueBlock = @convention(c) (OpaquePointer?, UnsafeRawPointer) -> Void
-  typealias TimeQueueBlock = @convention(c) (UInt64, OpaquePointer?, UnsafeRawPointer) -> Void
-  typealias GroupQueueBlock = @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeRawPointer) -> Void
-  /// A call on a Dispatch object: a group's enter and leave, an object's retain and release.
-  typealias GroupCall = @convention(c) (OpaquePointer?) -> Void
-  typealias GlobalQueue = @convention(c) (Int, UInt) -> OpaquePointer?
-  typealias Time = @convention(c) (UInt64, Int64) -> UInt64
-  typealias Label = @convention(c) (OpaquePointer?) -> UnsafePointer<CChar>?
-  typealias Work = @convention(c) (UnsafeMutableRawPointer?) -> Void
-  typealias QueueWork = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Work) -> Void
-  typealias TimeQueueWork = @convention(c) (UInt64, OpaquePointer?, UnsafeMutableRawPointer?, Work) -> Void
-
-  // Each cast where its type is known: a C function pointer passed through a generic
-  // parameter is not one any more.
-  static let async = next("dispatch_async").map { unsafeBitCast($0, to: QueueBlock.self) }
-  static let barrierAsync = next("dispatch_barrier_async").map { unsafeBitCast($0, to: QueueBlock.self) }
-  static let sync = next("dispatch_sync").map { unsafeBitCast($0, to: QueueBlock.self) }
-  static let barrierSync = next("dispatch_barrier_sync").map { unsafeBitCast($0, to: QueueBlock.self) }
-  static let after = next("dispatch_after").map { unsafeBitCast($0, to: TimeQueueBlock.self) }
-  static let groupAsync = next("dispatch_group_async").map { unsafeBitCast($0, to: GroupQueueBlock.self) }
-  static let groupEnter = next("dispatch_group_enter").map { unsafeBitCast($0, to: GroupCall.self) }
-  static let groupLeave = next("dispatch_group_leave").map { unsafeBitCast($0, to: GroupCall.self) }
-  static let retain = next("dispatch_retain").map { unsafeBitCast($0, to: GroupCall.self) }
-  static let release = next("dispatch_release").map { unsafeBitCast($0, to: GroupCall.self) }
-  static let time = next("dispatch_time").map { unsafeBitCast($0, to: Time.self) }
-  static let asyncFunction = next("dispatch_async_f").map { unsafeBitCast($0, to: QueueWork.self) }
-  static let barrierAsyncFunction = next("dispatch_barrier_async_f").map { unsafeBitCast($0, to: QueueWork.self) }
-  static let syncFunction = next("dispatch_sync_f").map { unsafeBitCast($0, to: QueueWork.self) }
-  static let barrierSyncFunction = next("dispatch_barrier_sync_f").map { unsafeBitCast($0, to: QueueWork.self) }
-  static let afterFunction = next("dispatch_after_f").map { unsafeBitCast($0, to: TimeQueueWork.self) }
-  private static let queueLabel = next("dispatch_queue_get_label").map { unsafeBitCast($0, to: Label.self) }
-  /// The main queue's address.
-  static let mainQueue = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "_dispatch_main_q").map { UInt(bitPattern: $0) } ?? 0
-  /// The global queues' addresses, of every quality of service and priority.
-  static let globalQueues: Set<UInt> = {
-    guard let get = next("dispatch_get_global_queue").map({ unsafeBitCast($0, to: GlobalQueue.self) }) else { return [] }
-    return Set([0x21, 0x19, 0x15, 0x11, 0x09, 2, 0, -2, Int(Int16.min)].compactMap { get($0, 0) }.map { UInt(bitPattern: $0) })
-  }()
-
-  /// The address of the function `name` of the library loaded after this one (libdispatch's).
-  private static func next(_ name: String) -> UnsafeMutableRawPointer? {
-    dlsym(UnsafeMutableRawPointer(bitPattern: -1), name)
-  }
-
-  /// `a queue's label`, as Dispatch gives it, or its address.
-  static func label(of queue: UInt) -> String {
-    guard let label = queueLabel?(OpaquePointer(bitPattern: queue)).map({ String(cString: $0) }), !label.isEmpty else {
-      return "queue 0x\(String(queue, radix: 16))"
-    }
-    return label
-  }
-
-  /// The nanoseconds from now until `when` (a `dispatch_time_t` of the uptime clock); `nil`
-  /// for a time of another clock, or forever.
-  static func delay(until when: UInt64) -> Int64? {
-    guard when >> 62 == 0, let now = time?(0, 0) else { return nil }
-    return when > now ? Int64(when - now) : 0
-  }
-
-  /// Runs `body` on the main queue, past the schedule: the explorer's own use of Dispatch.
-  static func onMain(_ body: @escaping @Sendable () -> Void) {
-    final class Body {
-      let run: @Sendable () -> Void
-      init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-    }
-    asyncFunction?(OpaquePointer(bitPattern: mainQueue), Unmanaged.passRetained(Body(body)).toOpaque()) { context in
-      Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
-    }
-  }
-}
-
-/// `dispatch_async`, as this process calls it: a block a test sends is the schedule's to run.
-/// (A block is taken by its address: the library never makes a Swift closure of it.)
-@_cdecl("dispatch_async")
-public func asyncHarnessDispatchAsync(_ queue: OpaquePointer?, _ block: UnsafeRawPointer) {
-  if BundleExplorer.scheduler?.submit(SentBlock(queue: queue, block: block)) != true { RealDispatch.async?(queue, block) }
-}
-
-/// `dispatch_barrier_async`, as this process calls it.
-@_cdecl("dispatch_barrier_async")
-public func asyncHarnessDispatchBarrierAsync(_ queue: OpaquePointer?, _ block: UnsafeRawPointer) {
-  if BundleExplorer.scheduler?.submit(SentBlock(queue: queue, block: block, barrier: true)) != true {
-    RealDispatch.barrierAsync?(queue, block)
-  }
-}
-
-/// `dispatch_group_async`, as this process calls it: the group is entered as the block is sent.
-@_cdecl("dispatch_group_async")
-public func asyncHarnessDispatchGroupAsync(_ group: OpaquePointer?, _ queue: OpaquePointer?, _ block: UnsafeRawPointer) {
-  if BundleExplorer.scheduler?.submit(SentBlock(queue: queue, block: block, group: group)) != true {
-    RealDispatch.groupAsync?(group, queue, block)
-  }
-}
-
-/// `dispatch_after`, as this process calls it: a block due later is a sleeper of the schedule.
-@_cdecl("dispatch_after")
-public func asyncHarnessDispatchAfter(_ when: UInt64, _ queue: OpaquePointer?, _ block: UnsafeRawPointer) {
-  guard let scheduler = BundleExplorer.scheduler, let delay = RealDispatch.delay(until: when),
-    scheduler.submit(SentBlock(queue: queue, block: block), delay: delay)
-  else { return RealDispatch.after?(when, queue, block) ?? () }
-}
-
-/// `dispatch_sync`, as this process calls it: the blocks sent to the queue before run first.
-@_cdecl("dispatch_sync")
-public func asyncHarnessDispatchSync(_ queue: OpaquePointer?, _ block: UnsafeRawPointer) {
-  BundleExplorer.scheduler?.drainBlocks(sentTo: UInt(bitPattern: queue))
-  RealDispatch.sync?(queue, block)
-}
-
-/// `dispatch_barrier_sync`, as this process calls it.
-@_cdecl("dispatch_barrier_sync")
-public func asyncHarnessDispatchBarrierSync(_ queue: OpaquePointer?, _ block: UnsafeRawPointer) {
-  BundleExplorer.scheduler?.drainBlocks(sentTo: UInt(bitPattern: queue))
-  RealDispatch.barrierSync?(queue, block)
-}
-
-/// Whether something outside the schedule can still resume a test whose schedule has nothing
-/// to run (the rule, docs in FindingOrderingBugs.md): a thread of the process other than the
-/// schedule's own and the main thread (whose being free is asked apart) that runs, or waits
-/// in a system call that ends by itself or by something outside the process (I/O, a sleep, a
-/// wait with a timeout, a child process), or waits for events (`epoll`, `poll`) while a timer
-/// is armed to go off within the hour or a socket is open. A thread that waits only for another thread (a futex wait
-/// with no timeout, an idle Dispatch worker waiting for work, a wait for a signal) cannot:
-/// when every thread is so, nothing can resume the test, and it is stuck. Read from
-/// `/proc/self`: each thread's state and the system call it waits in, and each timer's due time.
-enum OutsideWork {
-  /// How a thread waits.
-  private enum Wait {
-    /// It runs, or waits for something that ends by itself or comes from outside.
-    case endsByItself
-    /// It waits for events of its file descriptors, with no timeout.
-    case forEvents
-    /// It waits for another thread of the process.
-    case forAnotherThread
-  }
-
-  /// The kernel's ID of the calling thread.
-  static func currentThread() -> Int32 {
-    Int32(readSmallFile("/proc/thread-self/stat").split(separator: " ").first ?? "") ?? getpid()
-  }
-
-  /// Whether a thread other than `own` can still resume the test.
-  static func canResume(besides own: Set<Int32>) -> Bool {
-    var waitsForEvents = false
-    for thread in threads() where !own.contains(thread) {
-      switch wait(of: thread) {
-      case .endsByItself: return true
-      case .forEvents: waitsForEvents = true
-      case .forAnotherThread: continue
-      }
-    }
-    return waitsForEvents && timerArmedOrSocketOpen()
-  }
-
-  /// The kernel's IDs of the process's threads.
-  private static func threads() -> [Int32] {
-    directoryEntries("/proc/self/task").compactMap { Int32($0) }
-  }
-
-  /// How `thread` waits, from its state and its system call (`/proc/self/task/N/syscall`: the
-  /// call's number and its arguments, in hexadecimal).
-  private static func wait(of thread: Int32) -> Wait {
-    let stat = readSmallFile("/proc/self/task/\(thread)/stat")
-    // The state follows the command, which is in parentheses and may hold spaces.
-    guard let state = stat.split(separator: ")").last?.split(separator: " ").first else { return .forAnotherThread }
-    if state == "R" || state == "D" { return .endsByItself }
-    let call = readSmallFile("/proc/self/task/\(thread)/syscall").split(separator: " ")
-    guard let number = call.first.flatMap({ Int($0) }) else { return call.first == "running" ? .endsByItself : .forAnotherThread }
-    let arguments = call.dropFirst().map { UInt64($0.dropFirst(2), radix: 16) ?? 0 }
-    func argument(_ index: Int) -> UInt64 { index < arguments.count ? arguments[index] : 0 }
-    let command = readSmallFile("/proc/self/task/\(thread)/comm")
-    switch number {
-    case Calls.futex:
-      // A wait with no timeout waits for another thread; an idle Dispatch worker waits for
-      // work (with a timeout, after which it ends) that only another thread can send.
-      let operation = argument(1) & 0x7F
-      guard [0, 6, 9, 11, 13].contains(operation) else { return .endsByItself }
-      return argument(3) == 0 || command.contains("qos") ? .forAnotherThread : .endsByItself
-    case Calls.epollWait, Calls.epollPwait, Calls.poll:
-      return Int32(truncatingIfNeeded: argument(Calls.poll == number ? 2 : 3)) < 0 ? .forEvents : .endsByItself
-    case Calls.epollPwait2, Calls.ppoll:
-      return argument(number == Calls.ppoll ? 2 : 3) == 0 ? .forEvents : .endsByItself
-    case Calls.pselect, Calls.select:
-      return argument(4) == 0 ? .forEvents : .endsByItself
-    case Calls.sigsuspend, Calls.pause:
-      return .forAnotherThread
-    default:
-      return .endsByItself
-    }
-  }
-
-  /// Whether a timer (`timerfd`) of the process is armed or a socket is open: what can end a
-  /// wait for events from outside.
-  private static func timerArmedOrSocketOpen() -> Bool {
-    var target = [CChar](repeating: 0, count: 256)
-    for name in directoryEntries("/proc/self/fd") where Int(name) != nil {
-      let count = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
-      guard count > 0 else { continue }
-      let link = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      if link.hasPrefix("socket:") { return true }
-      if link == "anon_inode:[timerfd]", let seconds = secondsLeft(onTimer: readSmallFile("/proc/self/fdinfo/\(name)")),
-        seconds < timerHorizon {
-        return true
-      }
-    }
-    return false
-  }
-
-  /// How far away a timer may be due and still count as one that can end a wait: a timer armed
-  /// further off (a run loop's or Dispatch's "never", 30 days ahead) resumes no test.
-  private static let timerHorizon: UInt64 = 3600
-
-  /// The whole seconds until a `timerfd` is due, from its `fdinfo` (`it_value: (SECONDS,
-  /// NANOSECONDS)`); `nil` when it is not armed.
-  private static func secondsLeft(onTimer info: String) -> UInt64? {
-    guard let start = info.firstRange(of: "it_value: (") else { return nil }
-    let value = info[start.upperBound...].prefix { $0 != ")" }.split(separator: ",")
-    guard value.count == 2, let seconds = UInt64(value[0].filter { $0 != " " }),
-      let nanoseconds = UInt64(value[1].filter { $0 != " " }), seconds > 0 || nanoseconds > 0
-    else { return nil }
-    return seconds
-  }
-
-  /// The system calls' numbers on this machine.
-  private enum Calls {
-    #if arch(x86_64)
-    static let futex = 202, epollWait = 232, epollPwait = 281, epollPwait2 = 441, poll = 7, ppoll = 271
-    static let select = 23, pselect = 270, sigsuspend = 130, pause = 34
-    #else
-    static let futex = 98, epollWait = -1, epollPwait = 22, epollPwait2 = 441, poll = -1, ppoll = 73
-    static let select = -1, pselect = 72, sigsuspend = 133, pause = -1
-    #endif
-  }
-}
-
-/// The runtime's hooks a test installs to run Swift concurrency its own way
-/// (`swift_task_enqueueGlobal_hook`, as `withMainSerialExecutor` of swift-concurrency-extras
-/// does): a test that installed one asks for its own order, which the schedule then leaves it.
-enum ExecutorHooks {
-  private static let names: [String] = ["swift_task_enqueueGlobal_hook", "swift_task_enqueueGlobalWithDelay_hook",
-                                         "swift_task_enqueueGlobalWithDeadline_hook", "swift_task_enqueueMainExecutor_hook"]
-  /// The addresses of the hooks' variables.
-  private static let hooks: [UInt] = names.compactMap { name in
-    dlsym(UnsafeMutableRawPointer(bitPattern: 0), name).map { UInt(bitPattern: $0) }
-  }
-
-  /// Whether one of the hooks is installed now.
-  static var installed: Bool {
-    hooks.contains { UnsafeRawPointer(bitPattern: $0)?.load(as: UnsafeRawPointer?.self) != nil }
-  }
-}
-
-/// A mark a thread sets on itself.
-private final class ThreadMark: Sendable {
-  private let key: pthread_key_t
-
-  init() {
-    var key = pthread_key_t()
-    pthread_key_create(&key, nil)
-    self.key = key
-  }
-
-  var isSet: Bool { pthread_getspecific(key) != nil }
-  func set() { pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1)) }
-  func clear() { pthread_setspecific(key, nil) }
-}
-
-/// A detached thread running a closure.
-private enum ExplorerThread {
-  private final class Body {
-    let run: @Sendable () -> Void
-    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-  }
-
-  static func start(_ run: @escaping @Sendable () -> Void) {
-    var thread = pthread_t()
-    let body = Unmanaged.passRetained(Body(run)).toOpaque()
-    pthread_create(&thread, nil, { raw in
-      Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
-      return nil
-    }, body)
-    pthread_detach(thread)
-  }
-}
-
-/// The executors the runtime uses once the schedule is installed.
-private struct ExplorerExecutors: ExecutorFactory {
-  static let main = ExplorerMainExecutor()
-  static let task = ExplorerTaskExecutor()
-  static var mainExecutor: any MainExecutor { main }
-  static var defaultExecutor: any TaskExecutor { task }
-}
-
-/// The default executor: every job and sleep goes to the schedule.
-private final class ExplorerTaskExecutor: TaskExecutor, SchedulingExecutor {
-  private let platform = PlatformExecutorFactory.defaultExecutor
-
-  func enqueue(_ job: consuming ExecutorJob) {
-    let task = ExplorerScheduler.task(of: job)
-    BundleExplorer.scheduler?.submit(UnownedJob(job), task: task, onMainThread: false)
-  }
-
-  func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
-    guard let delay = ExplorerScheduler.delay(until: instant, of: clock) else {
-      // Another clock's sleep stays on real time, in the platform's executor.
-      if let scheduling = platform as? any SchedulingExecutor {
-        return scheduling.enqueue(job, at: instant, tolerance: tolerance, clock: clock)
-      }
-      return platform.enqueue(job)
-    }
-    let task = ExplorerScheduler.task(of: job)
-    BundleExplorer.scheduler?.submit(UnownedJob(job), task: task, onMainThread: false, delay: delay)
-  }
-
-  func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
-    enqueue(job, at: clock.now.advanced(by: delay), tolerance: tolerance, clock: clock)
-  }
-}
-
-/// The main executor: the platform's run loop, with `@MainActor` jobs going to the schedule,
-/// which runs each on the main thread.
-private final class ExplorerMainExecutor: MainExecutor {
-  private let platform = PlatformExecutorFactory.mainExecutor
-
-  func run() throws { try platform.run() }
-  func stop() { platform.stop() }
-  var isMainExecutor: Bool { true }
-  func checkIsolated() { platform.checkIsolated() }
-
-  func enqueue(_ job: consuming ExecutorJob) {
-    let task = ExplorerScheduler.task(of: job)
-    BundleExplorer.scheduler?.submit(UnownedJob(job), task: task, onMainThread: true)
-  }
-}
 #else
 enum BundleExplorer {
   nonisolated(unsafe) static var send: (@Sendable (String) -> Void)?

@@ -37,12 +37,15 @@ struct BundleChannelLibrary {
   /// steps it says as they are taken (``Event/scheduleStepLimit`` under `--trace`, else 0):
   /// `SEED:POLICY:MILLISECONDS:STEPS`.
   static let scheduleVariable = "ASYNC_HARNESS_BUNDLE_SCHEDULE"
-  /// The library's sources, in the order they are compiled: its own two, and what it shares
+  /// The library's sources, in the order they are compiled: its own, and what it shares
   /// with the core (`Sources/AsyncHarness/Shared`, the module AsyncHarnessSchedulePicking),
   /// from the very files the core is built from.
   static let sources = [
     ("AsyncHarnessBundleChannel.swift", PackageResources.AsyncHarnessBundleChannel_swift),
     ("AsyncHarnessBundleExplorer.swift", PackageResources.AsyncHarnessBundleExplorer_swift),
+    ("AsyncHarnessBundleDispatch.swift", PackageResources.AsyncHarnessBundleDispatch_swift),
+    ("AsyncHarnessBundleOutsideWork.swift", PackageResources.AsyncHarnessBundleOutsideWork_swift),
+    ("AsyncHarnessBundleExecutors.swift", PackageResources.AsyncHarnessBundleExecutors_swift),
     ("SchedulePicking.swift", PackageResources.SchedulePicking_swift),
   ]
   /// The descriptor the channel is handed over as.
@@ -112,7 +115,7 @@ struct BundleChannelLibrary {
     else {
       let said = (try? String(contentsOfFile: compile.scratch + ".log", encoding: .utf8)) ?? ""
       throw UsageError("\(compile.compiler) cannot compile the library that hears the bundle's tests "
-        + "(\(TestBundle.ending(of: compile.process))):\n\(said)")
+        + "(\(TestBundle.processEnding(of: compile.process))):\n\(said)")
     }
     return path
   }

@@ -10,8 +10,8 @@ import XCTest
 // - leftBehindXCTest: a test schedules a crash on a Dispatch queue 300 ms after it returns;
 //   the next test of its class runs while it comes.
 // - leftBehindSwiftTesting: the same, in a serialized Swift Testing suite.
-// - issueAfterItsTest: a Swift Testing test detaches a task that records an issue 200 ms
-//   after it returned (`✘ Test «unknown» recorded an issue`); the next test waits for it.
+// - issueAfterItsTest: a Swift Testing test leaves a thread that records an issue once the
+//   next test started (`✘ Test «unknown» recorded an issue`); the next test waits for it.
 // - suiteTrait: a suite trait's scope throws before any test of its suite runs.
 // - listing: a test's trait reads a value that is not set, and crashes as the tests are listed.
 
@@ -66,19 +66,22 @@ final class LeftBehindXCTests: XCTestCase {
 }
 
 @Suite(.serialized) struct IssueAfterItsTest {
+  static let nextTestStarted = DispatchSemaphore(value: 0)
   static let recorded = DispatchSemaphore(value: 0)
 
+  /// Leaves a thread that records an issue once the next test started: its own has returned.
   @Test func detachesAnIssue() {
     guard outsideCase == "issueAfterItsTest" else { return }
-    Task.detached {
-      try? await Task.sleep(for: .milliseconds(200))
+    Thread {
+      _ = Self.nextTestStarted.wait(timeout: .now() + 5)
       Issue.record("recorded after its test returned")
       Self.recorded.signal()
-    }
+    }.start()
   }
 
   @Test func waitsForIt() {
     guard outsideCase == "issueAfterItsTest" else { return }
+    Self.nextTestStarted.signal()
     _ = Self.recorded.wait(timeout: .now() + 5)
   }
 }

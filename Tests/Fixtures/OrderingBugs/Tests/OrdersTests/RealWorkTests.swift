@@ -41,7 +41,7 @@ final class RealWorkXCTests: XCTestCase {
   func testASleepTakesTheTimeItSays() async throws {
     let start = ContinuousClock.now
     let date = Date()
-    try await Task.sleep(for: .milliseconds(300))
+    try await Task.sleep(for: .milliseconds(300))  // deliberate: the sleep whose length the test checks
     XCTAssertGreaterThanOrEqual(ContinuousClock.now - start, .milliseconds(300))
     XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(date), 0.3)
   }
@@ -55,7 +55,7 @@ final class RealWorkXCTests: XCTestCase {
   @Test func aSleepTakesTheTimeItSays() async throws {
     let start = SuspendingClock.now
     let uptime = DispatchTime.now()
-    try await Task.sleep(for: .milliseconds(300))
+    try await Task.sleep(for: .milliseconds(300))  // deliberate: the sleep whose length the test checks
     #expect(SuspendingClock.now - start >= .milliseconds(300))
     #expect(DispatchTime.now().uptimeNanoseconds - uptime.uptimeNanoseconds >= 300_000_000)
   }

@@ -1,0 +1,153 @@
+// What can still resume a test whose schedule has nothing to run, in the library `harness
+// test` preloads into a package's test bundle (see AsyncHarnessBundleExplorer.swift).
+#if os(Linux) && compiler(>=6.3)
+import Dispatch
+import Glibc
+
+/// Whether something outside the schedule can still resume a test whose schedule has nothing
+/// to run (the rule, docs in FindingOrderingBugs.md): a thread of the process other than the
+/// schedule's own and the main thread (whose being free is asked apart) that runs, or waits
+/// in a system call that ends by itself or by something outside the process (I/O, a sleep, a
+/// wait with a timeout, a child process), or waits for events (`epoll`, `poll`) while a timer
+/// is armed to go off within the hour or a socket is open. A thread that waits only for another thread (a futex wait
+/// with no timeout, an idle Dispatch worker waiting for work, a wait for a signal) cannot:
+/// when every thread is so, nothing can resume the test, and it is stuck. Read from
+/// `/proc/self`: each thread's state and the system call it waits in, and each timer's due time.
+enum OutsideWork {
+  /// How a thread waits.
+  private enum Wait {
+    /// It runs, or waits for something that ends by itself or comes from outside.
+    case endsByItself
+    /// It waits for events of its file descriptors, with no timeout.
+    case forEvents
+    /// It waits for another thread of the process.
+    case forAnotherThread
+  }
+
+  /// The kernel's ID of the calling thread.
+  static func currentThread() -> Int32 {
+    Int32(readSmallFile("/proc/thread-self/stat").split(separator: " ").first ?? "") ?? getpid()
+  }
+
+  /// Whether a thread other than `own` can still resume the test.
+  static func canResume(besides own: Set<Int32>) -> Bool {
+    var waitsForEvents = false
+    for thread in threads() where !own.contains(thread) {
+      switch wait(of: thread) {
+      case .endsByItself: return true
+      case .forEvents: waitsForEvents = true
+      case .forAnotherThread: continue
+      }
+    }
+    return waitsForEvents && timerArmedOrSocketOpen()
+  }
+
+  /// The kernel's IDs of the process's threads.
+  private static func threads() -> [Int32] {
+    directoryEntries("/proc/self/task").compactMap { Int32($0) }
+  }
+
+  /// How `thread` waits, from its state and its system call (`/proc/self/task/N/syscall`: the
+  /// call's number and its arguments, in hexadecimal).
+  private static func wait(of thread: Int32) -> Wait {
+    let stat = readSmallFile("/proc/self/task/\(thread)/stat")
+    // The state follows the command, which is in parentheses and may hold spaces.
+    guard let state = stat.split(separator: ")").last?.split(separator: " ").first else { return .forAnotherThread }
+    if state == "R" || state == "D" { return .endsByItself }
+    let call = readSmallFile("/proc/self/task/\(thread)/syscall").split(separator: " ")
+    guard let number = call.first.flatMap({ Int($0) }) else { return call.first == "running" ? .endsByItself : .forAnotherThread }
+    let arguments = call.dropFirst().map { UInt64($0.dropFirst(2), radix: 16) ?? 0 }
+    func argument(_ index: Int) -> UInt64 { index < arguments.count ? arguments[index] : 0 }
+    let command = readSmallFile("/proc/self/task/\(thread)/comm")
+    switch number {
+    case Calls.futex:
+      // A wait with no timeout waits for another thread; an idle Dispatch worker waits for
+      // work (with a timeout, after which it ends) that only another thread can send.
+      let operation = argument(1) & 0x7F
+      guard [0, 6, 9, 11, 13].contains(operation) else { return .endsByItself }
+      return argument(3) == 0 || command.contains("qos") ? .forAnotherThread : .endsByItself
+    case Calls.epollWait, Calls.epollPwait, Calls.poll:
+      return Int32(truncatingIfNeeded: argument(Calls.poll == number ? 2 : 3)) < 0 ? .forEvents : .endsByItself
+    case Calls.epollPwait2, Calls.ppoll:
+      return argument(number == Calls.ppoll ? 2 : 3) == 0 ? .forEvents : .endsByItself
+    case Calls.pselect, Calls.select:
+      return argument(4) == 0 ? .forEvents : .endsByItself
+    case Calls.sigsuspend, Calls.pause:
+      return .forAnotherThread
+    default:
+      return .endsByItself
+    }
+  }
+
+  /// Whether a timer (`timerfd`) of the process is armed or a socket is open: what can end a
+  /// wait for events from outside.
+  private static func timerArmedOrSocketOpen() -> Bool {
+    var target = [CChar](repeating: 0, count: 256)
+    for name in directoryEntries("/proc/self/fd") where Int(name) != nil {
+      let count = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
+      guard count > 0 else { continue }
+      let link = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      if link.hasPrefix("socket:") { return true }
+      if link == "anon_inode:[timerfd]", let seconds = secondsLeft(onTimer: readSmallFile("/proc/self/fdinfo/\(name)")),
+        seconds < timerHorizon {
+        return true
+      }
+    }
+    return false
+  }
+
+  /// How far away a timer may be due and still count as one that can end a wait: a timer armed
+  /// further off (a run loop's or Dispatch's "never", 30 days ahead) resumes no test.
+  private static let timerHorizon: UInt64 = 3600
+
+  /// The whole seconds until a `timerfd` is due, from its `fdinfo` (`it_value: (SECONDS,
+  /// NANOSECONDS)`); `nil` when it is not armed.
+  private static func secondsLeft(onTimer info: String) -> UInt64? {
+    guard let start = info.firstRange(of: "it_value: (") else { return nil }
+    let value = info[start.upperBound...].prefix { $0 != ")" }.split(separator: ",")
+    guard value.count == 2, let seconds = UInt64(value[0].filter { $0 != " " }),
+      let nanoseconds = UInt64(value[1].filter { $0 != " " }), seconds > 0 || nanoseconds > 0
+    else { return nil }
+    return seconds
+  }
+
+  /// The system calls' numbers on this machine.
+  private enum Calls {
+    #if arch(x86_64)
+    static let futex = 202, epollWait = 232, epollPwait = 281, epollPwait2 = 441, poll = 7, ppoll = 271
+    static let select = 23, pselect = 270, sigsuspend = 130, pause = 34
+    #else
+    static let futex = 98, epollWait = -1, epollPwait = 22, epollPwait2 = 441, poll = -1, ppoll = 73
+    static let select = -1, pselect = 72, sigsuspend = 133, pause = -1
+    #endif
+  }
+}
+
+extension ExplorerScheduler {
+  /// `{"record":"stuck","virtualTime":NANOSECONDS}` when the running test sent Swift
+  /// concurrency work and none of it can run, none is due and none came for the quiet
+  /// period, while the main thread is free (it answers within another quiet period: a
+  /// synchronous test body blocking it, as XCTest runs one, is running, not stuck); once a test.
+  func stuck() -> String? {
+    let candidate = state.withLock { state in
+      state.escapedAt == nil && state.idle && state.ready.isEmpty && state.sleepers.isEmpty && !state.stuckReported
+        && state.jobsAtTestStart.map { state.jobs > $0 } == true
+    }
+    guard candidate else { return nil }
+    let answered = DispatchSemaphore(value: 0)
+    RealDispatch.onMain { answered.signal() }
+    guard answered.wait(timeout: .now() + BundleExplorer.quietPeriod) == .success else { return nil }
+    // Something outside the schedule can still resume the test: wait for it, in real time.
+    if OutsideWork.canResume(besides: Self.ownThreads.withLock { $0 }) {
+      state.withLock { $0.awaitingOutside = true }
+      return nil
+    }
+    return state.withLock { state in
+      guard state.idle, state.ready.isEmpty, state.sleepers.isEmpty, !state.stuckReported, state.jobsAtTestStart != nil
+      else { return nil }
+      state.stuckReported = true
+      return #"{"record":"stuck","virtualTime":\#(state.now)}"#
+    }
+  }
+}
+#endif
