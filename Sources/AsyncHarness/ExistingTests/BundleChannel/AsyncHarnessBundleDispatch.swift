@@ -1,7 +1,10 @@
 // Dispatch under a schedule, in the library `harness test` preloads into a package's test
 // bundle (see AsyncHarnessBundleExplorer.swift): the blocks the schedule's work sends to
 // Dispatch (`dispatch_async`, `dispatch_barrier_async`, `dispatch_group_async`,
-// `dispatch_after`, interposed here) are jobs of the schedule, taken by their address.
+// `dispatch_after`, `dispatch_group_notify`, interposed here) are jobs of the schedule, taken
+// by their address. The queues a test creates are told apart, serial or concurrent, as they
+// are created (`dispatch_queue_create`, `dispatch_queue_create_with_target` and the attribute
+// calls, interposed too).
 #if os(Linux) && compiler(>=6.3)
 import Dispatch
 import Glibc
@@ -20,16 +23,23 @@ extension ExplorerScheduler {
     guard Self.ownThread.isSet, ExecutorHooks.installed == false else { return false }
     let wakeUp = state.withLock { state -> Bool? in
       guard state.escapedAt == nil, state.jobsAtTestStart != nil else { return nil }
-      state.jobs += 1
-      let onMain = sent.queue == RealDispatch.mainQueue
-      let job = Job(work: .dispatch(sent), onMainThread: onMain, queue: state.queue(ofDispatchQueue: sent.queue),
-                    label: "a Dispatch block on \(onMain ? "the main queue" : RealDispatch.label(of: sent.queue))")
-      state.take(job, delay: delay)
+      if sent.notified != nil {
+        // Taken once its group is empty (``State/takeNotifiedBlocks()``).
+        state.notices.append(sent)
+        return false
+      }
+      state.take(sent, delay: delay)
       defer { state.idle = false }
       return state.idle
     }
     guard let wakeUp else { return false }
     if let group = sent.group { RealDispatch.groupEnter?(group) }
+    if let group = sent.notified {
+      // Dispatch says when the group is empty: the schedule then looks at its notices again.
+      RealDispatch.groupNotifyFunction?(group, OpaquePointer(bitPattern: RealDispatch.anyGlobalQueue), nil) { _ in
+        BundleExplorer.scheduler?.wake.signal()
+      }
+    }
     if wakeUp { wake.signal() }
     return true
   }
@@ -40,63 +50,106 @@ extension ExplorerScheduler {
   func drainBlocks(sentTo address: UInt) {
     guard !RealDispatch.globalQueues.contains(address) else { return }
     let held = state.withLock { state -> [SentBlock] in
-      guard let queue = state.dispatchQueues[address] else { return [] }
-      let held = state.ready.filter { $0.queue == queue }
-      state.ready.removeAll { $0.queue == queue }
-      return held.compactMap { if case .dispatch(let sent) = $0.work { sent } else { nil } }
+      let held = state.ready.compactMap { job -> SentBlock? in
+        if case .dispatch(let sent) = job.work, sent.queue == address { sent } else { nil }
+      }
+      state.ready.removeAll { job in held.contains { job.sentBlock === $0 } }
+      return held
     }
     for sent in held { sent.runOnItsQueue() }
   }
 
 }
 
-extension ExplorerScheduler.State {
-    /// The schedule's queue of a block sent to the Dispatch queue at `address`: that queue's
-    /// own, in the order sent, unless it is one of Dispatch's concurrent global queues, whose
-    /// blocks may run in any order: then a queue of its own.
-    mutating func queue(ofDispatchQueue address: UInt) -> Int {
-      if RealDispatch.globalQueues.contains(address) { return queue(of: nil) }
-      if let known = dispatchQueues[address] { return known }
-      let index = queue(of: nil)
-      dispatchQueues[address] = index
-      return index
-    }
+extension ExplorerScheduler.Job {
+  /// The Dispatch block this job runs, if it runs one.
+  var sentBlock: SentBlock? {
+    if case .dispatch(let sent) = work { sent } else { nil }
+  }
+}
 
+extension ExplorerScheduler.State {
+  /// Takes a block sent to Dispatch: ready now, or asleep for `delay` nanoseconds.
+  mutating func take(_ sent: SentBlock, delay: Int64?) {
+    jobs += 1
+    let onMain = sent.queue == RealDispatch.mainQueue
+    let what = sent.notified == nil ? "a Dispatch block" : "a group's notify block"
+    take(ExplorerScheduler.Job(work: .dispatch(sent), onMainThread: onMain, queue: queue(ofDispatchQueue: sent),
+                               label: "\(what) on \(onMain ? "the main queue" : RealDispatch.label(of: sent.queue))"),
+         delay: delay)
+  }
+
+  /// Takes the notify blocks whose group is empty now, in the order they were sent.
+  mutating func takeNotifiedBlocks() {
+    guard !notices.isEmpty else { return }
+    let empty = notices.filter { RealDispatch.groupWait?($0.notified, 0) == 0 }
+    notices.removeAll { notice in empty.contains { $0 === notice } }
+    for sent in empty { take(sent, delay: nil) }
+  }
+
+  /// The schedule's queue of a block sent to a Dispatch queue: a serial queue's own, in the
+  /// order sent; a queue of its own for a block of a concurrent queue (one of the test's, or a
+  /// global one), whose blocks may run in any order between its barriers
+  /// (``mayRun(readyAt:)``).
+  mutating func queue(ofDispatchQueue sent: SentBlock) -> Int {
+    if sent.concurrent { return queue(of: nil) }
+    if let known = dispatchQueues[sent.queue] { return known }
+    let index = queue(of: nil)
+    dispatchQueues[sent.queue] = index
+    return index
+  }
+
+  /// Whether the ready job at `index` may run now: any job but a block of a concurrent queue
+  /// sent after a barrier of that queue still waiting, or a barrier sent after blocks of its
+  /// queue still waiting (a barrier runs alone, after the blocks before it and before those
+  /// after it).
+  func mayRun(readyAt index: Int) -> Bool {
+    guard let sent = ready[index].sentBlock, sent.concurrent else { return true }
+    return !ready[..<index].contains { job in
+      guard let earlier = job.sentBlock, earlier.queue == sent.queue else { return false }
+      return sent.barrier || earlier.barrier
+    }
+  }
 }
 
 /// A block a test sent to Dispatch, which the schedule runs on its queue when it picks it: the
-/// queue (its address), whether it was sent as a barrier, and the group it belongs to, which
-/// was entered as it was sent and is left once it ran.
+/// queue (its address), whether the queue runs blocks side by side and whether the block was
+/// sent as a barrier; the group it belongs to, which was entered as it was sent and is left
+/// once it ran, or the group whose being empty it waits for (a `notify` block).
 final class SentBlock: @unchecked Sendable {
   let queue: UInt
   /// The block, copied to the heap (a caller in C may send a block of its stack, which
   /// Dispatch copies as it takes it): released with the last reference to this.
   private let copied: UnsafeRawPointer
+  let concurrent: Bool
   let barrier: Bool
   let group: OpaquePointer?
+  let notified: OpaquePointer?
 
-  init(queue: OpaquePointer?, block: UnsafeRawPointer, barrier: Bool = false, group: OpaquePointer? = nil) {
+  init(queue: OpaquePointer?, block: UnsafeRawPointer, barrier: Bool = false, group: OpaquePointer? = nil,
+       notified: OpaquePointer? = nil) {
     self.queue = UInt(bitPattern: queue)
     copied = Blocks.copy(block)
-    self.barrier = barrier
+    concurrent = RealDispatch.globalQueues.contains(self.queue) || DispatchQueueKinds.isConcurrent(self.queue)
+    // A barrier on a global queue is an ordinary block (Dispatch's rule).
+    self.barrier = barrier && !RealDispatch.globalQueues.contains(self.queue)
     self.group = group
+    self.notified = notified
     // Kept alive while the block waits, as Dispatch keeps them for a block it holds.
     RealDispatch.retain?(queue)
-    if let group { RealDispatch.retain?(group) }
+    for group in [group, notified] { if let group { RealDispatch.retain?(group) } }
   }
 
   deinit {
     Blocks.release(copied)
     RealDispatch.release?(OpaquePointer(bitPattern: queue))
-    if let group { RealDispatch.release?(group) }
+    for group in [group, notified] { if let group { RealDispatch.release?(group) } }
   }
 
   /// Runs the block here: what it sends is the schedule's own work; then its group is left
   /// and `then` called.
   func run(then: (@Sendable () -> Void)?) {
-    ExplorerScheduler.ownThread.set()
-    Blocks.invoke(copied)
-    ExplorerScheduler.ownThread.clear()
+    ExplorerScheduler.ownThread.whileSet { Blocks.invoke(copied) }
     if let group { RealDispatch.groupLeave?(group) }
     then?()
   }
@@ -116,7 +169,7 @@ final class SentBlock: @unchecked Sendable {
   }
 
   /// Sends it to its queue (after `delay` nanoseconds when given, as a barrier when it was
-  /// sent as one), through Dispatch's function-and-context calls: Swift makes no block of it.
+  /// sent as one, once its group is empty when it is a `notify` block), through Dispatch's function-and-context calls: Swift makes no block of it.
   func send(after delay: Int64?, then: (@Sendable () -> Void)?) {
     let queue = OpaquePointer(bitPattern: self.queue)
     let context = Unmanaged.passRetained(Sending(self, then: then)).toOpaque()
@@ -124,7 +177,9 @@ final class SentBlock: @unchecked Sendable {
       let sending = Unmanaged<Sending>.fromOpaque(context!).takeRetainedValue()
       sending.sent.run(then: sending.then)
     }
-    if let delay, let when = RealDispatch.time?(0, delay) {
+    if let notified {
+      RealDispatch.groupNotifyFunction?(notified, queue, context, work)
+    } else if let delay, let when = RealDispatch.time?(0, delay) {
       RealDispatch.afterFunction?(when, queue, context, work)
     } else if barrier {
       RealDispatch.barrierAsyncFunction?(queue, context, work)
@@ -184,6 +239,13 @@ enum RealDispatch {
   typealias Work = @convention(c) (UnsafeMutableRawPointer?) -> Void
   typealias QueueWork = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Work) -> Void
   typealias TimeQueueWork = @convention(c) (UInt64, OpaquePointer?, UnsafeMutableRawPointer?, Work) -> Void
+  typealias GroupQueueWork = @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?, Work) -> Void
+  typealias GroupWait = @convention(c) (OpaquePointer?, UInt64) -> Int
+  typealias QueueCreate = @convention(c) (UnsafePointer<CChar>?, OpaquePointer?) -> OpaquePointer?
+  typealias QueueCreateWithTarget = @convention(c) (UnsafePointer<CChar>?, OpaquePointer?, OpaquePointer?) -> OpaquePointer?
+  typealias AttributeCall = @convention(c) (OpaquePointer?) -> OpaquePointer?
+  typealias AttributeWithQuality = @convention(c) (OpaquePointer?, UInt32, Int32) -> OpaquePointer?
+  typealias AttributeWithFrequency = @convention(c) (OpaquePointer?, UInt) -> OpaquePointer?
 
   // Each cast where its type is known: a C function pointer passed through a generic
   // parameter is not one any more.
@@ -203,6 +265,22 @@ enum RealDispatch {
   static let syncFunction = next("dispatch_sync_f").map { unsafeBitCast($0, to: QueueWork.self) }
   static let barrierSyncFunction = next("dispatch_barrier_sync_f").map { unsafeBitCast($0, to: QueueWork.self) }
   static let afterFunction = next("dispatch_after_f").map { unsafeBitCast($0, to: TimeQueueWork.self) }
+  static let groupNotifyFunction = next("dispatch_group_notify_f").map { unsafeBitCast($0, to: GroupQueueWork.self) }
+  static let groupNotify = next("dispatch_group_notify").map { unsafeBitCast($0, to: GroupQueueBlock.self) }
+  /// `dispatch_group_wait`: 0 once the group is empty, within the time given.
+  static let groupWait = next("dispatch_group_wait").map { unsafeBitCast($0, to: GroupWait.self) }
+  static let queueCreate = next("dispatch_queue_create").map { unsafeBitCast($0, to: QueueCreate.self) }
+  static let queueCreateWithTarget = next("dispatch_queue_create_with_target")
+    .map { unsafeBitCast($0, to: QueueCreateWithTarget.self) }
+  static let attributeInitiallyInactive = next("dispatch_queue_attr_make_initially_inactive")
+    .map { unsafeBitCast($0, to: AttributeCall.self) }
+  static let attributeWithQuality = next("dispatch_queue_attr_make_with_qos_class")
+    .map { unsafeBitCast($0, to: AttributeWithQuality.self) }
+  static let attributeWithAutoreleaseFrequency = next("dispatch_queue_attr_make_with_autorelease_frequency")
+    .map { unsafeBitCast($0, to: AttributeWithFrequency.self) }
+  /// `DISPATCH_QUEUE_CONCURRENT`'s address.
+  static let concurrentAttribute = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "_dispatch_queue_attr_concurrent")
+    .map { UInt(bitPattern: $0) } ?? 0
   private static let queueLabel = next("dispatch_queue_get_label").map { unsafeBitCast($0, to: Label.self) }
   /// The main queue's address.
   static let mainQueue = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "_dispatch_main_q").map { UInt(bitPattern: $0) } ?? 0
@@ -211,6 +289,8 @@ enum RealDispatch {
     guard let get = next("dispatch_get_global_queue").map({ unsafeBitCast($0, to: GlobalQueue.self) }) else { return [] }
     return Set([0x21, 0x19, 0x15, 0x11, 0x09, 2, 0, -2, Int(Int16.min)].compactMap { get($0, 0) }.map { UInt(bitPattern: $0) })
   }()
+  /// A global queue, where the schedule hears that a group is empty.
+  static let anyGlobalQueue = globalQueues.first ?? 0
 
   /// The address of the function `name` of the library loaded after this one (libdispatch's).
   private static func next(_ name: String) -> UnsafeMutableRawPointer? {
@@ -275,6 +355,15 @@ public func asyncHarnessDispatchAfter(_ when: UInt64, _ queue: OpaquePointer?, _
   else { return RealDispatch.after?(when, queue, block) ?? () }
 }
 
+/// `dispatch_group_notify`, as this process calls it: the block is the schedule's once the
+/// group is empty.
+@_cdecl("dispatch_group_notify")
+public func asyncHarnessDispatchGroupNotify(_ group: OpaquePointer?, _ queue: OpaquePointer?, _ block: UnsafeRawPointer) {
+  if BundleExplorer.scheduler?.submit(SentBlock(queue: queue, block: block, notified: group)) != true {
+    RealDispatch.groupNotify?(group, queue, block)
+  }
+}
+
 /// `dispatch_sync`, as this process calls it: the blocks sent to the queue before run first.
 @_cdecl("dispatch_sync")
 public func asyncHarnessDispatchSync(_ queue: OpaquePointer?, _ block: UnsafeRawPointer) {
@@ -287,5 +376,65 @@ public func asyncHarnessDispatchSync(_ queue: OpaquePointer?, _ block: UnsafeRaw
 public func asyncHarnessDispatchBarrierSync(_ queue: OpaquePointer?, _ block: UnsafeRawPointer) {
   BundleExplorer.scheduler?.drainBlocks(sentTo: UInt(bitPattern: queue))
   RealDispatch.barrierSync?(queue, block)
+}
+
+/// Which of the queues a test creates run blocks side by side: the attributes made from
+/// `DISPATCH_QUEUE_CONCURRENT`, and the queues created with one. Kept only under a schedule.
+enum DispatchQueueKinds {
+  private static let known = Mutex<(attributes: Set<UInt>, queues: Set<UInt>)>(([RealDispatch.concurrentAttribute], []))
+
+  static func isConcurrent(_ queue: UInt) -> Bool {
+    known.withLock { $0.queues.contains(queue) }
+  }
+
+  /// `made`, an attribute made from `attribute`, is concurrent when that one is.
+  static func attribute(_ made: OpaquePointer?, madeFrom attribute: OpaquePointer?) -> OpaquePointer? {
+    if BundleExplorer.scheduler != nil, attribute != nil, let made {
+      known.withLock { if $0.attributes.contains(UInt(bitPattern: attribute)) { _ = $0.attributes.insert(UInt(bitPattern: made)) } }
+    }
+    return made
+  }
+
+  /// `queue` was created with `attribute` (an address a freed queue had may come again).
+  static func queue(_ queue: OpaquePointer?, createdWith attribute: OpaquePointer?) -> OpaquePointer? {
+    if BundleExplorer.scheduler != nil, let queue {
+      known.withLock { known in
+        if attribute != nil && known.attributes.contains(UInt(bitPattern: attribute)) {
+          known.queues.insert(UInt(bitPattern: queue))
+        } else {
+          known.queues.remove(UInt(bitPattern: queue))
+        }
+      }
+    }
+    return queue
+  }
+}
+
+@_cdecl("dispatch_queue_create")
+public func asyncHarnessDispatchQueueCreate(_ label: UnsafePointer<CChar>?, _ attribute: OpaquePointer?) -> OpaquePointer? {
+  DispatchQueueKinds.queue(RealDispatch.queueCreate?(label, attribute), createdWith: attribute)
+}
+
+@_cdecl("dispatch_queue_create_with_target")
+public func asyncHarnessDispatchQueueCreateWithTarget(_ label: UnsafePointer<CChar>?, _ attribute: OpaquePointer?,
+                                                       _ target: OpaquePointer?) -> OpaquePointer? {
+  DispatchQueueKinds.queue(RealDispatch.queueCreateWithTarget?(label, attribute, target), createdWith: attribute)
+}
+
+@_cdecl("dispatch_queue_attr_make_initially_inactive")
+public func asyncHarnessDispatchAttributeInitiallyInactive(_ attribute: OpaquePointer?) -> OpaquePointer? {
+  DispatchQueueKinds.attribute(RealDispatch.attributeInitiallyInactive?(attribute), madeFrom: attribute)
+}
+
+@_cdecl("dispatch_queue_attr_make_with_qos_class")
+public func asyncHarnessDispatchAttributeWithQuality(_ attribute: OpaquePointer?, _ quality: UInt32,
+                                                     _ priority: Int32) -> OpaquePointer? {
+  DispatchQueueKinds.attribute(RealDispatch.attributeWithQuality?(attribute, quality, priority), madeFrom: attribute)
+}
+
+@_cdecl("dispatch_queue_attr_make_with_autorelease_frequency")
+public func asyncHarnessDispatchAttributeWithAutoreleaseFrequency(_ attribute: OpaquePointer?,
+                                                                  _ frequency: UInt) -> OpaquePointer? {
+  DispatchQueueKinds.attribute(RealDispatch.attributeWithAutoreleaseFrequency?(attribute, frequency), madeFrom: attribute)
 }
 #endif

@@ -35,7 +35,15 @@ final class ThreadMark: Sendable {
 
   var isSet: Bool { pthread_getspecific(key) != nil }
   func set() { pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1)) }
-  func clear() { pthread_setspecific(key, nil) }
+
+  /// Runs `body` with the mark set on this thread, then leaves it as it was (set still on a
+  /// thread that had it: the scheduler's, which runs blocks itself).
+  func whileSet(_ body: () -> Void) {
+    let wasSet = isSet
+    set()
+    body()
+    if !wasSet { pthread_setspecific(key, nil) }
+  }
 }
 
 /// A detached thread running a closure.

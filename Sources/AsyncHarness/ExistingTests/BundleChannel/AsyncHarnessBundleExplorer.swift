@@ -119,6 +119,8 @@ final class ExplorerScheduler: Sendable {
     /// The schedule's queue of each serial Dispatch queue (by its address), whose blocks run
     /// in the order sent.
     var dispatchQueues: [UInt: Int] = [:]
+    /// The `notify` blocks sent to Dispatch whose group is not empty yet.
+    var notices: [SentBlock] = []
     var queueCount = 0
     /// Virtual time, in nanoseconds since the schedule began.
     var now: Int64 = 0
@@ -161,9 +163,12 @@ final class ExplorerScheduler: Sendable {
       defer {
         ready = []
         sleepers = []
+        notices = []
       }
       let realNow = ContinuousClock.now
-      return ready.map { ($0, nil) } + sleepers.map { sleeper in
+      // A notify block waiting for its group is sent to Dispatch's own notify.
+      let noticesLeft = notices.map { (Job(work: .dispatch($0), onMainThread: false, queue: 0, label: ""), Int64?.none) }
+      return ready.map { ($0, nil) } + noticesLeft + sleepers.map { sleeper in
         let left = realNow.duration(to: sleeper.realDue)
         return (sleeper.job, max(sleeper.due - now, left > .zero ? Int64(left.components.seconds) * 1_000_000_000
           + left.components.attoseconds / 1_000_000_000 : 0))
@@ -290,6 +295,7 @@ final class ExplorerScheduler: Sendable {
   private func next() -> Job {
     while true {
       let (job, said, sleepUntil) = state.withLock { state -> (Job?, String?, ContinuousClock.Instant?) in
+        state.takeNotifiedBlocks()
         if state.ready.isEmpty, let earliest = state.sleepers.map(\.due).min() {
           // The sleeps due first wake in the schedule's order, once the real time they said passed.
           let realDue = state.sleepers.filter { $0.due <= max(state.now, earliest) }.map(\.realDue).max()!
@@ -309,7 +315,9 @@ final class ExplorerScheduler: Sendable {
         state.awaitingOutside = false
         state.steps += 1
         var candidates: [Int] = []
-        for job in state.ready where !candidates.contains(job.queue) { candidates.append(job.queue) }
+        for (index, job) in state.ready.enumerated() where !candidates.contains(job.queue) && state.mayRun(readyAt: index) {
+          candidates.append(job.queue)
+        }
         let chosen = state.picker.choose(among: candidates, step: state.steps)
         for byte in withUnsafeBytes(of: UInt64(chosen).littleEndian, Array.init) {
           state.hash = (state.hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
@@ -343,9 +351,9 @@ final class ExplorerScheduler: Sendable {
       case .swift(let job) where next.onMainThread:
         let done = DispatchSemaphore(value: 0)
         RealDispatch.onMain {
-          Self.ownThread.set()
-          job.runSynchronously(isolatedTo: ExplorerExecutors.main.asUnownedSerialExecutor(), taskExecutor: taskExecutor)
-          Self.ownThread.clear()
+          Self.ownThread.whileSet {
+            job.runSynchronously(isolatedTo: ExplorerExecutors.main.asUnownedSerialExecutor(), taskExecutor: taskExecutor)
+          }
           done.signal()
         }
         done.wait()

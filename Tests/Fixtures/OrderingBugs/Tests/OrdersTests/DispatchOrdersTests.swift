@@ -31,6 +31,52 @@ final class DispatchOrdersXCTests: XCTestCase {
     return value.withLock { $0 }
   }
 
+  /// The total once 3 and 4 were recorded, as an expectation says.
+  private func total(_ scoreboard: Scoreboard) async -> Int {
+    scoreboard.record(3)
+    scoreboard.record(4)
+    let summed = expectation(description: "summed")
+    let total = Mutex(0)
+    scoreboard.total { sum in
+      total.withLock { $0 = sum }
+      summed.fulfill()
+    }
+    await fulfillment(of: [summed], timeout: 5)
+    return total.withLock { $0 }
+  }
+
+  /// The parts of `report` once it said it was complete, as an expectation says.
+  private func parts(_ report: Report) async -> [String] {
+    let complete = expectation(description: "complete")
+    let parts = Mutex<[String]>([])
+    report.load { filed in
+      parts.withLock { $0 = filed }
+      complete.fulfill()
+    }
+    await fulfillment(of: [complete], timeout: 5)
+    return parts.withLock { $0 }
+  }
+
+  func testTheTotalCountsEveryScore() async {
+    let sum = await total(Scoreboard())
+    XCTAssertEqual(sum, 7)
+  }
+
+  func testTheTotalCountsEveryScoreRecordedAsABarrier() async {
+    let sum = await total(Scoreboard(recordsAsBarriers: true))
+    XCTAssertEqual(sum, 7)
+  }
+
+  func testACompleteReportHasBothParts() async {
+    let filed = await parts(Report())
+    XCTAssertEqual(filed, ["figures", "summary"])
+  }
+
+  func testACompleteReportLeftOnceFiledHasBothParts() async {
+    let filed = await parts(Report(leavesOnceFiled: true))
+    XCTAssertEqual(filed, ["figures", "summary"])
+  }
+
   func testTheLastThemeSavedIsKept() async {
     let kept = await keptTheme(Preferences())
     XCTAssertEqual(kept, "dark")
@@ -64,6 +110,34 @@ final class DispatchOrdersXCTests: XCTestCase {
   /// The first answer of `lookup`.
   private func firstAnswer(_ lookup: Lookup) async -> String {
     await withCheckedContinuation { continuation in lookup.value(for: "title") { continuation.resume(returning: $0) } }
+  }
+
+  /// The total once 3 and 4 were recorded.
+  private func total(_ scoreboard: Scoreboard) async -> Int {
+    scoreboard.record(3)
+    scoreboard.record(4)
+    return await withCheckedContinuation { continuation in scoreboard.total { continuation.resume(returning: $0) } }
+  }
+
+  /// The parts of `report` once it said it was complete.
+  private func parts(_ report: Report) async -> [String] {
+    await withCheckedContinuation { continuation in report.load { continuation.resume(returning: $0) } }
+  }
+
+  @Test func theTotalCountsEveryScore() async {
+    #expect(await total(Scoreboard()) == 7)
+  }
+
+  @Test func theTotalCountsEveryScoreRecordedAsABarrier() async {
+    #expect(await total(Scoreboard(recordsAsBarriers: true)) == 7)
+  }
+
+  @Test func aCompleteReportHasBothParts() async {
+    #expect(await parts(Report()) == ["figures", "summary"])
+  }
+
+  @Test func aCompleteReportLeftOnceFiledHasBothParts() async {
+    #expect(await parts(Report(leavesOnceFiled: true)) == ["figures", "summary"])
   }
 
   @Test func theLastThemeSavedIsKept() async {
