@@ -49,13 +49,7 @@ extension ExplorerScheduler {
   /// block never jumps ahead of them.
   func drainBlocks(sentTo address: UInt) {
     guard !RealDispatch.globalQueues.contains(address) else { return }
-    let held = state.withLock { state -> [SentBlock] in
-      let held = state.ready.compactMap { job -> SentBlock? in
-        if case .dispatch(let sent) = job.work, sent.queue == address { sent } else { nil }
-      }
-      state.ready.removeAll { job in held.contains { job.sentBlock === $0 } }
-      return held
-    }
+    let held = state.withLock { $0.ready.removeBlocks(sentTo: address) }
     for sent in held { sent.runOnItsQueue() }
   }
 
@@ -89,26 +83,13 @@ extension ExplorerScheduler.State {
 
   /// The schedule's queue of a block sent to a Dispatch queue: a serial queue's own, in the
   /// order sent; a queue of its own for a block of a concurrent queue (one of the test's, or a
-  /// global one), whose blocks may run in any order between its barriers
-  /// (``mayRun(readyAt:)``).
+  /// global one), whose blocks may run in any order between its barriers (``ReadyJobs``).
   mutating func queue(ofDispatchQueue sent: SentBlock) -> Int {
     if sent.concurrent { return queue(of: nil) }
     if let known = dispatchQueues[sent.queue] { return known }
     let index = queue(of: nil)
     dispatchQueues[sent.queue] = index
     return index
-  }
-
-  /// Whether the ready job at `index` may run now: any job but a block of a concurrent queue
-  /// sent after a barrier of that queue still waiting, or a barrier sent after blocks of its
-  /// queue still waiting (a barrier runs alone, after the blocks before it and before those
-  /// after it).
-  func mayRun(readyAt index: Int) -> Bool {
-    guard let sent = ready[index].sentBlock, sent.concurrent else { return true }
-    return !ready[..<index].contains { job in
-      guard let earlier = job.sentBlock, earlier.queue == sent.queue else { return false }
-      return sent.barrier || earlier.barrier
-    }
   }
 }
 

@@ -110,7 +110,7 @@ final class ExplorerScheduler: Sendable {
 
   struct State {
     var picker: SchedulePicking
-    var ready: [Job] = []
+    var ready = ReadyJobs()
     /// Jobs asleep: due at `due` on virtual time, in the order they slept, and not before
     /// `realDue` on the continuous clock (a sleep takes the real time it says).
     var sleepers: [(due: Int64, order: Int, realDue: ContinuousClock.Instant, job: Job)] = []
@@ -161,14 +161,13 @@ final class ExplorerScheduler: Sendable {
     mutating func escape() -> [(job: Job, delay: Int64?)] {
       escapedAt = steps
       defer {
-        ready = []
         sleepers = []
         notices = []
       }
       let realNow = ContinuousClock.now
       // A notify block waiting for its group is sent to Dispatch's own notify.
       let noticesLeft = notices.map { (Job(work: .dispatch($0), onMainThread: false, queue: 0, label: ""), Int64?.none) }
-      return ready.map { ($0, nil) } + noticesLeft + sleepers.map { sleeper in
+      return ready.removeAll().map { ($0, nil) } + noticesLeft + sleepers.map { sleeper in
         let left = realNow.duration(to: sleeper.realDue)
         return (sleeper.job, max(sleeper.due - now, left > .zero ? Int64(left.components.seconds) * 1_000_000_000
           + left.components.attoseconds / 1_000_000_000 : 0))
@@ -306,7 +305,7 @@ final class ExplorerScheduler: Sendable {
           state.now = max(state.now, earliest)
           let due = state.sleepers.filter { $0.due <= state.now }.sorted { ($0.due, $0.order) < ($1.due, $1.order) }
           state.sleepers.removeAll { $0.due <= state.now }
-          state.ready += due.map(\.job)
+          for sleeper in due { state.ready.append(sleeper.job) }
         }
         guard !state.ready.isEmpty else {
           state.idle = true
@@ -314,16 +313,12 @@ final class ExplorerScheduler: Sendable {
         }
         state.awaitingOutside = false
         state.steps += 1
-        var candidates: [Int] = []
-        for (index, job) in state.ready.enumerated() where !candidates.contains(job.queue) && state.mayRun(readyAt: index) {
-          candidates.append(job.queue)
-        }
-        let chosen = state.picker.choose(among: candidates, step: state.steps)
+        let chosen = state.picker.choose(among: state.ready.candidates, step: state.steps)
         for byte in withUnsafeBytes(of: UInt64(chosen).littleEndian, Array.init) {
           state.hash = (state.hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
         }
         state.running = true
-        let job = state.ready.remove(at: state.ready.firstIndex { $0.queue == chosen }!)
+        let job = state.ready.removeFirst(of: chosen)
         guard let start = state.stepsAtTestStart, state.steps - start <= BundleExplorer.stepsSaid else { return (job, nil, nil) }
         return (job, #"{"record":"step","step":\#(state.steps - start),"ran":"\#(job.label)","virtualTime":\#(state.now)}"#, nil)
       }

@@ -45,6 +45,7 @@ struct BundleChannelLibrary {
     ("AsyncHarnessBundleExplorer.swift", PackageResources.AsyncHarnessBundleExplorer_swift),
     ("AsyncHarnessBundleDispatch.swift", PackageResources.AsyncHarnessBundleDispatch_swift),
     ("AsyncHarnessBundleOutsideWork.swift", PackageResources.AsyncHarnessBundleOutsideWork_swift),
+    ("AsyncHarnessBundleReadyJobs.swift", PackageResources.AsyncHarnessBundleReadyJobs_swift),
     ("AsyncHarnessBundleExecutors.swift", PackageResources.AsyncHarnessBundleExecutors_swift),
     ("SchedulePicking.swift", PackageResources.SchedulePicking_swift),
   ]
