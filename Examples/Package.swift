@@ -84,6 +84,16 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),
+    // The callback stories (Pinacoteca, MessageLoader, a few Stories) tested as an app team
+    // would, in plain XCTest on real Dispatch queues: what `.ci/test` runs under
+    // `harness test --explore 20` (issue 50).
+    .testTarget(
+      name: "CallbackStoriesXCTests",
+      dependencies: [
+        .product(name: "AsyncHarness", package: "AsyncHarness"),
+        "PinacotecaCore", "PinacotecaFixtures", "MessageLoader", "Stories",
+      ]
+    ),
   ]
 )
 
