@@ -3,8 +3,8 @@ import Foundation
 
 // MARK: 11. harness test --explore against plain runs
 
-/// The root package's OrderingBugs fixture (six ordering bugs, four of Swift concurrency and
-/// two of Dispatch, each in an XCTest and a Swift Testing test), built once: for each bug's test, how many of `--explore N`'s seeds find it
+/// The root package's OrderingBugs fixture (eight ordering bugs, four of Swift concurrency and
+/// four of Dispatch, each in an XCTest and a Swift Testing test), built once: for each bug's test, how many of `--explore N`'s seeds find it
 /// (`harness test --explore N --filter TEST`), against how many of M plain runs of the same
 /// test fail (its bundle run as `swift test --skip-build --filter` runs it, each run in a
 /// process of its own, a run still going after 5 s counted as hung); and the wall time of
@@ -29,13 +29,16 @@ func measureExploringExistingTests(_ counts: Counts, _ report: Report) {
     return
   }
   // Reentrancy, check-then-act, task-group order and a lost wake-up, in XCTest then Swift Testing;
-  // then the two Dispatch bugs (a write on a global queue, a first answer that wins) in each.
+  // then the four Dispatch bugs (a write on a global queue, a first answer that wins, a write
+  // on a concurrent queue without a barrier, a group left before its work is filed) in each.
   let methods = ["OrdersXCTests/testTwoWithdrawalsNeverOverdraw", "OrdersXCTests/testAThumbnailIsRenderedOnce",
                  "OrdersXCTests/testPagesComeInTheOrderAskedFor", "OrdersXCTests/testTheDoorbellWakesTheOneWaiting",
-                 "DispatchOrdersXCTests/testTheLastThemeSavedIsKept", "DispatchOrdersXCTests/testTheCachedValueWins"]
+                 "DispatchOrdersXCTests/testTheLastThemeSavedIsKept", "DispatchOrdersXCTests/testTheCachedValueWins",
+                 "DispatchOrdersXCTests/testTheTotalCountsEveryScore", "DispatchOrdersXCTests/testACompleteReportHasBothParts"]
   let functions = ["OrdersTests/twoWithdrawalsNeverOverdraw()", "OrdersTests/aThumbnailIsRenderedOnce()",
                    "OrdersTests/pagesComeInTheOrderAskedFor()", "OrdersTests/theDoorbellWakesTheOneWaiting()",
-                   "DispatchOrdersTests/theLastThemeSavedIsKept()", "DispatchOrdersTests/theCachedValueWins()"]
+                   "DispatchOrdersTests/theLastThemeSavedIsKept()", "DispatchOrdersTests/theCachedValueWins()",
+                   "DispatchOrdersTests/theTotalCountsEveryScore()", "DispatchOrdersTests/aCompleteReportHasBothParts()"]
   let bugs = methods.map { ("OrdersTests.\($0)", [bundle, "OrdersTests.\($0)"]) }
     + functions.map { ("OrdersTests.\($0)", [bundle, "--testing-library", "swift-testing", "--filter", "\($0)"]) }
   print("test".padding(toLength: 62, withPad: " ", startingAt: 0) + " explored: seeds finding it · plain: runs failing")

@@ -18,11 +18,13 @@ extension ExplorerScheduler {
   /// Dispatch runs it then as it would.
   func submit(_ sent: SentBlock, delay: Int64? = nil) -> Bool {
     // Only the work the schedule runs sends blocks it takes: a test's Swift concurrency, the
-    // blocks it runs. What another thread sends (a synchronous XCTest body, the testing
-    // library, a thread of the test's own) is Dispatch's, as it is outside the schedule.
-    guard Self.ownThread.isSet, ExecutorHooks.installed == false else { return false }
+    // blocks it runs, and the main thread, which runs a synchronous XCTest body. What another
+    // thread sends (the testing library's, a thread of the test's own) is Dispatch's, as it
+    // is outside the schedule.
+    guard Self.ownThread.isSet || gettid() == getpid(), ExecutorHooks.installed == false else { return false }
     let wakeUp = state.withLock { state -> Bool? in
       guard state.escapedAt == nil, state.jobsAtTestStart != nil else { return nil }
+      if !Self.ownThread.isSet { state.mainThreadSent = true }
       if sent.notified != nil {
         // Taken once its group is empty (``State/takeNotifiedBlocks()``).
         state.notices.append(sent)
@@ -44,12 +46,12 @@ extension ExplorerScheduler {
     return true
   }
 
-  /// Before `dispatch_sync` onto the queue at `address`: the blocks sent to it and not run
-  /// yet run first, here, in the order sent (a serial queue's order), so the synchronous
-  /// block never jumps ahead of them.
+  /// Before `dispatch_sync` onto the queue at `address`: the blocks sent to it (or to a queue
+  /// of the same serial order) and not run yet run first, here, in the order sent, so the
+  /// synchronous block never jumps ahead of them.
   func drainBlocks(sentTo address: UInt) {
     guard !RealDispatch.globalQueues.contains(address) else { return }
-    let held = state.withLock { $0.ready.removeBlocks(sentTo: address) }
+    let held = state.withLock { $0.ready.removeBlocks(orderedBy: DispatchQueueKinds.serialRoot(of: address)) }
     for sent in held { sent.runOnItsQueue() }
   }
 
@@ -66,7 +68,7 @@ extension ExplorerScheduler.State {
   /// Takes a block sent to Dispatch: ready now, or asleep for `delay` nanoseconds.
   mutating func take(_ sent: SentBlock, delay: Int64?) {
     jobs += 1
-    let onMain = sent.queue == RealDispatch.mainQueue
+    let onMain = sent.orderedBy == RealDispatch.mainQueue
     let what = sent.notified == nil ? "a Dispatch block" : "a group's notify block"
     take(ExplorerScheduler.Job(work: .dispatch(sent), onMainThread: onMain, queue: queue(ofDispatchQueue: sent),
                                label: "\(what) on \(onMain ? "the main queue" : RealDispatch.label(of: sent.queue))"),
@@ -81,14 +83,14 @@ extension ExplorerScheduler.State {
     for sent in empty { take(sent, delay: nil) }
   }
 
-  /// The schedule's queue of a block sent to a Dispatch queue: a serial queue's own, in the
-  /// order sent; a queue of its own for a block of a concurrent queue (one of the test's, or a
+  /// The schedule's queue of a block sent to a Dispatch queue: a serial queue's own (shared
+  /// with the queues that target it), in the order sent; a queue of its own for a block of a concurrent queue (one of the test's, or a
   /// global one), whose blocks may run in any order between its barriers (``ReadyJobs``).
   mutating func queue(ofDispatchQueue sent: SentBlock) -> Int {
     if sent.concurrent { return queue(of: nil) }
-    if let known = dispatchQueues[sent.queue] { return known }
+    if let known = dispatchQueues[sent.orderedBy] { return known }
     let index = queue(of: nil)
-    dispatchQueues[sent.queue] = index
+    dispatchQueues[sent.orderedBy] = index
     return index
   }
 }
@@ -99,6 +101,9 @@ extension ExplorerScheduler.State {
 /// once it ran, or the group whose being empty it waits for (a `notify` block).
 final class SentBlock: @unchecked Sendable {
   let queue: UInt
+  /// The serial queue whose order the block keeps: its queue's, or the last serial queue its
+  /// queue targets (a queue targeting a serial one runs its blocks in that one's order).
+  let orderedBy: UInt
   /// The block, copied to the heap (a caller in C may send a block of its stack, which
   /// Dispatch copies as it takes it): released with the last reference to this.
   private let copied: UnsafeRawPointer
@@ -111,7 +116,9 @@ final class SentBlock: @unchecked Sendable {
        notified: OpaquePointer? = nil) {
     self.queue = UInt(bitPattern: queue)
     copied = Blocks.copy(block)
-    concurrent = RealDispatch.globalQueues.contains(self.queue) || DispatchQueueKinds.isConcurrent(self.queue)
+    orderedBy = DispatchQueueKinds.serialRoot(of: self.queue)
+    concurrent = orderedBy == self.queue
+      && (RealDispatch.globalQueues.contains(self.queue) || DispatchQueueKinds.isConcurrent(self.queue))
     // A barrier on a global queue is an ordinary block (Dispatch's rule).
     self.barrier = barrier && !RealDispatch.globalQueues.contains(self.queue)
     self.group = group
@@ -221,6 +228,8 @@ enum RealDispatch {
   typealias QueueWork = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Work) -> Void
   typealias TimeQueueWork = @convention(c) (UInt64, OpaquePointer?, UnsafeMutableRawPointer?, Work) -> Void
   typealias GroupQueueWork = @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?, Work) -> Void
+  /// A call on two Dispatch objects: an object and the queue it targets.
+  typealias GroupQueueCall = @convention(c) (OpaquePointer?, OpaquePointer?) -> Void
   typealias GroupWait = @convention(c) (OpaquePointer?, UInt64) -> Int
   typealias QueueCreate = @convention(c) (UnsafePointer<CChar>?, OpaquePointer?) -> OpaquePointer?
   typealias QueueCreateWithTarget = @convention(c) (UnsafePointer<CChar>?, OpaquePointer?, OpaquePointer?) -> OpaquePointer?
@@ -250,6 +259,7 @@ enum RealDispatch {
   static let groupNotify = next("dispatch_group_notify").map { unsafeBitCast($0, to: GroupQueueBlock.self) }
   /// `dispatch_group_wait`: 0 once the group is empty, within the time given.
   static let groupWait = next("dispatch_group_wait").map { unsafeBitCast($0, to: GroupWait.self) }
+  static let setTargetQueue = next("dispatch_set_target_queue").map { unsafeBitCast($0, to: GroupQueueCall.self) }
   static let queueCreate = next("dispatch_queue_create").map { unsafeBitCast($0, to: QueueCreate.self) }
   static let queueCreateWithTarget = next("dispatch_queue_create_with_target")
     .map { unsafeBitCast($0, to: QueueCreateWithTarget.self) }
@@ -291,6 +301,14 @@ enum RealDispatch {
   static func delay(until when: UInt64) -> Int64? {
     guard when >> 62 == 0, let now = time?(0, 0) else { return nil }
     return when > now ? Int64(when - now) : 0
+  }
+
+  /// Whether the main thread is free (it runs the main queue: it is idle, or waits in a run
+  /// loop, as XCTest's waiter does), as it answers within `seconds`.
+  static func mainThreadFree(within seconds: Double) -> Bool {
+    let answered = DispatchSemaphore(value: 0)
+    onMain { answered.signal() }
+    return answered.wait(timeout: .now() + seconds) == .success
   }
 
   /// Runs `body` on the main queue, past the schedule: the explorer's own use of Dispatch.
@@ -359,13 +377,39 @@ public func asyncHarnessDispatchBarrierSync(_ queue: OpaquePointer?, _ block: Un
   RealDispatch.barrierSync?(queue, block)
 }
 
-/// Which of the queues a test creates run blocks side by side: the attributes made from
-/// `DISPATCH_QUEUE_CONCURRENT`, and the queues created with one. Kept only under a schedule.
+/// Which of the queues a test creates run blocks side by side (the attributes made from
+/// `DISPATCH_QUEUE_CONCURRENT`, and the queues created with one), and which queue each
+/// targets. Kept only under a schedule.
 enum DispatchQueueKinds {
-  private static let known = Mutex<(attributes: Set<UInt>, queues: Set<UInt>)>(([RealDispatch.concurrentAttribute], []))
+  private struct Known {
+    var attributes: Set<UInt> = [RealDispatch.concurrentAttribute]
+    var queues: Set<UInt> = []
+    var targets: [UInt: UInt] = [:]
+  }
+
+  private static let known = Mutex(Known())
 
   static func isConcurrent(_ queue: UInt) -> Bool {
     known.withLock { $0.queues.contains(queue) }
+  }
+
+  /// The last queue of the chain of targets from `queue` that is serial (neither a global
+  /// queue nor a concurrent one): the queue whose order `queue`'s blocks keep.
+  static func serialRoot(of queue: UInt) -> UInt {
+    known.withLock { known in
+      var root = queue
+      while let target = known.targets[root], !RealDispatch.globalQueues.contains(target), !known.queues.contains(target),
+        target != root {
+        root = target
+      }
+      return root
+    }
+  }
+
+  /// `object` targets `target` now.
+  static func target(_ object: OpaquePointer?, _ target: OpaquePointer?) {
+    guard BundleExplorer.scheduler != nil, let object else { return }
+    known.withLock { $0.targets[UInt(bitPattern: object)] = target.map { UInt(bitPattern: $0) } }
   }
 
   /// `made`, an attribute made from `attribute`, is concurrent when that one is.
@@ -385,6 +429,7 @@ enum DispatchQueueKinds {
         } else {
           known.queues.remove(UInt(bitPattern: queue))
         }
+        known.targets[UInt(bitPattern: queue)] = nil
       }
     }
     return queue
@@ -399,7 +444,15 @@ public func asyncHarnessDispatchQueueCreate(_ label: UnsafePointer<CChar>?, _ at
 @_cdecl("dispatch_queue_create_with_target")
 public func asyncHarnessDispatchQueueCreateWithTarget(_ label: UnsafePointer<CChar>?, _ attribute: OpaquePointer?,
                                                        _ target: OpaquePointer?) -> OpaquePointer? {
-  DispatchQueueKinds.queue(RealDispatch.queueCreateWithTarget?(label, attribute, target), createdWith: attribute)
+  let queue = DispatchQueueKinds.queue(RealDispatch.queueCreateWithTarget?(label, attribute, target), createdWith: attribute)
+  DispatchQueueKinds.target(queue, target)
+  return queue
+}
+
+@_cdecl("dispatch_set_target_queue")
+public func asyncHarnessDispatchSetTargetQueue(_ object: OpaquePointer?, _ target: OpaquePointer?) {
+  RealDispatch.setTargetQueue?(object, target)
+  DispatchQueueKinds.target(object, target)
 }
 
 @_cdecl("dispatch_queue_attr_make_initially_inactive")

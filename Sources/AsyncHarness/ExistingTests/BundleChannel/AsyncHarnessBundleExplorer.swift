@@ -131,11 +131,16 @@ final class ExplorerScheduler: Sendable {
     /// FNV-1a 64 of the queues the steps ran, as `ScheduleTrace` folds it.
     var hash: UInt64 = 0xCBF2_9CE4_8422_2325
     var jobs = 0
+    /// The Swift concurrency jobs taken (the rest of ``jobs`` are Dispatch blocks).
+    var swiftJobs = 0
+    /// Whether the main thread sent a block since it was last seen free.
+    var mainThreadSent = false
     var outside = 0
     var firstOutsideStep: Int?
-    /// The jobs taken when the running test began (none runs: `nil`), and whether it was
-    /// reported stuck.
+    /// The jobs taken when the running test began (none runs: `nil`), the Swift concurrency
+    /// jobs among them, and whether it was reported stuck.
     var jobsAtTestStart: Int?
+    var swiftJobsAtTestStart = 0
     var stuckReported = false
     /// The steps taken when the running test began.
     var stepsAtTestStart: Int?
@@ -211,6 +216,7 @@ final class ExplorerScheduler: Sendable {
       }
       guard state.escapedAt == nil else { return (nil, []) }
       state.jobs += 1
+      state.swiftJobs += 1
       let queue = state.queue(of: task)
       // A new task started from outside while the schedule's last job ends (a testing
       // library starting a test's next phase) competes with nothing: it is not counted.
@@ -272,6 +278,7 @@ final class ExplorerScheduler: Sendable {
   func testStarted() {
     state.withLock { state in
       state.jobsAtTestStart = state.jobs
+      state.swiftJobsAtTestStart = state.swiftJobs
       state.stepsAtTestStart = state.steps
       state.stuckReported = false
     }
@@ -293,6 +300,13 @@ final class ExplorerScheduler: Sendable {
   /// The next job to run, once one is ready, said as a step of the running test under `--trace`.
   private func next() -> Job {
     while true {
+      // A synchronous test body sent blocks from the main thread: every block it sends before
+      // it waits is taken before the next step, whatever the threads' timing, so that the
+      // seed alone decides the order.
+      if state.withLock({ $0.mainThreadSent }) {
+        _ = RealDispatch.mainThreadFree(within: BundleExplorer.quietPeriod)
+        state.withLock { $0.mainThreadSent = false }
+      }
       let (job, said, sleepUntil) = state.withLock { state -> (Job?, String?, ContinuousClock.Instant?) in
         state.takeNotifiedBlocks()
         if state.ready.isEmpty, let earliest = state.sleepers.map(\.due).min() {
@@ -300,7 +314,8 @@ final class ExplorerScheduler: Sendable {
           let realDue = state.sleepers.filter { $0.due <= max(state.now, earliest) }.map(\.realDue).max()!
           if realDue > ContinuousClock.now {
             state.idle = true
-            return (nil, nil, realDue)
+            // Beyond the horizon, the test may be stuck meanwhile (``stuck()``), each quiet period.
+            return (nil, nil, state.sleeperDueWithinTheHorizon ? realDue : nil)
           }
           state.now = max(state.now, earliest)
           let due = state.sleepers.filter { $0.due <= state.now }.sorted { ($0.due, $0.order) < ($1.due, $1.order) }

@@ -89,16 +89,17 @@ enum OutsideWork {
       let link = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
       if link.hasPrefix("socket:") { return true }
       if link == "anon_inode:[timerfd]", let seconds = secondsLeft(onTimer: readSmallFile("/proc/self/fdinfo/\(name)")),
-        seconds < timerHorizon {
+        seconds < horizon {
         return true
       }
     }
     return false
   }
 
-  /// How far away a timer may be due and still count as one that can end a wait: a timer armed
-  /// further off (a run loop's or Dispatch's "never", 30 days ahead) resumes no test.
-  private static let timerHorizon: UInt64 = 3600
+  /// How far away, in seconds, a timer or a sleeper may be due and still count as one that can
+  /// end a wait: one due further off (a run loop's or Dispatch's "never", 30 days ahead; XCTest's
+  /// timeout of an `async` test) resumes no test.
+  static let horizon: UInt64 = 3600
 
   /// The whole seconds until a `timerfd` is due, from its `fdinfo` (`it_value: (SECONDS,
   /// NANOSECONDS)`); `nil` when it is not armed.
@@ -123,27 +124,36 @@ enum OutsideWork {
   }
 }
 
+extension ExplorerScheduler.State {
+  /// Whether a sleeper is due within the horizon of real time: one that can still resume the test.
+  var sleeperDueWithinTheHorizon: Bool {
+    let horizon = ContinuousClock.now.advanced(by: .seconds(OutsideWork.horizon))
+    return sleepers.contains { $0.realDue < horizon }
+  }
+}
+
 extension ExplorerScheduler {
   /// `{"record":"stuck","virtualTime":NANOSECONDS}` when the running test sent Swift
   /// concurrency work and none of it can run, none is due and none came for the quiet
   /// period, while the main thread is free (it answers within another quiet period: a
   /// synchronous test body blocking it, as XCTest runs one, is running, not stuck); once a test.
+  /// A test that sent Dispatch blocks only (a synchronous XCTest body, which waits in XCTest's
+  /// waiter, on the main thread, until its timeout) is never stuck.
   func stuck() -> String? {
     let candidate = state.withLock { state in
-      state.escapedAt == nil && state.idle && state.ready.isEmpty && state.sleepers.isEmpty && !state.stuckReported
-        && state.jobsAtTestStart.map { state.jobs > $0 } == true
+      state.escapedAt == nil && state.idle && state.ready.isEmpty && !state.sleeperDueWithinTheHorizon && !state.stuckReported
+        && state.jobsAtTestStart != nil && state.swiftJobs > state.swiftJobsAtTestStart
     }
     guard candidate else { return nil }
-    let answered = DispatchSemaphore(value: 0)
-    RealDispatch.onMain { answered.signal() }
-    guard answered.wait(timeout: .now() + BundleExplorer.quietPeriod) == .success else { return nil }
+    guard RealDispatch.mainThreadFree(within: BundleExplorer.quietPeriod) else { return nil }
     // Something outside the schedule can still resume the test: wait for it, in real time.
     if OutsideWork.canResume(besides: Self.ownThreads.withLock { $0 }) {
       state.withLock { $0.awaitingOutside = true }
       return nil
     }
     return state.withLock { state in
-      guard state.idle, state.ready.isEmpty, state.sleepers.isEmpty, !state.stuckReported, state.jobsAtTestStart != nil
+      guard state.idle, state.ready.isEmpty, !state.sleeperDueWithinTheHorizon, !state.stuckReported,
+        state.jobsAtTestStart != nil
       else { return nil }
       state.stuckReported = true
       return #"{"record":"stuck","virtualTime":\#(state.now)}"#

@@ -53,11 +53,11 @@ struct ReadyJobs {
     return job
   }
 
-  /// Takes the blocks sent to the Dispatch queue at `address`, in the order sent.
-  mutating func removeBlocks(sentTo address: UInt) -> [SentBlock] {
+  /// Takes the blocks that keep the order of the Dispatch queue at `address`, in the order sent.
+  mutating func removeBlocks(orderedBy address: UInt) -> [SentBlock] {
     var taken: [SentBlock] = []
     for queue in queues {
-      while let sent = jobs[queue]?.first?.sentBlock, sent.queue == address {
+      while let sent = jobs[queue]?.first?.sentBlock, sent.orderedBy == address {
         taken.append(removeFirst(of: queue).sentBlock!)
       }
     }

@@ -98,6 +98,64 @@ final class DispatchOrdersXCTests: XCTestCase {
   }
 }
 
+/// The classic form: a synchronous test body that sends the work and waits for it with
+/// `wait(for:timeout:)`, on the main thread.
+final class DispatchOrdersSyncXCTests: XCTestCase {
+  /// The total once 3 and 4 were recorded.
+  private func total(_ scoreboard: Scoreboard) -> Int {
+    scoreboard.record(3)
+    scoreboard.record(4)
+    let summed = expectation(description: "summed")
+    let total = Mutex(0)
+    scoreboard.total { sum in
+      total.withLock { $0 = sum }
+      summed.fulfill()
+    }
+    wait(for: [summed], timeout: 5)
+    return total.withLock { $0 }
+  }
+
+  /// The parts of `report` once it said it was complete.
+  private func parts(_ report: Report) -> [String] {
+    let complete = expectation(description: "complete")
+    let parts = Mutex<[String]>([])
+    report.load { filed in
+      parts.withLock { $0 = filed }
+      complete.fulfill()
+    }
+    wait(for: [complete], timeout: 5)
+    return parts.withLock { $0 }
+  }
+
+  func testTheTotalCountsEveryScore() {
+    XCTAssertEqual(total(Scoreboard()), 7)
+  }
+
+  func testTheTotalCountsEveryScoreRecordedAsABarrier() {
+    XCTAssertEqual(total(Scoreboard(recordsAsBarriers: true)), 7)
+  }
+
+  func testACompleteReportHasBothParts() {
+    XCTAssertEqual(parts(Report()), ["figures", "summary"])
+  }
+
+  func testACompleteReportLeftOnceFiledHasBothParts() {
+    XCTAssertEqual(parts(Report(leavesOnceFiled: true)), ["figures", "summary"])
+  }
+
+  /// A correct test that waits out an inverted expectation: nothing is stuck while XCTest's
+  /// waiter runs until its timeout.
+  func testNoSecondTotalComesBeforeTheTimeout() {
+    let scoreboard = Scoreboard(recordsAsBarriers: true)
+    let first = expectation(description: "first total")
+    let second = expectation(description: "a second total")
+    second.isInverted = true
+    scoreboard.record(1)
+    scoreboard.total { _ in first.fulfill() }
+    wait(for: [first, second], timeout: 0.2)
+  }
+}
+
 @Suite struct DispatchOrdersTests {
   /// The theme kept once every save was written.
   private func keptTheme(_ preferences: Preferences) async -> String {
@@ -154,6 +212,22 @@ final class DispatchOrdersXCTests: XCTestCase {
 
   @Test func theCachedValueAskedFirstWins() async {
     #expect(await firstAnswer(Lookup(cached: "edited", askingCacheFirst: true)) == "edited")
+  }
+}
+
+/// A correct test of a queue that targets another: their blocks keep one serial order, as
+/// URLSession's task queues keep their session's (a task is registered on the session's queue
+/// before its own queue starts it).
+@Suite struct DispatchOrdersTargetTests {
+  @Test func aQueueTargetingAnotherRunsInItsOrder() async {
+    let session = DispatchQueue(label: "target.session")
+    let task = DispatchQueue(label: "target.task", target: session)
+    let registered = Mutex(false)
+    let found = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+      session.async { registered.withLock { $0 = true } }
+      task.async { continuation.resume(returning: registered.withLock { $0 }) }
+    }
+    #expect(found)
   }
 }
 
