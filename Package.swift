@@ -33,7 +33,8 @@ let package = Package(
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleExplorer.swift"),
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleDispatch.swift"),
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleOutsideWork.swift"),
-        .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleReadyJobs.swift"),
+        .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleScheduleState.swift"),
+        .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleDispatchQueues.swift"),
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleExecutors.swift"),
         .embedInCode("Shared/SchedulePicking.swift"),
       ]

@@ -45,7 +45,8 @@ struct BundleChannelLibrary {
     ("AsyncHarnessBundleExplorer.swift", PackageResources.AsyncHarnessBundleExplorer_swift),
     ("AsyncHarnessBundleDispatch.swift", PackageResources.AsyncHarnessBundleDispatch_swift),
     ("AsyncHarnessBundleOutsideWork.swift", PackageResources.AsyncHarnessBundleOutsideWork_swift),
-    ("AsyncHarnessBundleReadyJobs.swift", PackageResources.AsyncHarnessBundleReadyJobs_swift),
+    ("AsyncHarnessBundleScheduleState.swift", PackageResources.AsyncHarnessBundleScheduleState_swift),
+    ("AsyncHarnessBundleDispatchQueues.swift", PackageResources.AsyncHarnessBundleDispatchQueues_swift),
     ("AsyncHarnessBundleExecutors.swift", PackageResources.AsyncHarnessBundleExecutors_swift),
     ("SchedulePicking.swift", PackageResources.SchedulePicking_swift),
   ]

@@ -1,0 +1,158 @@
+// A schedule's state, in the library `harness test` preloads into a package's test bundle (see
+// AsyncHarnessBundleExplorer.swift): its jobs, ready (kept by the schedule's queue, so that a
+// step costs the same with one job waiting or a thousand) or asleep, its virtual time and what
+// it counted of the running test.
+#if os(Linux) && compiler(>=6.3)
+import Synchronization
+
+extension ExplorerScheduler {
+  struct State {
+    var picker: SchedulePicking
+    var ready = ReadyJobs()
+    /// Jobs asleep: due at `due` on virtual time, in the order they slept, and not before
+    /// `realDue` on the continuous clock (a sleep takes the real time it says).
+    var sleepers: [(due: Int64, order: Int, realDue: ContinuousClock.Instant, job: Job)] = []
+    var sleepersAdded = 0
+    var queues: [UInt64: Int] = [:]
+    /// The schedule's queue of each serial Dispatch queue (by its address), whose blocks run
+    /// in the order sent.
+    var dispatchQueues: [UInt: Int] = [:]
+    /// The `notify` blocks sent to Dispatch whose group is not empty yet.
+    var notices: [SentBlock] = []
+    var queueCount = 0
+    /// Virtual time, in nanoseconds since the schedule began.
+    var now: Int64 = 0
+    var running = false
+    /// Whether the scheduler's thread sleeps until a job comes.
+    var idle = false
+    var steps = 0
+    /// FNV-1a 64 of the queues the steps ran, as `ScheduleTrace` folds it.
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+    var jobs = 0
+    /// The Swift concurrency jobs taken (the rest of ``jobs`` are Dispatch blocks).
+    var swiftJobs = 0
+    /// Whether the main thread sent a block since it was last seen free.
+    var mainThreadSent = false
+    var outside = 0
+    var firstOutsideStep: Int?
+    /// The jobs taken when the running test began (none runs: `nil`), the Swift concurrency
+    /// jobs among them, and whether it was reported stuck.
+    var jobsAtTestStart: Int?
+    var swiftJobsAtTestStart = 0
+    var stuckReported = false
+    /// The steps taken when the running test began.
+    var stepsAtTestStart: Int?
+    /// The step whose job kept the schedule's thread, after which every job went to Swift's
+    /// own executors; `nil` while the schedule runs them.
+    var escapedAt: Int?
+    /// The step after which the test's own executor hook took its jobs, which then went to
+    /// Swift's own executors unexplored.
+    var hookedAt: Int?
+    /// Whether the schedule, with nothing of its own to run, waits for work that something
+    /// outside it can still do (``OutsideWork``): a job sent from outside then is counted so.
+    var awaitingOutside = false
+
+    /// Takes a job: ready now, or asleep for `delay` nanoseconds, of virtual time and of real.
+    mutating func take(_ job: Job, delay: Int64?) {
+      guard let delay else { return ready.append(job) }
+      sleepers.append((now + max(0, delay), sleepersAdded, ContinuousClock.now.advanced(by: .nanoseconds(max(0, delay))), job))
+      sleepersAdded += 1
+    }
+
+    /// Stops scheduling from this step on: the jobs waiting, each with what is left of its
+    /// sleep, go to Swift's own executors.
+    mutating func escape() -> [(job: Job, delay: Int64?)] {
+      escapedAt = steps
+      defer {
+        sleepers = []
+        notices = []
+      }
+      let realNow = ContinuousClock.now
+      // A notify block waiting for its group is sent to Dispatch's own notify.
+      let noticesLeft = notices.map { (Job(work: .dispatch($0), onMainThread: false, queue: 0, label: ""), Int64?.none) }
+      return ready.removeAll().map { ($0, nil) } + noticesLeft + sleepers.map { sleeper in
+        let left = realNow.duration(to: sleeper.realDue)
+        return (sleeper.job, max(sleeper.due - now, left > .zero ? Int64(left.components.seconds) * 1_000_000_000
+          + left.components.attoseconds / 1_000_000_000 : 0))
+      }
+    }
+
+    mutating func queue(of task: UInt64?) -> Int {
+      if let task, let known = queues[task] { return known }
+      let index = queueCount
+      queueCount += 1
+      picker.queueAdded()
+      if let task { queues[task] = index }
+      return index
+    }
+  }
+}
+
+/// The ready jobs, by the schedule's queue: each queue's in the order taken, the queues in the
+/// order they became ready. Blocks of a concurrent Dispatch queue (each a queue of the
+/// schedule's own) keep that queue's barriers: a barrier runs after the blocks sent before it
+/// and before those sent after it.
+struct ReadyJobs {
+  private var jobs: [Int: [ExplorerScheduler.Job]] = [:]
+  /// The queues with a job ready, in the order they became ready.
+  private(set) var queues: [Int] = []
+  /// Of each concurrent Dispatch queue with a barrier waiting, its blocks waiting (their
+  /// schedule's queues), in the order sent, and whether each is a barrier.
+  private var barriered: [UInt: [(queue: Int, barrier: Bool)]] = [:]
+  private(set) var count = 0
+
+  var isEmpty: Bool { count == 0 }
+
+  mutating func append(_ job: ExplorerScheduler.Job) {
+    if jobs[job.queue, default: []].isEmpty { queues.append(job.queue) }
+    jobs[job.queue, default: []].append(job)
+    count += 1
+    guard let sent = job.sentBlock, sent.concurrent, sent.barrier || barriered[sent.queue] != nil else { return }
+    barriered[sent.queue, default: []].append((job.queue, sent.barrier))
+  }
+
+  /// The queues whose first job may run now: any but a block of a concurrent queue sent after
+  /// a barrier still waiting, or a barrier sent after blocks still waiting.
+  var candidates: [Int] {
+    guard !barriered.isEmpty else { return queues }
+    return queues.filter { queue in
+      guard let sent = jobs[queue]?.first?.sentBlock, let waiting = barriered[sent.queue],
+        let index = waiting.firstIndex(where: { $0.queue == queue })
+      else { return true }
+      return sent.barrier ? index == 0 : !waiting[..<index].contains { $0.barrier }
+    }
+  }
+
+  /// Takes the first job of `queue`, which has one.
+  mutating func removeFirst(of queue: Int) -> ExplorerScheduler.Job {
+    let job = jobs[queue]!.removeFirst()
+    count -= 1
+    if jobs[queue]!.isEmpty {
+      jobs[queue] = nil
+      queues.removeAll { $0 == queue }
+    }
+    if let sent = job.sentBlock, var waiting = barriered[sent.queue] {
+      waiting.removeAll { $0.queue == queue }
+      barriered[sent.queue] = waiting.contains { $0.barrier } ? waiting : nil
+    }
+    return job
+  }
+
+  /// Takes the blocks that keep the order of the Dispatch queue at `address`, in the order sent.
+  mutating func removeBlocks(orderedBy address: UInt) -> [SentBlock] {
+    var taken: [SentBlock] = []
+    for queue in queues {
+      while let sent = jobs[queue]?.first?.sentBlock, sent.orderedBy == address {
+        taken.append(removeFirst(of: queue).sentBlock!)
+      }
+    }
+    return taken
+  }
+
+  /// Takes every job, queue by queue.
+  mutating func removeAll() -> [ExplorerScheduler.Job] {
+    defer { self = ReadyJobs() }
+    return queues.flatMap { jobs[$0] ?? [] }
+  }
+}
+#endif
