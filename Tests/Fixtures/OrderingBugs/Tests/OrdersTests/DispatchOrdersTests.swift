@@ -21,40 +21,25 @@ final class DispatchOrdersXCTests: XCTestCase {
 
   /// The first answer of `lookup`, as an expectation says.
   private func firstAnswer(_ lookup: Lookup) async -> String? {
-    let found = expectation(description: "found")
-    let value = Mutex<String?>(nil)
-    lookup.value(for: "title") { answer in
-      value.withLock { $0 = answer }
-      found.fulfill()
-    }
-    await fulfillment(of: [found], timeout: 5)
-    return value.withLock { $0 }
+    let answer = Delivered<String>(to: self) { lookup.value(for: "title", completion: $0) }
+    await fulfillment(of: [answer.expectation], timeout: 5)
+    return answer.value
   }
 
   /// The total once 3 and 4 were recorded, as an expectation says.
-  private func total(_ scoreboard: Scoreboard) async -> Int {
+  private func total(_ scoreboard: Scoreboard) async -> Int? {
     scoreboard.record(3)
     scoreboard.record(4)
-    let summed = expectation(description: "summed")
-    let total = Mutex(0)
-    scoreboard.total { sum in
-      total.withLock { $0 = sum }
-      summed.fulfill()
-    }
-    await fulfillment(of: [summed], timeout: 5)
-    return total.withLock { $0 }
+    let total = Delivered<Int>(to: self) { scoreboard.total($0) }
+    await fulfillment(of: [total.expectation], timeout: 5)
+    return total.value
   }
 
   /// The parts of `report` once it said it was complete, as an expectation says.
-  private func parts(_ report: Report) async -> [String] {
-    let complete = expectation(description: "complete")
-    let parts = Mutex<[String]>([])
-    report.load { filed in
-      parts.withLock { $0 = filed }
-      complete.fulfill()
-    }
-    await fulfillment(of: [complete], timeout: 5)
-    return parts.withLock { $0 }
+  private func parts(_ report: Report) async -> [String]? {
+    let parts = Delivered<[String]>(to: self) { report.load($0) }
+    await fulfillment(of: [parts.expectation], timeout: 5)
+    return parts.value
   }
 
   func testTheTotalCountsEveryScore() async {
@@ -98,33 +83,40 @@ final class DispatchOrdersXCTests: XCTestCase {
   }
 }
 
+/// What a callback delivered, and the expectation it fulfils as it does.
+final class Delivered<Value: Sendable>: Sendable {
+  let expectation: XCTestExpectation
+  private let delivered = Mutex<Value?>(nil)
+
+  /// Starts the work, handing it the callback.
+  init(to test: XCTestCase, _ start: (@escaping @Sendable (Value) -> Void) -> Void) {
+    expectation = test.expectation(description: "delivered")
+    start { [self] value in
+      delivered.withLock { $0 = value }
+      expectation.fulfill()
+    }
+  }
+
+  var value: Value? { delivered.withLock { $0 } }
+}
+
 /// The classic form: a synchronous test body that sends the work and waits for it with
 /// `wait(for:timeout:)`, on the main thread.
 final class DispatchOrdersSyncXCTests: XCTestCase {
   /// The total once 3 and 4 were recorded.
-  private func total(_ scoreboard: Scoreboard) -> Int {
+  private func total(_ scoreboard: Scoreboard) -> Int? {
     scoreboard.record(3)
     scoreboard.record(4)
-    let summed = expectation(description: "summed")
-    let total = Mutex(0)
-    scoreboard.total { sum in
-      total.withLock { $0 = sum }
-      summed.fulfill()
-    }
-    wait(for: [summed], timeout: 5)
-    return total.withLock { $0 }
+    let total = Delivered<Int>(to: self) { scoreboard.total($0) }
+    wait(for: [total.expectation], timeout: 5)
+    return total.value
   }
 
   /// The parts of `report` once it said it was complete.
-  private func parts(_ report: Report) -> [String] {
-    let complete = expectation(description: "complete")
-    let parts = Mutex<[String]>([])
-    report.load { filed in
-      parts.withLock { $0 = filed }
-      complete.fulfill()
-    }
-    wait(for: [complete], timeout: 5)
-    return parts.withLock { $0 }
+  private func parts(_ report: Report) -> [String]? {
+    let parts = Delivered<[String]>(to: self) { report.load($0) }
+    wait(for: [parts.expectation], timeout: 5)
+    return parts.value
   }
 
   func testTheTotalCountsEveryScore() {
