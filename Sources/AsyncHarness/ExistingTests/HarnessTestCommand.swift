@@ -144,7 +144,8 @@ struct TestBundle {
   /// declaration order.
   let catalog: Catalog
 
-  /// Builds the package's tests (unless `skipBuild`), finds the bundle and lists its tests.
+  /// Builds the package's tests (unless `skipBuild`), finds the bundle where SwiftPM's layout puts
+  /// it (``binDirectory(of:buildFlags:packageFlags:)``) and lists its tests.
   /// - Throws: ``UsageError`` for a directory without Package.swift, a failed build (with
   ///   the tail of its output), no bundle, or no test at all.
   static func build(packagePath: String, buildFlags: [String], skipBuild: Bool = false,
@@ -163,13 +164,7 @@ struct TestBundle {
         throw UsageError("swift build --build-tests failed (\(build.ending)):\n\(tail)")
       }
     }
-    // Without build flags the products are where SwiftPM puts them by default, which saves a
-    // second start of SwiftPM; with any, SwiftPM says where.
-    var directory = package.appendingPathComponent(".build/debug").path
-    if !buildFlags.isEmpty || bundles(in: directory).isEmpty {
-      let binPath = try Self.run("/usr/bin/env", ["swift", "build", "--show-bin-path"] + packageFlags)
-      directory = binPath.output.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
-    }
+    let directory = try binDirectory(of: package, buildFlags: buildFlags, packageFlags: packageFlags)
     let bundles = bundles(in: directory)
     guard bundles.count == 1, let bundle = bundles.first.map({ "\(directory)/\($0)" }) else {
       throw UsageError(bundles.isEmpty
@@ -195,6 +190,22 @@ struct TestBundle {
     }
     return TestBundle(path: bundle, packageDirectory: package.path,
                       catalog: Catalog(existing: xctest + swiftTesting.tests, listingFailures: failures))
+  }
+
+  /// The directory of the package's built products: by SwiftPM's layout (``SwiftPMLayout``),
+  /// so that a run starts SwiftPM once to build and not at all with `--skip-build`; as
+  /// `swift build --show-bin-path` says when the build flags (or SwiftPM's environment) could
+  /// move them where the layout cannot tell.
+  private static func binDirectory(of package: URL, buildFlags: [String], packageFlags: [String]) throws -> String {
+    switch SwiftPMLayout.binPath(package: package.path, buildFlags: buildFlags,
+                                 workingDirectory: FileManager.default.currentDirectoryPath,
+                                 environment: ProcessInfo.processInfo.environment) {
+    case .directory(let directory):
+      return SwiftPMLayout.followingLink(directory)
+    case .askSwiftPM:
+      let binPath = try Self.run("/usr/bin/env", ["swift", "build", "--show-bin-path"] + packageFlags)
+      return binPath.output.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
+    }
   }
 
   /// The most lines of a failed listing's output its failure quotes: the first, where a crash

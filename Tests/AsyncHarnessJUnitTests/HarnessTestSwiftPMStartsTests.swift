@@ -1,0 +1,58 @@
+import Foundation
+import XCTest
+
+/// Issue 51: `harness test` starts SwiftPM once, to build, and not at all with `--skip-build`:
+/// it finds the test bundle by SwiftPM's layout. Each run here has a `PATH` whose first `swift`
+/// writes down its arguments and then runs the real one, so every start of SwiftPM is counted.
+final class HarnessTestSwiftPMStartsTests: ReportTestCase {
+  private static let package = FixturePackage("ExistingTests", scratch: "existing-tests-scratch")
+
+  func testSkipBuildStartsNoSwiftPM() throws {
+    let run = try runCountingSwiftStarts(["--skip-build"])
+    XCTAssertEqual(run.status, 0, run.errors)
+    XCTAssertEqual(run.starts, [])
+  }
+
+  func testABuildStartsSwiftPMOnce() throws {
+    let run = try runCountingSwiftStarts([])
+    XCTAssertEqual(run.status, 0, run.errors)
+    XCTAssertEqual(run.starts, ["build --build-tests --package-path \(Self.package.directory.path) --scratch-path "
+      + Self.package.scratch.path])
+  }
+
+  /// A build flag the layout does not know could move the products: SwiftPM says where they are.
+  func testABuildFlagTheLayoutDoesNotKnowAsksSwiftPM() throws {
+    let run = try runCountingSwiftStarts(["--skip-build"], buildFlags: ["--build-system", "native"])
+    XCTAssertEqual(run.status, 0, run.errors)
+    XCTAssertEqual(run.starts, ["build --show-bin-path --package-path \(Self.package.directory.path) --scratch-path "
+      + "\(Self.package.scratch.path) --build-system native"])
+  }
+
+  // MARK: Helpers
+
+  /// Runs one passing test of the fixture with `harness test` and `flags`, the fixture's
+  /// scratch path and `buildFlags` after `--`; returns its status, what it wrote to standard
+  /// error, and the arguments of each `swift` it started.
+  private func runCountingSwiftStarts(_ flags: [String], buildFlags: [String] = []) throws
+    -> (status: Int32, errors: String, starts: [String]) {
+    try Self.package.build()
+    let harness = try builtHarness()
+    var environment = ProcessInfo.processInfo.environment
+    let path = environment["PATH"] ?? "/usr/bin:/bin"
+    let swift = try XCTUnwrap(path.split(separator: ":").lazy.map { "\($0)/swift" }
+      .first { FileManager.default.isExecutableFile(atPath: $0) }, "no swift on the PATH")
+    let bin = directory.appendingPathComponent("bin")
+    let log = self.path("swift-starts.log")
+    try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+    let script = bin.appendingPathComponent("swift").path
+    try "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '\(log)'\nexec '\(swift)' \"$@\"\n".write(toFile: script, atomically: true, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+    environment["PATH"] = "\(bin.path):\(path)"
+    let run = try runToEnd(harness, ["test", "--package-path", Self.package.directory.path, "--filter",
+                                     "LedgerXCTests/testPasses"] + flags
+                                     + ["--", "--scratch-path", Self.package.scratch.path] + buildFlags,
+                           environment: environment, limit: 300)
+    let starts = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    return (run.status, run.errors, starts)
+  }
+}
