@@ -161,9 +161,9 @@ final class ExploringExistingTestsTests: ReportTestCase {
       "OrdersTests.DispatchOrdersSyncXCTests/testACompleteReportHasBothParts",
     ]
     // And a correct test of a queue that targets another, which keeps that one's order; then
-    // the classic synchronous XCTest body that waits with `wait(for:)`: two bugs, their twins
-    // and a test that waits out an inverted expectation.
-    XCTAssertEqual(runs.bySeed.count, 22, "\(runs.bySeed.keys.sorted())")
+    // the classic synchronous XCTest body that waits with `wait(for:)`: two bugs, their twins,
+    // a test that waits out an inverted expectation and one that waits on a semaphore.
+    XCTAssertEqual(runs.bySeed.count, 23, "\(runs.bySeed.keys.sorted())")
     for (test, seeds) in runs.bySeed {
       XCTAssertEqual(seeds.count, 100, test)
       let failing = seeds.values.filter { $0.result.verdict.isFailure }

@@ -222,10 +222,10 @@ final class ExplorerScheduler: Sendable {
   private func next() -> Job {
     while true {
       // A synchronous test body sent blocks from the main thread: every block it sends before
-      // it waits is taken before the next step, whatever the threads' timing, so that the
-      // seed alone decides the order.
+      // it waits (in XCTest's waiter, on a semaphore) is taken before the next step, whatever
+      // the threads' timing, so that the seed alone decides the order.
       if state.withLock({ $0.mainThreadSent }) {
-        _ = RealDispatch.mainThreadFree(within: BundleExplorer.quietPeriod)
+        OutsideWork.untilMainThreadWaits(atMost: BundleExplorer.quietPeriod)
         state.withLock { $0.mainThreadSent = false }
       }
       let (job, said, sleepUntil) = state.withLock { state -> (Job?, String?, ContinuousClock.Instant?) in

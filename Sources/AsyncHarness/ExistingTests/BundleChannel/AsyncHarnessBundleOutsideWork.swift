@@ -29,6 +29,21 @@ enum OutsideWork {
     Int32(readSmallFile("/proc/thread-self/stat").split(separator: " ").first ?? "") ?? getpid()
   }
 
+  /// Returns once the main thread waits (it sleeps in a system call: XCTest's waiter, a
+  /// semaphore, a lock) or after `seconds`.
+  static func untilMainThreadWaits(atMost seconds: Double) {
+    let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
+    while state(of: getpid()) == "R", ContinuousClock.now < deadline { usleep(50) }
+  }
+
+  /// A thread's state as `/proc` says it: `R` (it runs, or is about to), `S` (it sleeps in a
+  /// system call), `D` (it waits for a device) …
+  private static func state(of thread: Int32) -> Substring? {
+    let stat = readSmallFile("/proc/self/task/\(thread)/stat")
+    // The state follows the command, which is in parentheses and may hold spaces.
+    return stat.split(separator: ")").last?.split(separator: " ").first
+  }
+
   /// Whether a thread other than `own` can still resume the test.
   static func canResume(besides own: Set<Int32>) -> Bool {
     var waitsForEvents = false
@@ -50,9 +65,7 @@ enum OutsideWork {
   /// How `thread` waits, from its state and its system call (`/proc/self/task/N/syscall`: the
   /// call's number and its arguments, in hexadecimal).
   private static func wait(of thread: Int32) -> Wait {
-    let stat = readSmallFile("/proc/self/task/\(thread)/stat")
-    // The state follows the command, which is in parentheses and may hold spaces.
-    guard let state = stat.split(separator: ")").last?.split(separator: " ").first else { return .forAnotherThread }
+    guard let state = state(of: thread) else { return .forAnotherThread }
     if state == "R" || state == "D" { return .endsByItself }
     let call = readSmallFile("/proc/self/task/\(thread)/syscall").split(separator: " ")
     guard let number = call.first.flatMap({ Int($0) }) else { return call.first == "running" ? .endsByItself : .forAnotherThread }

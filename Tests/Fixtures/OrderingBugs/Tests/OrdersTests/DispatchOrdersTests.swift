@@ -135,6 +135,22 @@ final class DispatchOrdersSyncXCTests: XCTestCase {
     XCTAssertEqual(parts(Report(leavesOnceFiled: true)), ["figures", "summary"])
   }
 
+  /// A correct test whose body waits on a semaphore for each block it sends: the main thread
+  /// blocked on it has sent all it will, and the schedule runs the block at once.
+  func testEachBlockIsWaitedForOnASemaphore() {
+    let queue = DispatchQueue(label: "sync.semaphore")
+    let values = Mutex<[Int]>([])
+    for value in 0..<20 {
+      let done = DispatchSemaphore(value: 0)
+      queue.async {
+        values.withLock { $0.append(value) }
+        done.signal()
+      }
+      done.wait()
+    }
+    XCTAssertEqual(values.withLock { $0 }, Array(0..<20))
+  }
+
   /// A correct test that waits out an inverted expectation: nothing is stuck while XCTest's
   /// waiter runs until its timeout.
   func testNoSecondTotalComesBeforeTheTimeout() {
