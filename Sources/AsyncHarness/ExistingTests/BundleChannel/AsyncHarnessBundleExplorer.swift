@@ -221,13 +221,6 @@ final class ExplorerScheduler: Sendable {
   /// The next job to run, once one is ready, said as a step of the running test under `--trace`.
   private func next() -> Job {
     while true {
-      // A synchronous test body sent blocks from the main thread: every block it sends before
-      // it waits (in XCTest's waiter, on a semaphore) is taken before the next step, whatever
-      // the threads' timing, so that the seed alone decides the order.
-      if state.withLock({ $0.mainThreadSent }) {
-        OutsideWork.untilMainThreadWaits(atMost: BundleExplorer.quietPeriod)
-        state.withLock { $0.mainThreadSent = false }
-      }
       let (job, said, sleepUntil) = state.withLock { state -> (Job?, String?, ContinuousClock.Instant?) in
         state.takeNotifiedBlocks()
         if state.ready.isEmpty, let earliest = state.sleepers.map(\.due).min() {

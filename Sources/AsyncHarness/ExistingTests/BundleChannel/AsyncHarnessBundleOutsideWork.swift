@@ -29,13 +29,6 @@ enum OutsideWork {
     Int32(readSmallFile("/proc/thread-self/stat").split(separator: " ").first ?? "") ?? getpid()
   }
 
-  /// Returns once the main thread waits (it sleeps in a system call: XCTest's waiter, a
-  /// semaphore, a lock) or after `seconds`.
-  static func untilMainThreadWaits(atMost seconds: Double) {
-    let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
-    while state(of: getpid()) == "R", ContinuousClock.now < deadline { usleep(50) }
-  }
-
   /// A thread's state as `/proc` says it: `R` (it runs, or is about to), `S` (it sleeps in a
   /// system call), `D` (it waits for a device) …
   private static func state(of thread: Int32) -> Substring? {

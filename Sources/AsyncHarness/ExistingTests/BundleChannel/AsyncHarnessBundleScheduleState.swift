@@ -31,8 +31,6 @@ extension ExplorerScheduler {
     var jobs = 0
     /// The Swift concurrency jobs taken (the rest of ``jobs`` are Dispatch blocks).
     var swiftJobs = 0
-    /// Whether the main thread sent a block since it was last seen free.
-    var mainThreadSent = false
     var outside = 0
     var firstOutsideStep: Int?
     /// The jobs taken when the running test began (none runs: `nil`), the Swift concurrency

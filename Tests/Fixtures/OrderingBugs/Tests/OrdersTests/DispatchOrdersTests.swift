@@ -101,7 +101,8 @@ final class Delivered<Value: Sendable>: Sendable {
 }
 
 /// The classic form: a synchronous test body that sends the work and waits for it with
-/// `wait(for:timeout:)`, on the main thread.
+/// `wait(for:timeout:)`, on the main thread. What it sends stays Dispatch's, outside the
+/// schedule, as under `swift test`: these correct tests pass in every schedule.
 final class DispatchOrdersSyncXCTests: XCTestCase {
   /// The total once 3 and 4 were recorded.
   private func total(_ scoreboard: Scoreboard) -> Int? {
@@ -119,16 +120,8 @@ final class DispatchOrdersSyncXCTests: XCTestCase {
     return parts.value
   }
 
-  func testTheTotalCountsEveryScore() {
-    XCTAssertEqual(total(Scoreboard()), 7)
-  }
-
   func testTheTotalCountsEveryScoreRecordedAsABarrier() {
     XCTAssertEqual(total(Scoreboard(recordsAsBarriers: true)), 7)
-  }
-
-  func testACompleteReportHasBothParts() {
-    XCTAssertEqual(parts(Report()), ["figures", "summary"])
   }
 
   func testACompleteReportLeftOnceFiledHasBothParts() {
