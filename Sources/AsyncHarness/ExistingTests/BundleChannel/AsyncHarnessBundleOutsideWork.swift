@@ -143,8 +143,8 @@ extension ExplorerScheduler {
   /// concurrency work and none of it can run, none is due and none came for the quiet
   /// period, while the main thread is free (it answers within another quiet period: a
   /// synchronous test body blocking it, as XCTest runs one, is running, not stuck); once a test.
-  /// A test that sent Dispatch blocks only (a synchronous XCTest body, which waits in XCTest's
-  /// waiter, on the main thread, until its timeout) is never stuck.
+  /// A synchronous XCTest body waiting in XCTest's waiter is not: its timeout, sent for later
+  /// from the main thread, is a sleeper due within the hour.
   func stuck() -> String? {
     let candidate = state.withLock { state in
       state.escapedAt == nil && state.idle && state.ready.isEmpty && !state.sleeperDueWithinTheHorizon && !state.stuckReported
