@@ -17,10 +17,13 @@
 // (Sources/AsyncHarness/Shared/SchedulePicking.swift).
 //
 // Dispatch is under the schedule too: the blocks the schedule's work sends (`dispatch_async`,
-// `dispatch_barrier_async`, `dispatch_group_async`, `dispatch_after`, which this library
-// interposes) are jobs of it, a serial queue's in the order sent and a global queue's in any,
-// each run on its queue by Dispatch while the schedule waits for it; `dispatch_sync` runs the
-// blocks held for its queue first. Sleeps and `dispatch_after` take the real time they say.
+// `dispatch_barrier_async`, `dispatch_group_async`, `dispatch_after`, `dispatch_group_notify`,
+// which this library interposes) are jobs of it, a serial queue's (and those of the queues
+// that target it) in the order sent, a concurrent queue's in any order between its barriers, a
+// notify block once its group is empty, each run on its queue by Dispatch while the schedule
+// waits for it; `dispatch_sync` runs the blocks held for its queue's order first. What the main
+// thread sends for later (XCTest's waiter's timeout) is a sleeper of the schedule too. Sleeps
+// and `dispatch_after` take the real time they say.
 //
 // A job sent from a thread the schedule does not run (a thread of the test's own, the testing
 // library's main thread) while the schedule's own work runs or waits is work outside
