@@ -43,6 +43,53 @@ func measureHarnessTest(_ counts: Counts, _ report: Report) {
     measure(package, heavy: heavy, harness: harness, shape: shape, log: log, report: report,
             json: scratch.appendingPathComponent("events.jsonl").path)
   }
+  profileSmallRun(in: scratch, harness: harness, repeats: max(shape.repeats, 5), log: log, report: report)
+}
+
+/// Where the time of a small run goes (issue 51): a package of 50 tests that pass at once (40
+/// XCTest in 4 classes, 10 Swift Testing), built; each process a run starts, timed alone, beside
+/// the whole runs of `swift test` and `harness test`, with and without `--skip-build`.
+private func profileSmallRun(in scratch: URL, harness: String, repeats: Int, log: String, report: Report) {
+  let package = scratch.appendingPathComponent("BenchExistingSmall")
+  do {
+    try generateExistingTestsPackage(at: package, shape: ExistingTestsShape(classes: 4, perClass: 10, sleepMilliseconds: 0,
+                                                                            repeats: repeats), heavy: .xctest)
+  } catch {
+    return print("cannot write the package: \(error)")
+  }
+  guard spawnToEnd(["swift", "build", "--build-tests", "--package-path", package.path], output: log).status == 0 else {
+    return print((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+  }
+  let bundle = package.appendingPathComponent(".build/debug/BenchExistingPackageTests.xctest").path
+  /// The median wall time of `repeats` runs of `arguments`.
+  func median(_ arguments: [String]) -> Double {
+    (0..<repeats).map { _ in spawnToEnd(arguments, output: log).seconds }.sorted()[repeats / 2]
+  }
+  let here = ["--package-path", package.path]
+  let rows: [(String, [String])] = [
+    ("swift test", ["swift", "test"] + here),
+    ("harness test", [harness, "test"] + here),
+    ("swift test --skip-build", ["swift", "test", "--skip-build"] + here),
+    ("harness test --skip-build", [harness, "test", "--skip-build"] + here),
+    ("  SwiftPM with nothing to build (swift build --build-tests)", ["swift", "build", "--build-tests"] + here),
+    ("  the XCTest listing (bundle --list-tests)", [bundle, "--list-tests"]),
+    ("  the Swift Testing listing", [bundle, "--testing-library", "swift-testing", "--list-tests",
+                                     "--event-stream-output-path", "/dev/null", "--event-stream-version", "0"]),
+    ("  the XCTest tests alone (bundle)", [bundle]),
+    ("  the Swift Testing tests alone (bundle --testing-library swift-testing)", [bundle, "--testing-library", "swift-testing"]),
+  ]
+  print("where a small run's time goes: 50 tests that pass at once (median of \(repeats); harness test --skip-build starts "
+    + "the two listings at once, then one bundle per library in its worker; harness test starts SwiftPM once before)")
+  var seconds: [String: Double] = [:]
+  for (label, arguments) in rows {
+    seconds[label] = median(arguments)
+    print(label.padding(toLength: 74, withPad: " ", startingAt: 0) + String(format: " %6.0f ms", seconds[label]! * 1000))
+    fflush(nil)
+  }
+  report.add(Row(label: "harness test · 50 tests · 1 worker", ours: seconds["harness test"]!,
+                 anchorLabel: "swift test (target ≤ 1.1×)", anchor: seconds["swift test"]!, unit: "s"))
+  report.add(Row(label: "harness test --skip-build · 50 tests", ours: seconds["harness test --skip-build"]!,
+                 anchorLabel: "swift test --skip-build (≤ 0.6×)", anchor: seconds["swift test --skip-build"]!, unit: "s"))
 }
 
 /// Part 10's runs of one package.
