@@ -125,7 +125,7 @@ let suites = [
       DispatchQueue.global().async {
         for number in 0..<20 {
           print("leaked \(number)")
-          usleep(10_000)
+          usleep(10_000)  // deliberate: work left running after its test
         }
       }
     }

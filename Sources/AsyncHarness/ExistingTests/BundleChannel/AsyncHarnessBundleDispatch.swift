@@ -52,7 +52,7 @@ extension ExplorerScheduler {
   /// synchronous block never jumps ahead of them.
   func drainBlocks(sentTo address: UInt) {
     guard !RealDispatch.globalQueues.contains(address) else { return }
-    let held = state.withLock { $0.ready.removeBlocks(orderedBy: DispatchQueueKinds.serialRoot(of: address)) }
+    let held = state.withLock { $0.ready.removeBlocks(orderedBy: DispatchQueueKinds.order(of: address).root) }
     for sent in held { sent.runOnItsQueue() }
   }
 
@@ -117,9 +117,7 @@ final class SentBlock: @unchecked Sendable {
        notified: OpaquePointer? = nil) {
     self.queue = UInt(bitPattern: queue)
     copied = Blocks.copy(block)
-    orderedBy = DispatchQueueKinds.serialRoot(of: self.queue)
-    concurrent = orderedBy == self.queue
-      && (RealDispatch.globalQueues.contains(self.queue) || DispatchQueueKinds.isConcurrent(self.queue))
+    (orderedBy, concurrent) = DispatchQueueKinds.order(of: self.queue)
     // A barrier on a global queue is an ordinary block (Dispatch's rule).
     self.barrier = barrier && !RealDispatch.globalQueues.contains(self.queue)
     self.group = group

@@ -130,20 +130,17 @@ enum DispatchQueueKinds {
 
   private static let known = Mutex(Known())
 
-  static func isConcurrent(_ queue: UInt) -> Bool {
-    known.withLock { $0.queues.contains(queue) }
-  }
-
-  /// The last queue of the chain of targets from `queue` that is serial (neither a global
-  /// queue nor a concurrent one): the queue whose order `queue`'s blocks keep.
-  static func serialRoot(of queue: UInt) -> UInt {
+  /// The order `queue`'s blocks keep: the last queue of its chain of targets that is serial
+  /// (neither a global queue nor a concurrent one), and whether that is `queue` itself and runs
+  /// blocks side by side (a global queue, or one created concurrent).
+  static func order(of queue: UInt) -> (root: UInt, concurrent: Bool) {
     known.withLock { known in
       var root = queue
       while let target = known.targets[root], !RealDispatch.globalQueues.contains(target), !known.queues.contains(target),
         target != root {
         root = target
       }
-      return root
+      return (root, root == queue && (RealDispatch.globalQueues.contains(queue) || known.queues.contains(queue)))
     }
   }
 

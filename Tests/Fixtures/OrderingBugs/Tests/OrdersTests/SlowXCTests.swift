@@ -7,7 +7,7 @@ final class SlowXCTests: XCTestCase {
   /// A synchronous body: XCTest runs it on its main thread, outside any Swift concurrency job,
   /// so the schedule has nothing to run while it works. It is running, not stuck.
   func testASynchronousBodyLongerThanTheQuietPeriodPasses() {
-    Thread.sleep(forTimeInterval: 0.5)
+    Thread.sleep(forTimeInterval: 0.5)  // deliberate: a body that keeps its thread past the quiet period
     XCTAssertTrue(true)
   }
 
