@@ -45,8 +45,9 @@ final class JUnitReport {
                                   report: document.destination), nil))
     case .testStarted(let test):
       suite(test.suiteRun)?.start(event)
-    case .outputCaptured(let test, let output):
-      suite(test.suiteRun)?.capture(output, of: test, limit: outputLimit)
+    case .outputCaptured, .outputShared:
+      guard let (test, pieces) = event.kind.printedOutput, let suite = suite(test.suiteRun) else { return }
+      for piece in pieces { suite.capture(piece, of: test, limit: outputLimit) }
     case .issueRecorded(let test, _):
       suite(test.suiteRun)?.record(event)
     case .testEnded(let test, let end):

@@ -49,6 +49,8 @@ final class EventSchemaTests: XCTestCase {
       switch kind {
       case .runStarted, .suiteStarted, .testStarted, .issueRecorded, .outputCaptured, .testSlow, .testEnded, .suiteEnded,
            .runEnded, .workerReplaced, .waitEnded, .scheduleStep, .outsideFailure: break
+      // Written as `outputCaptured` (testSharedOutputIsWrittenAsTheOutputCapturedOfItsText).
+      case .outputShared: break
       }
     }
     return kinds.map { kind in
@@ -73,6 +75,19 @@ final class EventSchemaTests: XCTestCase {
       XCTAssertEqual(try Event(jsonLine: event.jsonLine), event)
       XCTAssertEqual(try Event(jsonLine: String(decoding: encoded, as: UTF8.self)), event)
     }
+  }
+
+  /// Issue 52: output stored once for tests side by side is, on the stream, the
+  /// `outputCaptured` event of its whole text, and reads back as that.
+  func testSharedOutputIsWrittenAsTheOutputCapturedOfItsText() throws {
+    let timestamp = Date(timeIntervalSince1970: 1_795_000_000.125)
+    let shared = Event(.outputShared(Self.test, SharedOutput(pieces: ["[shared] one\n", "two ✓\n", "three"])), timestamp: timestamp)
+    let captured = Event(.outputCaptured(Self.test, "[shared] one\ntwo ✓\nthree"), timestamp: timestamp)
+    XCTAssertEqual(shared.jsonLine, captured.jsonLine)
+    XCTAssertEqual(try Event(jsonLine: shared.jsonLine), captured)
+    XCTAssertEqual(shared.kind.printedOutput?.pieces, ["[shared] one\n", "two ✓\n", "three"])
+    XCTAssertEqual(captured.kind.printedOutput?.pieces, ["[shared] one\ntwo ✓\nthree"])
+    XCTAssertEqual(shared.test, Self.test)
   }
 
   /// Each payload encoded alone is the object its event's line holds, and reads back equal.

@@ -225,13 +225,4 @@ final class ParallelRunTests: XCTestCase {
 extension Event {
   var suiteStarted: String? { if case .suiteStarted(let run) = kind { run.suite } else { nil } }
   var testStarted: TestID? { if case .testStarted(let test) = kind { test } else { nil } }
-
-  /// The test the event is about, if any.
-  var test: TestID? {
-    switch kind {
-    case .testStarted(let test), .testEnded(let test, _), .issueRecorded(let test, _), .outputCaptured(let test, _),
-         .testSlow(let test, _): test
-    default: nil
-    }
-  }
 }

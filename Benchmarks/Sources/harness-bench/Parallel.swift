@@ -232,7 +232,7 @@ private func measureSideBySide(_ counts: Counts, _ report: Report, awaitingAncho
 }
 
 /// A console reporter formatting every line into `/dev/null`, as the other parts' runs have.
-private func consoleToNowhere() -> ConsoleReporter {
+func consoleToNowhere() -> ConsoleReporter {
   let sink = FileHandle(forWritingAtPath: "/dev/null")
   return ConsoleReporter(style: .plain) { sink?.write(Data($0.utf8)) }
 }

@@ -42,6 +42,8 @@ struct Counts {
   var exploredExistingTests: (seeds: Int, plainRuns: Int)
   /// Part 12: the lines of each kind read by each JSON reader.
   var jsonLines: Int
+  /// Part 13: the tests side by side that print.
+  var printingTests: Int
 
   static let full = Counts(waits: 100_000, probeWaits: 2_000, pollerWaits: 1_000,
                            idleSeconds: 1, idleRepeats: 3, lingeringWaits: 20_000,
@@ -49,14 +51,16 @@ struct Counts {
                            schedules: 10_000, timedWait: 10, reportTests: 100_000, reportRepeats: 9, waitBoundTests: 400,
                            scaleTests: [10_000, 100_000, 1_000_000],
                            existingTests: ExistingTestsShape(classes: 5, perClass: 40, sleepMilliseconds: 5, repeats: 3),
-                           exploredExistingTests: (seeds: 100, plainRuns: 50), jsonLines: 100_000)
+                           exploredExistingTests: (seeds: 100, plainRuns: 50), jsonLines: 100_000,
+                           printingTests: 1_000)
   static let quick = Counts(waits: 2_000, probeWaits: 200, pollerWaits: 50,
                             idleSeconds: 0.1, idleRepeats: 3, lingeringWaits: 2_000,
                             tests: 500, perTestRepeats: 3, freshProcessTests: 50, failingTests: 100, failingSample: 1,
                             schedules: 500, timedWait: 0.25, reportTests: 10_000, reportRepeats: 3, waitBoundTests: 100,
                             scaleTests: [1_000, 10_000, 100_000],
                             existingTests: ExistingTestsShape(classes: 3, perClass: 20, sleepMilliseconds: 5, repeats: 1),
-                            exploredExistingTests: (seeds: 20, plainRuns: 10), jsonLines: 10_000)
+                            exploredExistingTests: (seeds: 20, plainRuns: 10), jsonLines: 10_000,
+                            printingTests: 200)
 }
 
 // MARK: 1. Wake latency

@@ -31,10 +31,11 @@ enum SwiftTestingWaits {
 }
 
 /// A Swift Testing test that waits for a callback 25 ms away, blocking on a semaphore or
-/// awaiting a continuation.
+/// awaiting a continuation, after printing part 13's lines (none unless asked).
 @Test(arguments: SwiftTestingWaits.cases)
 func waitsForALateCallback(_ index: Int) async {
   let delay = DispatchTimeInterval.milliseconds(WaitBoundSuite.delayMilliseconds)
+  let lines = PrintingSuite.linesPerTest
   if SwiftTestingWaits.blocks {
     let called = DispatchSemaphore(value: 0)
     DispatchQueue.global().asyncAfter(deadline: .now() + delay) { called.signal() }
@@ -42,6 +43,7 @@ func waitsForALateCallback(_ index: Int) async {
   } else {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       DispatchQueue.global().asyncAfter(deadline: .now() + delay) { continuation.resume() }
+      for number in 0..<lines { print(PrintingSuite.line(number, of: index)) }
     }
   }
 }

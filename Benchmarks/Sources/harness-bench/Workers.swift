@@ -21,15 +21,17 @@ enum WorkerSuites {
     let environment = ProcessInfo.processInfo.environment
     return suites(count: environment[countKey].flatMap { Int($0) } ?? 0,
                   waitBound: environment[WaitBoundSuite.countKey].flatMap { Int($0) } ?? 0,
-                  triviallyAsync: environment[WaitBoundSuite.triviallyAsyncKey].flatMap { Int($0) } ?? 0)
+                  triviallyAsync: environment[WaitBoundSuite.triviallyAsyncKey].flatMap { Int($0) } ?? 0,
+                  printing: environment[PrintingSuite.countKey].flatMap { Int($0) } ?? 0)
   }
 
   /// `trivial`: `count` trivially-async tests (as in part 3); `crash`: pairs of a test that
   /// prints the clock and crashes, and one that prints the clock as it starts; `wait-bound`:
   /// part 8's `waitBound` tests that wait for a late callback; `wait-bound-awaiting`: as many
   /// that await it; `trivially-async`: part 8's `triviallyAsync` parallel async tests;
-  /// `wait-bound-crash`, `wait-bound-unnamed-crash`: part 8's crashes among tests side by side.
-  static func suites(count: Int, waitBound: Int = 0, triviallyAsync: Int = 0) -> [Suite] {
+  /// `wait-bound-crash`, `wait-bound-unnamed-crash`: part 8's crashes among tests side by side;
+  /// `printing`: part 13's tests that print while they await.
+  static func suites(count: Int, waitBound: Int = 0, triviallyAsync: Int = 0, printing: Int = 0) -> [Suite] {
     let crashes = (0..<max(10, count / 50)).flatMap { index in
       [
         Test("crash \(index)") { _ in
@@ -47,6 +49,7 @@ enum WorkerSuites {
       WaitBoundSuite.triviallyAsyncSuite(count: triviallyAsync),
       WaitBoundSuite.crashAmongAwaitingSuite(named: true),
       WaitBoundSuite.crashAmongAwaitingSuite(named: false),
+      PrintingSuite.suite(count: printing),
     ]
   }
 }

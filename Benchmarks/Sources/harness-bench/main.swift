@@ -48,6 +48,7 @@ if runs(9) { measureScale(counts, report) }
 if runs(10) { measureHarnessTest(counts, report) }
 if runs(11) { measureExploringExistingTests(counts, report) }
 if runs(12) { measureReadingJSON(counts, report) }
+if runs(13) { measurePrintingSideBySide(counts, report) }
 report.add(Row(label: "JUnit: 100,000 / 1,000,000 testcases", ours: nil,
                anchorLabel: "see junit-bench", anchor: nil, unit: ""))
 report.printTable()

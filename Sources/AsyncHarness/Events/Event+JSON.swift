@@ -262,6 +262,10 @@ extension JSONText {
         json.field("kind", event.kind.name)
         json.field("output", output)
         json.field("test", test)
+      case .outputShared(let test, let output):
+        json.field("kind", event.kind.name)
+        json.field("output", output.text)
+        json.field("test", test)
       case .testSlow(let test, let elapsed):
         json.field("elapsed", elapsed)
         json.field("kind", event.kind.name)

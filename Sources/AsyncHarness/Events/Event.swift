@@ -32,6 +32,10 @@ public struct Event: Sendable, Hashable {
     case issueRecorded(TestID, Issue)
     /// A test produced output, when it produced it.
     case outputCaptured(TestID, String)
+    /// What a test printed while it ran beside other tests in a worker, sent as it ends:
+    /// stored once for all of them, and shared (``SharedOutput``). The event stream writes it
+    /// as `outputCaptured`.
+    case outputShared(TestID, SharedOutput)
     /// A test is still running after `elapsed` seconds: a multiple of the run's slow
     /// threshold (`--slow`). A warning, never a failure.
     case testSlow(TestID, elapsed: Double)
@@ -76,7 +80,7 @@ public struct Event: Sendable, Hashable {
       case .suiteStarted: "suiteStarted"
       case .testStarted: "testStarted"
       case .issueRecorded: "issueRecorded"
-      case .outputCaptured: "outputCaptured"
+      case .outputCaptured, .outputShared: "outputCaptured"
       case .testSlow: "testSlow"
       case .waitEnded: "waitEnded"
       case .scheduleStep: "scheduleStep"
@@ -112,7 +116,7 @@ public struct Event: Sendable, Hashable {
   /// and suite events, and for a failure outside every test.
   public var test: TestID? {
     switch kind {
-    case .testStarted(let test), .issueRecorded(let test, _), .outputCaptured(let test, _),
+    case .testStarted(let test), .issueRecorded(let test, _), .outputCaptured(let test, _), .outputShared(let test, _),
          .testSlow(let test, _), .waitEnded(let test, _, _, _), .scheduleStep(let test, _, _, _),
          .workerReplaced(let test, _), .testEnded(let test, _):
       test

@@ -120,7 +120,7 @@ public final class ConsoleReporter: Reporter {
     case .outsideFailure(let failure):
       write((style.liveProgress ? "\r\u{1B}[2K" : "") + Self.lines(of: failure, label: label(.errored)))
       outside.withLock { $0.append(failure) }
-    case .outputCaptured, .waitEnded, .scheduleStep, .workerReplaced:
+    case .outputCaptured, .outputShared, .waitEnded, .scheduleStep, .workerReplaced:
       break
     }
   }

@@ -72,8 +72,9 @@ struct HTMLReport: EndOfRunContents {
       table.waiters = info.waiters
     case .suiteStarted(let suite):
       table.start(suite)
-    case .outputCaptured(let test, let text):
-      output[test, default: CappedText(limit: outputLimit)].append(text)
+    case .outputCaptured, .outputShared:
+      guard let (test, pieces) = event.kind.printedOutput else { return }
+      for piece in pieces { output[test, default: CappedText(limit: outputLimit)].append(piece) }
     case .testStarted, .issueRecorded:
       issues.take(event)
     case .testEnded(let test, let end):

@@ -128,11 +128,16 @@ public final class JSONLinesReporter: Reporter {
       }
       // Output is kept per test up to the limit; issue messages are cut as they are written.
       switch event.kind {
-      case .outputCaptured(let test, let text):
-        let kept = state.output[test, default: CappedText(limit: outputLimit)].append(text)
-        guard !kept.isEmpty || text.isEmpty else { return }
+      case .outputCaptured, .outputShared:
+        guard let (test, pieces) = event.kind.printedOutput else { return }
+        var given = 0
+        let kept = pieces.map { piece in
+          given += piece.utf8.count
+          return state.output[test, default: CappedText(limit: outputLimit)].append(piece)
+        }.joined()
+        guard !kept.isEmpty || given == 0 else { return }
         // What was kept is a prefix of the text: as long as it, it is all of it.
-        let whole = kept.utf8.count == text.utf8.count
+        let whole = kept.utf8.count == given
         try add(whole ? event : Event(.outputCaptured(test, kept), timestamp: event.timestamp), to: &state)
       case .testEnded(let test, let end):
         // Each attempt's note of what its output lost, just before its test's end.
@@ -186,7 +191,8 @@ public final class JSONLinesReporter: Reporter {
   /// harness alone, and can wait for the next.
   private static func writesAtOnce(_ kind: Event.Kind) -> Bool {
     switch kind {
-    case .testStarted, .issueRecorded, .outputCaptured, .testSlow, .waitEnded, .scheduleStep, .runEnded, .outsideFailure: true
+    case .testStarted, .issueRecorded, .outputCaptured, .outputShared, .testSlow, .waitEnded, .scheduleStep, .runEnded,
+         .outsideFailure: true
     case .runStarted, .suiteStarted, .workerReplaced, .testEnded, .suiteEnded: false
     }
   }

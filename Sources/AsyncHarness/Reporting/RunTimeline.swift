@@ -201,7 +201,7 @@ struct RunTimeline {
     case .issueRecorded(let test, let issue):
       if Self.instantKinds.contains(issue.kind), let index = index(of: test) { running[index].attempt.instants.append(issue) }
       _ = time(event.timestamp, on: Self.suites)
-    case .outputCaptured, .testSlow, .runEnded, .outsideFailure:
+    case .outputCaptured, .outputShared, .testSlow, .runEnded, .outsideFailure:
       _ = time(event.timestamp, on: Self.suites)
     }
   }

@@ -15,8 +15,10 @@ import Darwin
 ///   (it runs alone and the runner waits for it), else held until it ends: an attempt that
 ///   runs again (below) reports only what its second run recorded.
 /// - What the worker prints goes to every attempt running, line by line, each line marked
-///   `[shared] ` while several run (``PrintedLines``); the worker's last lines are kept for an
-///   ending that names no one attempt.
+///   `[shared] ` while several run. It is stored once (``WorkerOutputLog``): an attempt that
+///   streams is sent each piece as it comes, the others the pieces of their run as they end
+///   (one `outputShared` event), so a line is never copied for each attempt. The worker's last
+///   lines are kept for an ending that names no one attempt.
 /// - The worker is stopped (SIGTERM, then SIGKILL after the grace period) at the first
 ///   running attempt's deadline, or when the run is interrupted; ``tick(at:)`` and
 ///   ``interrupt(_:at:)`` say which signal to send. A worker sent a stop signal never starts
@@ -43,7 +45,10 @@ struct WorkerSupervision {
     var streams: Bool
     let sink: EventSink?
     var held: [Event] = []
-    var printed: PrintedLines
+    /// Where its output starts in the worker's (``OutputBuffer/total``), for its last lines.
+    let outputStart: Int
+    /// The position in the worker's output (``WorkerOutputLog``) from which its output is not sent yet.
+    var outputSent: Int
     /// When the worker is stopped for it: its time limit's end, with the margin its executor gives.
     let deadline: ContinuousClock.Instant?
     /// When it started, as the supervisor saw it.
@@ -53,13 +58,31 @@ struct WorkerSupervision {
     /// attempt that ended, whose events carry them.
     var kept: [Issue] = []
 
+    /// Sends `event`, or holds it until the attempt ends.
     mutating func emit(_ event: Event) {
       if streams, let sink { sink.send(event) } else { held.append(event) }
     }
 
-    /// Streams what is left of its output, a line without its newline too.
-    mutating func flushOutput() {
-      if let text = printed.flush() { emit(Event(.outputCaptured(planned.id, text))) }
+    /// Sends `event` after what the worker printed since its output was last sent (``sendOutput(of:)``).
+    mutating func emit(_ event: Event, after output: WorkerOutputLog) {
+      sendOutput(of: output)
+      emit(event)
+    }
+
+    /// Sends what the worker printed since its output was last sent, as one event: a piece as
+    /// `outputCaptured`, several as `outputShared`, never copied.
+    mutating func sendOutput(of output: WorkerOutputLog) {
+      let pieces = output.pieces(from: outputSent)
+      outputSent = output.end
+      guard let first = pieces.first else { return }
+      emit(Event(pieces.count == 1 ? .outputCaptured(planned.id, first)
+                                   : .outputShared(planned.id, SharedOutput(pieces: Array(pieces)))))
+    }
+
+    /// Sends the rest of its output, the line being printed too (marked when `shared`).
+    mutating func flushOutput(of output: WorkerOutputLog, shared: Bool) {
+      sendOutput(of: output)
+      if let line = output.unfinishedLine(shared: shared) { emit(Event(.outputCaptured(planned.id, line))) }
     }
   }
 
@@ -95,6 +118,8 @@ struct WorkerSupervision {
   private var culprits: Set<TestID> = []
   /// The worker's last output, whoever printed it.
   private var recent = OutputBuffer()
+  /// What the worker printed that an attempt running has not been sent yet.
+  private var output = WorkerOutputLog()
   /// Whether a `workerReplaced` event was said: once a worker.
   private var replacementSaid = false
   /// Whether the worker was seen to exit: what it wrote is being read to its end, and
@@ -134,8 +159,8 @@ struct WorkerSupervision {
   mutating func start(_ planned: Runner.PlannedTest, ref: Int? = nil, sink: EventSink?, streams: Bool,
                       deadline: ContinuousClock.Instant?) -> Bool {
     guard takesAttempts else { return false }
-    running.append(Attempt(planned: planned, ref: ref, streams: streams, sink: sink, printed: PrintedLines(),
-                           deadline: deadline))
+    running.append(Attempt(planned: planned, ref: ref, streams: streams, sink: sink, outputStart: recent.total,
+                           outputSent: output.end, deadline: deadline))
     return true
   }
 
@@ -143,21 +168,24 @@ struct WorkerSupervision {
   @discardableResult
   mutating func record(_ event: Event, of id: TestID) -> Bool {
     guard let index = running.firstIndex(where: { $0.planned.id == id }) else { return false }
-    running[index].emit(event)
+    running[index].emit(event, after: output)
     return true
   }
 
   /// The worker printed `bytes`: every running attempt's output, marked as shared when
-  /// several run.
+  /// several run. It is stored once (``WorkerOutputLog``): an attempt that streams is sent it
+  /// now, the others what they shared of it as they end.
   mutating func printed(_ bytes: ArraySlice<UInt8>) {
     guard !bytes.isEmpty else { return }
     _ = recent.append(bytes)
-    let shared = running.count > 1
-    for index in running.indices {
-      if let text = running[index].printed.add(bytes, shared: shared) {
-        running[index].emit(Event(.outputCaptured(running[index].planned.id, text)))
-      }
-    }
+    guard output.add(bytes, shared: running.count > 1) else { return }
+    for index in running.indices where running[index].streams { running[index].sendOutput(of: output) }
+    if running.allSatisfy({ $0.streams }) { forgetSentOutput() }
+  }
+
+  /// Forgets the output every running attempt was sent.
+  private mutating func forgetSentOutput() {
+    output.drop(before: running.lazy.map { $0.outputSent }.min() ?? output.end)
   }
 
   /// The worker said how the attempt of `id` ended; `nil` when no such attempt runs. An
@@ -166,7 +194,9 @@ struct WorkerSupervision {
   mutating func end(_ id: TestID, as end: AttemptEnd, note: Issue? = nil) -> Finished? {
     guard let index = running.firstIndex(where: { $0.planned.id == id }) else { return nil }
     var attempt = running.remove(at: index)
-    attempt.flushOutput()
+    attempt.flushOutput(of: output, shared: !running.isEmpty)
+    if running.isEmpty { output.endLine() }
+    forgetSentOutput()
     if stopping != nil, stopping?.interrupt == nil, pastDeadline.contains(id), !replacementSaid {
       replacementSaid = true
       attempt.emit(Event(.workerReplaced(id, reason: "stoppedAtTimeLimit")))
@@ -226,7 +256,7 @@ struct WorkerSupervision {
   var nextDeadline: ContinuousClock.Instant? {
     if draining { return nil }
     if let stopping { return stopping.signal == SIGKILL ? nil : stopping.at + gracePeriod }
-    return running.isEmpty ? idleDeadline : running.compactMap(\.deadline).min()
+    return running.isEmpty ? idleDeadline : running.lazy.compactMap { $0.deadline }.min()
   }
 
   /// Milliseconds from `now` to ``nextDeadline``, as `poll` takes them: -1 for none.
@@ -259,8 +289,9 @@ struct WorkerSupervision {
   /// ``Attempt/kept`` when it runs again. A `workerReplaced` event is said once, through an
   /// attempt it was stopped for, one that crashed it, or the first running.
   mutating func exited(_ exit: ProcessEnding, outputHeldBy worker: String? = nil) -> [Finished] {
+    let shared = running.count > 1
     for index in running.indices {
-      running[index].flushOutput()
+      running[index].flushOutput(of: output, shared: shared)
       if let worker { running[index].kept.append(Self.outputHeld(by: worker)) }
     }
     let stoppedFor = Set(pastDeadline).union(culprits)
@@ -273,11 +304,13 @@ struct WorkerSupervision {
     }
     let all = running
     running = []
+    output.endLine()
+    forgetSentOutput()
     let interrupted = stopping?.interrupt != nil
     // An attempt alone gets the worker's end, unless the worker was stopped only for others,
     // whose ends arrived with the signal.
     if all.count == 1, let only = all.first, interrupted || pastDeadline.isEmpty || stoppedFor.contains(only.planned.id) {
-      return [Self.ended(only, ending(exit, timeLimit: only.planned.timeLimit, output: only.printed.tail), note: nil)]
+      return [Self.ended(only, ending(exit, timeLimit: only.planned.timeLimit, output: recent.tail(since: only.outputStart)), note: nil)]
     }
     if interrupted {
       return all.map { Self.ended($0, ending(exit, timeLimit: $0.planned.timeLimit, output: recent.tail), note: nil) }

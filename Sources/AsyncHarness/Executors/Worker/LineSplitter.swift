@@ -30,8 +30,11 @@ struct LineSplitter {
   /// its newline), or `nil` when nothing is; the splitter is then empty.
   mutating func rest() -> ArraySlice<UInt8>? {
     defer { (pending, consumed, scanned) = ([], 0, 0) }
-    return consumed < pending.count ? pending[consumed...] : nil
+    return unfinished
   }
+
+  /// What was read after the last complete line, left where it is.
+  var unfinished: ArraySlice<UInt8>? { consumed < pending.count ? pending[consumed...] : nil }
 
   /// The next complete line, without its newline; `nil` until one is complete.
   mutating func next() -> ArraySlice<UInt8>? {
