@@ -24,7 +24,10 @@ let package = Package(
     .target(
       name: "AsyncHarness",
       dependencies: ["AsyncHarnessSchedulePicking", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-      exclude: ["Shared"],
+      // The READMEs beside the code (docs/ARCHITECTURE.md links them) are no part of the build.
+      exclude: ["Shared", "Running/README.md", "Executors/README.md", "Executors/Worker/README.md",
+                "Executors/Supervision/README.md", "Executors/Bundle/README.md", "Scheduling/README.md",
+                "Reporting/README.md", "ExistingTests/BundleChannel/README.md"],
       // The library `harness test` compiles with a package's own toolchain and preloads into
       // its test bundle (its channel, and its schedules under --explore): embedded as text,
       // never compiled into AsyncHarness; with it, the sources it shares with the core.

@@ -2,17 +2,19 @@
 import Foundation
 import XCTest
 
-/// `docs/ARCHITECTURE.md`'s protocol section shows sample lines of the worker protocol: each
-/// must be a line the worker protocol's real decoder reads, and encoding what it read must
-/// write the same fields with the same values, so the page cannot drift from the code (a
-/// field the encoder does not write, a missing one, another version all fail here).
+/// The worker's README (`Sources/AsyncHarness/Executors/Worker/README.md`, which
+/// docs/ARCHITECTURE.md links) shows sample lines of the worker protocol in its section "The
+/// protocol": each must be a line the worker protocol's real decoder reads, and encoding what it
+/// read must write the same fields with the same values, so the page cannot drift from the code
+/// (a field the encoder does not write, a missing one, another version all fail here).
 final class ArchitectureDocTests: XCTestCase {
-  /// The samples of the code block that follows "**The protocol**": each starts at a `{` and
-  /// runs on until its braces close, its lines joined by one space.
+  /// The samples of the code block that follows the heading "## The protocol": each starts at a
+  /// `{` and runs on until its braces close, its lines joined by one space.
   private func protocolSamples() throws -> [String] {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let text = try String(contentsOf: root.appendingPathComponent("docs/ARCHITECTURE.md"), encoding: .utf8)
-    let section = try XCTUnwrap(text.range(of: "**The protocol**"), "no protocol section")
+    let text = try String(contentsOf: root.appendingPathComponent("Sources/AsyncHarness/Executors/Worker/README.md"),
+                          encoding: .utf8)
+    let section = try XCTUnwrap(text.range(of: "\n## The protocol\n"), "no protocol section")
     let blocks = text[section.upperBound...].components(separatedBy: "```")
     XCTAssertGreaterThan(blocks.count, 2, "the protocol section has no code block")
     var samples: [String] = []
@@ -68,7 +70,7 @@ final class ArchitectureDocTests: XCTestCase {
       let (line, kind) = try reencoded(sample)
       kinds.insert(kind)
       XCTAssertEqual(JSONValue.parse(line), JSONValue.parse(Array(sample.utf8)),
-                     "ARCHITECTURE.md shows\n\(sample)\nthe encoder writes\n\(String(decoding: line, as: UTF8.self))")
+                     "Executors/Worker/README.md shows\n\(sample)\nthe encoder writes\n\(String(decoding: line, as: UTF8.self))")
     }
     XCTAssertEqual(kinds, ["request run", "request start", "request resume", "request stop", "event", "mark wait", "mark step",
                           "reply returned", "reply cannotRun", "reply crashing"])

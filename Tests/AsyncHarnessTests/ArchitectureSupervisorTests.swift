@@ -1,21 +1,22 @@
 import Foundation
 import XCTest
 
-/// docs/ARCHITECTURE.md draws the lane supervisor: what wakes its loop and the calls of its
-/// state machine. This keeps the drawing true: every input of `WorkerSupervision` (its
-/// mutating calls) is named on the page, every call the page names exists, and the loop
-/// waits on each descriptor the page says wakes it.
+/// The README of `Executors/Supervision/` (which docs/ARCHITECTURE.md links) draws a worker
+/// process's watch: what wakes its loop (`WorkerWatch`) and the calls of its state machine
+/// (`WorkerSupervision`). This keeps the drawing true: every input of `WorkerSupervision` (its
+/// mutating calls) is named in the section, every call the drawing names exists, and the loop
+/// waits on each descriptor the section says wakes it.
 final class ArchitectureSupervisorTests: XCTestCase {
   private static let root = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   private static let supervision = root.appendingPathComponent("Sources/AsyncHarness/Executors/Supervision")
 
-  /// The page's section on the supervisor.
+  /// The README's section with the drawing, up to the next section or the page's end.
   private func section() throws -> String {
-    let page = try String(contentsOf: Self.root.appendingPathComponent("docs/ARCHITECTURE.md"), encoding: .utf8)
-    let start = try XCTUnwrap(page.range(of: "**The parent's side: the lane supervisor.**"), "the section is on the page")
-    let end = try XCTUnwrap(page.range(of: "**When a worker is replaced.**", range: start.upperBound..<page.endIndex))
-    return String(page[start.lowerBound..<end.lowerBound])
+    let page = try String(contentsOf: Self.supervision.appendingPathComponent("README.md"), encoding: .utf8)
+    let start = try XCTUnwrap(page.range(of: "\n## The watch, drawn\n"), "the section is on the page")
+    let end = page.range(of: "\n## ", range: start.upperBound..<page.endIndex)?.lowerBound ?? page.endIndex
+    return String(page[start.lowerBound..<end])
   }
 
   private func source(_ file: String) throws -> String {
@@ -29,7 +30,7 @@ final class ArchitectureSupervisorTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(inputs.count, 8, "the state machine's inputs: \(inputs)")
     for input in inputs {
       XCTAssertNotNil(section.firstMatch(of: try Regex("\\b\(input)\\b")),
-                      "ARCHITECTURE.md's supervisor section does not name the input \(input)")
+                      "Executors/Supervision/README.md's drawing section does not name the input \(input)")
     }
     // The diagram's arrows name the calls that move the state: `(what happens: call)`.
     let arrows = section.matches(of: /\(([^():]+): (\w+)\)/).map { String($0.2) }

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import XCTest
 
-/// The lane supervisor's state machine (`WorkerSupervision`), and a harness worker's
+/// The state machine of a worker process's watch (`WorkerSupervision`), and a harness worker's
 /// transcript feeding it, driven directly, without processes, through the orders of inputs
 /// that are hard to produce with real ones.
 final class WorkerSupervisionTests: XCTestCase {

@@ -215,7 +215,7 @@ struct BundleRuns {
 }
 
 /// One invocation of the test bundle running a list of tests of one library, watched by the
-/// lane supervisor (``WorkerWatch``, ``WorkerSupervision``): its channel read a record at a
+/// watch of a worker (``WorkerWatch``, ``WorkerSupervision``): its channel read a record at a
 /// time, its output cut into the tests that printed it (``BundleTranscript``). XCTest runs
 /// one test at a time; Swift Testing runs its tests side by side as it does under `swift test`.
 struct BundleWorker {

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// What the lane supervisor knows of one worker process and decides for it: the attempts it
+/// What the watch of one worker process knows of it and decides for it: the attempts it
 /// runs (one, or several side by side), what each recorded and printed, when each must be
 /// stopped, how the worker is being stopped, and, once the worker ended, how each attempt
 /// running in it ends. A plain value with no descriptor, no clock and no thread: the watch

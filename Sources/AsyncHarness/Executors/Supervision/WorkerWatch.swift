@@ -20,7 +20,7 @@ protocol WorkerTranscript {
   mutating func ended(into supervision: inout WorkerSupervision)
 }
 
-/// The lane supervisor's one loop over a worker process: it waits on the worker's channel,
+/// The one loop that watches a worker process: it waits on the worker's channel,
 /// its output, its exit, the run's interrupt and the supervision's next deadline at once,
 /// feeds what happened to the supervision through the worker's transcript, sends the
 /// signals the supervision asks for, and writes the requests the channel has not taken yet

@@ -1,4 +1,4 @@
-/// A harness worker process, seen from its parent through the lane supervisor: the process,
+/// A harness worker process, seen from its parent: the process,
 /// the watch over it (``WorkerWatch``), what is known of the attempts it runs
 /// (``WorkerSupervision``), and how its channel is read (``WorkerMessages``).
 ///

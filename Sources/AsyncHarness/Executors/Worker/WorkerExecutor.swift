@@ -11,7 +11,7 @@ import Darwin
 /// worker, so the parent never runs user code.
 ///
 /// One worker runs test after test. Requests and the worker's events travel on a private
-/// channel (`docs/ARCHITECTURE.md`): tests named by their position, never by their names, and
+/// channel (`Executors/Worker/README.md`): tests named by their position, never by their names, and
 /// events streamed live as the test records them. The worker's standard output and standard
 /// error become the running test's output. The tests the runner announces (``prepare(_:)``)
 /// are sent to the worker up to ``pipelineDepth`` ahead, so that its next test starts
