@@ -69,6 +69,63 @@ final class WorkerSupervisionTests: XCTestCase {
     XCTAssertEqual(collected.kinds.last, .workerReplaced(step.id, reason: "crashed"))
   }
 
+  /// Issue 52: what a worker prints while attempts run side by side is stored once. Each
+  /// attempt is sent, as it ends, the pieces printed during its run (one `outputShared`
+  /// event, the same strings, not copies), each line marked while several ran, and the
+  /// events it held in the order they happened; one that starts later gets none of what came
+  /// before it; the line being printed goes to those that end before it is finished.
+  func testOutputOfAttemptsSideBySideIsStoredOnceAndEachGetsItsRun() throws {
+    let tests = try steps(3)
+    let collected = tests.map { _ in Collected() }
+    var supervision = WorkerSupervision(gracePeriod: .seconds(1))
+    supervision.start(tests[0], sink: collected[0].sink, streams: false, deadline: nil)
+    supervision.printed(Array("alone\n".utf8)[...])
+    supervision.start(tests[1], sink: collected[1].sink, streams: false, deadline: nil)
+    supervision.printed(Array("both one\nboth ".utf8)[...])
+    supervision.record(Event(.issueRecorded(tests[1].id, Issue(kind: .warning, message: "noted"))), of: tests[1].id)
+    supervision.printed(Array("two\nunfin".utf8)[...])
+    supervision.start(tests[2], sink: collected[2].sink, streams: false, deadline: nil)
+    supervision.printed(Array("ished\n".utf8)[...])
+    for test in tests {
+      guard case .ended(let attempt, _, _) = supervision.end(test.id, as: .returned(duration: 0)) else {
+        return XCTFail("\(test.id) did not end")
+      }
+      attempt.held.forEach { attempt.sink?.send($0) }
+    }
+    func output(_ index: Int) -> [String] {
+      collected[index].kinds.compactMap { kind in kind.printedOutput.map { $0.pieces.joined() } }
+    }
+    XCTAssertEqual(output(0), ["alone\n[shared] both one\n[shared] both two\n[shared] unfinished\n"])
+    XCTAssertEqual(output(1), ["[shared] both one\n", "[shared] both two\n[shared] unfinished\n"])
+    XCTAssertEqual(collected[1].kinds.count, 3, "output, the issue, output: in the order they came")
+    guard case .issueRecorded = collected[1].kinds[1] else { return XCTFail("\(collected[1].kinds)") }
+    // It started in the middle of a line: it gets that line whole, and nothing before it.
+    XCTAssertEqual(output(2), ["[shared] unfinished\n"])
+    guard case .outputShared(_, let first) = collected[0].kinds.first, case .outputShared(_, let second) = collected[1].kinds.last else {
+      return XCTFail("several pieces are sent as one outputShared event")
+    }
+    XCTAssertEqual(first.pieces.suffix(2), second.pieces[...], "the same pieces, not a copy for each attempt")
+  }
+
+  /// The line being printed when an attempt ends is its own too (unmarked when it ran
+  /// alone), and the next attempt does not get it again.
+  func testALineUnfinishedAtAnAttemptsEndIsItsOwn() throws {
+    let tests = try steps(2)
+    let collected = tests.map { _ in Collected() }
+    var supervision = WorkerSupervision(gracePeriod: .seconds(1))
+    supervision.start(tests[0], sink: collected[0].sink, streams: true, deadline: nil)
+    supervision.printed(Array("first\nno newline".utf8)[...])
+    _ = supervision.end(tests[0].id, as: .returned(duration: 0))
+    supervision.start(tests[1], sink: collected[1].sink, streams: true, deadline: nil)
+    supervision.printed(Array("second\n".utf8)[...])
+    _ = supervision.end(tests[1].id, as: .returned(duration: 0))
+    func text(_ index: Int) -> String {
+      collected[index].kinds.compactMap { $0.printedOutput?.pieces.joined() }.joined()
+    }
+    XCTAssertEqual(text(0), "first\nno newline")
+    XCTAssertEqual(text(1), "second\n")
+  }
+
   func testAnInterruptWhileTheExitedWorkerIsDrainedLeavesTheCrashItsEnd() throws {
     let step = try XCTUnwrap(steps(1).first)
     var supervision = WorkerSupervision(gracePeriod: .seconds(1))
