@@ -179,8 +179,6 @@ final class OpenSuite {
   /// The attempts whose test has not ended: each test's place in the suite's order, and each
   /// attempt's output.
   private var running: [TestID: (order: Int, output: CappedText?)] = [:]
-  /// The issues of the attempts whose test has not ended.
-  private var issues = AttemptIssues()
   private var nextOrder = 0
 
   init(name: CappedName, classname: CappedName? = nil, waiter: String, timestamp: Date, spillDirectory: String,
@@ -196,7 +194,6 @@ final class OpenSuite {
   /// Starts an attempt (its `testStarted`).
   func start(_ event: Event) {
     guard case .testStarted(let test) = event.kind else { return }
-    issues.take(event)
     running[test] = (order(of: test), nil)
   }
 
@@ -227,23 +224,24 @@ final class OpenSuite {
     cases.append(testCase)
   }
 
-  /// Keeps an issue (its `issueRecorded`): with its attempt while its test runs, else with
-  /// the ended test, as a late one.
+  /// Keeps an issue (its `issueRecorded`) that came after its test ended, as a late one: the
+  /// issues of a running attempt come with its test's end (``TestAttempt/issues``).
   func record(_ event: Event) {
-    guard !issues.take(event), case .issueRecorded(let test, let issue) = event.kind else { return }
-    if let index = endedIndex(test) { cases[index].lateIssues.append(issue) }
+    guard case .issueRecorded(let test, let issue) = event.kind, issue.kind == .lateSignal || running[test] == nil,
+          let index = endedIndex(test) else { return }
+    cases[index].lateIssues.append(issue)
   }
 
   /// Ends a test: its last attempt becomes the testcase and carries the attempts before it,
   /// each with its issues and output.
   func end(_ test: TestID, name: CappedName, _ end: TestEnd) throws {
     var attempts: [TestCase] = []
-    for (attempt, issues) in zip(end.attempts, issues.end(test, end)) {
+    for attempt in end.attempts {
       var id = test
       id.attempt = attempt.number
       let run = running.removeValue(forKey: id)
       let last = attempt.number == test.attempt
-      let result = TestResult(verdict: last ? end.verdict : attempt.outcome, reason: end.reason, issues: issues,
+      let result = TestResult(verdict: last ? end.verdict : attempt.outcome, reason: end.reason, issues: attempt.issues,
                               scheduleTrace: attempt.scheduleTrace)
       attempts.append(TestCase(test: id, order: run?.order ?? attempts.first?.order ?? order(of: id), name: name,
                                duration: attempt.duration, result: result, output: run?.output))

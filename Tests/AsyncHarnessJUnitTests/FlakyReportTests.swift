@@ -97,8 +97,9 @@ final class FlakyReportTests: ReportTestCase {
     var id = TestID(suite: "Cut", name: "retried", waiter: "semaphore")
     for attempt in 1...2 {
       id.attempt = attempt
-      events += [Event(.testStarted(id)), Event(.issueRecorded(id, Issue(kind: .expectationFailed, message: "broke \(attempt)")))]
-      attempts.append(TestAttempt(number: attempt, outcome: .failed, duration: 0.25, issueCount: 1))
+      let broke = Issue(kind: .expectationFailed, message: "broke \(attempt)")
+      events += [Event(.testStarted(id)), Event(.issueRecorded(id, broke))]
+      attempts.append(TestAttempt(number: attempt, outcome: .failed, duration: 0.25, issues: [broke]))
     }
     events.append(Event(.testEnded(id, TestEnd(verdict: .failed, attempts: attempts))))
     let testCase = try XCTUnwrap(try report(events).testCases.first)

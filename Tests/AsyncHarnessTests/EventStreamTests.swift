@@ -23,7 +23,7 @@ final class EventStreamTests: XCTestCase {
   }
 
   /// A schema 2 test that failed, then passed on its retry: the first attempt's end is held
-  /// back, and the test ends once, with both attempts, each counting its issues.
+  /// back, and the test ends once, with both attempts, each carrying its issues.
   func testARetriedTestOfSchemaTwoEndsOnceWithEveryAttempt() throws {
     var stream = EventStream()
     let lines = [
@@ -38,8 +38,9 @@ final class EventStreamTests: XCTestCase {
     guard case .testEnded(let test, let end)? = events.last?.first?.kind else { return XCTFail("\(events)") }
     XCTAssertEqual(test.attempt, 2)
     XCTAssertEqual(end, TestEnd(verdict: .flaky, attempts: [
-      TestAttempt(number: 1, outcome: .failed, duration: 0.25, issueCount: 1, lane: 2),
-      TestAttempt(number: 2, outcome: .passed, duration: 0.25, issueCount: 0, lane: 1),
+      TestAttempt(number: 1, outcome: .failed, duration: 0.25, issues: [Issue(kind: .expectationFailed, message: "first")],
+                  lane: 2),
+      TestAttempt(number: 2, outcome: .passed, duration: 0.25, issues: [], lane: 1),
     ]))
   }
 
@@ -56,6 +57,39 @@ final class EventStreamTests: XCTestCase {
     }
     XCTAssertEqual(issue.message, "only in the result")
     XCTAssertEqual(end.lastAttempt.issueCount, 2)
+    XCTAssertEqual(end.lastAttempt.issues.map(\.message), ["said", "only in the result"])
+  }
+
+  /// Issue 52: a test's end carries each attempt's issues. A schema 3 stream written before
+  /// it did (its `testEnded` counting them only) reads back so too: the issues its
+  /// `issueRecorded` lines said go to their attempts, a late signal to none; an end that
+  /// carries them is read as it is.
+  func testASchemaThreeEndThatOnlyCountsItsIssuesGetsThemFromItsLines() throws {
+    let timestamp = Date(timeIntervalSince1970: 0)
+    var first = TestID(suite: "S", name: "t", waiter: "w")
+    first.attempt = 1
+    var second = first
+    second.attempt = 2
+    let broke = Issue(kind: .expectationFailed, message: "broke")
+    let late = Issue(kind: .lateSignal, message: "late")
+    let counted = TestEnd(verdict: .flaky, attempts: [
+      TestAttempt(number: 1, outcome: .failed, duration: 0.25, issueCount: 1),
+      TestAttempt(number: 2, outcome: .passed, duration: 0.25, issueCount: 0),
+    ])
+    var stream = EventStream()
+    let lines: [Event.Kind] = [.testStarted(first), .issueRecorded(first, broke), .issueRecorded(first, late),
+                               .testStarted(second), .testEnded(second, counted)]
+    let events = try lines.flatMap { try stream.read(line: Event($0, timestamp: timestamp).jsonLine) }
+    guard case .testEnded(_, let end)? = events.last?.kind else { return XCTFail("\(events)") }
+    XCTAssertEqual(end.attempts.map(\.issues), [[broke], []])
+    XCTAssertEqual(end.attempts.map(\.issueCount), [1, 0])
+    // An end that carries its issues is the event as written.
+    var complete = counted
+    complete.attempts[0].issues = [broke]
+    let whole = Event(.testEnded(second, complete), timestamp: timestamp)
+    XCTAssertTrue(whole.jsonLine.contains(#""recorded":[{"kind":"expectationFailed","message":"broke"}]"#), whole.jsonLine)
+    var fresh = EventStream()
+    XCTAssertEqual(try fresh.read(line: whole.jsonLine), [whole])
   }
 
   /// A schema 3 line is the event itself; every other line of an older stream too.
@@ -74,7 +108,9 @@ final class EventStreamTests: XCTestCase {
   func testTheOneLineReaderReadsALastEndAndRefusesARetriedOne() throws {
     guard case .testEnded(_, let end) = try Event(jsonLine: ended(attempt: 1, verdict: "failed", issues: ["x"], willRetry: false)).kind
     else { return XCTFail("not testEnded") }
-    XCTAssertEqual(end, TestEnd(verdict: .failed, attempts: [TestAttempt(number: 1, outcome: .failed, duration: 0.25, issueCount: 1)]))
+    XCTAssertEqual(end, TestEnd(verdict: .failed, attempts: [
+      TestAttempt(number: 1, outcome: .failed, duration: 0.25, issues: [Issue(kind: .expectationFailed, message: "x")]),
+    ]))
     XCTAssertThrowsError(try Event(jsonLine: ended(attempt: 1, verdict: "failed", issues: [], willRetry: true))) { error in
       XCTAssertEqual("\(error)", "not an AsyncHarness event: the testEnded of an attempt that ran again (schema version 2); "
         + "read the stream with EventStream, which joins a test's attempts")

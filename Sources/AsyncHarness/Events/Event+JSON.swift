@@ -42,7 +42,7 @@ extension Event {
         throw EventDecodingError(reason: "the testEnded of an attempt that ran again (schema version \(version)); "
           + "read the stream with EventStream, which joins a test's attempts")
       }
-      self = ended.event(attempts: [ended.attempt(lane: nil, issueCount: ended.issues.count)])
+      self = ended.event(attempts: [ended.attempt(lane: nil, issues: ended.issues)])
       return
     }
     try self.init(currentSchema: json)
@@ -172,6 +172,9 @@ extension TestAttempt {
     self.init(number: try json.number("attempt"), outcome: try json.raw("outcome"), duration: try json.number("duration"),
               issueCount: try json.number("issues"), lane: try json.optionalNumber("lane"),
               scheduleTrace: try ScheduleTrace(json: json))
+    if json.optional("recorded") != nil {
+      issues = try json.array("recorded") { try Issue(json: JSONFields($0, path: $1)) }
+    }
   }
 }
 
@@ -363,6 +366,7 @@ extension TestAttempt {
       json.field("issues", self.issueCount)
       if let lane = self.lane { json.field("lane", lane) }
       json.field("outcome", self.outcome.rawValue)
+      if !self.issues.isEmpty { json.field("recorded") { json in json.array(self.issues) { $1.write(to: &$0) } } }
       if let trace = self.scheduleTrace { json.field("scheduleTrace", trace.description) }
     }
   }

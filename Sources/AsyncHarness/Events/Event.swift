@@ -194,11 +194,11 @@ public struct TestEnd: Sendable, Hashable {
   }
 
   /// The end of a test that ran once, as `result` says, for `duration` seconds: its attempt
-  /// (numbered `number`) counts the result's issues, which must each have been sent as an
+  /// (numbered `number`) carries the result's issues, which must each have been sent as an
   /// `issueRecorded` before the `testEnded`.
   public init(once result: TestResult, number: Int = 1, duration: Double, lane: Int? = nil) {
     self.init(verdict: result.verdict, reason: result.reason, attempts: [TestAttempt(
-      number: number, outcome: result.verdict, duration: duration, issueCount: result.issues.count, lane: lane,
+      number: number, outcome: result.verdict, duration: duration, issues: result.issues, lane: lane,
       scheduleTrace: result.scheduleTrace)])
   }
 
@@ -228,20 +228,35 @@ public struct TestAttempt: Sendable, Hashable {
   /// How many issues it recorded while it ran: its `issueRecorded` events before its test's
   /// `testEnded` (late signals come after, and are not counted).
   public var issueCount: Int
+  /// The issues it recorded while it ran, in order: what its `issueRecorded` events said, so
+  /// that a reporter renders a test's end from its `testEnded` alone. The event stream says
+  /// each issue once, in its `issueRecorded` line, and counts them here (``issueCount``);
+  /// ``EventStream`` puts them back as it reads a stream. Empty in a `testEnded` read from
+  /// its line alone.
+  public var issues: [Issue]
   /// The runner's lane that ran it, from 1, as its `testStarted` said; `nil` when unknown.
   public var lane: Int?
   /// Under a schedule, the steps it took.
   public var scheduleTrace: ScheduleTrace?
 
-  /// Creates an attempt.
+  /// Creates an attempt that recorded `issueCount` issues, not given.
   public init(number: Int, outcome: Verdict, duration: Double, issueCount: Int, lane: Int? = nil,
               scheduleTrace: ScheduleTrace? = nil) {
     self.number = number
     self.outcome = outcome
     self.duration = duration
     self.issueCount = issueCount
+    self.issues = []
     self.lane = lane
     self.scheduleTrace = scheduleTrace
+  }
+
+  /// Creates an attempt that recorded `issues`.
+  public init(number: Int, outcome: Verdict, duration: Double, issues: [Issue], lane: Int? = nil,
+              scheduleTrace: ScheduleTrace? = nil) {
+    self.init(number: number, outcome: outcome, duration: duration, issueCount: issues.count, lane: lane,
+              scheduleTrace: scheduleTrace)
+    self.issues = issues
   }
 }
 

@@ -17,9 +17,9 @@ import Foundation
 /// }
 /// ```
 public struct EventStream {
-  /// The attempts of version 1 and 2 streams that started and have not ended: their lane and
-  /// how many issues their `issueRecorded` lines said.
-  private var running: [TestID: (lane: Int?, issues: Int)] = [:]
+  /// The attempts that started and whose test has not ended: their lane and the issues their
+  /// `issueRecorded` lines said, which their test's `testEnded` carries (``TestAttempt/issues``).
+  private var running: [TestID: (lane: Int?, issues: [Issue])] = [:]
   /// Attempts of version 1 and 2 streams that ended and ran again, until their test's end.
   private var retried: [TestID: TestAttempt] = [:]
 
@@ -29,7 +29,9 @@ public struct EventStream {
   /// Reads the stream's next line.
   /// - Parameter line: the line, with or without its newline.
   /// - Returns: the events it stands for, in order: none for a version 1 or 2 attempt that
-  ///   ran again, else one, after the issues its result held that no line had said.
+  ///   ran again, else one, after the issues its result held that no line had said. A
+  ///   `testEnded` carries the issues of each attempt (``TestAttempt/issues``), which the
+  ///   stream said in the attempt's `issueRecorded` lines.
   /// - Throws: ``EventDecodingError`` when the line is not an event this build reads.
   public mutating func read(line: some StringProtocol) throws -> [Event] {
     try read(bytes: String(line).utf8)
@@ -39,32 +41,46 @@ public struct EventStream {
   mutating func read(bytes: some Collection<UInt8>) throws -> [Event] {
     guard let value = JSONValue.parse(bytes) else { throw EventDecodingError(reason: "not JSON") }
     let json = try JSONFields(value)
-    guard try Event.version(of: json) < 3 else { return [try Event(json: value)] }
-    guard try json.string("kind") == "testEnded" else {
-      let event = try Event(json: value)
-      switch event.kind {
-      case .testStarted(let test): running[test] = (event.lane, 0)
-      case .issueRecorded(let test, _): running[test]?.issues += 1
-      default: break
+    guard try Event.version(of: json) >= 3 || json.string("kind") != "testEnded" else {
+      return try readEarlierEnd(EarlierTestEnded(json: json))
+    }
+    let event = try Event(json: value)
+    switch event.kind {
+    case .testStarted(let test):
+      running[test] = (event.lane, [])
+    case .issueRecorded(let test, let issue) where issue.kind != .lateSignal:
+      running[test]?.issues.append(issue)
+    case .testEnded(let test, var end):
+      for index in end.attempts.indices {
+        var id = test
+        id.attempt = end.attempts[index].number
+        guard let told = running.removeValue(forKey: id), end.attempts[index].issues.isEmpty else { continue }
+        end.attempts[index].issues = told.issues
       }
-      return [event]
+      return [Event(.testEnded(test, end), timestamp: event.timestamp, lane: event.lane)]
+    default:
+      break
     }
-    let ended = try EarlierTestEnded(json: json)
+    return [event]
+  }
+
+  /// Reads the `testEnded` of a version 1 or 2 attempt: held back when it ran again, else the
+  /// test's one `testEnded`, after the issues its result held that no line had said.
+  private mutating func readEarlierEnd(_ ended: EarlierTestEnded) -> [Event] {
     let told = running.removeValue(forKey: ended.test)
-    let untold = ended.issues.dropFirst(told?.issues ?? 0).map {
-      Event(.issueRecorded(ended.test, $0), timestamp: ended.timestamp)
-    }
-    let attempt = ended.attempt(lane: told?.lane, issueCount: (told?.issues ?? 0) + untold.count)
+    let untold = ended.issues.dropFirst(told?.issues.count ?? 0)
+    let attempt = ended.attempt(lane: told?.lane, issues: (told?.issues ?? []) + untold)
+    let untoldEvents = untold.map { Event(.issueRecorded(ended.test, $0), timestamp: ended.timestamp) }
     guard !ended.willRetry else {
       retried[ended.test] = attempt
-      return untold
+      return untoldEvents
     }
     let earlier = (1..<max(1, attempt.number)).compactMap { number -> TestAttempt? in
       var id = ended.test
       id.attempt = number
       return retried.removeValue(forKey: id)
     }
-    return untold + [ended.event(attempts: earlier + [attempt])]
+    return untoldEvents + [ended.event(attempts: earlier + [attempt])]
   }
 }
 
@@ -96,10 +112,10 @@ struct EarlierTestEnded {
     scheduleTrace = try ScheduleTrace(json: result)
   }
 
-  /// The attempt the line ended.
-  func attempt(lane: Int?, issueCount: Int) -> TestAttempt {
+  /// The attempt the line ended, with the issues it recorded.
+  func attempt(lane: Int?, issues: [Issue]) -> TestAttempt {
     TestAttempt(number: test.attempt, outcome: verdict == .flaky ? .passed : verdict, duration: duration,
-                issueCount: issueCount, lane: lane, scheduleTrace: scheduleTrace)
+                issues: issues, lane: lane, scheduleTrace: scheduleTrace)
   }
 
   /// The test's one `testEnded`, with `attempts`.

@@ -40,7 +40,6 @@ public final class ConsoleReporter: Reporter {
   /// Tests that passed on a retry, listed before the result line.
   private let flaky = Mutex<[TestID]>([])
   /// The issues of the attempts running, printed when their test ends.
-  private let issues = Mutex(AttemptIssues())
   /// The failures outside every test, listed again before the result line.
   private let outside = Mutex<[OutsideFailure]>([])
 
@@ -64,22 +63,22 @@ public final class ConsoleReporter: Reporter {
       }
       if let shard = run.shard { write("Shard \(shard) of the selected tests\n") }
     case .testStarted(let test):
-      issues.withLock { _ = $0.take(event) }
       if style.liveProgress { write("\r\u{1B}[2K… \(test)") }
     case .testSlow(let test, let elapsed):
       write("\(style.liveProgress ? "\r\u{1B}[2K" : "")\(label("SLOW ", color: "33")) \(test) still running after \(Self.seconds(elapsed))\n")
     case .issueRecorded(let test, let issue):
-      if !issues.withLock({ $0.take(event) }) && issue.kind == .lateSignal { write("    late  \(test): \(issue.description)\n") }
+      // A test's own issues are shown at its end; a late signal comes after it.
+      if issue.kind == .lateSignal { write("    late  \(test): \(issue.description)\n") }
     case .testEnded(let test, let end):
       var text = style.liveProgress ? "\r\u{1B}[2K" : ""
-      for (attempt, issues) in zip(end.attempts, issues.withLock { $0.end(test, end) }) {
+      for attempt in end.attempts {
         var id = test
         id.attempt = attempt.number
         let last = attempt.number == test.attempt
         text += "\(last ? label(end.verdict) : label("RETRY", color: "33")) \(id) (\(Self.seconds(attempt.duration)))"
         if last, let reason = end.reason { text += " - \(reason)" }
         text += "\n"
-        for issue in issues {
+        for issue in attempt.issues {
           text += "    \(issue.sourceLocation.map { "\($0): " } ?? "")\(issue.isFailure || issue.kind == .lateSignal ? "" : "warning: ")\(issue.message)\n"
         }
       }

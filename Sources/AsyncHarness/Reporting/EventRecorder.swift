@@ -12,16 +12,11 @@ public final class EventRecorder: Reporter {
   public var events: [Event] { storage.withLock { $0 } }
 
   /// The result of every ended test, in order: its last attempt's ID, its verdict with that
-  /// attempt's issues (gathered from their `issueRecorded` events) and schedule, and the
-  /// seconds every attempt ran.
+  /// attempt's issues and schedule, and the seconds every attempt ran.
   public var results: [(test: TestID, result: TestResult, duration: Double)] {
-    var issues = AttemptIssues()
-    return events.compactMap { event in
-      issues.take(event)
-      guard case .testEnded(let test, let end) = event.kind else { return nil }
-      let result = TestResult(verdict: end.verdict, reason: end.reason, issues: issues.end(test, end).last ?? [],
-                              scheduleTrace: end.lastAttempt.scheduleTrace)
-      return (test, result, end.duration)
+    ends.map { test, end in
+      (test, TestResult(verdict: end.verdict, reason: end.reason, issues: end.lastAttempt.issues,
+                        scheduleTrace: end.lastAttempt.scheduleTrace), end.duration)
     }
   }
 

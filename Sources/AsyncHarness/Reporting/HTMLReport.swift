@@ -50,7 +50,6 @@ struct HTMLReport: EndOfRunContents {
   /// What each running attempt printed so far.
   private var output: [TestID: CappedText] = [:]
   /// The issues of each running attempt so far.
-  private var issues = AttemptIssues()
 
   /// An empty report keeping at most `outputLimit` bytes of each text, drawing `timeline`
   /// (placing the events on it itself when it `feeds` it).
@@ -75,8 +74,6 @@ struct HTMLReport: EndOfRunContents {
     case .outputCaptured, .outputShared:
       guard let (test, pieces) = event.kind.printedOutput else { return }
       for piece in pieces { output[test, default: CappedText(limit: outputLimit)].append(piece) }
-    case .testStarted, .issueRecorded:
-      issues.take(event)
     case .testEnded(let test, let end):
       var printed: CappedText?
       for attempt in end.attempts {
@@ -85,7 +82,7 @@ struct HTMLReport: EndOfRunContents {
         printed = output.isEmpty ? nil : output.removeValue(forKey: id)
         keepSlowest(id, attempt.duration)
       }
-      let issues = issues.end(test, end).last ?? []
+      let issues = end.lastAttempt.issues
       summary.count(end.verdict)
       if end.verdict == .flaky { flaky.append(test) }
       if end.verdict.isFailure {
@@ -100,7 +97,7 @@ struct HTMLReport: EndOfRunContents {
     case .outsideFailure(let failure):
       summary.outsideFailures += 1
       outsideFailures.append(failure)
-    case .testSlow, .waitEnded, .scheduleStep, .workerReplaced:
+    case .testStarted, .issueRecorded, .testSlow, .waitEnded, .scheduleStep, .workerReplaced:
       break
     }
   }

@@ -52,7 +52,7 @@ struct TestLife: Sendable {
   /// its first attempt is announced.
   func start(_ planned: Runner.PlannedTest, lane: Int) -> Started {
     guard let reason = planned.test.skipReason else { return .running(begin(planned, lane: lane, after: [])) }
-    let skipped = TestAttempt(number: planned.id.attempt, outcome: .skipped, duration: 0, issueCount: 0, lane: lane)
+    let skipped = TestAttempt(number: planned.id.attempt, outcome: .skipped, duration: 0, issues: [], lane: lane)
     events.send(Event(.testStarted(planned.id), lane: lane))
     events(.testEnded(planned.id, TestEnd(verdict: .skipped, reason: reason, attempts: [skipped])))
     return .skipped(TestResult(verdict: .skipped, reason: reason))
@@ -223,7 +223,7 @@ extension TestLife {
         // What judging added (a known issue that did not occur) is sent like every issue.
         for issue in result.issues.dropFirst(issues.count) { events(.issueRecorded(planned.id, issue)) }
         let attempt = TestAttempt(number: planned.id.attempt, outcome: result.verdict, duration: duration,
-                                  issueCount: result.issues.count, lane: lane, scheduleTrace: trace)
+                                  issues: result.issues, lane: lane, scheduleTrace: trace)
         defer { state.heldLateIssues = [] }
         // A failing attempt runs again while a retry is left and no stop was requested.
         if result.verdict.isFailure && planned.retry != nil && rules.stop?.signal == nil {
@@ -256,7 +256,7 @@ extension TestLife {
         events(.issueRecorded(planned.id, issue))
         endTest(with: result, last: TestAttempt(
           number: planned.id.attempt, outcome: .errored, duration: (state.start ?? .now).duration(to: .now).timeInterval,
-          issueCount: result.issues.count, lane: lane))
+          issues: result.issues, lane: lane))
         return result
       }
     }
