@@ -13,7 +13,7 @@ final class AttemptFollowUpTests: XCTestCase {
 
   /// What follows for an attempt a worker of `kind` ended as `cutShort` says.
   private func test(_ cutShort: CutShort, in kind: AttemptFollowUp.WorkerKind = .harness) -> AttemptFollowUp.Test {
-    test(Facts(worker: kind, cutShort: cutShort))
+    test(Facts(workerKind: kind, cutShort: cutShort))
   }
 
   // MARK: A judged attempt

@@ -95,12 +95,13 @@ struct AttemptFollowUp: Equatable {
     /// Whether a stop of the run was requested (SIGINT, SIGTERM).
     var stopRequested = false
     /// What kind of worker ran it.
-    var worker = WorkerKind.harness
+    var workerKind = WorkerKind.harness
     /// How its worker ended while it still ran; `nil` when it ended first.
     var cutShort: CutShort?
     /// Whether the worker ended (it is cut short too when ``cutShort`` says how).
     var workerEnded = false
-    /// Whether the worker was sent a stop signal: at a deadline, or for an interrupt.
+    /// Whether the worker was sent a stop signal (at a deadline, or for an interrupt), or was
+    /// seen to exit while what it wrote is still read: it takes no other attempt.
     var workerStopped = false
     /// Whether the worker must not run another test: it said so (``WorkerRetirement``), or a
     /// test left processes running in it.
@@ -118,7 +119,7 @@ struct AttemptFollowUp: Equatable {
 
   /// What follows an attempt of which `facts` are known (see the type's description).
   init(after facts: Facts) {
-    test = facts.cutShort.map { Self.test(cutShort: $0, in: facts.worker) }
+    test = facts.cutShort.map { Self.test(cutShort: $0, in: facts.workerKind) }
       ?? (facts.failed && facts.retryLeft && !facts.stopRequested ? .retry : .done)
     if facts.workerEnded || facts.cutShort != nil {
       worker = .replace

@@ -329,7 +329,7 @@ struct WorkerSupervision {
     let cutShort = AttemptFollowUp.CutShort(
       interrupted: stopping?.interrupt != nil, alone: alone, stoppedFor: naming(pastDeadline),
       namedCrashing: naming(culprits), testsEndedBefore: attemptEnded)
-    return AttemptFollowUp(after: .init(worker: kind, cutShort: cutShort)).test
+    return AttemptFollowUp(after: .init(workerKind: kind, cutShort: cutShort)).test
   }
 
   /// `attempt` ended as `end`, the warnings it kept among its events.
