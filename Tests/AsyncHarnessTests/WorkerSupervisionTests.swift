@@ -199,11 +199,11 @@ final class WorkerSupervisionTests: XCTestCase {
         XCTAssertEqual(end, .processEnded(.signaled(SIGILL), output: ""))
         XCTAssertEqual(note?.message, "Side by side with this test ran Supervised/test 0, Supervised/test 2, which ran again "
           + "without it")
-      case .runAgain(let attempt, let note, let culpritKnown):
+      case .runAgain(let attempt, let note, let company):
         let step = attempt.planned
-        XCTAssertTrue(culpritKnown)
-        XCTAssertTrue(note.message.hasSuffix("crashed in Supervised/test 1 (signal SIGILL (illegal instruction)), so this "
-          + "test ran again without it"), note.message)
+        XCTAssertEqual(company, .besideOthers)
+        XCTAssertTrue(note?.message.hasSuffix("crashed in Supervised/test 1 (signal SIGILL (illegal instruction)), so this "
+          + "test ran again without it") == true, note?.message ?? "no note")
         again.append(step.id)
       }
     }
@@ -296,13 +296,13 @@ final class WorkerSupervisionTests: XCTestCase {
       let beside = alone ? [steps[1]] : [steps[1], steps[2]]
       XCTAssertEqual(finished.count, beside.count)
       for (outcome, step) in zip(finished, beside) {
-        guard case .runAgain(let attempt, let note, let culpritKnown) = outcome else {
+        guard case .runAgain(let attempt, let note, let company) = outcome else {
           return XCTFail("\(step.id.path) was blamed: \(outcome)")
         }
         XCTAssertEqual(attempt.planned.id, step.id)
-        XCTAssertTrue(culpritKnown)
+        XCTAssertEqual(company, .besideOthers)
         let others = ([steps[0]] + beside.filter { $0.id != step.id }).map(\.id.path).joined(separator: ", ")
-        XCTAssertEqual(note.message, "The worker process running this test side by side with \(others) was stopped because "
+        XCTAssertEqual(note?.message, "The worker process running this test side by side with \(others) was stopped because "
           + "Supervised/test 0 ran past its time limit, so this test ran again without it")
         XCTAssertEqual(attempt.held, [], "the replacement was said by the test it was stopped for")
       }
@@ -340,7 +340,7 @@ final class WorkerSupervisionTests: XCTestCase {
     for step in steps.prefix(2) { unnamed.start(step, sink: nil, streams: false, deadline: nil) }
     unnamed.sawExit()
     let kept = unnamed.exited(.exited(1), outputHeldBy: "the test bundle").map { outcome -> [Issue] in
-      guard case .runAgain(let attempt, _, false) = outcome else { return [] }
+      guard case .runAgain(let attempt, _, .inHalves) = outcome else { return [] }
       return attempt.kept
     }
     XCTAssertEqual(kept.map { $0.map(\.message) }, Array(repeating: [WorkerSupervision.outputHeld(by: "the test bundle").message], count: 2))
@@ -360,5 +360,54 @@ final class WorkerSupervisionTests: XCTestCase {
     clean.sawExit()
     guard case .ended(let attempt, _, _) = clean.exited(.exited(0)).first else { return XCTFail("the test did not end") }
     XCTAssertFalse(attempt.held.contains { if case .issueRecorded = $0.kind { true } else { false } })
+  }
+
+  /// A test bundle's worker (`AttemptFollowUp.WorkerKind.testBundle`): a crash while its
+  /// first test runs alone is that test's; one after a test ended in it, or among tests side
+  /// by side, blames none of those running: each runs again alone, told nothing (`swift test`
+  /// says nothing), keeping the warning of output held past the exit.
+  func testATestBundlesCrashAfterATestEndedInItRunsTheTestsRunningAgainAlone() throws {
+    let steps = try steps(3)
+    let leak = WorkerSupervision.outputHeld(by: "the test bundle")
+    var first = WorkerSupervision(gracePeriod: .seconds(1), kind: .testBundle)
+    first.start(steps[0], sink: nil, streams: false, deadline: nil)
+    first.sawExit()
+    XCTAssertEqual(ended(first.exited(.signaled(SIGILL)).first)?.end, .processEnded(.signaled(SIGILL), output: ""))
+    var after = WorkerSupervision(gracePeriod: .seconds(1), kind: .testBundle)
+    after.start(steps[0], sink: nil, streams: false, deadline: nil)
+    XCTAssertNotNil(ended(after.end(steps[0].id, as: .returned(duration: 1))))
+    after.start(steps[1], sink: nil, streams: false, deadline: nil)
+    after.sawExit()
+    let finished = after.exited(.signaled(SIGILL), outputHeldBy: "the test bundle")
+    guard finished.count == 1, case .runAgain(let attempt, let note, let company) = finished[0] else {
+      return XCTFail("the test running was blamed: \(finished)")
+    }
+    XCTAssertEqual(attempt.planned.id, steps[1].id)
+    XCTAssertNil(note)
+    XCTAssertEqual(company, .alone)
+    XCTAssertEqual(attempt.kept, [leak])
+    // Side by side in its first tests: each runs again alone.
+    var beside = WorkerSupervision(gracePeriod: .seconds(1), kind: .testBundle)
+    for step in steps.prefix(2) { beside.start(step, sink: nil, streams: false, deadline: nil) }
+    beside.sawExit()
+    let again = beside.exited(.exited(1)).map { outcome -> TestID? in
+      guard case .runAgain(let attempt, nil, .alone) = outcome else { return nil }
+      return attempt.planned.id
+    }
+    XCTAssertEqual(again, [steps[0].id, steps[1].id])
+  }
+
+  /// A stopped worker takes no attempt, nor one seen to exit.
+  func testAWorkerTakesNoAttemptOnceStoppedOrSeenToExit() throws {
+    let steps = try steps(2)
+    var stopped = WorkerSupervision(gracePeriod: .seconds(1))
+    XCTAssertTrue(stopped.takesAttempts)
+    XCTAssertEqual(stopped.interrupt(SIGINT, at: clock.now), SIGTERM)
+    XCTAssertFalse(stopped.takesAttempts)
+    XCTAssertFalse(stopped.start(steps[0], sink: nil, streams: false, deadline: nil))
+    var exiting = WorkerSupervision(gracePeriod: .seconds(1))
+    exiting.sawExit()
+    XCTAssertFalse(exiting.takesAttempts)
+    XCTAssertFalse(exiting.start(steps[1], sink: nil, streams: false, deadline: nil))
   }
 }

@@ -19,11 +19,12 @@ extension Runner {
   ///
   /// Each attempt is judged as it ends, and a failing one runs again while retries are left,
   /// side by side too. A test that the worker ended in while it ran beside others, and not for
-  /// it, runs again, with the warning that says why: side by side at once when the test that
-  /// ended the worker is known; else in halves of the tests the crash named none of, each half
-  /// side by side with nothing else, a half in which the worker crashes again halved again,
-  /// until the test that crashes it runs alone. A crash among 256 then costs about 2 × 8
-  /// rounds, not 255 tests one after another.
+  /// it, runs again, with the warning that says why, as ``AttemptFollowUp`` decided (its
+  /// company said by ``SideBySideEnd/runAgain(_:culpritKnown:)``): side by side at once when
+  /// the test that ended the worker is known; else in halves of the tests the crash named none
+  /// of, each half side by side with nothing else, a half in which the worker crashes again
+  /// halved again, until the test that crashes it runs alone. A crash among 256 then costs
+  /// about 2 × 8 rounds, not 255 tests one after another.
   func runSideBySide(from first: (PlannedTest, TestLife.Started), in shared: Shared, number: Int, executor: any TestExecutor) {
     var running: [TestID: TestLife.Attempt] = [:]
     /// The groups of tests waiting to run again after crashes that named none of them, in order.

@@ -226,7 +226,9 @@ extension TestLife {
                                   issues: result.issues, lane: lane, scheduleTrace: trace)
         defer { state.heldLateIssues = [] }
         // A failing attempt runs again while a retry is left and no stop was requested.
-        if result.verdict.isFailure && planned.retry != nil && rules.stop?.signal == nil {
+        let followUp = AttemptFollowUp(after: .init(
+          failed: result.verdict.isFailure, retryLeft: planned.retry != nil, stopRequested: rules.stop?.signal != nil))
+        if followUp.test == .retry {
           state.result = result
           return (result, attempt, state.heldLateIssues)
         }

@@ -112,17 +112,21 @@ final class BundleExecutor: TestExecutor {
             return .couldNotStart(reason: "\(error)")
           }
         }
-        if !state.worker!.run(until: planned, events: events, ended: &state.ended) {
+        let exited = !state.worker!.run(until: planned, events: events, ended: &state.ended)
+        switch state.worker!.followUp(exited: exited) {
+        case .replace:
           state.retire(events: events)
-        } else if state.worker!.mustBeReplaced {
-          // Replaced: what the test left running goes with the worker's process group, and
-          // a worker whose schedule ran (one schedule, one test) ends with it.
+        case .retire:
+          // What the test left running goes with the worker's process group, and a worker
+          // whose schedule ran (one schedule, one test) ends with it.
           state.worker?.kill()
           state.worker = nil
-        } else if state.worker!.holdsNone {
+        case .keep where state.worker!.holdsNone:
           // Its end is heard: a crash after its last test fails outside every test.
           state.worker!.runToItsEnd(ended: &state.ended)
           state.retire(events: events)
+        case .keep:
+          break
         }
       }
     }
@@ -254,7 +258,7 @@ struct BundleWorker {
     }
     _ = fcntl(channel.read, F_SETFL, fcntl(channel.read, F_GETFL) | O_NONBLOCK)
     watch = WorkerWatch(process: process, channel: channel.read, stop: stop)
-    supervision = WorkerSupervision(gracePeriod: gracePeriod)
+    supervision = WorkerSupervision(gracePeriod: gracePeriod, kind: .testBundle)
     supervision.idleDeadline = batch.first?.planned.timeLimit.map { ContinuousClock().now + $0 }
     let file = bundle.split(separator: "/").last ?? ""
     let bundleName = String(file.hasSuffix(".xctest") ? file.dropLast(".xctest".count) : file)
@@ -292,10 +296,14 @@ struct BundleWorker {
   /// Whether the test is one this worker runs and has not ended yet.
   func holds(_ id: TestID) -> Bool { transcript.holds(id) }
 
-  /// Whether the worker is replaced once the test asked for ends: a test left a process
-  /// running, it ran under a schedule, or the worker was sent a stop signal (a test's
-  /// deadline passed as its end came): a stopped worker runs no other test.
-  var mustBeReplaced: Bool { transcript.leftProcesses || transcript.scheduled || !supervision.takesAttempts }
+  /// What follows for the worker (``AttemptFollowUp``) once the test asked for ended, or it
+  /// `exited` first: it is retired when a test left a process running, when it ran under a
+  /// schedule, or when it was sent a stop signal (a test's deadline passed as its end came):
+  /// a stopped worker runs no other test.
+  func followUp(exited: Bool) -> AttemptFollowUp.Worker {
+    AttemptFollowUp(after: .init(workerEnded: exited, workerStopped: !supervision.takesAttempts,
+                                 workerLeftWork: transcript.leftProcesses, workerRanSchedule: transcript.scheduled)).worker
+  }
 
   /// The tests that were running side by side when the worker crashed: each runs again
   /// alone (in a fresh worker running one test at a time), for a verdict of its own.

@@ -221,12 +221,10 @@ struct BundleTranscript: WorkerTranscript {
   }
 
   /// Ends what the worker's end ends.
-  /// - Attempts running: as the supervisor decides (``WorkerSupervision/exited(_:outputHeldBy:)``),
-  ///   except that when the worker ended by itself after other tests had ended in it, no
-  ///   running test is blamed yet: each runs again alone in a fresh worker
-  ///   (``crashUnderReview``), as do those the supervisor runs again, without its notes
-  ///   (`swift test` gives none), keeping their warnings (output held past the exit,
-  ///   `outputHeldBy`).
+  /// - Attempts running: as the supervisor decides (``WorkerSupervision/exited(_:outputHeldBy:)``):
+  ///   those it runs again, alone in a fresh worker, keeping their warnings (output held past
+  ///   the exit, `outputHeldBy`), are under review (``crashUnderReview``); when the worker
+  ///   ended by itself after other tests had ended in it, no running test is blamed yet.
   /// - None running, the worker not stopped: a library that ran every test it knows ended
   ///   so (the tests it never started are none of its); otherwise the worker ended outside
   ///   every test's body (``BundleEdges/endedBetweenTests(_:stoppedAt:output:suite:)``): the
@@ -238,20 +236,14 @@ struct BundleTranscript: WorkerTranscript {
   ///   the test asked for ends so.
   mutating func exited(_ exit: ProcessEnding, into supervision: inout WorkerSupervision, outputHeldBy worker: String?) {
     if !supervision.running.isEmpty {
-      let byItself = supervision.stopping == nil
       let running = supervision.running.map(\.planned)
       let output = supervision.tail
       var underReview: [Runner.PlannedTest] = []
       for outcome in supervision.exited(exit, outputHeldBy: worker) {
         switch outcome {
         case .ended(let attempt, let end, _):
-          if byItself, case .processEnded = end, !edges.ended.isEmpty {
-            underReview.append(attempt.planned)
-            if !attempt.kept.isEmpty { kept[attempt.planned.id, default: []] += attempt.kept }
-          } else {
-            ended[attempt.planned.id] = BundleWorker.Ended(events: attempt.held, end: end)
-            finished.insert(attempt.planned.id)
-          }
+          ended[attempt.planned.id] = BundleWorker.Ended(events: attempt.held, end: end)
+          finished.insert(attempt.planned.id)
         case .runAgain(let attempt, _, _):
           underReview.append(attempt.planned)
           if !attempt.kept.isEmpty { kept[attempt.planned.id, default: []] += attempt.kept }

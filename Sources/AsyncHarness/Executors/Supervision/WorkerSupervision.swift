@@ -24,14 +24,17 @@ import Darwin
 ///   ``interrupt(_:at:)`` say which signal to send. A worker sent a stop signal never starts
 ///   another attempt (``takesAttempts``): its executor replaces it before the next test. An
 ///   attempt whose end arrives with the signal (the same read) keeps its own end.
-/// - When the worker ends (``exited(_:)``): an interrupt ends every attempt as interrupted;
-///   an attempt running alone gets the worker's end (a crash, `exit`, its time limit). Of
-///   attempts running side by side, those past their deadline end at their limit and those
-///   the worker named as crashing (``crashed(ref:)``) as crashed; the others run again,
-///   with a warning saying why: without the culprit when it is known, else among fewer of
-///   them, since a crash that names no test is no evidence against any one of them. An
-///   attempt left alone in a worker stopped at the deadline of others that ended meanwhile
-///   runs again too: the stop was not for it.
+/// - When the worker ends (``exited(_:)``), each attempt running ends or runs again as
+///   ``AttemptFollowUp`` decides from what the supervisor knows: an interrupt ends every
+///   attempt as interrupted; an attempt running alone gets the worker's end (a crash, `exit`,
+///   its time limit). Of attempts running side by side, those past their deadline end at
+///   their limit and those the worker named as crashing (``crashed(ref:)``) as crashed; the
+///   others run again, with a warning saying why: without the culprit when it is known, else
+///   among fewer of them, since a crash that names no test is no evidence against any one of
+///   them. An attempt left alone in a worker stopped at the deadline of others that ended
+///   meanwhile runs again too: the stop was not for it. A test bundle's attempts that run
+///   again run alone, told nothing (`swift test` says nothing), as do those its crash ended
+///   after other tests had ended in it.
 /// - When a process the tests started still held the worker's output after it exited, each
 ///   attempt running then gets a `leaked` warning, which it keeps when it runs again
 ///   (``Attempt/kept``).
@@ -91,10 +94,9 @@ struct WorkerSupervision {
   enum Finished {
     /// It ended so; `note` names the attempts it ran beside when the worker ended in it.
     case ended(Attempt, AttemptEnd, note: Issue?)
-    /// The worker ended while it ran beside others, and not for it: it runs again, with
-    /// `note` (a warning) saying why; without the test that ended the worker when
-    /// `culpritKnown`, else among fewer of the others. What it held is dropped.
-    case runAgain(Attempt, note: Issue, culpritKnown: Bool)
+    /// The worker ended while it ran, and not for it: it runs again in `company`, with `note`
+    /// (a warning) saying why, unless it runs again alone. What it held is dropped.
+    case runAgain(Attempt, note: Issue?, company: AttemptFollowUp.Company)
   }
 
   /// How the worker is being stopped: the last signal sent, when, and the interrupting
@@ -106,6 +108,8 @@ struct WorkerSupervision {
   }
 
   let gracePeriod: Duration
+  /// What kind of worker it is.
+  let kind: AttemptFollowUp.WorkerKind
   /// The attempts running, in the order they started.
   private(set) var running: [Attempt] = []
   /// When the worker is stopped while no attempt runs (a test bundle between two tests).
@@ -116,6 +120,8 @@ struct WorkerSupervision {
   private var pastDeadline: [TestID] = []
   /// The attempts the worker named as crashing it.
   private var culprits: Set<TestID> = []
+  /// Whether an attempt ended in the worker (``end(_:as:note:)``).
+  private var attemptEnded = false
   /// The worker's last output, whoever printed it.
   private var recent = OutputBuffer()
   /// What the worker printed that an attempt running has not been sent yet.
@@ -126,8 +132,9 @@ struct WorkerSupervision {
   /// neither a deadline nor an interrupt changes how its attempts ended.
   private(set) var draining = false
 
-  init(gracePeriod: Duration) {
+  init(gracePeriod: Duration, kind: AttemptFollowUp.WorkerKind = .harness) {
     self.gracePeriod = gracePeriod
+    self.kind = kind
   }
 
   /// Whether an attempt of `id` runs.
@@ -139,10 +146,12 @@ struct WorkerSupervision {
   /// The worker's last lines of output (``OutputBuffer/tail``).
   var tail: String { recent.tail }
 
-  /// Whether an attempt may start in the worker: not once it was sent a stop signal (at a
-  /// deadline, or for an interrupt), nor once it was seen to exit. Its executor replaces it
-  /// before the next test.
-  var takesAttempts: Bool { stopping == nil && !draining }
+  /// Whether an attempt may start in the worker (``AttemptFollowUp``): not once it was sent a
+  /// stop signal (at a deadline, or for an interrupt), nor once it was seen to exit. Its
+  /// executor replaces it before the next test.
+  var takesAttempts: Bool {
+    AttemptFollowUp(after: .init(workerEnded: draining, workerStopped: stopping != nil)).worker == .keep
+  }
 
   /// Whether the worker was stopped only at the deadlines of attempts that ended since (their
   /// ends arrived with the signal): the stop is no test's still to come, and none that runs.
@@ -194,6 +203,7 @@ struct WorkerSupervision {
   mutating func end(_ id: TestID, as end: AttemptEnd, note: Issue? = nil) -> Finished? {
     guard let index = running.firstIndex(where: { $0.planned.id == id }) else { return nil }
     var attempt = running.remove(at: index)
+    attemptEnded = true
     attempt.flushOutput(of: output, shared: !running.isEmpty)
     if running.isEmpty { output.endLine() }
     forgetSentOutput()
@@ -306,17 +316,16 @@ struct WorkerSupervision {
     running = []
     output.endLine()
     forgetSentOutput()
-    let interrupted = stopping?.interrupt != nil
-    // An attempt alone gets the worker's end, unless the worker was stopped only for others,
-    // whose ends arrived with the signal.
-    if all.count == 1, let only = all.first, interrupted || pastDeadline.isEmpty || stoppedFor.contains(only.planned.id) {
-      return [Self.ended(only, ending(exit, timeLimit: only.planned.timeLimit, output: recent.tail(since: only.outputStart)), note: nil)]
+    let next = all.map { followUp(of: $0.planned.id, alone: all.count == 1) }
+    // An attempt alone that ends gets the tail of its own output.
+    if all.count == 1, let only = all.first, next == [.done] {
+      return [Self.ended(only, ending(exit, timeLimit: only.planned.timeLimit, output: recent.tail(since: only.outputStart)),
+                         note: nil)]
     }
-    if interrupted {
-      return all.map { Self.ended($0, ending(exit, timeLimit: $0.planned.timeLimit, output: recent.tail), note: nil) }
+    let ends = zip(all, next).filter { $0.1 == .done }.map { $0.0 }
+    let others = zip(all, next).compactMap { attempt, follows -> (Attempt, AttemptFollowUp.Company)? in
+      if case .runAgain(let company) = follows { (attempt, company) } else { nil }
     }
-    let ends = all.filter { stoppedFor.contains($0.planned.id) }
-    let others = all.filter { !stoppedFor.contains($0.planned.id) }
     // Those the worker was stopped for and whose end came with the signal ran beside the others too.
     let endedFirst = pastDeadline.filter { id in !all.contains { $0.planned.id == id } }
     let why: String
@@ -328,22 +337,33 @@ struct WorkerSupervision {
       why = "ended with \(exit) before they returned; a crash among tests running side by side is no evidence against "
         + "any one of them"
     }
-    let culpritKnown = !stoppedFor.isEmpty
-    var finished: [Finished] = others.map { attempt in
-      .runAgain(attempt, note: Issue(
+    var finished: [Finished] = others.map { attempt, company in
+      .runAgain(attempt, note: company == .alone ? nil : Issue(
         kind: .warning, message: "The worker process running this test side by side with "
           + "\(Self.names(endedFirst + all.map(\.planned.id).filter { $0 != attempt.planned.id })) \(why), so this test ran "
-          + (culpritKnown ? "again without it" : "again beside fewer of them"),
-        sourceLocation: attempt.planned.test.sourceLocation), culpritKnown: culpritKnown)
+          + (company == .besideOthers ? "again without it" : "again beside fewer of them"),
+        sourceLocation: attempt.planned.test.sourceLocation), company: company)
     }
     for attempt in ends {
       let note = others.isEmpty ? nil : Issue(
-        kind: .warning, message: "Side by side with this test ran \(Self.names(others.map(\.planned.id))), which ran again "
+        kind: .warning, message: "Side by side with this test ran \(Self.names(others.map { $0.0.planned.id })), which ran again "
           + "without it",
         sourceLocation: attempt.planned.test.sourceLocation)
       finished.append(Self.ended(attempt, ending(exit, timeLimit: attempt.planned.timeLimit, output: recent.tail), note: note))
     }
     return finished
+  }
+
+  /// What follows for the attempt of `id`, running `alone` or not, now that the worker ended
+  /// (``AttemptFollowUp``): whether it ends with the worker's end, or runs again and how.
+  private func followUp(of id: TestID, alone: Bool) -> AttemptFollowUp.Test {
+    func naming(_ ids: some Collection<TestID>) -> AttemptFollowUp.Naming {
+      ids.contains(id) ? .this : ids.isEmpty ? .nobody : .others
+    }
+    let cutShort = AttemptFollowUp.CutShort(
+      interrupted: stopping?.interrupt != nil, alone: alone, stoppedFor: naming(pastDeadline),
+      namedCrashing: naming(culprits), testsEndedBefore: attemptEnded)
+    return AttemptFollowUp(after: .init(workerKind: kind, cutShort: cutShort)).test
   }
 
   /// `attempt` ended as `end`, the warnings it kept among its events.

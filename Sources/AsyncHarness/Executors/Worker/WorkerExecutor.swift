@@ -153,20 +153,25 @@ import Darwin
       if !state.worker!.inFlight.isEmpty { state.worker!.inFlight.removeFirst() }
       // A reply read as the worker ended still says how the attempt ended.
       let end = Self.deliver(replies.first?.finished ?? finished.first)
-      guard let reply = replies.first, !ended else {
+      let reply = replies.first
+      let followUp = AttemptFollowUp(after: .init(
+        workerEnded: reply == nil || ended, workerStopped: state.worker!.stopped, workerLeftWork: reply?.retire != nil,
+        freshWorkerPerTest: freshProcessPerTest))
+      switch followUp.worker {
+      case .replace:
         state.rewind()
         state.worker = nil
-        return end
-      }
-      if freshProcessPerTest || reply.retire != nil || state.worker!.stopped {
-        // The worker said it must not run another test (`WorkerRetirement`), or was sent a
-        // stop signal at the test's deadline as its reply came: the next test gets a fresh one.
+      case .retire:
+        // One worker per test (`--isolation test`), the worker said it must not run another
+        // test (`WorkerRetirement`), or it was sent a stop signal at the test's deadline as its
+        // reply came: the next test gets a fresh one.
         state.rewind()
         state.worker!.retire()
         state.worker = nil
-      } else if reply.paused {
+      case .keep:
         // The worker drops what it was sent until it reads this: the runner may run another
         // test next (a retry).
+        guard reply?.paused == true else { break }
         state.rewind()
         _ = state.worker!.process.send(.resume)
       }
@@ -267,25 +272,29 @@ import Darwin
         ended = more.ended
       }
       defer {
-        if ended {
+        switch AttemptFollowUp(after: .init(workerEnded: ended, workerLeftWork: state.sideBySide!.messages.retiring)).worker {
+        case .replace:
           state.sideBySide = nil
-        } else if state.sideBySide!.messages.retiring, state.sideBySide!.count == 0 {
+        case .retire where state.sideBySide!.count == 0:
           state.sideBySide!.retire()
           state.sideBySide = nil
+        case .retire, .keep:
+          break
         }
       }
       return (replies.map(\.finished) + finished).map { finished in
         switch finished {
         case .ended(let attempt, _, _):
           return .ended(attempt.planned.id, Self.deliver(finished))
-        case .runAgain(let attempt, let note, let culpritKnown):
+        case .runAgain(let attempt, let note, let company):
           let id = attempt.planned.id
           // Said once: a test run again in halves after crashes that named no test would be
           // warned at each crash of its half.
-          if state.warnedOfRunningAgain.insert(id).inserted { attempt.sink?(.issueRecorded(id, note)) }
+          if let note, state.warnedOfRunningAgain.insert(id).inserted { attempt.sink?(.issueRecorded(id, note)) }
           // What it kept of its run in this worker (output held past the worker's exit) stays its own.
           for issue in attempt.kept { attempt.sink?(.issueRecorded(id, issue)) }
-          return .runAgain(id, culpritKnown: culpritKnown)
+          // A harness worker's attempts run again side by side: at once, or in halves.
+          return .runAgain(id, culpritKnown: company == .besideOthers)
         }
       }
     }
