@@ -98,4 +98,18 @@ final class AttemptFollowUpTests: XCTestCase {
     XCTAssertEqual(worker(Facts(workerEnded: true, workerStopped: true, workerLeftWork: true)), .replace)
     XCTAssertEqual(worker(Facts(cutShort: CutShort(interrupted: true), workerStopped: true)), .replace)
   }
+
+  // MARK: An attempt past its deadline
+
+  /// Issue 52: a hang is told apart from the tests beside it only where they run side by
+  /// side in a harness worker and one of them is still within its limit.
+  func testAnAttemptPastItsDeadlineIsLeftRunningOnlyBesideAttemptsWithinTheirLimits() {
+    XCTAssertEqual(AttemptFollowUp.pastDeadline(in: .harness, sideBySide: true, othersOnTime: true), .leaveRunning)
+    XCTAssertEqual(AttemptFollowUp.pastDeadline(in: .harness, sideBySide: true, othersOnTime: false), .stopWorker,
+                   "every attempt running is past its deadline")
+    XCTAssertEqual(AttemptFollowUp.pastDeadline(in: .harness, sideBySide: false, othersOnTime: true), .stopWorker,
+                   "a test running alone, which the runner waits for")
+    XCTAssertEqual(AttemptFollowUp.pastDeadline(in: .testBundle, sideBySide: true, othersOnTime: true), .stopWorker,
+                   "a test bundle runs its list to its end: it cannot be asked to leave one test running")
+  }
 }

@@ -272,14 +272,15 @@ final class WorkerSupervisionTests: XCTestCase {
     XCTAssertFalse(supervision.takesAttempts)
   }
 
-  /// Side by side: the worker is stopped at one test's deadline and that test's reply comes
-  /// with the signal. The test that ran beside it is not blamed: it runs again without it,
-  /// told why; and a test left alone in the stopped worker does not take its stop either.
+  /// Side by side in a test bundle (which cannot be asked to leave a test running): the
+  /// bundle is stopped at one test's deadline and that test's reply comes with the signal.
+  /// The test that ran beside it is not blamed: it runs again, alone; and a test left alone
+  /// in the stopped bundle does not take its stop either.
   func testATestBesideOneWhoseEndCameWithTheSignalRunsAgainWithoutIt() throws {
     let steps = try steps(3)
     let start = clock.now
     for alone in [false, true] {
-      var supervision = WorkerSupervision(gracePeriod: .seconds(1))
+      var supervision = WorkerSupervision(gracePeriod: .seconds(1), kind: .testBundle)
       supervision.start(steps[0], ref: 1, sink: nil, streams: false, deadline: start + .seconds(1))
       supervision.start(steps[1], ref: 2, sink: nil, streams: false, deadline: start + .seconds(5))
       if !alone { supervision.start(steps[2], ref: 3, sink: nil, streams: false, deadline: start + .seconds(5)) }
@@ -300,13 +301,70 @@ final class WorkerSupervisionTests: XCTestCase {
           return XCTFail("\(step.id.path) was blamed: \(outcome)")
         }
         XCTAssertEqual(attempt.planned.id, step.id)
-        XCTAssertEqual(company, .besideOthers)
-        let others = ([steps[0]] + beside.filter { $0.id != step.id }).map(\.id.path).joined(separator: ", ")
-        XCTAssertEqual(note?.message, "The worker process running this test side by side with \(others) was stopped because "
-          + "Supervised/test 0 ran past its time limit, so this test ran again without it")
+        XCTAssertEqual(company, .alone)
+        XCTAssertNil(note)
         XCTAssertEqual(attempt.held, [], "the replacement was said by the test it was stopped for")
       }
     }
+  }
+
+  /// Issue 52: side by side in a harness worker, a test past its deadline beside tests still
+  /// within theirs is told apart from them. It ends at once, left running (no signal), saying
+  /// its worker is replaced; the others go on and end as they end, and the worker takes no
+  /// other test. When one of them then passes its own deadline, it may have waited for the
+  /// hang: the worker is stopped and that test runs again, beside others, told why.
+  func testAHangBesideTestsWithinTheirLimitsEndsAloneAndTheyGoOn() throws {
+    let steps = try steps(3)
+    let start = clock.now
+    var supervision = WorkerSupervision(gracePeriod: .seconds(1))
+    supervision.start(steps[0], ref: 1, sink: nil, streams: false, deadline: start + .seconds(1))
+    supervision.start(steps[1], ref: 2, sink: nil, streams: false, deadline: start + .seconds(5))
+    supervision.start(steps[2], ref: 3, sink: nil, streams: false, deadline: start + .seconds(9))
+    supervision.printed(Array("spinning\n".utf8)[...])
+    XCTAssertNil(supervision.tick(at: start + .seconds(1)), "no signal")
+    XCTAssertEqual(supervision.leftRunning, [steps[0].id])
+    let overdue = supervision.takeOverdue()
+    guard case .ended(let hang, let end, nil)? = overdue.first, overdue.count == 1 else { return XCTFail("\(overdue)") }
+    XCTAssertEqual(end, .leftRunningAtLimit(.seconds(1), output: "spinning"))
+    XCTAssertEqual(hang.held.map(\.kind), [.outputCaptured(steps[0].id, "[shared] spinning\n"),
+                                         .workerReplaced(steps[0].id, reason: "exceededTimeLimit")])
+    XCTAssertTrue(supervision.takeOverdue().isEmpty, "handed over once")
+    XCTAssertFalse(supervision.runs(steps[0].id))
+    XCTAssertNil(supervision.end(steps[0].id, as: .returned(duration: 3)), "a reply after it was handed over ends nothing")
+    // The others go on: one ends as it ends.
+    guard case .ended(_, let second, nil)? = supervision.end(steps[1].id, as: .returned(duration: 2)) else {
+      return XCTFail("the second test did not end")
+    }
+    XCTAssertEqual(second, .returned(duration: 2))
+    // The last passes its deadline: the hang may have held it, so it is not blamed.
+    XCTAssertEqual(supervision.tick(at: start + .seconds(9)), SIGTERM)
+    supervision.sawExit()
+    let finished = supervision.exited(.signaled(SIGTERM))
+    guard case .runAgain(let last, let note, .besideOthers)? = finished.first, finished.count == 1 else {
+      return XCTFail("\(finished)")
+    }
+    XCTAssertEqual(last.planned.id, steps[2].id)
+    XCTAssertEqual(note?.message, "The worker process running this test side by side with Supervised/test 0 was stopped "
+      + "because Supervised/test 0 ran past its time limit, so this test ran again without it")
+  }
+
+  /// A reply read with the deadline it came at keeps its own end: the test was not left
+  /// running, and the worker goes on.
+  func testAnEndReadWithItsDeadlineKeepsItsEndBesideTestsWithinTheirLimits() throws {
+    let steps = try steps(2)
+    let start = clock.now
+    var supervision = WorkerSupervision(gracePeriod: .seconds(1))
+    supervision.start(steps[0], ref: 1, sink: nil, streams: false, deadline: start + .seconds(1))
+    supervision.start(steps[1], ref: 2, sink: nil, streams: false, deadline: start + .seconds(5))
+    XCTAssertNil(supervision.tick(at: start + .seconds(1)))
+    guard case .ended(let attempt, let end, nil)? = supervision.end(steps[0].id, as: .returned(duration: 1)) else {
+      return XCTFail("the first test did not end")
+    }
+    XCTAssertEqual(end, .returned(duration: 1))
+    XCTAssertEqual(attempt.held, [], "no replacement said")
+    XCTAssertEqual(supervision.leftRunning, [])
+    XCTAssertTrue(supervision.takeOverdue().isEmpty)
+    XCTAssertTrue(supervision.takesAttempts)
   }
 
   /// Issue 49: output a process the tests started held past the worker's exit is a `leaked`

@@ -108,6 +108,10 @@ extension TestExecutor {
   /// The test ran past its time limit outside any wait the harness could end, so its
   /// process was stopped: with SIGTERM, or with SIGKILL too when `killed`.
   case stoppedAtLimit(Duration, killed: Bool, gracePeriod: Duration, output: String)
+  /// The test ran past its time limit outside any wait the harness could end, side by side
+  /// with tests still within theirs: it was left running in its process, which starts no
+  /// other test and is stopped once the tests beside it ended.
+  case leftRunningAtLimit(Duration, output: String)
   /// The run was interrupted by `signal` while the test ran, so its process was stopped.
   case interrupted(signal: Int32, output: String)
   /// The test could not be started (its worker process could not be started, or does not
@@ -127,6 +131,11 @@ extension TestExecutor {
       let how = killed ? "SIGTERM, then SIGKILL after a grace period of \(grace.secondsDescription) seconds" : "SIGTERM"
       return Issue(kind: .timeLimitExceeded, message: "Test exceeded its time limit of \(limit.secondsDescription) seconds "
         + "outside any wait the harness could end, so its worker process was stopped with \(how)" + said(output),
+        sourceLocation: location)
+    case .leftRunningAtLimit(let limit, let output):
+      return Issue(kind: .timeLimitExceeded, message: "Test exceeded its time limit of \(limit.secondsDescription) seconds "
+        + "outside any wait the harness could end, side by side with tests still within theirs, so it was left running in "
+        + "its worker process, which starts no other test and is stopped once they end" + said(output),
         sourceLocation: location)
     case .interrupted(let signal, let output):
       return Issue(kind: .interrupted, message: "Interrupted: the run received \(ProcessEnding.name(of: signal)) "

@@ -11,6 +11,12 @@
 ///   that ended the worker when that test is known, else in halves; in a test bundle, always
 ///   alone. A test bundle's crash after other tests ended in it is no evidence against the
 ///   tests running then: each runs again alone.
+/// - **An attempt past its deadline** (a hang outside any wait, which only stopping its
+///   process ends) stops its worker, and every attempt running there ends with it or runs
+///   again, unless it ran side by side in a harness worker beside attempts still within their
+///   time limits: then the hang is told apart from them. It ends at once, left running, and
+///   the others go on; the worker starts no other test and is retired once they ended
+///   (``PastDeadline``).
 /// - **The worker.** One that ended is replaced: the next test starts a fresh one. One that
 ///   was sent a stop signal is never reused, nor one that said it must not run another test
 ///   (work a test left behind), one that ran the schedule it was started with, or any under
@@ -50,6 +56,23 @@ struct AttemptFollowUp: Equatable {
     case retire
     /// It ended: the next test starts a fresh one.
     case replace
+  }
+
+  /// What is done when attempts running in a worker passed their deadline.
+  enum PastDeadline: Equatable {
+    /// The worker is stopped (SIGTERM, then SIGKILL after the grace period); each attempt
+    /// running in it ends with it or runs again (``Test``).
+    case stopWorker
+    /// The attempts past their deadline end now, left running in the worker, which starts no
+    /// other attempt and is retired once the attempts beside them ended.
+    case leaveRunning
+  }
+
+  /// What is done when attempts run past their deadline in a worker of `kind`: `sideBySide`
+  /// when they run beside others whose events are held until they end, `othersOnTime` when
+  /// some attempt running there is still within its time limit.
+  static func pastDeadline(in kind: WorkerKind, sideBySide: Bool, othersOnTime: Bool) -> PastDeadline {
+    kind == .harness && sideBySide && othersOnTime ? .leaveRunning : .stopWorker
   }
 
   /// What kind of worker process ran the attempt.

@@ -153,6 +153,32 @@ struct WorkerSupervision {
     AttemptFollowUp(after: .init(workerEnded: draining, workerStopped: stopping != nil)).worker == .keep
   }
 
+  /// The attempts that ended at their deadline and were left running in the worker
+  /// (``AttemptFollowUp/PastDeadline/leaveRunning``): it runs no other attempt, and its
+  /// executor retires it once the attempts beside them ended.
+  private(set) var leftRunning: [TestID] = []
+  /// The attempts left running, until the watch hands them over (``takeOverdue()``): one
+  /// whose reply is read meanwhile (it came with the deadline) keeps its own end.
+  private var overdue: [Attempt] = []
+
+  /// Whether attempts ended at their deadline and wait to be handed over.
+  var hasOverdue: Bool { !overdue.isEmpty }
+
+  /// How the attempts that ended at their deadline, left running, finished: each at its
+  /// limit, the first saying that its worker is replaced. They are handed over once.
+  mutating func takeOverdue() -> [Finished] {
+    defer { overdue = [] }
+    return overdue.map { attempt in
+      var attempt = attempt
+      if !replacementSaid {
+        replacementSaid = true
+        attempt.emit(Event(.workerReplaced(attempt.planned.id, reason: WorkerRetirement.exceededTimeLimit.rawValue)))
+      }
+      let end = AttemptEnd.leftRunningAtLimit(attempt.planned.timeLimit ?? .zero, output: recent.tail(since: attempt.outputStart))
+      return Self.ended(attempt, end, note: nil)
+    }
+  }
+
   /// Whether the worker was stopped only at the deadlines of attempts that ended since (their
   /// ends arrived with the signal): the stop is no test's still to come, and none that runs.
   var stoppedForEndedAttempts: Bool {
@@ -201,6 +227,11 @@ struct WorkerSupervision {
   /// attempt the worker was stopped for, whose end arrived with the signal, keeps that end,
   /// and says that its worker is replaced (`stoppedAtTimeLimit`).
   mutating func end(_ id: TestID, as end: AttemptEnd, note: Issue? = nil) -> Finished? {
+    if let index = overdue.firstIndex(where: { $0.planned.id == id }) {
+      // Its end came with its deadline: it was not left running after all.
+      leftRunning.removeAll { $0 == id }
+      return .ended(overdue.remove(at: index), end, note: note)
+    }
     guard let index = running.firstIndex(where: { $0.planned.id == id }) else { return nil }
     var attempt = running.remove(at: index)
     attemptEnded = true
@@ -244,9 +275,29 @@ struct WorkerSupervision {
   mutating func tick(at now: ContinuousClock.Instant) -> Int32? {
     guard !draining, let next = nextDeadline, next <= now else { return nil }
     if stopping == nil {
-      pastDeadline = running.filter { $0.deadline.map { $0 <= now } ?? false }.map(\.planned.id)
+      let past = running.filter { $0.deadline.map { $0 <= now } ?? false }
+      let decision = AttemptFollowUp.pastDeadline(in: kind, sideBySide: running.count > 1 && !past.contains { $0.streams },
+                                                  othersOnTime: past.count < running.count)
+      if !past.isEmpty && decision == .leaveRunning {
+        for attempt in past { leaveRunning(attempt.planned.id) }
+        return nil
+      }
+      // After a hang was told apart, those past their deadline now may have waited for it.
+      pastDeadline = leftRunning.isEmpty ? past.map(\.planned.id) : leftRunning
     }
     return stop(at: now, interrupt: nil)
+  }
+
+  /// Ends the attempt of `id` at its deadline and leaves it running: it is handed over
+  /// with its end (``takeOverdue()``).
+  private mutating func leaveRunning(_ id: TestID) {
+    guard let index = running.firstIndex(where: { $0.planned.id == id }) else { return }
+    var attempt = running.remove(at: index)
+    attempt.flushOutput(of: output, shared: true)
+    if running.isEmpty { output.endLine() }
+    forgetSentOutput()
+    leftRunning.append(id)
+    overdue.append(attempt)
   }
 
   /// The run was interrupted by `signal`: the signal to send the worker's process group.

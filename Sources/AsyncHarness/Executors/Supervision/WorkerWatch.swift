@@ -64,9 +64,10 @@ struct WorkerWatch {
     exitWatch = process.exitDescriptor()
   }
 
-  /// Watches until the transcript says what the caller waits for happened (`nil`), or the
-  /// worker ended: then how it ended, and the supervision's attempts are to be ended with
-  /// ``WorkerSupervision/exited(_:)``.
+  /// Watches until the transcript says what the caller waits for happened, or an attempt
+  /// ended at its deadline and was left running (``WorkerSupervision/takeOverdue()``): `nil`;
+  /// or the worker ended: then how it ended, and the supervision's attempts are to be ended
+  /// with ``WorkerSupervision/exited(_:)``.
   mutating func watch(_ transcript: inout some WorkerTranscript, _ supervision: inout WorkerSupervision) -> ProcessEnding? {
     if let exit { return exit }
     // Lines read with an earlier wait's come first.
@@ -94,6 +95,9 @@ struct WorkerWatch {
       // At the channel's end the worker is ending: its exit is watched for.
       if descriptors[0].revents & ~Int16(POLLOUT) != 0 && readChannel(&transcript, &supervision) { return nil }
       if descriptors[3].revents != 0 || (exitWatch == nil && process.ending(waiting: false) != nil) { break }
+      // An attempt ended at its deadline, left running (its reply was not in this read): the
+      // caller hears of it now.
+      if supervision.hasOverdue { return nil }
     }
     return finish(&transcript, &supervision)
   }

@@ -38,19 +38,30 @@ struct WorkerConnection {
     if alone { supervision.printed(messages.startNextTest()) }
   }
 
-  /// Watches the worker until an attempt the worker replied for ended (its replies), or the
-  /// worker ended (how its attempts finish, and `ended` set).
+  /// Watches the worker until an attempt the worker replied for ended (its replies), one
+  /// ended at its deadline and was left running, or the worker ended (how its attempts
+  /// finish, and `ended` set).
   mutating func wait() -> (replies: [WorkerMessages.Reply], finished: [WorkerSupervision.Finished], ended: Bool) {
-    guard let exit = watch.watch(&messages, &supervision) else { return (messages.takeReplies(), [], false) }
-    return (messages.takeReplies(), supervision.exited(exit, outputHeldBy: watch.outputHeld ? "the worker process" : nil), true)
+    guard let exit = watch.watch(&messages, &supervision) else {
+      return (messages.takeReplies(), supervision.takeOverdue(), false)
+    }
+    let overdue = supervision.takeOverdue()
+    return (messages.takeReplies(), overdue + supervision.exited(exit, outputHeldBy: watch.outputHeld ? "the worker process" : nil), true)
   }
+
+  /// Whether the worker runs no other test and is retired once the tests it runs ended: a
+  /// reply said so (``WorkerRetirement``), or a test was left running past its time limit.
+  var retiring: Bool { messages.retiring || !supervision.leftRunning.isEmpty }
 
   /// Stops the worker at once.
   mutating func kill() { watch.kill() }
 
   /// Tells the worker to stop and watches it exit: within the grace period, else it is
-  /// stopped as at a deadline (SIGTERM, then SIGKILL). What it still says is dropped.
+  /// stopped as at a deadline (SIGTERM, then SIGKILL). What it still says is dropped. One
+  /// that holds a test left running past its time limit is stopped at once: it would not
+  /// stop by itself.
   mutating func retire() {
+    guard supervision.leftRunning.isEmpty else { return kill() }
     _ = process.send(.stop)
     process.closeRequests()
     messages.others = nil

@@ -233,7 +233,7 @@ import Darwin
   /// Whether another test may start side by side now: not while the worker running them
   /// retires (``WorkerRetirement``), until the tests it runs ended.
   @_spi(ForToolsIntegrationOnly) public var takesSideBySide: Bool {
-    state.withLock { !($0.sideBySide?.messages.retiring ?? false) }
+    state.withLock { !($0.sideBySide?.retiring ?? false) }
   }
 
   /// Starts `test` side by side with the tests running so (``WorkerRequest/start(_:)``), in
@@ -272,7 +272,7 @@ import Darwin
         ended = more.ended
       }
       defer {
-        switch AttemptFollowUp(after: .init(workerEnded: ended, workerLeftWork: state.sideBySide!.messages.retiring)).worker {
+        switch AttemptFollowUp(after: .init(workerEnded: ended, workerLeftWork: state.sideBySide!.retiring)).worker {
         case .replace:
           state.sideBySide = nil
         case .retire where state.sideBySide!.count == 0:
@@ -310,6 +310,7 @@ extension AttemptEnd {
     switch self {
     case .processEnded: "crashed"
     case .stoppedAtLimit: "stoppedAtTimeLimit"
+    case .leftRunningAtLimit: WorkerRetirement.exceededTimeLimit.rawValue
     case .returned, .skipped, .interrupted, .couldNotStart: nil
     }
   }
