@@ -82,7 +82,7 @@ final class BundleChannelLibraryTests: TemporaryDirectoryTestCase {
 
   /// Issue 50: the bundle's schedule chooses as the scheduled strategy does because both are
   /// compiled from one source: the library's sources include the file the module
-  /// AsyncHarnessSchedulePicking is built from, byte for byte, and the explorer keeps no copy
+  /// AsyncHarnessShared is built from, byte for byte, and the explorer keeps no copy
   /// of a generator or a picker of its own.
   func testTheBundlesScheduleIsCompiledFromTheScheduledStrategysOwnSource() throws {
     let shared = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -13,7 +13,7 @@
 // steps), over queues that are the bundle's tasks in the order they were first seen (a job of
 // no task, an actor's turn, a queue of its own). It cannot import AsyncHarness (a bundle that
 // links AsyncHarness must never see a second copy of it): SchedulePicking is compiled into
-// this library from the very file the core's module AsyncHarnessSchedulePicking is built from
+// this library from the very file the core's module AsyncHarnessShared is built from
 // (Sources/AsyncHarness/Shared/SchedulePicking.swift).
 //
 // Dispatch is under the schedule too: the blocks the schedule's work sends (`dispatch_async`,

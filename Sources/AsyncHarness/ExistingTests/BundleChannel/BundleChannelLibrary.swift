@@ -38,7 +38,7 @@ struct BundleChannelLibrary {
   /// `SEED:POLICY:MILLISECONDS:STEPS`.
   static let scheduleVariable = "ASYNC_HARNESS_BUNDLE_SCHEDULE"
   /// The library's sources, in the order they are compiled: its own, and what it shares
-  /// with the core (`Sources/AsyncHarness/Shared`, the module AsyncHarnessSchedulePicking),
+  /// with the core (`Sources/AsyncHarness/Shared`, the module AsyncHarnessShared),
   /// from the very files the core is built from.
   static let sources = [
     ("AsyncHarnessBundleChannel.swift", PackageResources.AsyncHarnessBundleChannel_swift),
