@@ -40,11 +40,12 @@ let package = Package(
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleDispatchQueues.swift"),
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleExecutors.swift"),
         .embedInCode("Shared/SchedulePicking.swift"),
+        .embedInCode("Shared/ChannelRecord.swift"),
       ]
     ),
     // What the core and the library preloaded into a package's test bundle share, compiled
-    // into both from one source (Sources/AsyncHarness/Shared): a schedule's choices. No
-    // dependency.
+    // into both from one source (Sources/AsyncHarness/Shared): a schedule's choices, the
+    // channel's records. No dependency.
     .target(name: "AsyncHarnessShared", path: "Sources/AsyncHarness/Shared"),
     .target(name: "AsyncHarnessConformance", dependencies: ["AsyncHarness"]),
     .target(name: "AsyncHarnessXCTest", dependencies: ["AsyncHarness"]),

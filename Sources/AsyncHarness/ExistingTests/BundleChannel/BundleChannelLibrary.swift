@@ -49,6 +49,7 @@ struct BundleChannelLibrary {
     ("AsyncHarnessBundleDispatchQueues.swift", PackageResources.AsyncHarnessBundleDispatchQueues_swift),
     ("AsyncHarnessBundleExecutors.swift", PackageResources.AsyncHarnessBundleExecutors_swift),
     ("SchedulePicking.swift", PackageResources.SchedulePicking_swift),
+    ("ChannelRecord.swift", PackageResources.ChannelRecord_swift),
   ]
   /// The descriptor the channel is handed over as.
   static let channelDescriptor: Int32 = 3
