@@ -41,11 +41,12 @@ let package = Package(
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleExecutors.swift"),
         .embedInCode("Shared/SchedulePicking.swift"),
         .embedInCode("Shared/ChannelRecord.swift"),
+        .embedInCode("Shared/RoutedExecutors.swift"),
       ]
     ),
     // What the core and the library preloaded into a package's test bundle share, compiled
     // into both from one source (Sources/AsyncHarness/Shared): a schedule's choices, the
-    // channel's records. No dependency.
+    // channel's records, the executors both schedules install. No dependency.
     .target(name: "AsyncHarnessShared", path: "Sources/AsyncHarness/Shared"),
     .target(name: "AsyncHarnessConformance", dependencies: ["AsyncHarness"]),
     .target(name: "AsyncHarnessXCTest", dependencies: ["AsyncHarness"]),

@@ -303,21 +303,6 @@ final class ExplorerScheduler: Sendable {
       if escaped { return }
     }
   }
-
-  /// The runtime's id of a job's task ("ExecutorJob(id: 7)"), `nil` for a job of no task.
-  static func task(of job: borrowing ExecutorJob) -> UInt64? {
-    job.description.split(separator: " ").last.flatMap { UInt64($0.dropLast()) }
-  }
-
-  /// The nanoseconds from now until `instant` of `clock`; `nil` for a clock that is neither
-  /// the continuous nor the suspending one (its sleeps stay on real time).
-  static func delay<C: Clock>(until instant: C.Instant, of clock: C) -> Int64? {
-    guard C.self == ContinuousClock.self || C.self == SuspendingClock.self,
-      let remaining = clock.now.duration(to: instant) as? Duration
-    else { return nil }
-    let parts = remaining.components
-    return max(0, parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000)
-  }
 }
 
 #else

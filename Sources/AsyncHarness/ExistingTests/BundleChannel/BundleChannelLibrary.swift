@@ -50,6 +50,7 @@ struct BundleChannelLibrary {
     ("AsyncHarnessBundleExecutors.swift", PackageResources.AsyncHarnessBundleExecutors_swift),
     ("SchedulePicking.swift", PackageResources.SchedulePicking_swift),
     ("ChannelRecord.swift", PackageResources.ChannelRecord_swift),
+    ("RoutedExecutors.swift", PackageResources.RoutedExecutors_swift),
   ]
   /// The descriptor the channel is handed over as.
   static let channelDescriptor: Int32 = 3
