@@ -42,6 +42,7 @@ let package = Package(
         .embedInCode("Shared/SchedulePicking.swift"),
         .embedInCode("Shared/ChannelRecord.swift"),
         .embedInCode("Shared/RoutedExecutors.swift"),
+        .embedInCode("Shared/JSONEscape.swift"),
       ]
     ),
     // What the core and the library preloaded into a package's test bundle share, compiled

@@ -62,8 +62,7 @@ final class BundleChannelReaderTests: XCTestCase {
       var reader = BundleChannelReader(library)
       let read = { (record: ChannelRecord) in reader.read(record.encoded()[...]) }
       XCTAssertEqual(read(.children(["41 (sleep 60)"])), [.leftProcesses(["41 (sleep 60)"])])
-      XCTAssertEqual(read(.schedule(ChannelRecord.ScheduleSteps(steps: 12, hash: 0xFEED, jobs: 9, outside: 2, firstOutsideStep: 4,
-                                                                escapedAt: 7))),
+      XCTAssertEqual(read(.schedule(steps: 12, hash: 0xFEED, jobs: 9, outside: 2, firstOutsideStep: 4, escapedAt: 7, hookedAt: nil)),
                      [.schedule(ScheduleTrace(steps: 12, hash: 0xFEED, firstOutsideStep: 4), jobs: 9, outside: 2, escapedAt: 7)])
       XCTAssertEqual(read(.step(3, ran: "task #2", virtualTime: 1_500_000_000)),
                      [.step(3, ran: "task #2", virtualTime: .milliseconds(1500))])

@@ -30,8 +30,13 @@ package enum ChannelRecord: Equatable, Sendable {
   case ended(test: String, outcome: Outcome, duration: Double, failures: Int, unexpected: Int)
   /// The child processes running as the test whose end comes next ended (`PID (command line)`).
   case children([String])
-  /// Under a schedule, the steps taken up to the test's end that comes next.
-  case schedule(ScheduleSteps)
+  /// Under a schedule, the steps taken up to the test's end that comes next: how many, the
+  /// hash of their choices, of how many `jobs`, `outside` of them sent from threads the
+  /// schedule does not run while its own work ran (the first before `firstOutsideStep`);
+  /// `escapedAt`, the step whose job kept the schedule's thread (Swift's own executors ran
+  /// every job after it); `hookedAt`, the step after which the test's own executor hook took
+  /// its jobs.
+  case schedule(steps: Int, hash: UInt64, jobs: Int, outside: Int, firstOutsideStep: Int?, escapedAt: Int?, hookedAt: Int?)
   /// Under a schedule and `--trace`, the running test's step `number` ran a job of `ran`
   /// (`task #3`) at `virtualTime` nanoseconds.
   case step(Int, ran: String, virtualTime: Int64)
@@ -54,33 +59,6 @@ package enum ChannelRecord: Equatable, Sendable {
     case passed, failed
     /// Skipped (`XCTSkip`), with its reason (empty when none was found).
     case skipped(reason: String)
-  }
-
-  /// The steps a schedule took up to a test's end: how many, the hash of its choices, of how
-  /// many `jobs`, `outside` of them sent from threads the schedule does not run while its own
-  /// work ran (the first before `firstOutsideStep`); `escapedAt`, the step whose job kept the
-  /// schedule's thread (Swift's own executors ran every job after it); `hookedAt`, the step
-  /// after which the test's own executor hook took its jobs.
-  package struct ScheduleSteps: Equatable, Sendable {
-    package var steps: Int
-    package var hash: UInt64
-    package var jobs: Int
-    package var outside: Int
-    package var firstOutsideStep: Int?
-    package var escapedAt: Int?
-    package var hookedAt: Int?
-
-    /// Steps with each of their fields.
-    package init(steps: Int, hash: UInt64, jobs: Int, outside: Int, firstOutsideStep: Int? = nil, escapedAt: Int? = nil,
-                 hookedAt: Int? = nil) {
-      self.steps = steps
-      self.hash = hash
-      self.jobs = jobs
-      self.outside = outside
-      self.firstOutsideStep = firstOutsideStep
-      self.escapedAt = escapedAt
-      self.hookedAt = hookedAt
-    }
   }
 
   /// The record's name: the value of its `"record"` member.
@@ -169,14 +147,14 @@ extension ChannelRecord {
         object.quoted(process)
       }
       object.bytes.append(UInt8(ascii: "]"))
-    case .schedule(let steps):
-      object.integer("steps", steps.steps)
-      object.string("hash", String(steps.hash, radix: 16))
-      object.integer("jobs", steps.jobs)
-      object.integer("outside", steps.outside)
-      if let step = steps.firstOutsideStep { object.integer("firstOutsideStep", step) }
-      if let step = steps.escapedAt { object.integer("escapedAt", step) }
-      if let step = steps.hookedAt { object.integer("hookedAt", step) }
+    case .schedule(let steps, let hash, let jobs, let outside, let firstOutsideStep, let escapedAt, let hookedAt):
+      object.integer("steps", steps)
+      object.string("hash", String(hash, radix: 16))
+      object.integer("jobs", jobs)
+      object.integer("outside", outside)
+      if let step = firstOutsideStep { object.integer("firstOutsideStep", step) }
+      if let step = escapedAt { object.integer("escapedAt", step) }
+      if let step = hookedAt { object.integer("hookedAt", step) }
     case .step(let number, let ran, let virtualTime):
       object.integer("step", number)
       object.string("ran", ran)
@@ -250,6 +228,12 @@ extension ChannelRecord {
   /// - Throws: ``ChannelRecordError``: ``ChannelRecordError/notARecord`` for a line that is
   ///   not the library's (it does not begin `{"v":`), else why the record is refused.
   package init(decoding line: ArraySlice<UInt8>) throws(ChannelRecordError) {
+    self = try line.withUnsafeBufferPointer { line in
+      Result { () throws(ChannelRecordError) in try Self(reading: line) }
+    }.get()
+  }
+
+  private init(reading line: UnsafeBufferPointer<UInt8>) throws(ChannelRecordError) {
     var reader = ObjectReader(line)
     // The library's records before they had versions began so.
     if reader.skip(#"{"record":"#) { throw .unknownVersion("") }
@@ -290,11 +274,11 @@ extension ChannelRecord {
       guard let hash = UInt64(try fields.string("hash"), radix: 16) else {
         throw .malformed("the schedule record's \"hash\" is not hexadecimal")
       }
-      self = .schedule(ScheduleSteps(
+      self = .schedule(
         steps: try fields.integer("steps"), hash: hash, jobs: try fields.integer("jobs"), outside: try fields.integer("outside"),
         firstOutsideStep: try fields.optional("firstOutsideStep", "an integer", \.integer),
         escapedAt: try fields.optional("escapedAt", "an integer", \.integer),
-        hookedAt: try fields.optional("hookedAt", "an integer", \.integer)))
+        hookedAt: try fields.optional("hookedAt", "an integer", \.integer))
     case "step":
       self = .step(try fields.integer("step"), ran: try fields.string("ran"), virtualTime: try fields.integer("virtualTime"))
     case "stuck":
@@ -360,18 +344,17 @@ private struct Fields {
 
 /// Reads the members of one flat JSON object, as ``ObjectWriter`` writes them (no spaces).
 private struct ObjectReader {
-  private let bytes: ArraySlice<UInt8>
-  private var index: Int
+  private let bytes: UnsafeBufferPointer<UInt8>
+  private var index = 0
 
-  init(_ bytes: ArraySlice<UInt8>) {
+  init(_ bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
-    index = bytes.startIndex
   }
 
   /// Skips `text` when the bytes go on with it.
   mutating func skip(_ text: StaticString) -> Bool {
     let count = text.utf8CodeUnitCount
-    guard bytes.endIndex - index >= count,
+    guard bytes.count - index >= count,
       bytes[index..<index + count].elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: count))
     else { return false }
     index += count
@@ -379,9 +362,9 @@ private struct ObjectReader {
   }
 
   /// The bytes up to the next `,` or `}` (a number, as written).
-  mutating func token() -> ArraySlice<UInt8> {
+  mutating func token() -> Slice<UnsafeBufferPointer<UInt8>> {
     let start = index
-    while index < bytes.endIndex, bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "}") { index += 1 }
+    while index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "}") { index += 1 }
     return bytes[start..<index]
   }
 
@@ -393,12 +376,12 @@ private struct ObjectReader {
       guard skip(":") else { throw .malformed("a member \"\(name.prefix(40))\" has no colon") }
       members.append((name, try value()))
     }
-    guard skip("}"), index == bytes.endIndex else { throw .malformed("the object does not end where the line does") }
+    guard skip("}"), index == bytes.count else { throw .malformed("the object does not end where the line does") }
     return members
   }
 
   private mutating func value() throws(ChannelRecordError) -> JSONScalar {
-    guard index < bytes.endIndex else { throw .malformed("a member has no value") }
+    guard index < bytes.count else { throw .malformed("a member has no value") }
     switch bytes[index] {
     case UInt8(ascii: "\""): return .string(try string())
     case UInt8(ascii: "["):
@@ -427,63 +410,28 @@ private struct ObjectReader {
   private mutating func string() throws(ChannelRecordError) -> String {
     guard skip("\"") else { throw .malformed("a string was expected") }
     let start = index
-    while index < bytes.endIndex, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
+    while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
       index += 1
     }
-    guard index < bytes.endIndex else { throw .malformed("a string does not end") }
+    guard index < bytes.count else { throw .malformed("a string does not end") }
     if bytes[index] == UInt8(ascii: "\"") {
       index += 1
       return String(decoding: bytes[start..<index - 1], as: UTF8.self)
     }
     var decoded = Array(bytes[start..<index])
-    while true {
-      guard index < bytes.endIndex else { throw .malformed("a string does not end") }
+    while index < bytes.count {
       let byte = bytes[index]
       index += 1
       switch byte {
       case UInt8(ascii: "\""): return String(decoding: decoded, as: UTF8.self)
-      case UInt8(ascii: "\\"): try escape(into: &decoded)
+      case UInt8(ascii: "\\"):
+        guard JSONEscape.read(bytes, at: &index, into: &decoded) else {
+          throw .malformed("a string holds an escape JSON does not know, or a surrogate alone")
+        }
       case ..<0x20: throw .malformed("a string holds a control character unescaped")
       default: decoded.append(byte)
       }
     }
-  }
-
-  /// The escape after a backslash, its character's UTF-8 appended to `decoded`.
-  private mutating func escape(into decoded: inout [UInt8]) throws(ChannelRecordError) {
-    guard index < bytes.endIndex else { throw .malformed("a string ends in a backslash") }
-    let byte = bytes[index]
-    index += 1
-    switch byte {
-    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(byte)
-    case UInt8(ascii: "n"): decoded.append(0x0A)
-    case UInt8(ascii: "r"): decoded.append(0x0D)
-    case UInt8(ascii: "t"): decoded.append(0x09)
-    case UInt8(ascii: "b"): decoded.append(0x08)
-    case UInt8(ascii: "f"): decoded.append(0x0C)
-    case UInt8(ascii: "u"):
-      var value = try hex4()
-      if (0xD800..<0xDC00).contains(value), skip("\\u") {
-        // A high surrogate and its low one are one character; without it, a replacement.
-        let next = try hex4()
-        if (0xDC00..<0xE000).contains(next) {
-          value = 0x10000 + ((value - 0xD800) << 10) + (next - 0xDC00)
-        } else {
-          decoded += "\u{FFFD}".utf8
-          value = next
-        }
-      }
-      decoded += String(Unicode.Scalar(value) ?? "\u{FFFD}").utf8
-    default:
-      throw .malformed("a string holds an unknown escape")
-    }
-  }
-
-  /// The four hexadecimal digits of a `\u` escape.
-  private mutating func hex4() throws(ChannelRecordError) -> UInt32 {
-    guard bytes.endIndex - index >= 4, let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
-    else { throw .malformed("a \\u escape is not four hexadecimal digits") }
-    index += 4
-    return value
+    throw .malformed("a string does not end")
   }
 }

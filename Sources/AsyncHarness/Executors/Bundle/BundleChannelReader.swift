@@ -131,9 +131,9 @@ enum BundleChannelReader {
     switch record {
     case .children(let processes):
       return [.leftProcesses(processes)]
-    case .schedule(let steps):
-      return [.schedule(ScheduleTrace(steps: steps.steps, hash: steps.hash, firstOutsideStep: steps.firstOutsideStep),
-                        jobs: steps.jobs, outside: steps.outside, escapedAt: steps.escapedAt, hookedAt: steps.hookedAt)]
+    case .schedule(let steps, let hash, let jobs, let outside, let firstOutsideStep, let escapedAt, let hookedAt):
+      return [.schedule(ScheduleTrace(steps: steps, hash: hash, firstOutsideStep: firstOutsideStep), jobs: jobs, outside: outside,
+                        escapedAt: escapedAt, hookedAt: hookedAt)]
     case .step(let number, let ran, let virtualTime):
       return [.step(number, ran: ran, virtualTime: .nanoseconds(virtualTime))]
     case .stuck(let virtualTime):

@@ -214,9 +214,8 @@ final class ExplorerScheduler: Sendable {
     state.withLock { state in
       state.jobsAtTestStart = nil
       state.stepsAtTestStart = nil
-      return .schedule(ChannelRecord.ScheduleSteps(
-        steps: state.steps, hash: state.hash, jobs: state.jobs, outside: state.outside,
-        firstOutsideStep: state.firstOutsideStep, escapedAt: state.escapedAt, hookedAt: state.hookedAt))
+      return .schedule(steps: state.steps, hash: state.hash, jobs: state.jobs, outside: state.outside,
+                       firstOutsideStep: state.firstOutsideStep, escapedAt: state.escapedAt, hookedAt: state.hookedAt)
     }
   }
 

@@ -51,6 +51,7 @@ struct BundleChannelLibrary {
     ("SchedulePicking.swift", PackageResources.SchedulePicking_swift),
     ("ChannelRecord.swift", PackageResources.ChannelRecord_swift),
     ("RoutedExecutors.swift", PackageResources.RoutedExecutors_swift),
+    ("JSONEscape.swift", PackageResources.JSONEscape_swift),
   ]
   /// The descriptor the channel is handed over as.
   static let channelDescriptor: Int32 = 3
