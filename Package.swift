@@ -23,7 +23,7 @@ let package = Package(
   targets: [
     .target(
       name: "AsyncHarness",
-      dependencies: ["AsyncHarnessSchedulePicking", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      dependencies: ["AsyncHarnessShared", .product(name: "ArgumentParser", package: "swift-argument-parser")],
       // The READMEs beside the code (docs/ARCHITECTURE.md links them) are no part of the build.
       exclude: ["Shared", "Running/README.md", "Executors/README.md", "Executors/Worker/README.md",
                 "Executors/Supervision/README.md", "Executors/Bundle/README.md", "Scheduling/README.md",
@@ -40,12 +40,15 @@ let package = Package(
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleDispatchQueues.swift"),
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleExecutors.swift"),
         .embedInCode("Shared/SchedulePicking.swift"),
+        .embedInCode("Shared/ChannelRecord.swift"),
+        .embedInCode("Shared/RoutedExecutors.swift"),
+        .embedInCode("Shared/JSONEscape.swift"),
       ]
     ),
     // What the core and the library preloaded into a package's test bundle share, compiled
-    // into both from one source (Sources/AsyncHarness/Shared): a schedule's choices. No
-    // dependency.
-    .target(name: "AsyncHarnessSchedulePicking", path: "Sources/AsyncHarness/Shared"),
+    // into both from one source (Sources/AsyncHarness/Shared): a schedule's choices, the
+    // channel's records, the executors both schedules install. No dependency.
+    .target(name: "AsyncHarnessShared", path: "Sources/AsyncHarness/Shared"),
     .target(name: "AsyncHarnessConformance", dependencies: ["AsyncHarness"]),
     .target(name: "AsyncHarnessXCTest", dependencies: ["AsyncHarness"]),
     .target(name: "AsyncHarnessTesting", dependencies: ["AsyncHarness"]),

@@ -1,5 +1,5 @@
 import AsyncHarness
-import AsyncHarnessSchedulePicking
+import AsyncHarnessShared
 import Foundation
 import XCTest
 

@@ -130,7 +130,7 @@ final class ArchitecturePageTests: XCTestCase {
       guard !span.hasSuffix(".swift"), !span.hasSuffix(".md"),
             let name = span.wholeMatch(of: /([A-Z][A-Za-z0-9]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\(.*\))?/)?.1 else { continue }
       checked += 1
-      // A module (`AsyncHarnessSchedulePicking`) is a target of the package.
+      // A module (`AsyncHarnessShared`) is a target of the package.
       if !name.contains("."), manifest.contains("name: \"\(name)\"") { continue }
       for part in name.split(separator: ".") {
         let declaration = part.first!.isUppercase ? "(struct|class|enum|protocol|actor|typealias)" : "(var|let|func|case)"

@@ -80,18 +80,27 @@ final class BundleChannelLibraryTests: TemporaryDirectoryTestCase {
                                                   inherited: [:])["ASYNC_HARNESS_BUNDLE_SCHEDULE"])
   }
 
-  /// Issue 50: the bundle's schedule chooses as the scheduled strategy does because both are
-  /// compiled from one source: the library's sources include the file the module
-  /// AsyncHarnessSchedulePicking is built from, byte for byte, and the explorer keeps no copy
-  /// of a generator or a picker of its own.
-  func testTheBundlesScheduleIsCompiledFromTheScheduledStrategysOwnSource() throws {
+  /// Issues 50 and 52: what the library and the core share is compiled into both from one
+  /// source. Every file of Sources/AsyncHarness/Shared (the module AsyncHarnessShared) is among
+  /// the library's sources, byte for byte; the library keeps no copy of a generator, a picker,
+  /// a record's JSON or the executors, and never reads a task from a job's description.
+  func testTheLibraryIsCompiledFromEverySharedSourceAndKeepsNoCopyOfIt() throws {
     let shared = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("Sources/AsyncHarness/Shared/SchedulePicking.swift")
-    let embedded = try XCTUnwrap(BundleChannelLibrary.sources.first { $0.0 == "SchedulePicking.swift" }?.1)
-    XCTAssertEqual(Data(embedded), try Data(contentsOf: shared))
-    let explorer = String(decoding: PackageResources.AsyncHarnessBundleExplorer_swift, as: UTF8.self)
-    XCTAssertFalse(explorer.contains("0x9E37_79B9_7F4A_7C15"), "the explorer keeps a generator of its own")
-    XCTAssertFalse(explorer.contains("changePoints"), "the explorer keeps a picker of its own")
-    XCTAssertTrue(explorer.contains("SchedulePicking(seed:"))
+      .deletingLastPathComponent().appendingPathComponent("Sources/AsyncHarness/Shared")
+    let files = try FileManager.default.contentsOfDirectory(atPath: shared.path).filter { $0.hasSuffix(".swift") }.sorted()
+    XCTAssertEqual(files, ["ChannelRecord.swift", "JSONEscape.swift", "RoutedExecutors.swift", "SchedulePicking.swift"])
+    for file in files {
+      let embedded = try XCTUnwrap(BundleChannelLibrary.sources.first { $0.0 == file }?.1, "\(file) is not compiled into the library")
+      XCTAssertEqual(Data(embedded), try Data(contentsOf: shared.appendingPathComponent(file)), file)
+    }
+    let own = BundleChannelLibrary.sources.filter { !files.contains($0.0) }.map { String(decoding: $0.1, as: UTF8.self) }
+      .joined(separator: "\n")
+    XCTAssertFalse(own.contains("0x9E37_79B9_7F4A_7C15"), "the library keeps a generator of its own")
+    XCTAssertFalse(own.contains("changePoints"), "the library keeps a picker of its own")
+    XCTAssertTrue(own.contains("SchedulePicking(seed:"))
+    XCTAssertFalse(own.contains(#""record":"#), "the library writes a record by hand")
+    XCTAssertNil(own.range(of: #"class \w+: [^{]*(TaskExecutor|MainExecutor)"#, options: .regularExpression),
+                 "the library keeps executors of its own")
+    XCTAssertFalse(own.contains(".description"), "the library reads something from a description's text")
   }
 }

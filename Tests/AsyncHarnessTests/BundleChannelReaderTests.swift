@@ -1,10 +1,12 @@
 @_spi(ForToolsIntegrationOnly) @testable import AsyncHarness
+import AsyncHarnessShared
 import XCTest
 
 /// A test bundle's private channel read into notes: Swift Testing's own event records (real
-/// lines of the fixture Tests/Fixtures/ExistingTests, Swift 6.3.1) and the XCTest observer's
-/// records; the invocation that selects exactly the tests asked for; the output cut at the
-/// observer's markers; and XCTest's own lines left out of a test's output.
+/// lines of the fixture Tests/Fixtures/ExistingTests, Swift 6.3.1) and the preloaded library's
+/// own (``ChannelRecord``), one it cannot read refused by name; the invocation that selects
+/// exactly the tests asked for; the output cut at the observer's markers; and XCTest's own
+/// lines left out of a test's output.
 final class BundleChannelReaderTests: XCTestCase {
   private static let parameterized = "LedgerTests.LedgerSuite/parameterized(amount:)/LedgerSwiftTests.swift:38:4"
 
@@ -31,44 +33,81 @@ final class BundleChannelReaderTests: XCTestCase {
 
   func testXCTestRecordsBecomeStartsFailuresSkipsAndEndsWithXCTestsOwnOutcome() {
     var reader = BundleChannelReader(.xctest)
-    let read = { (line: String) in reader.read(Array(line.utf8)[...]) }
+    let read = { (record: ChannelRecord) in reader.read(record.encoded()[...]) }
     let test = "LedgerTests.BalanceXCTests/testTwoFailuresInOneTest"
-    XCTAssertEqual(read(#"{"record":"started","test":"\#(test)"}"#), [.started(test)])
-    XCTAssertEqual(read(#"{"record":"issue","test":"\#(test)","message":"XCTAssertTrue failed - first","file":"/p/LedgerXCTests.swift","line":53}"#),
+    XCTAssertEqual(read(.started(test: test)), [.started(test)])
+    XCTAssertEqual(read(.issue(test: test, message: "XCTAssertTrue failed - first", place: .file("/p/LedgerXCTests.swift", line: 53))),
                    [.issue(test, Issue(kind: .expectationFailed, message: "XCTAssertTrue failed - first",
                                  sourceLocation: SourceLocation(fileID: "LedgerTests/LedgerXCTests.swift",
                                                                 filePath: "/p/LedgerXCTests.swift", line: 53, column: 1)))])
-    XCTAssertEqual(read(#"{"record":"ended","test":"\#(test)","outcome":"failed","duration":0.25,"failures":1}"#),
+    XCTAssertEqual(read(.ended(test: test, outcome: .failed, duration: 0.25, failures: 1, unexpected: 0)),
                    [.ended(test, skipReason: nil, seconds: 0.25)])
-    XCTAssertEqual(read(#"{"record":"started","test":"M.C/testThrows"}"#), [.started("M.C/testThrows")])
-    XCTAssertEqual(read(#"{"record":"issue","test":"M.C/testThrows","message":"threw error \"E\"","thrown":true}"#),
+    XCTAssertEqual(read(.started(test: "M.C/testThrows")), [.started("M.C/testThrows")])
+    XCTAssertEqual(read(.issue(test: "M.C/testThrows", message: #"threw error "E""#, place: .thrown)),
                    [.issue("M.C/testThrows", Issue(kind: .errorThrown, message: #"threw error "E""#, sourceLocation: nil))])
-    XCTAssertEqual(read(#"{"record":"ended","test":"M.C/testThrows","outcome":"failed","duration":0,"failures":1}"#),
+    XCTAssertEqual(read(.ended(test: "M.C/testThrows", outcome: .failed, duration: 0, failures: 1, unexpected: 1)),
                    [.ended("M.C/testThrows", skipReason: nil, seconds: 0)])
-    XCTAssertEqual(read(#"{"record":"started","test":"M.C/testSkips"}"#), [.started("M.C/testSkips")])
-    XCTAssertEqual(read(#"{"record":"ended","test":"M.C/testSkips","outcome":"skipped","duration":0,"failures":0,"skipReason":"not here"}"#),
+    XCTAssertEqual(read(.started(test: "M.C/testSkips")), [.started("M.C/testSkips")])
+    XCTAssertEqual(read(.ended(test: "M.C/testSkips", outcome: .skipped(reason: "not here"), duration: 0, failures: 0, unexpected: 0)),
                    [.ended("M.C/testSkips", skipReason: "not here", seconds: 0)])
-    XCTAssertEqual(read("Test Case 'C.testX' passed (0.001 seconds)"), [], "only records are read")
+    XCTAssertEqual(read(.classStarted("M.C")), [.classStarted("M.C")])
+    XCTAssertEqual(read(.classEnded("M.C")), [.classEnded("M.C")])
+    XCTAssertEqual(reader.read(Array("Test Case 'C.testX' passed (0.001 seconds)".utf8)[...]), [], "only records are read")
+  }
+
+  /// The library's records of either library's bundle: the children a test left, a schedule's
+  /// steps, a step said under `--trace`, a stuck test.
+  func testTheLibrarysOwnRecordsBecomeNotesInEitherLibrarysBundle() {
+    for library in [TestLibrary.xctest, .swiftTesting] {
+      var reader = BundleChannelReader(library)
+      let read = { (record: ChannelRecord) in reader.read(record.encoded()[...]) }
+      XCTAssertEqual(read(.children(["41 (sleep 60)"])), [.leftProcesses(["41 (sleep 60)"])])
+      XCTAssertEqual(read(.schedule(steps: 12, hash: 0xFEED, jobs: 9, outside: 2, firstOutsideStep: 4, escapedAt: 7, hookedAt: nil)),
+                     [.schedule(ScheduleTrace(steps: 12, hash: 0xFEED, firstOutsideStep: 4), jobs: 9, outside: 2, escapedAt: 7)])
+      XCTAssertEqual(read(.step(3, ran: "task #2", virtualTime: 1_500_000_000)),
+                     [.step(3, ran: "task #2", virtualTime: .milliseconds(1500))])
+      XCTAssertEqual(read(.stuck(virtualTime: 2_000)), [.stuck(virtualTime: .microseconds(2))])
+    }
+  }
+
+  /// A record the decoder refuses is said, by name, with the start of the line: never dropped.
+  func testARecordOfAnotherVersionOrKindIsRefusedByName() throws {
+    var reader = BundleChannelReader(.xctest)
+    let notes = reader.read(Array(#"{"v":2,"record":"started","test":"M.C/testA"}"#.utf8)[...])
+    XCTAssertEqual(notes, [.refused("The library the harness preloaded into the test bundle sent a record of version 2, "
+      + "which this harness does not read (it reads version 1: the library is not the harness's own); the harness refuses "
+      + #"it, and what it said of the bundle's tests is lost: {"v":2,"record":"started","test":"M.C/testA"}"#)])
+    var swiftTesting = BundleChannelReader(.swiftTesting)
+    let unknown = swiftTesting.read(Array(#"{"v":1,"record":"paused","test":"M.C/testA"}"#.utf8)[...])
+    guard case .refused(let message)? = unknown.first, unknown.count == 1 else { return XCTFail("\(unknown)") }
+    XCTAssertTrue(message.contains(#"a record of an unknown kind, "paused""#), message)
+    // A long line is shown by its start only.
+    let long = reader.read(Array((#"{"v":1,"record":"started","test":""# + String(repeating: "x", count: 5_000)).utf8)[...])
+    guard case .refused(let cut)? = long.first else { return XCTFail("\(long)") }
+    XCTAssertTrue(cut.contains("a malformed record: a string does not end"), cut)
+    XCTAssertTrue(cut.hasSuffix("xxx…"), cut)
+    XCTAssertLessThan(cut.utf8.count, 600)
   }
 
   func testAnXCTestFailedWithoutTellingAFailureStillFails() {
     var reader = BundleChannelReader(.xctest)
-    _ = reader.read(Array(#"{"record":"started","test":"M.C/testX"}"#.utf8)[...])
+    let read = { (record: ChannelRecord) in reader.read(record.encoded()[...]) }
+    _ = read(.started(test: "M.C/testX"))
     let untold = Issue(kind: .expectationFailed, message: "XCTest counted 1 more failure(s) than it reported to its observers")
-    XCTAssertEqual(reader.read(Array(#"{"record":"ended","test":"M.C/testX","outcome":"failed","duration":0,"failures":0}"#.utf8)[...]),
+    XCTAssertEqual(read(.ended(test: "M.C/testX", outcome: .failed, duration: 0, failures: 0, unexpected: 0)),
                    [.issue("M.C/testX", untold), .ended("M.C/testX", skipReason: nil, seconds: 0)])
-    _ = reader.read(Array(#"{"record":"started","test":"M.C/testY"}"#.utf8)[...])
-    XCTAssertEqual(reader.read(Array(#"{"record":"ended","test":"M.C/testY","outcome":"passed","duration":0,"failures":1}"#.utf8)[...]),
+    _ = read(.started(test: "M.C/testY"))
+    XCTAssertEqual(read(.ended(test: "M.C/testY", outcome: .passed, duration: 0, failures: 1, unexpected: 0)),
                    [.issue("M.C/testY", untold), .ended("M.C/testY", skipReason: nil, seconds: 0)])
     // An error XCTest counted as thrown (unexpected) and never told of is an error.
-    _ = reader.read(Array(#"{"record":"started","test":"M.C/testZ"}"#.utf8)[...])
-    XCTAssertEqual(reader.read(Array(#"{"record":"ended","test":"M.C/testZ","outcome":"failed","duration":0,"failures":1,"unexpected":1}"#.utf8)[...]),
+    _ = read(.started(test: "M.C/testZ"))
+    XCTAssertEqual(read(.ended(test: "M.C/testZ", outcome: .failed, duration: 0, failures: 1, unexpected: 1)),
                    [.issue("M.C/testZ", Issue(kind: .errorThrown, message: untold.message)),
                     .ended("M.C/testZ", skipReason: nil, seconds: 0)])
     // Told failures are not counted again.
-    _ = reader.read(Array(#"{"record":"started","test":"M.C/testW"}"#.utf8)[...])
-    _ = reader.read(Array(#"{"record":"issue","test":"M.C/testW","message":"m","file":"/p/F.swift","line":3}"#.utf8)[...])
-    XCTAssertEqual(reader.read(Array(#"{"record":"ended","test":"M.C/testW","outcome":"failed","duration":0,"failures":1}"#.utf8)[...]),
+    _ = read(.started(test: "M.C/testW"))
+    _ = read(.issue(test: "M.C/testW", message: "m", place: .file("/p/F.swift", line: 3)))
+    XCTAssertEqual(read(.ended(test: "M.C/testW", outcome: .failed, duration: 0, failures: 1, unexpected: 0)),
                    [.ended("M.C/testW", skipReason: nil, seconds: 0)])
   }
 

@@ -1,5 +1,5 @@
 @testable import AsyncHarness
-import AsyncHarnessSchedulePicking
+import AsyncHarnessShared
 import XCTest
 
 /// The worker channel's line splitter: lines come out whole and in order, however the reads

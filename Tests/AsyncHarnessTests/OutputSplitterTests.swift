@@ -1,5 +1,5 @@
 @testable import AsyncHarness
-import AsyncHarnessSchedulePicking
+import AsyncHarnessShared
 import XCTest
 
 /// The output splitter cuts a worker's output stream into tests at the marker line the worker

@@ -1,4 +1,4 @@
-import AsyncHarnessSchedulePicking
+import AsyncHarnessShared
 import Dispatch
 import Synchronization
 

@@ -1,3 +1,5 @@
+import AsyncHarnessShared
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -236,21 +238,7 @@ struct JSONReader: ~Copyable {
       case UInt8(ascii: "\""):
         return JSONString(decoded: String(decoding: text, as: UTF8.self))
       case UInt8(ascii: "\\"):
-        guard position < bytes.count else { return nil }
-        let escape = bytes[position]
-        position += 1
-        switch escape {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escape)
-        case UInt8(ascii: "b"): text.append(0x08)
-        case UInt8(ascii: "f"): text.append(0x0C)
-        case UInt8(ascii: "n"): text.append(0x0A)
-        case UInt8(ascii: "r"): text.append(0x0D)
-        case UInt8(ascii: "t"): text.append(0x09)
-        case UInt8(ascii: "u"):
-          guard let scalar = unicodeEscape() else { return nil }
-          text.append(contentsOf: Array(String(Character(scalar)).utf8))
-        default: return nil
-        }
+        guard JSONEscape.read(bytes, at: &position, into: &text) else { return nil }
       case 0..<0x20:
         return nil
       default:
@@ -258,37 +246,6 @@ struct JSONReader: ~Copyable {
       }
     }
     return nil
-  }
-
-  /// The scalar of a `\uXXXX` escape (the `\u` already read), joining a surrogate pair.
-  private mutating func unicodeEscape() -> Unicode.Scalar? {
-    guard let first = hex4() else { return nil }
-    if (0xD800..<0xDC00).contains(first) {
-      guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u")
-      else { return nil }
-      position += 2
-      guard let second = hex4(), (0xDC00..<0xE000).contains(second) else { return nil }
-      return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
-    }
-    return Unicode.Scalar(first)
-  }
-
-  private mutating func hex4() -> UInt32? {
-    guard position + 4 <= bytes.count else { return nil }
-    var value: UInt32 = 0
-    for _ in 0..<4 {
-      let byte = bytes[position]
-      position += 1
-      let digit: UInt8
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-      default: return nil
-      }
-      value = value << 4 | UInt32(digit)
-    }
-    return value
   }
 }
 

@@ -1,4 +1,4 @@
-import AsyncHarnessSchedulePicking
+import AsyncHarnessShared
 
 extension Runner {
   /// One test to run: its group and the test (``Catalog``), what it runs under (a waiter

@@ -1,3 +1,4 @@
+import AsyncHarnessShared
 import Foundation
 import Synchronization
 
@@ -89,13 +90,55 @@ enum ConcurrencyCapture {
 
 #if compiler(>=6.3)
 /// The executors the harness installs: the platform's, with a detour into the scheduler of
-/// the test holding the capture.
+/// the test holding the capture (``CaptureRoute``); the same executors as those of the library
+/// `harness test --explore` preloads into a test bundle (Shared/RoutedExecutors.swift).
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 private struct HarnessExecutorFactory: ExecutorFactory {
-  static let main = HarnessMainExecutor()
-  static let task = HarnessTaskExecutor()
+  static let main = RoutedMainExecutor<CaptureRoute>()
+  static let task = RoutedTaskExecutor<CaptureRoute>()
   static var mainExecutor: any MainExecutor { main }
   static var defaultExecutor: any TaskExecutor { task }
+}
+
+/// Where the harness's executors send a job: into the scheduler of the test holding the
+/// capture when it is the test's, else to the platform's executor. Each job of the default
+/// executor is counted (``ConcurrencyCapture/poolJobs``).
+@available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
+private enum CaptureRoute: JobRoute {
+  /// With no test holding the capture (almost always), the job goes straight through.
+  static func route(_ job: consuming ExecutorJob, onMainThread: Bool, platform: any Executor) {
+    if !onMainThread { ConcurrencyCapture.countPoolJob(priority: job.priority.rawValue) }
+    guard let scheduler = ConcurrencyCapture.holderScheduler else { return platform.enqueue(job) }
+    let captured = CapturedJob(job)
+    let sendBack: @Sendable () -> Void = { platform.enqueue(ExecutorJob(captured.job)) }
+    if !captured.offer(to: scheduler, onMainThread: onMainThread, returnToPlatform: sendBack) { sendBack() }
+  }
+
+  static func route<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C,
+                              platform: any TaskExecutor) {
+    ConcurrencyCapture.countPoolJob(priority: job.priority.rawValue)
+    let scheduler = ConcurrencyCapture.holderScheduler
+    let captured = CapturedJob(job)
+    let sendBack: @Sendable () -> Void = {
+      enqueueOnPlatform(ExecutorJob(captured.job), at: instant, tolerance: tolerance, clock: clock, platform: platform)
+    }
+    guard let scheduler, let delay = delay(until: instant, of: clock, since: scheduler.itemStart),
+          captured.offer(to: scheduler, onMainThread: false, due: delay, returnToPlatform: sendBack) else {
+      return sendBack()
+    }
+  }
+
+  /// The delay until `instant` of `clock`, counted from the start of the item running now
+  /// (where the sleeping code read the clock), in whole milliseconds: the runtime hands over
+  /// an instant of a real clock, so finer digits would differ from run to run. `nil` for a
+  /// clock that is not the continuous or the suspending one.
+  private static func delay<C: Clock>(until instant: C.Instant, of clock: C, since itemStart: ContinuousClock.Instant?) -> Duration? {
+    guard let remaining = remaining(until: instant, of: clock) else { return nil }
+    let elapsed = itemStart.map { $0.duration(to: .now) } ?? .zero
+    let milliseconds = (remaining + elapsed).components
+    let whole = milliseconds.seconds * 1_000 + milliseconds.attoseconds / 1_000_000_000_000_000
+    return .milliseconds(max(0, whole))
+  }
 }
 
 /// A job taken into a scheduler: how it runs, and how it goes back to the platform.
@@ -106,10 +149,8 @@ private struct CapturedJob: Sendable {
   let taskID: UInt64?
 
   init(_ job: consuming ExecutorJob) {
-    // "ExecutorJob(id: 7)" or "ExecutorJob(id: nil)": the runtime's task id, never reused.
-    let description = job.description
-    taskID = description.split(separator: " ").last.flatMap { UInt64($0.dropLast()) }
     self.job = UnownedJob(job)
+    taskID = self.job.taskID
   }
 
   /// Offers the job to `scheduler`, which holds the capture; returns `false` when it is not
@@ -127,78 +168,6 @@ private struct CapturedJob: Sendable {
     }
     return scheduler.submitJob(task: taskID, onMainThread: onMainThread, delay: delay, work: work,
                                returnToPlatform: returnToPlatform)
-  }
-
-  /// Hands `job` to the scheduler holding the capture when it is the test's, else to
-  /// `platform` at once. With no test holding the capture (almost always), the job goes
-  /// straight through.
-  static func route(_ job: consuming ExecutorJob, onMainThread: Bool, platform: any Executor) {
-    guard let scheduler = ConcurrencyCapture.holderScheduler else { return platform.enqueue(job) }
-    let captured = CapturedJob(job)
-    let sendBack: @Sendable () -> Void = { platform.enqueue(ExecutorJob(captured.job)) }
-    if !captured.offer(to: scheduler, onMainThread: onMainThread, returnToPlatform: sendBack) { sendBack() }
-  }
-
-  /// The delay until `instant` of `clock`, counted from the start of the item running now
-  /// (where the sleeping code read the clock), in whole milliseconds: the runtime hands over
-  /// an instant of a real clock, so finer digits would differ from run to run. `nil` for a
-  /// clock that is not the continuous or the suspending one.
-  static func delay<C: Clock>(until instant: C.Instant, of clock: C, since itemStart: ContinuousClock.Instant?) -> Duration? {
-    guard let remaining = clock.now.duration(to: instant) as? Duration,
-          C.self == ContinuousClock.self || C.self == SuspendingClock.self else { return nil }
-    let elapsed = itemStart.map { $0.duration(to: .now) } ?? .zero
-    let milliseconds = (remaining + elapsed).components
-    let whole = milliseconds.seconds * 1_000 + milliseconds.attoseconds / 1_000_000_000_000_000
-    return .milliseconds(max(0, whole))
-  }
-}
-
-/// The default executor: the platform's, unless a scheduled test takes the job.
-@available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
-private final class HarnessTaskExecutor: TaskExecutor, SchedulingExecutor {
-  private let platform = PlatformExecutorFactory.defaultExecutor
-
-  func enqueue(_ job: consuming ExecutorJob) {
-    ConcurrencyCapture.countPoolJob(priority: job.priority.rawValue)
-    CapturedJob.route(job, onMainThread: false, platform: platform)
-  }
-
-  func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
-    ConcurrencyCapture.countPoolJob(priority: job.priority.rawValue)
-    let scheduler = ConcurrencyCapture.holderScheduler
-    let captured = CapturedJob(job)
-    let platform = platform
-    let sendBack: @Sendable () -> Void = {
-      if let scheduling = platform as? any SchedulingExecutor {
-        scheduling.enqueue(ExecutorJob(captured.job), at: instant, tolerance: tolerance, clock: clock)
-      } else {
-        platform.enqueue(ExecutorJob(captured.job))
-      }
-    }
-    guard let scheduler, let delay = CapturedJob.delay(until: instant, of: clock, since: scheduler.itemStart),
-          captured.offer(to: scheduler, onMainThread: false, due: delay, returnToPlatform: sendBack) else {
-      return sendBack()
-    }
-  }
-
-  func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
-    enqueue(job, at: clock.now.advanced(by: delay), tolerance: tolerance, clock: clock)
-  }
-}
-
-/// The main executor: the platform's, unless a scheduled test takes the job; the scheduler
-/// then runs it on the main thread.
-@available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
-private final class HarnessMainExecutor: MainExecutor {
-  private let platform = PlatformExecutorFactory.mainExecutor
-
-  func run() throws { try platform.run() }
-  func stop() { platform.stop() }
-  var isMainExecutor: Bool { true }
-  func checkIsolated() { platform.checkIsolated() }
-
-  func enqueue(_ job: consuming ExecutorJob) {
-    CapturedJob.route(job, onMainThread: true, platform: platform)
   }
 }
 #endif

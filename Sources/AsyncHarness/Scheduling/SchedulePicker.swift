@@ -1,4 +1,4 @@
-import AsyncHarnessSchedulePicking
+import AsyncHarnessShared
 
 /// The choices of one run of a schedule: which runnable queue goes next, as its policy makes
 /// them (``SchedulePicking``, the one source both the scheduled strategy and the library

@@ -1,5 +1,5 @@
 // The one source of a schedule's choices, compiled twice: into the module
-// AsyncHarnessSchedulePicking, which AsyncHarness's scheduled strategy uses
+// AsyncHarnessShared, which AsyncHarness's scheduled strategy uses
 // (Scheduling/SchedulePicker.swift), and, as text embedded in AsyncHarness, into the library
 // `harness test --explore` preloads into a package's test bundle
 // (ExistingTests/BundleChannel/AsyncHarnessBundleExplorer.swift). So a seed makes the same

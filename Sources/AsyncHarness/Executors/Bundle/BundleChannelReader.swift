@@ -1,3 +1,5 @@
+import AsyncHarnessShared
+
 /// What one record of a test bundle's channel says about the tests it runs, whichever
 /// testing library runs them.
 enum BundleNote: Equatable {
@@ -30,6 +32,8 @@ enum BundleNote: Equatable {
   /// Under a schedule, the running test's Swift concurrency work has nothing left to run,
   /// nothing due and nothing arriving: it is stuck, at this virtual time.
   case stuck(virtualTime: Duration)
+  /// A record of the library that the harness refused (``ChannelRecordError``), in these words.
+  case refused(String)
 }
 
 /// How a worker of one testing library is started, and how the records its library writes
@@ -109,107 +113,90 @@ enum BundleChannelReader {
     String(text.flatMap { "\\^$.|?*+()[]{}".contains($0) ? ["\\", $0] : [$0] })
   }
 
-  /// Reads one record of the channel (a line without its newline). A line that is not a
-  /// record says nothing.
+  /// Reads one line of the channel (without its newline): a record of the preloaded library
+  /// (``ChannelRecord``, read by its one decoder), else, from a Swift Testing bundle, one of
+  /// Swift Testing's own. A record the decoder refuses (another version, an unknown kind, a
+  /// malformed one) is said as refused, by name; any other line says nothing.
   mutating func read(_ line: ArraySlice<UInt8>) -> [BundleNote] {
-    if line.starts(with: Self.scheduleRecord) || line.starts(with: Self.stuckRecord) || line.starts(with: Self.stepRecord) {
-      return Self.scheduleNote(line).map { [$0] } ?? []
+    let record: ChannelRecord
+    do throws(ChannelRecordError) {
+      record = try ChannelRecord(decoding: line)
+    } catch .notARecord {
+      return readSwiftTesting(line)
+    } catch {
+      let shown = String(decoding: line.prefix(Self.refusedLineShown), as: UTF8.self)
+      return [.refused("The library the harness preloaded into the test bundle sent \(error); the harness refuses it, and "
+        + "what it said of the bundle's tests is lost: \(shown)\(line.count > Self.refusedLineShown ? "…" : "")")]
     }
-    if line.starts(with: Self.childrenRecord) {
-      guard let value = JSONValue.parse(line), let record = try? JSONFields(value),
-        let processes = try? record.array("processes", { value, _ in
-          guard case .string(let text) = value else { throw EventDecodingError(reason: "a process is not a string") }
-          return text
-        })
-      else { return [] }
+    switch record {
+    case .children(let processes):
       return [.leftProcesses(processes)]
-    }
-    switch self {
-    case .xctest(var told):
-      defer { self = .xctest(told: told) }
-      guard let value = JSONValue.parse(line), let record = try? JSONFields(value),
-        let kind = try? record.string("record")
-      else { return [] }
-      if let name = try? record.string("class") {
-        return kind == "classStarted" ? [.classStarted(name)] : kind == "classEnded" ? [.classEnded(name)] : []
-      }
-      guard let test = try? record.string("test") else { return [] }
-      switch kind {
-      case "started":
-        told[test] = []
-        return [.started(test)]
-      case "issue":
-        let issue = Self.issue(record, of: test)
-        told[test, default: []].append(issue)
-        return [.issue(test, issue)]
-      case "ended":
-        let outcome = (try? record.string("outcome")) ?? "failed"
-        let seconds = try? record.number("duration", as: Double.self)
-        let issues = told.removeValue(forKey: test) ?? []
-        if outcome == "skipped" { return [.ended(test, skipReason: (try? record.string("skipReason")) ?? "", seconds: seconds)] }
-        // The verdict is XCTest's: failures it counted and never told of fail the test too.
-        let untold = Issue.untoldByXCTest(
-          counted: (try? record.number("failures", as: Int.self)) ?? 0,
-          unexpected: (try? record.number("unexpected", as: Int.self)) ?? 0, failed: outcome == "failed", told: issues)
-        return (untold.map { [.issue(test, $0)] } ?? []) + [.ended(test, skipReason: nil, seconds: seconds)]
-      default:
-        return []
-      }
-    case .swiftTesting(var decoder):
-      defer { self = .swiftTesting(decoder) }
-      guard let record = try? SwiftTestingRecord(line: line), let event = decoder.read(record) else { return [] }
-      switch event {
-      case .started(let id): return [.started(id)]
-      case .skipped(let id, let reason): return [.started(id), .ended(id, skipReason: reason ?? "", seconds: 0)]
-      case .issue(let id, let issue): return [.issue(id, issue)]
-      case .issueOfNoTest(let issue): return [.issueOfNoTest(issue)]
-      // A test that cancelled itself ends skipped (the decoder's reason), as Swift Testing
-      // reports it ("was cancelled").
-      case .ended(let id, let skipReason): return [.ended(id, skipReason: skipReason, seconds: nil)]
-      case .declared, .runStarted, .runEnded, .cancelled: return []
-      }
+    case .schedule(let steps, let hash, let jobs, let outside, let firstOutsideStep, let escapedAt, let hookedAt):
+      return [.schedule(ScheduleTrace(steps: steps, hash: hash, firstOutsideStep: firstOutsideStep), jobs: jobs, outside: outside,
+                        escapedAt: escapedAt, hookedAt: hookedAt)]
+    case .step(let number, let ran, let virtualTime):
+      return [.step(number, ran: ran, virtualTime: .nanoseconds(virtualTime))]
+    case .stuck(let virtualTime):
+      return [.stuck(virtualTime: .nanoseconds(virtualTime))]
+    case .classStarted(let name):
+      return [.classStarted(name)]
+    case .classEnded(let name):
+      return [.classEnded(name)]
+    case .started(let test):
+      guard case .xctest(var told) = self else { return [] }
+      told[test] = []
+      self = .xctest(told: told)
+      return [.started(test)]
+    case .issue(let test, let message, let place):
+      guard case .xctest(var told) = self else { return [] }
+      let issue = Self.issue(message, at: place, of: test)
+      told[test, default: []].append(issue)
+      self = .xctest(told: told)
+      return [.issue(test, issue)]
+    case .ended(let test, let outcome, let seconds, let failures, let unexpected):
+      guard case .xctest(var told) = self else { return [] }
+      let issues = told.removeValue(forKey: test) ?? []
+      self = .xctest(told: told)
+      if case .skipped(let reason) = outcome { return [.ended(test, skipReason: reason, seconds: seconds)] }
+      // The verdict is XCTest's: failures it counted and never told of fail the test too.
+      let untold = Issue.untoldByXCTest(counted: failures, unexpected: unexpected, failed: outcome == .failed, told: issues)
+      return (untold.map { [.issue(test, $0)] } ?? []) + [.ended(test, skipReason: nil, seconds: seconds)]
     }
   }
 
-  /// How the preloaded library's records of the children a test left, of a schedule's steps
-  /// and of a stuck test start.
-  private static let childrenRecord = Array(#"{"record":"children""#.utf8)
-  private static let scheduleRecord = Array(#"{"record":"schedule""#.utf8)
-  private static let stuckRecord = Array(#"{"record":"stuck""#.utf8)
-  private static let stepRecord = Array(#"{"record":"step""#.utf8)
+  /// How many bytes of a refused record its refusal shows.
+  private static let refusedLineShown = 200
 
-  /// The note of a `schedule`, `step` or `stuck` record (AsyncHarnessBundleExplorer.swift).
-  private static func scheduleNote(_ line: ArraySlice<UInt8>) -> BundleNote? {
-    guard let value = JSONValue.parse(line), let record = try? JSONFields(value) else { return nil }
-    if let nanoseconds = try? record.number("virtualTime", as: Int64.self) {
-      guard let number = try? record.number("step", as: Int.self), let ran = try? record.string("ran") else {
-        return .stuck(virtualTime: .nanoseconds(nanoseconds))
-      }
-      return .step(number, ran: ran, virtualTime: .nanoseconds(nanoseconds))
+  /// Reads a line of Swift Testing's own event stream; nothing from an XCTest bundle.
+  private mutating func readSwiftTesting(_ line: ArraySlice<UInt8>) -> [BundleNote] {
+    guard case .swiftTesting(var decoder) = self else { return [] }
+    defer { self = .swiftTesting(decoder) }
+    guard let record = try? SwiftTestingRecord(line: line), let event = decoder.read(record) else { return [] }
+    switch event {
+    case .started(let id): return [.started(id)]
+    case .skipped(let id, let reason): return [.started(id), .ended(id, skipReason: reason ?? "", seconds: 0)]
+    case .issue(let id, let issue): return [.issue(id, issue)]
+    case .issueOfNoTest(let issue): return [.issueOfNoTest(issue)]
+    // A test that cancelled itself ends skipped (the decoder's reason), as Swift Testing
+    // reports it ("was cancelled").
+    case .ended(let id, let skipReason): return [.ended(id, skipReason: skipReason, seconds: nil)]
+    case .declared, .runStarted, .runEnded, .cancelled: return []
     }
-    guard let steps = try? record.number("steps", as: Int.self), let hashText = try? record.string("hash"),
-      let hash = UInt64(hashText, radix: 16), let jobs = try? record.number("jobs", as: Int.self),
-      let outside = try? record.number("outside", as: Int.self)
-    else { return nil }
-    let firstOutside = try? record.number("firstOutsideStep", as: Int.self)
-    return .schedule(ScheduleTrace(steps: steps, hash: hash, firstOutsideStep: firstOutside), jobs: jobs, outside: outside,
-                     escapedAt: try? record.number("escapedAt", as: Int.self),
-                     hookedAt: try? record.number("hookedAt", as: Int.self))
   }
 
   /// An XCTest failure as an issue: a thrown error at the test, an assertion at its file and
   /// line (the file's module is the test's, `Module` of `Module.Class/method`).
-  private static func issue(_ record: JSONFields, of test: String) -> Issue {
-    let message = (try? record.string("message")) ?? "a failure"
-    if record.optional("thrown") != nil {
+  private static func issue(_ message: String, at place: ChannelRecord.IssuePlace, of test: String) -> Issue {
+    switch place {
+    case .thrown:
       return Issue(kind: .errorThrown, message: message, sourceLocation: nil)
-    }
-    guard let file = try? record.string("file") else {
+    case .unknown:
       return Issue(kind: .expectationFailed, message: message, sourceLocation: nil)
+    case .file(let file, let line):
+      let module = test.prefix { $0 != "." && $0 != "/" }
+      let name = file.split(separator: "/").last.map(String.init) ?? file
+      return Issue(kind: .expectationFailed, message: message, sourceLocation: SourceLocation(
+        fileID: "\(module)/\(name)", filePath: file, line: line, column: 1))
     }
-    let module = test.prefix { $0 != "." && $0 != "/" }
-    let name = file.split(separator: "/").last.map(String.init) ?? file
-    return Issue(kind: .expectationFailed, message: message, sourceLocation: SourceLocation(
-      fileID: "\(module)/\(name)", filePath: file, line: (try? record.number("line", as: Int.self)) ?? 0, column: 1))
   }
 }

@@ -170,6 +170,15 @@ struct BundleTranscript: WorkerTranscript {
       guard let planned = supervision.running.first?.planned else { return }
       supervision.record(Event(.scheduleStep(planned.id, step: number, ran: ran, virtualTime: virtualTime.timeInterval)),
                          of: planned.id)
+    case .refused(let message):
+      // Never dropped in silence: a record lost may be a failure lost. The test's, when one
+      // runs alone; else one outside every test.
+      let issue = Issue(kind: .apiMisused, message: message)
+      if supervision.running.count == 1, let attempt = supervision.running.first {
+        supervision.record(Event(.issueRecorded(attempt.planned.id, issue)), of: attempt.planned.id)
+      } else {
+        edges.recordedAfterItsTest(issue)
+      }
     case .stuck(let virtualTime):
       // The test waits for what nothing will do; its library would wait for ever.
       guard supervision.running.count == 1, let attempt = supervision.running.first else { return }

@@ -12,10 +12,10 @@
 // record goes to the channel whole, just after a numbered marker line written to standard
 // output (after what the tests printed so far), so that the harness cuts the output into
 // tests exactly, whatever the tests print:
-// - XCTest: an `XCTestObservation` observer writes one JSON record a line for each class's
-//   start and end, each test's start, each failure with its file and line, and its end with
-//   XCTest's own outcome; XCTest's own printing observer is removed, so that standard output
-//   is only what the tests print.
+// - XCTest: an `XCTestObservation` observer writes a record (Shared/ChannelRecord.swift, one
+//   line of JSON) for each class's start and end, each test's start, each failure with its
+//   file and line, and its end with XCTest's own outcome; XCTest's own printing observer is
+//   removed, so that standard output is only what the tests print.
 // - Swift Testing writes its own event stream, to the path the harness names
 //   (`--event-stream-output-path /dev/fd/3`): this library's `fopen` hands it a stream whose
 //   lines become records, written on the thread that posts each event. Any other `fopen` is
@@ -117,10 +117,11 @@ public func asyncHarnessOpen64(_ path: UnsafePointer<CChar>?, _ mode: UnsafePoin
   return BundleChannel.nextOpen64?(path, mode)
 }
 
-/// Writes records to the channel, each after its numbered marker on standard output. Just
+/// Writes records to the channel, each after its numbered marker on standard output: its own
+/// (``ChannelRecord``, Shared/ChannelRecord.swift), and Swift Testing's lines as they are. Just
 /// before the record of a test's end, the child processes of this process that run then go in
-/// a record of their own (`{"record":"children","processes":[…]}`): the harness reports those it
-/// did not know of as what the test left running, when no other test ran beside it.
+/// a record of their own (``ChannelRecord/children(_:)``): the harness reports those it did
+/// not know of as what the test left running, when no other test ran beside it.
 private final class ChannelWriter: Sendable {
   private let channel: Int32
   private let marker: String
@@ -132,11 +133,11 @@ private final class ChannelWriter: Sendable {
     self.marker = marker
   }
 
-  /// Sends a record (one line, without its newline); `endsATest` when it is a test's end.
-  func send(_ record: String, endsATest: Bool = false) {
+  /// Sends a record; `endsATest` when it is a test's end.
+  func send(_ record: ChannelRecord, endsATest: Bool = false) {
     state.withLock { state in
       if endsATest { sendEndNotes(&state) }
-      send(Array(record.utf8)[...], records: &state.records)
+      send(record.encoded()[...], records: &state.records)
     }
   }
 
@@ -173,7 +174,7 @@ private final class ChannelWriter: Sendable {
   /// schedule (`harness test --explore`) the steps it took (AsyncHarnessBundleExplorer.swift).
   private func sendEndNotes(_ state: inout (records: Int, partial: [UInt8])) {
     sendChildren(&state)
-    if let schedule = BundleExplorer.record() { send(Array(schedule.utf8)[...], records: &state.records) }
+    if let schedule = BundleExplorer.record() { send(schedule.encoded()[...], records: &state.records) }
   }
 
   /// Sends the children running now, if any. One `waitid` that reaps nothing tells whether
@@ -183,8 +184,8 @@ private final class ChannelWriter: Sendable {
     guard waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return }
     let children = Self.runningChildren()
     guard !children.isEmpty else { return }
-    let processes = children.map { quoted("\($0) (\(Self.command(of: $0)))") }.joined(separator: ",")
-    send(Array(#"{"record":"children","processes":[\#(processes)]}"#.utf8)[...], records: &state.records)
+    let processes = children.map { "\($0) (\(Self.command(of: $0)))" }
+    send(ChannelRecord.children(processes).encoded()[...], records: &state.records)
   }
 
   /// The children of every thread of this process that have not exited.
@@ -249,13 +250,13 @@ private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
   /// A class's tests begin: its `class func setUp()` runs next.
   func testSuiteWillStart(_ testSuite: XCTestSuite) {
     guard let name = Self.className(of: testSuite) else { return }
-    writer.send(#"{"record":"classStarted","class":\#(quoted(name))}"#)
+    writer.send(.classStarted(name))
   }
 
   /// A class's tests and its `class func tearDown()` ran.
   func testSuiteDidFinish(_ testSuite: XCTestSuite) {
     guard let name = Self.className(of: testSuite) else { return }
-    writer.send(#"{"record":"classEnded","class":\#(quoted(name))}"#)
+    writer.send(.classEnded(name))
   }
 
   /// `Module.Class` of a suite that holds one class's tests; `nil` for the suites that hold
@@ -266,7 +267,7 @@ private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
 
   func testCaseWillStart(_ testCase: XCTestCase) {
     thrownSeen.withLock { $0[ObjectIdentifier(testCase)] = 0 }
-    writer.send(#"{"record":"started","test":\#(quoted(id(of: testCase)))}"#)
+    writer.send(.started(test: id(of: testCase)))
     BundleExplorer.testStarted()
   }
 
@@ -279,28 +280,18 @@ private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
       seen[ObjectIdentifier(testCase)] = max(before, unexpected)
       return unexpected > before
     }
-    var record = #"{"record":"issue","test":\#(quoted(id(of: testCase))),"message":\#(quoted(description))"#
-    if thrown {
-      record += #","thrown":true"#
-    } else if let filePath {
-      record += #","file":\#(quoted(filePath)),"line":\#(lineNumber)"#
-    }
-    writer.send(record + "}")
+    let place: ChannelRecord.IssuePlace = thrown ? .thrown : filePath.map { .file($0, line: lineNumber) } ?? .unknown
+    writer.send(.issue(test: id(of: testCase), message: description, place: place))
   }
 
   func testCaseDidFinish(_ testCase: XCTestCase) {
     thrownSeen.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(testCase)) }
     let run = testCase.testRun
-    let outcome = run?.hasBeenSkipped == true ? "skipped" : run?.hasSucceeded == true ? "passed" : "failed"
-    var record = #"{"record":"ended","test":\#(quoted(id(of: testCase))),"outcome":"\#(outcome)""#
-    record += #","duration":\#(run?.totalDuration ?? 0),"failures":\#(run?.totalFailureCount ?? 0)"#
-    record += #","unexpected":\#(run?.unexpectedExceptionCount ?? 0)"#
-    if outcome == "skipped" {
-      let skip = Self.skip(of: testCase)
-      record += #","skipReason":\#(quoted(skip.reason))"#
-      if let file = skip.file, let line = skip.line { record += #","file":\#(quoted(file)),"line":\#(line)"# }
-    }
-    writer.send(record + "}", endsATest: true)
+    let outcome: ChannelRecord.Outcome = run?.hasBeenSkipped == true ? .skipped(reason: Self.skipReason(of: testCase))
+      : run?.hasSucceeded == true ? .passed : .failed
+    writer.send(.ended(test: id(of: testCase), outcome: outcome, duration: run?.totalDuration ?? 0,
+                       failures: run?.totalFailureCount ?? 0, unexpected: run?.unexpectedExceptionCount ?? 0),
+                endsATest: true)
   }
 
   /// `Module.Class/method`, as the bundle lists the test.
@@ -309,20 +300,15 @@ private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
     return "\(String(reflecting: type(of: testCase)))/\(method)"
   }
 
-  /// The reason and place of an `XCTSkip`, which XCTest keeps in a private property of the
-  /// test case and tells no public observer: read by reflection, empty when not found.
-  private static func skip(of testCase: XCTestCase) -> (reason: String, file: String?, line: Int?) {
+  /// The reason of an `XCTSkip`, which XCTest keeps in a private property of the test case
+  /// and tells no public observer: read by reflection, empty when not found.
+  private static func skipReason(of testCase: XCTestCase) -> String {
     var mirror: Mirror? = Mirror(reflecting: testCase)
     while let current = mirror {
-      if let skip = current.descendant("skip") as? XCTSkip {
-        let location = Mirror(reflecting: skip).descendant("sourceLocation").flatMap { Mirror(reflecting: $0).children.first?.value }
-        let file = location.flatMap { Mirror(reflecting: $0).descendant("file") as? String }
-        let line = location.flatMap { Mirror(reflecting: $0).descendant("line") as? Int }
-        return (skip.message ?? "", file, line)
-      }
+      if let skip = current.descendant("skip") as? XCTSkip { return skip.message ?? "" }
       mirror = current.superclassMirror
     }
-    return ("", nil, nil)
+    return ""
   }
 }
 
@@ -352,23 +338,5 @@ func readSmallFile(_ path: String) -> String {
     bytes += chunk[..<count]
   }
   return String(decoding: bytes, as: UTF8.self)
-}
-
-/// `text` as a JSON string.
-private func quoted(_ text: String) -> String {
-  var quoted = "\""
-  for scalar in text.unicodeScalars {
-    switch scalar {
-    case "\"": quoted += "\\\""
-    case "\\": quoted += "\\\\"
-    case "\n": quoted += "\\n"
-    case "\r": quoted += "\\r"
-    case "\t": quoted += "\\t"
-    case _ where scalar.value < 0x20: quoted += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-      + String(scalar.value, radix: 16)
-    default: quoted.unicodeScalars.append(scalar)
-    }
-  }
-  return quoted + "\""
 }
 #endif

@@ -1,6 +1,7 @@
 // The Swift concurrency executors the library `harness test` preloads installs under a
-// schedule, the runtime's hooks a test may install instead, and the threads the schedule
-// runs on (see AsyncHarnessBundleExplorer.swift).
+// schedule (the harness's own, Shared/RoutedExecutors.swift, routed to the schedule), the
+// runtime's hooks a test may install instead, and the threads the schedule runs on (see
+// AsyncHarnessBundleExplorer.swift).
 #if os(Linux) && compiler(>=6.3)
 @_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
 import Dispatch
@@ -64,53 +65,33 @@ enum ExplorerThread {
   }
 }
 
-/// The executors the runtime uses once the schedule is installed.
+/// The executors the runtime uses once the schedule is installed: those the harness's own
+/// scheduled strategy installs too (Shared/RoutedExecutors.swift), routed to the schedule.
 struct ExplorerExecutors: ExecutorFactory {
-  static let main = ExplorerMainExecutor()
-  static let task = ExplorerTaskExecutor()
+  static let main = RoutedMainExecutor<ExplorerRoute>()
+  static let task = RoutedTaskExecutor<ExplorerRoute>()
   static var mainExecutor: any MainExecutor { main }
   static var defaultExecutor: any TaskExecutor { task }
 }
 
-/// The default executor: every job and sleep goes to the schedule.
-final class ExplorerTaskExecutor: TaskExecutor, SchedulingExecutor {
-  private let platform = PlatformExecutorFactory.defaultExecutor
-
-  func enqueue(_ job: consuming ExecutorJob) {
-    let task = ExplorerScheduler.task(of: job)
-    BundleExplorer.scheduler?.submit(UnownedJob(job), task: task, onMainThread: false)
+/// Every job and every sleep on the continuous and suspending clocks goes to the schedule
+/// (a `@MainActor` job to run on the main thread); another clock's sleep stays on real time,
+/// in the platform's executor.
+enum ExplorerRoute: JobRoute {
+  static func route(_ job: consuming ExecutorJob, onMainThread: Bool, platform: any Executor) {
+    let job = UnownedJob(job)
+    BundleExplorer.scheduler?.submit(job, task: job.taskID, onMainThread: onMainThread)
   }
 
-  func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
-    guard let delay = ExplorerScheduler.delay(until: instant, of: clock) else {
-      // Another clock's sleep stays on real time, in the platform's executor.
-      if let scheduling = platform as? any SchedulingExecutor {
-        return scheduling.enqueue(job, at: instant, tolerance: tolerance, clock: clock)
-      }
-      return platform.enqueue(job)
+  static func route<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C,
+                              platform: any TaskExecutor) {
+    guard let remaining = remaining(until: instant, of: clock) else {
+      return enqueueOnPlatform(job, at: instant, tolerance: tolerance, clock: clock, platform: platform)
     }
-    let task = ExplorerScheduler.task(of: job)
-    BundleExplorer.scheduler?.submit(UnownedJob(job), task: task, onMainThread: false, delay: delay)
-  }
-
-  func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
-    enqueue(job, at: clock.now.advanced(by: delay), tolerance: tolerance, clock: clock)
-  }
-}
-
-/// The main executor: the platform's run loop, with `@MainActor` jobs going to the schedule,
-/// which runs each on the main thread.
-final class ExplorerMainExecutor: MainExecutor {
-  private let platform = PlatformExecutorFactory.mainExecutor
-
-  func run() throws { try platform.run() }
-  func stop() { platform.stop() }
-  var isMainExecutor: Bool { true }
-  func checkIsolated() { platform.checkIsolated() }
-
-  func enqueue(_ job: consuming ExecutorJob) {
-    let task = ExplorerScheduler.task(of: job)
-    BundleExplorer.scheduler?.submit(UnownedJob(job), task: task, onMainThread: true)
+    let parts = remaining.components
+    let job = UnownedJob(job)
+    BundleExplorer.scheduler?.submit(job, task: job.taskID, onMainThread: false,
+                                     delay: max(0, parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000))
   }
 }
 #endif

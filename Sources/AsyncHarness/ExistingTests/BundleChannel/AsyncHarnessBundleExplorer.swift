@@ -13,7 +13,7 @@
 // steps), over queues that are the bundle's tasks in the order they were first seen (a job of
 // no task, an actor's turn, a queue of its own). It cannot import AsyncHarness (a bundle that
 // links AsyncHarness must never see a second copy of it): SchedulePicking is compiled into
-// this library from the very file the core's module AsyncHarnessSchedulePicking is built from
+// this library from the very file the core's module AsyncHarnessShared is built from
 // (Sources/AsyncHarness/Shared/SchedulePicking.swift).
 //
 // Dispatch is under the schedule too: the blocks the schedule's work sends (`dispatch_async`,
@@ -28,17 +28,18 @@
 // A job sent from a thread the schedule does not run (a thread of the test's own, the testing
 // library's main thread) while the schedule's own work runs or waits is work outside
 // its control: counted, and reported with the steps taken at each test's end
-// (`{"record":"schedule",…}`), so the harness never claims an order it did not control. A test
+// (a `schedule` record), so the harness never claims an order it did not control. A test
 // whose Swift concurrency work has nothing left to run, no sleeper due and no job arriving for
 // a quiet period (the scheduled strategy's, 200 ms unless the harness says otherwise), while
-// the main thread is free (not running a synchronous test body), is stuck. A job that keeps the
-// schedule's thread for a quiet period while other jobs wait (it blocks on one of them: a
-// semaphore, a synchronous wait) would hold the test until its time limit: the schedule then
-// hands every job to Swift's own executors, from that step on, and says so in its record
-// (`escapedAt`), as the scheduled strategy gives a test's jobs back when one blocks its driver. (a continuation never resumed, a lost wake-up): that
-// is reported at once (`{"record":"stuck",…}`), and the harness ends the test there. Under
-// `--trace`, each step a test's schedule takes is said as it is taken (`{"record":"step",…}`),
-// up to the harness's limit of steps a test.
+// the main thread is free (not running a synchronous test body), is stuck (a continuation
+// never resumed, a lost wake-up): that is reported at once (a `stuck` record), and the harness
+// ends the test there. A job that keeps the schedule's thread for a quiet period while other
+// jobs wait (it blocks on one of them: a semaphore, a synchronous wait) would hold the test
+// until its time limit: the schedule then hands every job to Swift's own executors, from that
+// step on, and says so in its record (`escapedAt`), as the scheduled strategy gives a test's
+// jobs back when one blocks its driver. Under `--trace`, each step a test's schedule takes is
+// said as it is taken (a `step` record), up to the harness's limit of steps a test. Every
+// record is a ``ChannelRecord`` (Shared/ChannelRecord.swift), sent by the channel's half.
 #if os(Linux) && compiler(>=6.3)
 @_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
 import Dispatch
@@ -57,7 +58,7 @@ enum BundleExplorer {
   /// The schedule running this bundle's jobs, when the harness asked for one.
   nonisolated(unsafe) static var scheduler: ExplorerScheduler?
   /// Sends a record on the channel; set at load time by the channel's half.
-  nonisolated(unsafe) static var send: (@Sendable (String) -> Void)?
+  nonisolated(unsafe) static var send: (@Sendable (ChannelRecord) -> Void)?
   /// How long a schedule with nothing to run waits for work from outside before it reports
   /// the running test stuck, in seconds.
   nonisolated(unsafe) static var quietPeriod = 0.2
@@ -82,7 +83,7 @@ enum BundleExplorer {
 
   /// The record of the steps taken so far, sent just before each test's end; `nil` when no
   /// schedule runs.
-  static func record() -> String? {
+  static func record() -> ChannelRecord? {
     scheduler?.record()
   }
 
@@ -208,23 +209,20 @@ final class ExplorerScheduler: Sendable {
     }
   }
 
-  /// `{"record":"schedule","steps":N,"hash":H,"jobs":J,"outside":O,"firstOutsideStep":S}`, sent
-  /// as a test ends (none runs after).
-  func record() -> String {
+  /// The `schedule` record of the steps taken so far, sent as a test ends (none runs after).
+  func record() -> ChannelRecord {
     state.withLock { state in
       state.jobsAtTestStart = nil
       state.stepsAtTestStart = nil
-      return #"{"record":"schedule","steps":\#(state.steps),"hash":"\#(String(state.hash, radix: 16))","jobs":\#(state.jobs),"#
-        + #""outside":\#(state.outside)\#(state.firstOutsideStep.map { #","firstOutsideStep":\#($0)"# } ?? "")"#
-        + #"\#(state.escapedAt.map { #","escapedAt":\#($0)"# } ?? "")"#
-        + #"\#(state.hookedAt.map { #","hookedAt":\#($0)"# } ?? "")}"#
+      return .schedule(steps: state.steps, hash: state.hash, jobs: state.jobs, outside: state.outside,
+                       firstOutsideStep: state.firstOutsideStep, escapedAt: state.escapedAt, hookedAt: state.hookedAt)
     }
   }
 
   /// The next job to run, once one is ready, said as a step of the running test under `--trace`.
   private func next() -> Job {
     while true {
-      let (job, said, sleepUntil) = state.withLock { state -> (Job?, String?, ContinuousClock.Instant?) in
+      let (job, said, sleepUntil) = state.withLock { state -> (Job?, ChannelRecord?, ContinuousClock.Instant?) in
         state.takeNotifiedBlocks()
         if state.ready.isEmpty, let earliest = state.sleepers.map(\.due).min() {
           // The sleeps due first wake in the schedule's order, once the real time they said passed.
@@ -252,7 +250,7 @@ final class ExplorerScheduler: Sendable {
         state.running = true
         let job = state.ready.removeFirst(of: chosen)
         guard let start = state.stepsAtTestStart, state.steps - start <= BundleExplorer.stepsSaid else { return (job, nil, nil) }
-        return (job, #"{"record":"step","step":\#(state.steps - start),"ran":"\#(job.label)","virtualTime":\#(state.now)}"#, nil)
+        return (job, .step(state.steps - start, ran: job.label, virtualTime: state.now), nil)
       }
       if let said { BundleExplorer.send?(said) }
       if let job { return job }
@@ -304,27 +302,12 @@ final class ExplorerScheduler: Sendable {
       if escaped { return }
     }
   }
-
-  /// The runtime's id of a job's task ("ExecutorJob(id: 7)"), `nil` for a job of no task.
-  static func task(of job: borrowing ExecutorJob) -> UInt64? {
-    job.description.split(separator: " ").last.flatMap { UInt64($0.dropLast()) }
-  }
-
-  /// The nanoseconds from now until `instant` of `clock`; `nil` for a clock that is neither
-  /// the continuous nor the suspending one (its sleeps stay on real time).
-  static func delay<C: Clock>(until instant: C.Instant, of clock: C) -> Int64? {
-    guard C.self == ContinuousClock.self || C.self == SuspendingClock.self,
-      let remaining = clock.now.duration(to: instant) as? Duration
-    else { return nil }
-    let parts = remaining.components
-    return max(0, parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000)
-  }
 }
 
 #else
 enum BundleExplorer {
-  nonisolated(unsafe) static var send: (@Sendable (String) -> Void)?
-  static func record() -> String? { nil }
+  nonisolated(unsafe) static var send: (@Sendable (ChannelRecord) -> Void)?
+  static func record() -> ChannelRecord? { nil }
   static func testStarted() {}
 }
 #endif

@@ -139,13 +139,13 @@ extension ExplorerScheduler.State {
 }
 
 extension ExplorerScheduler {
-  /// `{"record":"stuck","virtualTime":NANOSECONDS}` when the running test sent Swift
+  /// The `stuck` record (at the virtual time, in nanoseconds) when the running test sent Swift
   /// concurrency work and none of it can run, none is due and none came for the quiet
   /// period, while the main thread is free (it answers within another quiet period: a
   /// synchronous test body blocking it, as XCTest runs one, is running, not stuck); once a test.
   /// A synchronous XCTest body waiting in XCTest's waiter is not: its timeout, sent for later
   /// from the main thread, is a sleeper due within the hour.
-  func stuck() -> String? {
+  func stuck() -> ChannelRecord? {
     let candidate = state.withLock { state in
       state.escapedAt == nil && state.idle && state.ready.isEmpty && !state.sleeperDueWithinTheHorizon && !state.stuckReported
         && state.jobsAtTestStart != nil && state.swiftJobs > state.swiftJobsAtTestStart
@@ -162,7 +162,7 @@ extension ExplorerScheduler {
         state.jobsAtTestStart != nil
       else { return nil }
       state.stuckReported = true
-      return #"{"record":"stuck","virtualTime":\#(state.now)}"#
+      return .stuck(virtualTime: state.now)
     }
   }
 }

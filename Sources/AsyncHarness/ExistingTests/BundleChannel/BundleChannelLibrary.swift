@@ -38,7 +38,7 @@ struct BundleChannelLibrary {
   /// `SEED:POLICY:MILLISECONDS:STEPS`.
   static let scheduleVariable = "ASYNC_HARNESS_BUNDLE_SCHEDULE"
   /// The library's sources, in the order they are compiled: its own, and what it shares
-  /// with the core (`Sources/AsyncHarness/Shared`, the module AsyncHarnessSchedulePicking),
+  /// with the core (`Sources/AsyncHarness/Shared`, the module AsyncHarnessShared),
   /// from the very files the core is built from.
   static let sources = [
     ("AsyncHarnessBundleChannel.swift", PackageResources.AsyncHarnessBundleChannel_swift),
@@ -49,6 +49,9 @@ struct BundleChannelLibrary {
     ("AsyncHarnessBundleDispatchQueues.swift", PackageResources.AsyncHarnessBundleDispatchQueues_swift),
     ("AsyncHarnessBundleExecutors.swift", PackageResources.AsyncHarnessBundleExecutors_swift),
     ("SchedulePicking.swift", PackageResources.SchedulePicking_swift),
+    ("ChannelRecord.swift", PackageResources.ChannelRecord_swift),
+    ("RoutedExecutors.swift", PackageResources.RoutedExecutors_swift),
+    ("JSONEscape.swift", PackageResources.JSONEscape_swift),
   ]
   /// The descriptor the channel is handed over as.
   static let channelDescriptor: Int32 = 3
