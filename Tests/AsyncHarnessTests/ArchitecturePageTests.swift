@@ -65,6 +65,18 @@ final class ArchitecturePageTests: XCTestCase {
     XCTAssertLessThanOrEqual(lines, 300, "docs/ARCHITECTURE.md is read first: move detail to the READMEs beside the code")
   }
 
+  /// Issue 52: a source file holds one concern a reader takes in at once, at most 400 lines.
+  func testNoSourceFileIsOver400Lines() throws {
+    let sources = Self.root.appendingPathComponent("Sources")
+    let enumerator = try XCTUnwrap(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+    var long: [String] = []
+    for case let url as URL in enumerator where url.pathExtension == "swift" {
+      let lines = try text(url).split(separator: "\n", omittingEmptySubsequences: false).count
+      if lines > 400 { long.append("\(url.path.dropFirst(sources.path.count + 1)): \(lines) lines") }
+    }
+    XCTAssertEqual(long, [], "split these by concern")
+  }
+
   /// A code span that names a file or a folder of the package (`Running/Runner.swift`,
   /// `Executors/Worker/`, `WorkerExecutor.swift`) names one that exists: from the page's folder,
   /// the package's root, the core module's folder or `docs/`. A system path (`/proc`), a

@@ -50,6 +50,7 @@ struct BundleChannelLibrary {
     ("AsyncHarnessBundleExecutors.swift", PackageResources.AsyncHarnessBundleExecutors_swift),
     ("SchedulePicking.swift", PackageResources.SchedulePicking_swift),
     ("ChannelRecord.swift", PackageResources.ChannelRecord_swift),
+    ("ChannelRecord+Reading.swift", PackageResources.ChannelRecord_Reading_swift),
     ("RoutedExecutors.swift", PackageResources.RoutedExecutors_swift),
     ("JSONEscape.swift", PackageResources.JSONEscape_swift),
   ]
