@@ -110,8 +110,10 @@ struct LeakCheck {
     return Int(status.st_nlink) - 2
   }
 
-  /// New threads that used CPU while watched, named; every new thread becomes known (an
-  /// idle one is the runtime's, or harmless).
+  /// New threads that ran while watched, named; every new thread becomes known (an idle one
+  /// is the runtime's, or harmless). A thread ran when it used a quarter of the time watched,
+  /// or used some and is still runnable: on a loaded machine a spinning thread waits its turn
+  /// for most of the time, but never sleeps.
   private mutating func runningNewThreads() -> [String] {
     guard threadCount != knownThreads.count else { return [] }
     let current = Set(threadIDs())
@@ -122,9 +124,21 @@ struct LeakCheck {
     Thread.sleep(forTimeInterval: Self.threadSample.timeInterval)
     let after = new.map(Self.cpuTime)
     let busy = Self.threadSample.nanoseconds / 4
+    func ran(_ index: Int) -> Bool {
+      let used = after[index] - before[index]
+      return used >= busy || (used > 0 && Self.isRunnable(new[index]))
+    }
     // A pool thread gets its name once it starts: one that was still unnamed is named now.
-    return new.indices.filter { after[$0] - before[$0] >= busy && !Self.isPoolThread(new[$0]) }
-      .map { "thread \(new[$0])" }
+    return new.indices.filter { ran($0) && !Self.isPoolThread(new[$0]) }.map { "thread \(new[$0])" }
+  }
+
+  /// Whether a thread of this process is running or waiting for a processor (state `R` in
+  /// `/proc/self/task/ID/stat`), not sleeping or ended.
+  static func isRunnable(_ id: Int32) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/self/task/\(id)/stat", encoding: .utf8),
+          let nameEnd = stat.lastIndex(of: ")") else { return false }
+    // `ID (NAME) STATE …`: the name may hold spaces and parentheses; the state follows its last `)`.
+    return stat[stat.index(after: nameEnd)...].split(separator: " ").first == "R"
   }
 
   /// Whether a thread is one of the runtime's pools (Dispatch's, which Swift's cooperative
