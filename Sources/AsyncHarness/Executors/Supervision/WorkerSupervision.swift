@@ -88,10 +88,10 @@ struct WorkerSupervision {
   }
 
   /// Whether an attempt of `id` runs.
-  func runs(_ id: TestID) -> Bool { running.contains { $0.planned.id == id } }
+  func runs(_ id: TestID) -> Bool { running.indices.contains { running[$0].planned.id == id } }
 
   /// The ID of the attempt with channel reference `ref`, if it runs.
-  func id(ofRef ref: Int) -> TestID? { running.first { $0.ref == ref }?.planned.id }
+  func id(ofRef ref: Int) -> TestID? { running.indices.first { running[$0].ref == ref }.map { running[$0].planned.id } }
 
   /// The worker's last lines of output (``OutputBuffer/tail``).
   var tail: String { recent.tail }
@@ -165,12 +165,15 @@ struct WorkerSupervision {
     _ = recent.append(bytes)
     guard output.add(bytes, shared: running.count > 1) else { return }
     for index in running.indices where running[index].streams { running[index].sendOutput(of: output) }
-    if running.allSatisfy({ $0.streams }) { forgetSentOutput() }
+    if running.indices.allSatisfy({ running[$0].streams }) { forgetSentOutput() }
   }
 
   /// Forgets the output every running attempt was sent.
   private mutating func forgetSentOutput() {
-    output.drop(before: running.lazy.map { $0.outputSent }.min() ?? output.end)
+    guard !output.isEmpty else { return }
+    var first = output.end
+    for index in running.indices { first = min(first, running[index].outputSent) }
+    output.drop(before: first)
   }
 
   /// The worker said how the attempt of `id` ended; `nil` when no such attempt runs. An
@@ -267,7 +270,7 @@ struct WorkerSupervision {
   var nextDeadline: ContinuousClock.Instant? {
     if draining { return nil }
     if let stopping { return stopping.signal == SIGKILL ? nil : stopping.at + gracePeriod }
-    return running.isEmpty ? idleDeadline : running.lazy.compactMap { $0.deadline }.min()
+    return running.isEmpty ? idleDeadline : running.indices.lazy.compactMap { running[$0].deadline }.min()
   }
 
   /// Milliseconds from `now` to ``nextDeadline``, as `poll` takes them: -1 for none.

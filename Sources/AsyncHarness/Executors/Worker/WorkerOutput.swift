@@ -158,6 +158,9 @@ struct WorkerOutputLog {
   /// The position after the last piece.
   var end: Int { start + pieces.count }
 
+  /// Whether no piece is kept.
+  var isEmpty: Bool { pieces.isEmpty }
+
   /// Adds what the worker printed (`shared` when several tests ran); `true` when a piece was
   /// added.
   mutating func add(_ bytes: ArraySlice<UInt8>, shared: Bool) -> Bool {
