@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 /// `harness test [FLAGS] [--package-path DIR] [--skip-build] [-- BUILD FLAGS]` (``HarnessCommand``,
-/// ``HarnessTestFlags``): builds a
+/// ``HarnessTestSubcommand``): builds a
 /// package's tests (`swift build --build-tests`; not with `--skip-build`, as `swift test
 /// --skip-build`, which runs the bundle an earlier build left), lists the XCTest and Swift Testing tests of its test
 /// bundle, and runs them under the harness's runner with the flags, reporters and exit
@@ -20,7 +20,7 @@ package enum HarnessTestCommand {
                              environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
     let output: @Sendable (String) -> Void = { FileHandleOutput.standardOutput.write($0) }
     let errors: @Sendable (String) -> Void = { FileHandleOutput.standardError.write($0) }
-    let command: HarnessTestFlags
+    let command: HarnessTestSubcommand
     switch parse(arguments, output: output, errors: errors) {
     case .command(let parsed): command = parsed
     case .exit(let status): return status
@@ -53,7 +53,7 @@ package enum HarnessTestCommand {
       // The record of the last run, for --rerun-failed, is the build's, beside its bundle; it
       // keeps the run's flags, not the package's or the build's.
       let record = "\(bundle.directory)/asyncharness-last-run.json"
-      var flags = HarnessTestFlags.runFlags(of: arguments)
+      var flags = HarnessTestSubcommand.runFlags(of: arguments)
       if let status = HarnessMain.applyRerunFailed(to: &flags, &options, record: record, usage: usage,
                                                    command: "harness test", output: output, errors: errors) {
         return status
@@ -79,7 +79,7 @@ package enum HarnessTestCommand {
 
   /// What parsing the command line gave: `harness test`'s flags, or the status to exit with now.
   enum Parsed {
-    case command(HarnessTestFlags)
+    case command(HarnessTestSubcommand)
     case exit(Int32)
   }
 
@@ -90,14 +90,14 @@ package enum HarnessTestCommand {
                     errors: @Sendable (String) -> Void) -> Parsed {
     do {
       switch try HarnessCommand.parseAsRoot(HarnessOptions.expandingOptionalSeeds(arguments)) {
-      case let command as HarnessTestFlags:
+      case let command as HarnessTestSubcommand:
         return .command(command)
       case is HarnessCommand:
         errors("error: no command; the command is test\nUSAGE: \(usage)\n  See 'harness test --help' for more information.\n")
         return .exit(2)
       default:
         // ArgumentParser's help command: the help of the command it was asked for.
-        let asked: any ParsableCommand.Type = arguments.first == "test" ? HarnessTestFlags.self : HarnessCommand.self
+        let asked: any ParsableCommand.Type = arguments.first == "test" ? HarnessTestSubcommand.self : HarnessCommand.self
         output(HarnessOptions.showingOptionalSeed(HarnessCommand.helpMessage(for: asked)) + "\n")
         return .exit(0)
       }
@@ -327,14 +327,14 @@ private struct SwiftTestingListing {
 struct HarnessCommand: ParsableCommand {
   static var configuration: CommandConfiguration {
     CommandConfiguration(commandName: "harness", abstract: "Runs a package's own XCTest and Swift Testing tests under AsyncHarness.",
-                         subcommands: [HarnessTestFlags.self])
+                         subcommands: [HarnessTestSubcommand.self])
   }
 }
 
 /// `harness test`'s flags: the package, its build, and the flags of a run it shares with
 /// suites executables (``RunFlags``); those of harness suites alone are not its own, so its
 /// help does not show them.
-struct HarnessTestFlags: ParsableCommand {
+struct HarnessTestSubcommand: ParsableCommand {
   static var configuration: CommandConfiguration {
     CommandConfiguration(
       commandName: "test",

@@ -30,7 +30,7 @@ package enum StandaloneTest {
       if issue.kind == .lateSignal { lateIssue(test, issue) } else { issues.withLock { $0.append(issue) } }
     })
     let context = TestContext(record: record, waiter: waiter, defaultTimeout: defaultTimeout, timeLimit: timeLimit)
-    var lifecycle = TestLifecycle(bodyAt: sourceLocation, in: context) {
+    var lifecycle = AttemptPieces(bodyAt: sourceLocation, in: context) {
       if let limit = context.timeLimit, ContinuousClock().now > limit.deadline {
         context.recordTimeLimitExceeded("in its body, which ran on past it", at: sourceLocation)
       }

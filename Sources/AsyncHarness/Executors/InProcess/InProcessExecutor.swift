@@ -79,7 +79,7 @@ import Synchronization
     await TestRecord.$current.withValue(record) {
       await TestRecord.$body.withValue(record) {
         record.markBodyTask()
-        var lifecycle = TestLifecycle(test, of: suite, in: context)
+        var lifecycle = AttemptPieces(test, of: suite, in: context)
         await lifecycle.run()
       }
     }
@@ -114,10 +114,10 @@ import Synchronization
     var afterAsyncCode: (@Sendable () -> Void)?
   }
 
-  /// Runs the test's life (``TestLifecycle``) on this thread; its `async` code runs in the
+  /// Runs the test's life (``AttemptPieces``) on this thread; its `async` code runs in the
   /// strategy's scope, when it has one.
   private func execute(_ test: Test, in suite: Suite, with context: TestContext, hooks: Hooks) {
-    var lifecycle = TestLifecycle(test, of: suite, in: context)
+    var lifecycle = AttemptPieces(test, of: suite, in: context)
     lifecycle.run { work, location in try runToCompletion(at: location, in: context, hooks: hooks, work) }
   }
 

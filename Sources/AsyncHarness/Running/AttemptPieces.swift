@@ -8,7 +8,7 @@
 /// time, whose `async` code its executor drives to its end, turning the main run loop) and
 /// in the calling task (``run()``: a test run side by side with others in a worker, and a
 /// test body run by a bridge to another testing library).
-struct TestLifecycle {
+struct AttemptPieces {
   /// One piece of the test's code.
   enum Piece {
     case blocking(@Sendable () throws -> Void)
