@@ -122,7 +122,7 @@ final class ArchitecturePageTests: XCTestCase {
 
   /// The rule for type names: a code span in a "where things live" table (the page's, and each
   /// README's table of files) or in the page's "Where this is going" that reads as a type
-  /// (`WorkerWatch`), a member of one (`OutputBuffer.tail`, `Catalog.Host`) or a call of one
+  /// (`WorkerWatch`), a member of one (`OutputTail.tail`, `Catalog.Host`) or a call of one
   /// (`Catalog(existing:)`): each capitalised name is declared as a type somewhere in
   /// `Sources/` (or, alone, is a target of the package: a module), and the member, when there
   /// is one, as a property, function or case.

@@ -8,7 +8,7 @@ extension WorkerSupervision {
     var streams: Bool
     let sink: EventSink?
     var held: [Event] = []
-    /// Where its output starts in the worker's (``OutputBuffer/total``), for its last lines.
+    /// Where its output starts in the worker's (``OutputTail/total``), for its last lines.
     let outputStart: Int
     /// The position in the worker's output (``WorkerOutputLog``) from which its output is not sent yet.
     var outputSent: Int

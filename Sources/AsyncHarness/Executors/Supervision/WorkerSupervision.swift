@@ -73,7 +73,7 @@ struct WorkerSupervision {
   /// Whether an attempt ended in the worker (``end(_:as:note:)``).
   private var attemptEnded = false
   /// The worker's last output, whoever printed it.
-  private var recent = OutputBuffer()
+  private var recent = OutputTail()
   /// What the worker printed that an attempt running has not been sent yet.
   private var output = WorkerOutputLog()
   /// Whether a `workerReplaced` event was said: once a worker.
@@ -93,7 +93,7 @@ struct WorkerSupervision {
   /// The ID of the attempt with channel reference `ref`, if it runs.
   func id(ofRef ref: Int) -> TestID? { running.indices.first { running[$0].ref == ref }.map { running[$0].planned.id } }
 
-  /// The worker's last lines of output (``OutputBuffer/tail``).
+  /// The worker's last lines of output (``OutputTail/tail``).
   var tail: String { recent.tail }
 
   /// Whether an attempt may start in the worker (``AttemptFollowUp``): not once it was sent a
@@ -162,7 +162,7 @@ struct WorkerSupervision {
   /// now, the others what they shared of it as they end.
   mutating func printed(_ bytes: ArraySlice<UInt8>) {
     guard !bytes.isEmpty else { return }
-    _ = recent.append(bytes)
+    recent.append(bytes)
     guard output.add(bytes, shared: running.count > 1) else { return }
     for index in running.indices where running[index].streams { running[index].sendOutput(of: output) }
     if running.indices.allSatisfy({ running[$0].streams }) { forgetSentOutput() }

@@ -79,32 +79,20 @@ struct OutputSplitter {
   }
 }
 
-/// A test's output as it arrives: text is relayed only up to the last whole UTF-8 character,
-/// and the last few kilobytes are kept for a crash report.
-struct OutputBuffer {
+/// The last few kilobytes a worker printed, kept for a crash report, and how much it printed
+/// in all.
+struct OutputTail {
   private static let tailBytes = 4096
   private static let tailLines = 20
-  private var partial: [UInt8] = []
   private var recent: [UInt8] = []
   /// How many bytes were appended in all.
   private(set) var total = 0
 
-  /// The text that can be relayed now, if any.
-  mutating func append(_ bytes: ArraySlice<UInt8>) -> String? {
-    partial += bytes
+  /// Adds what the worker printed.
+  mutating func append(_ bytes: ArraySlice<UInt8>) {
     recent += bytes
     total += bytes.count
     if recent.count > 2 * Self.tailBytes { recent.removeFirst(recent.count - Self.tailBytes) }
-    let cut = partial.count - incompleteSuffixLength(partial)
-    guard cut > 0 else { return nil }
-    defer { partial.removeFirst(cut) }
-    return String(decoding: partial[..<cut], as: UTF8.self)
-  }
-
-  /// What is left, whole or not.
-  mutating func flush() -> String? {
-    defer { partial = [] }
-    return partial.isEmpty ? nil : String(decoding: partial, as: UTF8.self)
   }
 
   /// The last lines of the output (at most 20 lines and 4 KiB), without the stack trace the
@@ -124,18 +112,6 @@ struct OutputBuffer {
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
     let kept = lines.suffix(tailLines + (text.hasSuffix("\n") ? 1 : 0)).joined(separator: "\n")
     return kept.hasSuffix("\n") ? String(kept.dropLast()) : kept
-  }
-
-  /// How many bytes at the end start a UTF-8 character that is not complete yet.
-  private func incompleteSuffixLength(_ bytes: [UInt8]) -> Int {
-    guard !bytes.isEmpty else { return 0 }
-    for back in 1...min(3, bytes.count) {
-      let byte = bytes[bytes.count - back]
-      if byte & 0xC0 == 0x80 { continue }
-      let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
-      return length > back ? back : 0
-    }
-    return 0
   }
 }
 
