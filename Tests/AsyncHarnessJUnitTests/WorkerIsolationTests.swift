@@ -34,6 +34,36 @@ final class WorkerIsolationTests: ReportTestCase {
     }
   }
 
+  /// A test leaves behind work that crashes its worker after it returned, while the lane
+  /// waits for a test in another worker (side by side): as `swift test` is red when such work
+  /// crashes its process, the run fails outside every test, naming the test that ended last
+  /// in the crashed worker, while both tests keep their passes. Repeated: the crash and the
+  /// lane's wait race.
+  func testACrashLeftBehindInAWorkerTheLaneDoesNotWaitForFailsTheRun() throws {
+    for round in 0..<5 {
+      let left = path("left-\(round)")
+      try FileManager.default.createDirectory(atPath: left, withIntermediateDirectories: true)
+      let run = try runFixture(["--filter", "LeftBehind", "--json", path("events.jsonl")], environment: ["FIXTURE_LEFT_DIR": left])
+      XCTAssertEqual(run.status, 1, run.output)
+      XCTAssertEqual(try results().mapValues(\.verdict), ["leaves a crash behind": .passed, "sets off the crash and waits for it": .passed])
+      let failures = try String(contentsOfFile: path("events.jsonl"), encoding: .utf8).split(separator: "\n").compactMap { line in
+        if case .outsideFailure(let failure) = try Event(jsonLine: line).kind { failure } else { nil }
+      }
+      XCTAssertEqual(failures.count, 1, run.output)
+      let failure = try XCTUnwrap(failures.first)
+      XCTAssertEqual(failure.place, .process)
+      XCTAssertEqual(failure.suite, SuiteRun(suite: "LeftBehind", waiter: "expectation"))
+      XCTAssertEqual(failure.suspects, ["LeftBehind/leaves a crash behind"])
+      XCTAssertEqual(failure.issue.kind, .crashed)
+      XCTAssertTrue(failure.issue.message.hasPrefix("The worker process ended with signal SIGILL (illegal instruction) while "
+        + "none of its tests ran, after LeftBehind/leaves a crash behind returned: work a test left behind ended it; its "
+        + "last output:\n"), failure.issue.message)
+      XCTAssertTrue(failure.issue.message.contains("Fatal error: the crash a test left behind"), failure.issue.message)
+      XCTAssertTrue(run.output.contains("LeftBehind [expectation] the test process: The worker process ended with signal SIGILL"),
+                    run.output)
+    }
+  }
+
   /// Every `testEnded` of the JSON Lines file, by test name.
   private func results() throws -> [String: TestResult] {
     let text = try String(contentsOfFile: path("events.jsonl"), encoding: .utf8)

@@ -40,15 +40,16 @@ final class ArchitectureSupervisorTests: XCTestCase {
 
   func testTheLoopWaitsOnWhatThePageSaysWakesIt() throws {
     let section = try section()
-    let watch = try source("WorkerWatch.swift")
+    let watch = try source("WorkerWatch.swift") + source("LaneWatch.swift")
     let wakers: [(page: String, code: String)] = [
-      ("channel readable", "pollfd(fd: channelOpen ? channel"), ("output readable", "pollfd(fd: outputOpen ? process.output"),
+      ("channel readable", "pollfd(fd: reading && channelOpen ? channel"),
+      ("output readable", "pollfd(fd: reading && outputOpen ? process.output"),
       ("the process exited", "pollfd(fd: exitWatch"), ("the run interrupted", "stop?.descriptor"),
       ("the next deadline", "supervision.timeout(at:"), ("channel writable while requests wait", "POLLOUT"),
     ]
     for waker in wakers {
       XCTAssertTrue(section.contains(waker.page), "the page says \(waker.page) wakes the loop")
-      XCTAssertTrue(watch.contains(waker.code), "WorkerWatch waits on \(waker.page) (\(waker.code))")
+      XCTAssertTrue(watch.contains(waker.code), "the lane's loop waits on \(waker.page) (\(waker.code))")
     }
   }
 }

@@ -270,6 +270,32 @@ let suites = [
     Test("<script>alert(1)</script>") { t in t.expect(true) }
     Test("bell \u{07} escape \u{1B}[31m nul \u{00} end") { t in t.fail("</script><img src=x onerror=alert(1)> \u{01}\u{1F}") }
   },
+  // A test that leaves behind work that crashes its worker once the next test (in another
+  // worker, side by side) opens a FIFO; that test waits until the crashed worker is gone.
+  // Run with FIXTURE_LEFT_DIR set and --filter LeftBehind: the run fails outside every test.
+  Suite("LeftBehind") {
+    Test("leaves a crash behind") { _ in
+      guard let directory = ProcessInfo.processInfo.environment["FIXTURE_LEFT_DIR"] else { return }
+      mkfifo("\(directory)/go", 0o600)
+      try "\(getpid())".write(toFile: "\(directory)/pid", atomically: true, encoding: .utf8)
+      Thread.detachNewThread {
+        // Blocks until a writer opens the FIFO.
+        _ = open("\(directory)/go", O_RDONLY)
+        fatalError("the crash a test left behind")
+      }
+    }
+  },
+  Suite("LeftBehindAwaits", .parallel) {
+    Test("sets off the crash and waits for it") { _ async throws in
+      guard let directory = ProcessInfo.processInfo.environment["FIXTURE_LEFT_DIR"],
+            let pid = try? String(contentsOfFile: "\(directory)/pid", encoding: .utf8) else { return }
+      close(open("\(directory)/go", O_WRONLY))
+      // The crashed worker's /proc entry goes once its parent reaped it.
+      for _ in 0..<2000 where FileManager.default.fileExists(atPath: "/proc/\(pid)") {
+        try await Task.sleep(for: .milliseconds(10))  // deliberate: no event says another process was reaped
+      }
+    }
+  },
   // Tests that rely on running in order in one process: the second reads what the first
   // left behind. It says .serialized, so --parallel keeps it in order in one worker.
   Suite("Ordered", .serialized) {

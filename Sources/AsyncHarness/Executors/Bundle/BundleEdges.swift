@@ -14,7 +14,7 @@ struct BundleEdges {
   private var openClasses: [(name: String, testsStarted: Bool)] = []
   /// The XCTest class the worker is in, and whether a test of it started in this worker.
   var openClass: (name: String, testsStarted: Bool)? { openClasses.last }
-  /// The tests that ended in this worker, latest last: at most ``suspectLimit``.
+  /// The tests that ended in this worker, latest last: at most ``OutsideFailure/suspectLimit``.
   private(set) var ended: [Runner.PlannedTest] = []
   /// The failures found and not handed over yet.
   private(set) var found: [OutsideFailure] = []
@@ -25,9 +25,6 @@ struct BundleEdges {
   /// The suite a failure of no suite is reported under when no test ended before it: the
   /// bundle's, under its library's name.
   let bundleSuite: SuiteRun
-
-  /// How many of the tests that ended last a failure names as suspects.
-  static let suspectLimit = 3
 
   init(bundleSuite: SuiteRun) {
     self.bundleSuite = bundleSuite
@@ -53,7 +50,7 @@ struct BundleEdges {
   /// A test of the worker ended.
   mutating func ended(_ planned: Runner.PlannedTest) {
     ended.append(planned)
-    if ended.count > Self.suspectLimit { ended.removeFirst() }
+    if ended.count > OutsideFailure.suspectLimit { ended.removeFirst() }
   }
 
   /// Keeps a failure found, unless it repeats the one found before it word for word (Swift

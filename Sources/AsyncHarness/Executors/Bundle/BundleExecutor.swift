@@ -112,7 +112,7 @@ final class BundleExecutor: TestExecutor {
             return .couldNotStart(reason: "\(error)")
           }
         }
-        let exited = !state.worker!.run(until: planned, events: events, ended: &state.ended)
+        let exited = !state.watchWorker(until: (planned, events))
         switch state.worker!.followUp(exited: exited) {
         case .replace:
           state.retire(events: events)
@@ -123,7 +123,7 @@ final class BundleExecutor: TestExecutor {
           state.worker = nil
         case .keep where state.worker!.holdsNone:
           // Its end is heard: a crash after its last test fails outside every test.
-          state.worker!.runToItsEnd(ended: &state.ended)
+          _ = state.watchWorker(until: nil)
           state.retire(events: events)
         case .keep:
           break
@@ -146,7 +146,7 @@ final class BundleExecutor: TestExecutor {
 
 /// The executor's worker, the tests prepared, and the tests that ended before the runner
 /// asked for them.
-struct BundleRuns {
+struct BundleRuns: WatchedLane {
   fileprivate var worker: BundleWorker?
   var prepared: Runner.Plan.PlannedTests?
   /// The entries the runner hands over after the prepared tests, when it knows them.
@@ -157,6 +157,19 @@ struct BundleRuns {
   var alone: Set<TestID> = []
   /// The crashes whose interrupted tests run again alone, to tell whose crash it was.
   var underReview: [CrashUnderReview] = []
+
+  static var workerSlots: [WritableKeyPath<BundleRuns, BundleWorker?>] { [\.worker] }
+
+  /// Reads the worker (``LaneWatch``) until the test `asked` for ends (`true`: the worker
+  /// runs on) or it exits (`false`); every test that ends meanwhile goes to ``ended``, the
+  /// test asked for's events to its sink. Without a test asked for, reads the worker, which
+  /// has no test left to run, until it exits, and judges how: a crash or a hang after its last
+  /// test is a failure outside every test (``BundleWorker/takeOutsideFailures()``).
+  mutating func watchWorker(until asked: (planned: Runner.PlannedTest, events: EventSink)?) -> Bool {
+    worker!.await(asked)
+    let exit = LaneWatch.watch(&self, until: \.worker)
+    return worker!.waited(exited: exit, ended: &ended)
+  }
 
   /// Ends the worker that exited: its failures outside every test are sent, the tests it
   /// interrupted run again alone, and its crash is reviewed as they end.
@@ -281,16 +294,27 @@ struct BundleWorker {
   /// Hands over the failures outside every test found so far.
   mutating func takeOutsideFailures() -> [OutsideFailure] { transcript.takeOutsideFailures() }
 
-  /// Reads the worker, which has no test left to run, until it exits, and judges how: a crash
-  /// or a hang after its last test is a failure outside every test (``takeOutsideFailures()``).
-  mutating func runToItsEnd(ended: inout [TestID: Ended]) {
+  /// Begins a wait for the test `asked` for to end, or, without one, for the worker (which
+  /// has no test left to run) to exit, within the time limit of the test asked for last
+  /// (``exitLimit`` without one).
+  mutating func await(_ asked: (planned: Runner.PlannedTest, events: EventSink)?) {
+    if let asked {
+      transcript.asked = asked
+      return
+    }
     let limit = transcript.asked?.planned.timeLimit ?? Self.exitLimit
     transcript.asked = nil
     transcript.exitLimit = limit
     supervision.idleDeadline = ContinuousClock().now + limit
+  }
+
+  /// What the wait found: `exit` when the worker exited (it is judged: `false`), else the
+  /// test asked for ended (`true`); every test that ended meanwhile goes to `ended`.
+  mutating func waited(exited exit: ProcessEnding?, ended: inout [TestID: Ended]) -> Bool {
     defer { ended.merge(transcript.takeEnded()) { $1 } }
-    guard let exit = watch.watch(&transcript, &supervision) else { return }
-    judge(exit, ended: &ended, asked: nil)
+    guard let exit else { return true }
+    judge(exit, ended: &ended, asked: transcript.asked.map { ($0.planned.id, $0.events) })
+    return false
   }
 
   /// Whether the test is one this worker runs and has not ended yet.
@@ -312,16 +336,6 @@ struct BundleWorker {
   /// The warnings those tests keep from this worker (``WorkerSupervision/Attempt/kept``).
   var kept: [TestID: [Issue]] { transcript.kept }
 
-  /// Reads the worker until `test` ends (`true`: the worker runs on) or the worker exits
-  /// (`false`); every test that ends meanwhile goes to `ended`, `test`'s events to `events`.
-  mutating func run(until planned: Runner.PlannedTest, events: EventSink, ended: inout [TestID: Ended]) -> Bool {
-    transcript.asked = (planned, events)
-    defer { ended.merge(transcript.takeEnded()) { $1 } }
-    guard let exit = watch.watch(&transcript, &supervision) else { return true }
-    judge(exit, ended: &ended, asked: (planned.id, events))
-    return false
-  }
-
   /// Judges the worker's end (``BundleTranscript/exited(_:into:outputHeldBy:)``). Output still
   /// held after it while no test ran (a process the tests started) is a warning of the last
   /// test that ended, unless the runner has that one already: then of the test it waits for,
@@ -341,4 +355,13 @@ struct BundleWorker {
 
   /// Stops the worker's process group and waits for it.
   mutating func kill() { watch.kill() }
+}
+
+extension BundleWorker: WatchedWorker {
+  mutating func withWatch<Result>(_ body: (inout WorkerWatch, inout BundleTranscript, inout WorkerSupervision) -> Result) -> Result {
+    body(&watch, &transcript, &supervision)
+  }
+
+  /// Never: a lane holds one test bundle's worker at a time, and waits for it.
+  mutating func endedUnawaited(_ exit: ProcessEnding) -> Bool { false }
 }

@@ -20,11 +20,11 @@ protocol WorkerTranscript {
   mutating func ended(into supervision: inout WorkerSupervision)
 }
 
-/// The one loop that watches a worker process: it waits on the worker's channel,
-/// its output, its exit, the run's interrupt and the supervision's next deadline at once,
-/// feeds what happened to the supervision through the worker's transcript, sends the
-/// signals the supervision asks for, and writes the requests the channel has not taken yet
-/// (the parent's end never blocks). Every kind of worker is read by this loop alone.
+/// What the lane's loop (``LaneWatch``) knows of one worker process and does for it: it
+/// polls the worker's channel, its output, its exit and the run's interrupt, feeds what
+/// happened to the worker's supervision through its transcript, sends the signals the
+/// supervision asks for, and writes the requests the channel has not taken yet (the parent's
+/// end never blocks). Every kind of worker is read so.
 ///
 /// A worker ends at its exit (a pidfd where the platform has one, else asked ten times a
 /// second); not when its channel or its output closes. Once it exited, what it wrote is in
@@ -35,6 +35,19 @@ protocol WorkerTranscript {
 struct WorkerWatch {
   /// How long processes a worker left may hold its output open once it exited.
   static let drainLimit = Duration.milliseconds(100)
+  /// How many descriptors each worker has in the lane's poll (``descriptors(reading:)``).
+  static let descriptorCount = 4
+
+  /// What a pass of the lane's loop found of the worker.
+  enum Served: Equatable {
+    /// Nothing the lane waits for happened.
+    case goOn
+    /// What the lane waits for happened: the transcript said so, or an attempt ended at its
+    /// deadline and was left running (``WorkerSupervision/takeOverdue()``).
+    case waitOver
+    /// The worker exited: ``finish(_:_:)`` reads what it wrote.
+    case exited
+  }
 
   let process: ChildProcess
   /// The parent's end of the channel, non-blocking.
@@ -64,42 +77,51 @@ struct WorkerWatch {
     exitWatch = process.exitDescriptor()
   }
 
-  /// Watches until the transcript says what the caller waits for happened, or an attempt
-  /// ended at its deadline and was left running (``WorkerSupervision/takeOverdue()``): `nil`;
-  /// or the worker ended: then how it ended, and the supervision's attempts are to be ended
-  /// with ``WorkerSupervision/exited(_:)``.
-  mutating func watch(_ transcript: inout some WorkerTranscript, _ supervision: inout WorkerSupervision) -> ProcessEnding? {
-    if let exit { return exit }
-    // Lines read with an earlier wait's come first.
-    if transcript.channel([], into: &supervision) { return nil }
-    while true {
-      var descriptors = [
-        pollfd(fd: channelOpen ? channel : -1,
-               events: Int16(POLLIN) | (requests?.hasUnsentRequests == true ? Int16(POLLOUT) : 0), revents: 0),
-        pollfd(fd: outputOpen ? process.output : -1, events: Int16(POLLIN), revents: 0),
-        pollfd(fd: stopSeen ? -1 : stop?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
-        pollfd(fd: exitWatch ?? -1, events: Int16(POLLIN), revents: 0),
-      ]
-      let deadline = supervision.timeout(at: .now)
-      // Without an exit descriptor, the process is asked whether it exited ten times a second.
-      let timeout = exitWatch != nil ? deadline : deadline < 0 ? 100 : min(deadline, 100)
-      let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
-      if ready < 0 && errno != EINTR { break }
-      if let signal = supervision.tick(at: .now) { process.signal(signal) }
-      if descriptors[2].revents != 0, let signal = stop?.signal {
-        stopSeen = true
-        if let sent = supervision.interrupt(signal, at: .now) { process.signal(sent) }
-      }
-      if descriptors[0].revents & Int16(POLLOUT) != 0 { requests?.flush() }
-      if descriptors[1].revents != 0 { readOutput(&transcript, &supervision) }
-      // At the channel's end the worker is ending: its exit is watched for.
-      if descriptors[0].revents & ~Int16(POLLOUT) != 0 && readChannel(&transcript, &supervision) { return nil }
-      if descriptors[3].revents != 0 || (exitWatch == nil && process.ending(waiting: false) != nil) { break }
-      // An attempt ended at its deadline, left running (its reply was not in this read): the
-      // caller hears of it now.
-      if supervision.hasOverdue { return nil }
+  /// Whether the worker's exit is asked for at each pass (no exit descriptor on this
+  /// platform): the lane's poll then waits 100 ms at most.
+  var asksForExit: Bool { exitWatch == nil }
+
+  /// Begins a wait for the worker: ``Served/exited`` when it ended already,
+  /// ``Served/waitOver`` when lines read before end the wait, else `nil`.
+  mutating func begin(_ transcript: inout some WorkerTranscript, _ supervision: inout WorkerSupervision) -> Served? {
+    if exit != nil { return .exited }
+    return transcript.channel([], into: &supervision) ? .waitOver : nil
+  }
+
+  /// The worker's descriptors in the lane's poll, ``descriptorCount`` of them: its channel
+  /// (writable too while requests wait), its output, the run's stop request and its exit.
+  /// Only the worker the lane waits for is `reading`; of another, only its exit is polled:
+  /// what it says and prints waits in its pipes for the lane to wait for it, so that each
+  /// line reaches the attempt it belongs to.
+  func descriptors(reading: Bool) -> [pollfd] {
+    [
+      pollfd(fd: reading && channelOpen ? channel : -1,
+             events: Int16(POLLIN) | (requests?.hasUnsentRequests == true ? Int16(POLLOUT) : 0), revents: 0),
+      pollfd(fd: reading && outputOpen ? process.output : -1, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: !reading || stopSeen ? -1 : stop?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: exitWatch ?? -1, events: Int16(POLLIN), revents: 0),
+    ]
+  }
+
+  /// Serves what a poll found ready among the worker's descriptors (`ready`, as
+  /// ``descriptors(reading:)`` made them): sends the signal a passed deadline asks for,
+  /// relays an interrupt, writes requests, reads output and channel.
+  mutating func serve(_ ready: ArraySlice<pollfd>, _ transcript: inout some WorkerTranscript,
+                      _ supervision: inout WorkerSupervision) -> Served {
+    let ready = Array(ready)
+    if let signal = supervision.tick(at: .now) { process.signal(signal) }
+    if ready[2].revents != 0, let signal = stop?.signal {
+      stopSeen = true
+      if let sent = supervision.interrupt(signal, at: .now) { process.signal(sent) }
     }
-    return finish(&transcript, &supervision)
+    if ready[0].revents & Int16(POLLOUT) != 0 { requests?.flush() }
+    if ready[1].revents != 0 { readOutput(&transcript, &supervision) }
+    // At the channel's end the worker is ending: its exit is watched for.
+    if ready[0].revents & ~Int16(POLLOUT) != 0 && readChannel(&transcript, &supervision) { return .waitOver }
+    if ready[3].revents != 0 || (exitWatch == nil && process.ending(waiting: false) != nil) { return .exited }
+    // An attempt ended at its deadline, left running (its reply was not in this read): the
+    // lane hears of it now.
+    return supervision.hasOverdue ? .waitOver : .goOn
   }
 
   /// Reads what the output holds into the transcript; at its end, stops watching it.
@@ -135,8 +157,8 @@ struct WorkerWatch {
 
   /// The worker exited: reads the channel to its end and the output until it closes or
   /// ``drainLimit`` passed, stopping the process group when something still holds it; reaps
-  /// the worker.
-  private mutating func finish(_ transcript: inout some WorkerTranscript,
+  /// the worker, and returns how it ended.
+  mutating func finish(_ transcript: inout some WorkerTranscript,
                                _ supervision: inout WorkerSupervision) -> ProcessEnding {
     if process.ending(waiting: false) == nil { process.signal(SIGKILL) }
     let exit = process.ending(waiting: true) ?? .signaled(SIGKILL)

@@ -38,15 +38,21 @@ struct WorkerConnection {
     if alone { supervision.printed(messages.startNextTest()) }
   }
 
-  /// Watches the worker until an attempt the worker replied for ended (its replies), one
-  /// ended at its deadline and was left running, or the worker ended (how its attempts
-  /// finish, and `ended` set).
-  mutating func wait() -> (replies: [WorkerMessages.Reply], finished: [WorkerSupervision.Finished], ended: Bool) {
-    guard let exit = watch.watch(&messages, &supervision) else {
-      return (messages.takeReplies(), supervision.takeOverdue(), false)
+  /// The tests that ended in the worker, latest last: at most ``OutsideFailure/suspectLimit``.
+  private(set) var ended: [TestID] = []
+
+  /// What the worker's wait found (``LaneWatch``) once the lane's loop returned: the attempts
+  /// the worker replied for, one that ended at its deadline and was left running, or, when
+  /// the worker `exited`, how its attempts finish (and `ended` set).
+  mutating func waited(exited exit: ProcessEnding?) -> (replies: [WorkerMessages.Reply], finished: [WorkerSupervision.Finished], ended: Bool) {
+    var finished = supervision.takeOverdue()
+    if let exit { finished += supervision.exited(exit, outputHeldBy: watch.outputHeld ? "the worker process" : nil) }
+    let replies = messages.takeReplies()
+    for case .ended(let attempt, _, _) in replies.map(\.finished) + finished {
+      ended.append(attempt.planned.id)
+      if ended.count > OutsideFailure.suspectLimit { ended.removeFirst() }
     }
-    let overdue = supervision.takeOverdue()
-    return (messages.takeReplies(), overdue + supervision.exited(exit, outputHeldBy: watch.outputHeld ? "the worker process" : nil), true)
+    return (replies, finished, exit != nil)
   }
 
   /// Whether the worker runs no other test and is retired once the tests it runs ended: a
@@ -56,17 +62,47 @@ struct WorkerConnection {
   /// Stops the worker at once.
   mutating func kill() { watch.kill() }
 
-  /// Tells the worker to stop and watches it exit: within the grace period, else it is
-  /// stopped as at a deadline (SIGTERM, then SIGKILL). What it still says is dropped. One
-  /// that holds a test left running past its time limit is stopped at once: it would not
-  /// stop by itself.
-  mutating func retire() {
-    guard supervision.leftRunning.isEmpty else { return kill() }
+  /// Begins the worker's retirement: it is told to stop, and given the grace period to exit
+  /// (then stopped as at a deadline, SIGTERM, then SIGKILL). What it still says is dropped.
+  /// `false` when it holds a test left running past its time limit: it would not stop by
+  /// itself, and is to be stopped at once.
+  mutating func beginRetiring() -> Bool {
+    guard supervision.leftRunning.isEmpty else { return false }
     _ = process.send(.stop)
     process.closeRequests()
-    messages.others = nil
     supervision.idleDeadline = .now + supervision.gracePeriod
-    while watch.watch(&messages, &supervision) == nil { _ = messages.takeReplies() }
+    return true
+  }
+
+  /// The worker ended with `exit`, its tests ended, while it was retired or not awaited: one
+  /// that ended by itself (no signal was sent to it) with a failing status ended for work a
+  /// test left behind, a failure outside every test, told through the sink of the last test
+  /// begun in it, as `swift test` is red when such work crashes its process.
+  mutating func endedAfterItsTests(_ exit: ProcessEnding, telling sink: EventSink?) {
+    guard exit != .exited(0), supervision.stopping == nil, let last = ended.last else { return }
+    let output = supervision.tail
+    let said = output.isEmpty ? "; it printed nothing" : "; its last output:\n\(output)"
+    sink?(.outsideFailure(OutsideFailure(
+      place: .process, suite: last.suiteRun,
+      issue: Issue(kind: .crashed, message: "The worker process ended with \(exit) while none of its tests ran, "
+        + "after \(last.path) returned: work a test left behind ended it\(said)"),
+      suspects: ended.map(\.path), afterTests: true)))
+  }
+}
+
+extension WorkerConnection: WatchedWorker {
+  mutating func withWatch<Result>(_ body: (inout WorkerWatch, inout WorkerMessages, inout WorkerSupervision) -> Result) -> Result {
+    body(&watch, &messages, &supervision)
+  }
+
+  /// Forgotten once it ran tests and holds none: it ended after them (``endedAfterItsTests(_:)``).
+  /// A worker that holds a test sent ahead, or ran none yet (a spare), keeps its end for the
+  /// test that runs in it next.
+  mutating func endedUnawaited(_ exit: ProcessEnding) -> Bool {
+    guard inFlight.isEmpty, count == 0, !ended.isEmpty else { return false }
+    _ = supervision.exited(exit)
+    endedAfterItsTests(exit, telling: messages.others)
+    return true
   }
 }
 

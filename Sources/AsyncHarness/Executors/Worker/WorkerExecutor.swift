@@ -149,7 +149,7 @@ import Darwin
       state.topUp()
       state.worker!.begin(planned, ref: state.worker!.inFlight.first?.ref, events: events, alone: true,
                           deadline: deadline(of: planned))
-      let (replies, finished, ended) = state.worker!.wait()
+      let (replies, finished, ended) = state.wait(\.worker)
       if !state.worker!.inFlight.isEmpty { state.worker!.inFlight.removeFirst() }
       // A reply read as the worker ended still says how the attempt ended.
       let end = Self.deliver(replies.first?.finished ?? finished.first)
@@ -166,8 +166,7 @@ import Darwin
         // test (`WorkerRetirement`), or it was sent a stop signal at the test's deadline as its
         // reply came: the next test gets a fresh one.
         state.rewind()
-        state.worker!.retire()
-        state.worker = nil
+        state.retire(\.worker)
       case .keep:
         // The worker drops what it was sent until it reads this: the runner may run another
         // test next (a retry).
@@ -213,16 +212,10 @@ import Darwin
   /// tests the runner never asked for (the run stopped) is killed at once.
   @_spi(ForToolsIntegrationOnly) public func finish() {
     state.withLock { state in
-      if var worker = state.worker {
-        if worker.inFlight.isEmpty { worker.retire() } else { worker.kill() }
-      }
-      if var spare = state.takeSpare() { spare.retire() }
-      if var sideBySide = state.sideBySide {
-        if sideBySide.count == 0 { sideBySide.retire() } else { sideBySide.kill() }
-      }
-      state.sideBySide = nil
+      if state.worker?.inFlight.isEmpty == false { state.worker!.kill() }
+      if (state.sideBySide?.count ?? 0) > 0 { state.sideBySide!.kill() }
+      for slot in Pipeline.workerSlots { state.retire(slot) }
       state.warnedOfRunningAgain = []
-      state.worker = nil
       state.prepared = nil
     }
   }
@@ -261,12 +254,12 @@ import Darwin
   @_spi(ForToolsIntegrationOnly) public func waitSideBySide() -> [SideBySideEnd] {
     state.withLock { state in
       guard state.sideBySide != nil else { return [] }
-      var (replies, finished, ended) = state.sideBySide!.wait()
+      var (replies, finished, ended) = state.wait(\.sideBySide)
       // A worker sent a stop signal (a test's deadline, its reply in the same read) starts no
       // other test: it is watched to its end (the grace period at most), and its tests still
       // running end with it.
       while !ended && state.sideBySide!.stopped {
-        let more = state.sideBySide!.wait()
+        let more = state.wait(\.sideBySide)
         replies += more.replies
         finished += more.finished
         ended = more.ended
@@ -276,8 +269,7 @@ import Darwin
         case .replace:
           state.sideBySide = nil
         case .retire where state.sideBySide!.count == 0:
-          state.sideBySide!.retire()
-          state.sideBySide = nil
+          state.retire(\.sideBySide)
         case .retire, .keep:
           break
         }
@@ -316,8 +308,9 @@ extension AttemptEnd {
   }
 }
 
-/// The executor's worker and the tests it was sent.
-private struct Pipeline {
+/// The lane's workers and the tests they were sent: one loop (``LaneWatch``) watches them all,
+/// whichever the lane waits for.
+private struct Pipeline: WatchedLane {
   var worker: WorkerConnection?
   /// Under `--isolation test`, the worker started for the next test while this one runs.
   var spare: WorkerConnection?
@@ -328,6 +321,36 @@ private struct Pipeline {
   /// The tests the runner said it hands over next, and the index of the first not sent yet.
   var prepared: Runner.Plan.PlannedTests?
   var nextToSend = 0
+
+  static var workerSlots: [WritableKeyPath<Pipeline, WorkerConnection?>] { [\.worker, \.spare, \.sideBySide] }
+
+  /// Watches the lane's workers until an attempt the worker in `slot` replied for ended, one
+  /// ended at its deadline and was left running, or that worker ended (how its attempts
+  /// finish, and `ended` set).
+  mutating func wait(_ slot: WritableKeyPath<Pipeline, WorkerConnection?>)
+    -> (replies: [WorkerMessages.Reply], finished: [WorkerSupervision.Finished], ended: Bool) {
+    let exit = LaneWatch.watch(&self, until: slot)
+    return self[keyPath: slot]!.waited(exited: exit)
+  }
+
+  /// Retires the worker in `slot`, if any, and forgets it: it is told to stop and watched
+  /// to its exit, within the grace period, else stopped as at a deadline (SIGTERM, then
+  /// SIGKILL); what it still says is dropped, and a failing end of its own is a failure
+  /// outside every test (``WorkerConnection/endedAfterItsTests(_:telling:)``). One that holds a
+  /// test left running past its time limit is stopped at once: it would not stop by itself.
+  mutating func retire(_ slot: WritableKeyPath<Pipeline, WorkerConnection?>) {
+    guard self[keyPath: slot] != nil else { return }
+    defer { self[keyPath: slot] = nil }
+    guard self[keyPath: slot]!.beginRetiring() else { return self[keyPath: slot]!.kill() }
+    let sink = self[keyPath: slot]!.messages.others
+    self[keyPath: slot]!.messages.others = nil
+    while true {
+      if let exit = LaneWatch.watch(&self, until: slot) {
+        return self[keyPath: slot]!.endedAfterItsTests(exit, telling: sink)
+      }
+      _ = self[keyPath: slot]!.messages.takeReplies()
+    }
+  }
 
   /// The spare worker, which becomes the caller's.
   mutating func takeSpare() -> WorkerConnection? {
