@@ -159,16 +159,16 @@ final class ArchitecturePageTests: XCTestCase {
     return lines.dropFirst(2).map(String.init)
   }
 
-  /// The page's picture of a lane names each worker a `WorkerExecutor` holds (each
-  /// `WorkerConnection` of its pipeline state), and each part of a `WorkerConnection`.
+  /// The page's picture of a lane names each worker a `WorkerExecutor`'s lane holds (each
+  /// `WorkerConnection` of `WorkerLane`), and each part of a `WorkerConnection`.
   func testThePictureOfALaneNamesEachWorkerTheExecutorHolds() throws {
     let picture = try XCTUnwrap(section("## A lane and its workers", of: text(Self.page)).components(separatedBy: "```").dropFirst().first)
-    let executor = try text(Self.core.appendingPathComponent("Executors/Worker/WorkerExecutor.swift"))
-    let pipeline = try XCTUnwrap(executor.components(separatedBy: "private struct Pipeline: WatchedLane {").dropFirst().first)
+    let lane = try text(Self.core.appendingPathComponent("Executors/Worker/WorkerLane.swift"))
+    let pipeline = try XCTUnwrap(lane.components(separatedBy: "struct WorkerLane: WatchedLane {").dropFirst().first)
     let workers = Set(pipeline.matches(of: /\n  var (\w+): WorkerConnection\?/).map { String($0.1) })
-    XCTAssertGreaterThanOrEqual(workers.count, 3, "the pipeline's workers: \(workers)")
+    XCTAssertGreaterThanOrEqual(workers.count, 3, "the lane's workers: \(workers)")
     let drawn = Set(picture.matches(of: /[├└]─ (\w+) ─+ WorkerConnection/).map { String($0.1) })
-    XCTAssertEqual(drawn, workers, "the lane's picture draws the workers WorkerExecutor holds")
+    XCTAssertEqual(drawn, workers, "the lane's picture draws the workers WorkerLane holds")
     let connection = try text(Self.core.appendingPathComponent("Executors/Worker/WorkerConnection.swift"))
     let body = try XCTUnwrap(connection.components(separatedBy: "struct WorkerConnection {").dropFirst().first?
       .components(separatedBy: "\n  init(").first)

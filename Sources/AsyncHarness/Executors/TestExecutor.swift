@@ -41,21 +41,25 @@
   /// events for `events`; returns how it ended when it ended at once (it could not start),
   /// else `nil`: ``waitSideBySide()`` says how it ends.
   func startSideBySide(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd?
-  /// Waits until at least one attempt started side by side finished, and says how each that
-  /// did finished. What an attempt held, and the warning of one that runs again, were sent to
-  /// its events first.
+  /// Waits until at least one attempt started side by side ended, and says how each that did
+  /// ended; none once none runs. What an attempt held was sent to its events first. An
+  /// attempt the executor runs again (its worker ended while it ran, and not for it) ends
+  /// once, after its run again, with the warning that says why among its events.
   func waitSideBySide() -> [SideBySideEnd]
 }
 
-/// How an attempt started side by side finished (``TestExecutor/waitSideBySide()``).
-@_spi(ForToolsIntegrationOnly) public enum SideBySideEnd: Sendable, Equatable {
-  /// The attempt of the test with this ID ended so.
-  case ended(TestID, AttemptEnd)
-  /// The process running the attempt ended while it ran beside others, and not for it: it
-  /// runs again side by side, without the test that ended the process when `culpritKnown`,
-  /// else among fewer of the tests it ran beside (the runner halves them until the one that
-  /// crashes runs alone).
-  case runAgain(TestID, culpritKnown: Bool)
+/// How an attempt started side by side ended (``TestExecutor/waitSideBySide()``).
+@_spi(ForToolsIntegrationOnly) public struct SideBySideEnd: Sendable, Equatable {
+  /// The attempt's test.
+  @_spi(ForToolsIntegrationOnly) public let test: TestID
+  /// How it ended.
+  @_spi(ForToolsIntegrationOnly) public let end: AttemptEnd
+
+  /// The attempt of `test` ended as `end`.
+  @_spi(ForToolsIntegrationOnly) public init(test: TestID, end: AttemptEnd) {
+    self.test = test
+    self.end = end
+  }
 }
 
 extension TestExecutor {

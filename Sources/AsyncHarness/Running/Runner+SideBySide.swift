@@ -14,21 +14,16 @@ extension Runner.PlannedTest {
 
 extension Runner {
   /// Runs `first`, and the tests that can run side by side after it while they are next in
-  /// the plan, side by side with `executor` (``TestExecutor/sideBySideWidth`` at once);
-  /// returns once none runs and the next work is something else (or none is left).
+  /// the plan, side by side with `executor` (``TestExecutor/sideBySideWidth`` at once, while
+  /// it takes them: ``TestExecutor/takesSideBySide``); returns once none runs and the next
+  /// work is something else (or none is left).
   ///
   /// Each attempt is judged as it ends, and a failing one runs again while retries are left,
-  /// side by side too. A test that the worker ended in while it ran beside others, and not for
-  /// it, runs again, with the warning that says why, as ``AttemptFollowUp`` decided (its
-  /// company said by ``SideBySideEnd/runAgain(_:culpritKnown:)``): side by side at once when
-  /// the test that ended the worker is known; else in halves of the tests the crash named none
-  /// of, each half side by side with nothing else, a half in which the worker crashes again
-  /// halved again, until the test that crashes it runs alone. A crash among 256 then costs
-  /// about 2 × 8 rounds, not 255 tests one after another.
+  /// side by side too. A test that its worker ended in while it ran beside others, and not for
+  /// it, is run again by the executor's lane before it ends (``WorkerLane``): the runner hears
+  /// of each attempt's end once.
   func runSideBySide(from first: (PlannedTest, TestLife.Started), in shared: Shared, number: Int, executor: any TestExecutor) {
     var running: [TestID: TestLife.Attempt] = [:]
-    /// The groups of tests waiting to run again after crashes that named none of them, in order.
-    var groups: [[TestLife.Attempt]] = []
     func begin(_ planned: PlannedTest, _ started: TestLife.Started) {
       switch started {
       case .skipped(let result): shared.run.ended(planned, with: result)
@@ -48,28 +43,15 @@ extension Runner {
     }
     begin(first.0, first.1)
     while true {
-      if running.isEmpty, !groups.isEmpty {
-        groups.removeFirst().forEach(start)
-        continue
-      }
-      while groups.isEmpty, running.count < executor.sideBySideWidth, executor.takesSideBySide,
+      while running.count < executor.sideBySideWidth, executor.takesSideBySide,
             let (planned, started) = shared.run.nextSideBySide(startingWith: shared.tests, lane: number, holding: running.count) {
         begin(planned, started)
       }
       guard !running.isEmpty else { return }
-      var unnamed: [TestLife.Attempt] = []
-      for finished in executor.waitSideBySide() {
-        switch finished {
-        case .ended(let id, let end):
-          guard let attempt = running.removeValue(forKey: id) else { continue }
-          finish(attempt, end)
-        case .runAgain(let id, let culpritKnown):
-          guard let attempt = running.removeValue(forKey: id) else { continue }
-          if culpritKnown { start(attempt) } else { unnamed.append(attempt) }
-        }
+      for ended in executor.waitSideBySide() {
+        guard let attempt = running.removeValue(forKey: ended.test) else { continue }
+        finish(attempt, ended.end)
       }
-      let half = (unnamed.count + 1) / 2
-      groups.insert(contentsOf: [Array(unnamed[..<half]), Array(unnamed[half...])].filter { !$0.isEmpty }, at: 0)
     }
   }
 }

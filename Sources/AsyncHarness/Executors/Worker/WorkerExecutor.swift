@@ -49,10 +49,7 @@ import Darwin
   /// (`--async-width`); 1 runs each alone. Such tests run in a worker of their own, beside
   /// the one that runs the lane's other tests one at a time.
   @_spi(ForToolsIntegrationOnly) public let asyncWidth: Int
-  private let state = Mutex(Pipeline())
-  /// The line a worker writes to its output as each test starts (``WorkerMain/markerVariable``),
-  /// unique to this executor so that no test prints it by chance.
-  private let marker = "\u{1}AsyncHarness test starts \(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+  private let state: Mutex<WorkerLane>
 
   /// Creates an executor that starts `executable` (a suites executable calling
   /// ``HarnessMain/run(_:registry:defaultWaiters:junit:)``) as its workers.
@@ -72,6 +69,9 @@ import Darwin
     self.gracePeriod = gracePeriod
     self.timeLimitMargin = timeLimitMargin
     self.stop = stop
+    let marker = "\u{1}AsyncHarness test starts \(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+    state = Mutex(WorkerLane(kind: HarnessWorkerKind(executable: executable, marker: marker, gracePeriod: gracePeriod,
+                                                     timeLimitMargin: timeLimitMargin, stop: stop)))
   }
 
   /// An executor that starts this process's own executable.
@@ -133,7 +133,7 @@ import Darwin
         }
         if state.worker == nil {
           do {
-            state.worker = try state.takeSpare() ?? connection()
+            state.worker = try state.takeSpare() ?? state.kind.connection()
           } catch {
             return .couldNotStart(reason: "\(error)")
           }
@@ -144,15 +144,15 @@ import Darwin
       if freshProcessPerTest && state.spare == nil {
         // The next test's worker starts while this one runs; one that cannot start now is
         // started (or reported) when the next test needs it.
-        state.spare = try? connection()
+        state.spare = try? state.kind.connection()
       }
       state.topUp()
       state.worker!.begin(planned, ref: state.worker!.inFlight.first?.ref, events: events, alone: true,
-                          deadline: deadline(of: planned))
+                          deadline: state.kind.deadline(of: planned))
       let (replies, finished, ended) = state.wait(\.worker)
       if !state.worker!.inFlight.isEmpty { state.worker!.inFlight.removeFirst() }
       // A reply read as the worker ended still says how the attempt ended.
-      let end = Self.deliver(replies.first?.finished ?? finished.first)
+      let end = WorkerLane.deliver(replies.first?.finished ?? finished.first)
       let reply = replies.first
       let followUp = AttemptFollowUp(after: .init(
         workerEnded: reply == nil || ended, workerStopped: state.worker!.stopped, workerLeftWork: reply?.retire != nil,
@@ -178,28 +178,6 @@ import Darwin
     }
   }
 
-  /// A new worker: one that runs tests one at a time, or side by side.
-  private func connection(sideBySide: Bool = false) throws -> WorkerConnection {
-    try WorkerConnection(executable: executable, marker: sideBySide ? nil : marker, gracePeriod: gracePeriod, stop: stop)
-  }
-
-  /// When a worker is stopped for `test`: its time limit and the margin, from now.
-  private func deadline(of planned: Runner.PlannedTest) -> ContinuousClock.Instant? {
-    planned.timeLimit.map { ContinuousClock().now + $0 + timeLimitMargin }
-  }
-
-  /// Sends what an attempt held, and the note of how it ended, to its events; returns how it ended.
-  private static func deliver(_ finished: WorkerSupervision.Finished?) -> AttemptEnd {
-    switch finished {
-    case .ended(let attempt, let end, let note):
-      for event in attempt.held { attempt.sink?.send(event) }
-      if let note { attempt.sink?(.issueRecorded(attempt.planned.id, note)) }
-      return end
-    case .runAgain, nil:
-      return .couldNotStart(reason: "the worker ended without saying how the test ended")
-    }
-  }
-
   /// True: a test past its time limit has its worker process stopped.
   @_spi(ForToolsIntegrationOnly) public var stopsHungTests: Bool { true }
 
@@ -214,8 +192,8 @@ import Darwin
     state.withLock { state in
       if state.worker?.inFlight.isEmpty == false { state.worker!.kill() }
       if (state.sideBySide?.count ?? 0) > 0 { state.sideBySide!.kill() }
-      for slot in Pipeline.workerSlots { state.retire(slot) }
-      state.warnedOfRunningAgain = []
+      for slot in WorkerLane.workerSlots { state.retire(slot) }
+      state.forgetReruns()
       state.prepared = nil
     }
   }
@@ -223,75 +201,24 @@ import Darwin
   /// The width asked for (``asyncWidth``).
   @_spi(ForToolsIntegrationOnly) public var sideBySideWidth: Int { asyncWidth }
 
-  /// Whether another test may start side by side now: not while the worker running them
-  /// retires (``WorkerRetirement``), until the tests it runs ended.
+  /// Whether another test may start side by side now (``WorkerLane/takesSideBySide``).
   @_spi(ForToolsIntegrationOnly) public var takesSideBySide: Bool {
-    state.withLock { !($0.sideBySide?.retiring ?? false) }
+    state.withLock { $0.takesSideBySide }
   }
 
   /// Starts `test` side by side with the tests running so (``WorkerRequest/start(_:)``), in
   /// the lane's side-by-side worker, started now when there is none; returns how the attempt
   /// ended when it could not start. ``waitSideBySide()`` says how it ends.
   @_spi(ForToolsIntegrationOnly) public func startSideBySide(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd? {
-    state.withLock { state in
-      if state.sideBySide == nil {
-        do {
-          state.sideBySide = try connection(sideBySide: true)
-        } catch {
-          return .couldNotStart(reason: "\(error)")
-        }
-      }
-      // A worker that dies before reading it is reported by the wait.
-      let ref = state.sideBySide!.process.send(planned, sideBySide: true)
-      state.sideBySide!.begin(planned, ref: ref, events: events, alone: false, deadline: deadline(of: planned))
-      return nil
-    }
+    state.withLock { $0.startSideBySide(planned, events: events) }
   }
 
   /// Waits until at least one test started side by side ended, and says how each that did
-  /// ended. A worker that ended is forgotten (the next test starts a fresh one); a retiring
-  /// one is retired once its last test ended.
+  /// ended. A test the worker ended in while it ran beside others, and not for it, runs again
+  /// first, in the lane (``WorkerLane/waitSideBySide()``).
   @_spi(ForToolsIntegrationOnly) public func waitSideBySide() -> [SideBySideEnd] {
-    state.withLock { state in
-      guard state.sideBySide != nil else { return [] }
-      var (replies, finished, ended) = state.wait(\.sideBySide)
-      // A worker sent a stop signal (a test's deadline, its reply in the same read) starts no
-      // other test: it is watched to its end (the grace period at most), and its tests still
-      // running end with it.
-      while !ended && state.sideBySide!.stopped {
-        let more = state.wait(\.sideBySide)
-        replies += more.replies
-        finished += more.finished
-        ended = more.ended
-      }
-      defer {
-        switch AttemptFollowUp(after: .init(workerEnded: ended, workerLeftWork: state.sideBySide!.retiring)).worker {
-        case .replace:
-          state.sideBySide = nil
-        case .retire where state.sideBySide!.count == 0:
-          state.retire(\.sideBySide)
-        case .retire, .keep:
-          break
-        }
-      }
-      return (replies.map(\.finished) + finished).map { finished in
-        switch finished {
-        case .ended(let attempt, _, _):
-          return .ended(attempt.planned.id, Self.deliver(finished))
-        case .runAgain(let attempt, let note, let company):
-          let id = attempt.planned.id
-          // Said once: a test run again in halves after crashes that named no test would be
-          // warned at each crash of its half.
-          if let note, state.warnedOfRunningAgain.insert(id).inserted { attempt.sink?(.issueRecorded(id, note)) }
-          // What it kept of its run in this worker (output held past the worker's exit) stays its own.
-          for issue in attempt.kept { attempt.sink?(.issueRecorded(id, issue)) }
-          // A harness worker's attempts run again side by side: at once, or in halves.
-          return .runAgain(id, culpritKnown: company == .besideOthers)
-        }
-      }
-    }
+    state.withLock { $0.waitSideBySide() }
   }
-
 }
 
 extension AttemptEnd {
@@ -305,84 +232,5 @@ extension AttemptEnd {
     case .leftRunningAtLimit: WorkerRetirement.exceededTimeLimit.rawValue
     case .returned, .skipped, .interrupted, .couldNotStart: nil
     }
-  }
-}
-
-/// The lane's workers and the tests they were sent: one loop (``LaneWatch``) watches them all,
-/// whichever the lane waits for.
-private struct Pipeline: WatchedLane {
-  var worker: WorkerConnection?
-  /// Under `--isolation test`, the worker started for the next test while this one runs.
-  var spare: WorkerConnection?
-  /// The worker running `async` tests side by side, when one was started.
-  var sideBySide: WorkerConnection?
-  /// The attempts told why they run again: each is told once.
-  var warnedOfRunningAgain: Set<TestID> = []
-  /// The tests the runner said it hands over next, and the index of the first not sent yet.
-  var prepared: Runner.Plan.PlannedTests?
-  var nextToSend = 0
-
-  static var workerSlots: [WritableKeyPath<Pipeline, WorkerConnection?>] { [\.worker, \.spare, \.sideBySide] }
-
-  /// Watches the lane's workers until an attempt the worker in `slot` replied for ended, one
-  /// ended at its deadline and was left running, or that worker ended (how its attempts
-  /// finish, and `ended` set).
-  mutating func wait(_ slot: WritableKeyPath<Pipeline, WorkerConnection?>)
-    -> (replies: [WorkerMessages.Reply], finished: [WorkerSupervision.Finished], ended: Bool) {
-    let exit = LaneWatch.watch(&self, until: slot)
-    return self[keyPath: slot]!.waited(exited: exit)
-  }
-
-  /// Retires the worker in `slot`, if any, and forgets it: it is told to stop and watched
-  /// to its exit, within the grace period, else stopped as at a deadline (SIGTERM, then
-  /// SIGKILL); what it still says is dropped, and a failing end of its own is a failure
-  /// outside every test (``WorkerConnection/endedAfterItsTests(_:telling:)``). One that holds a
-  /// test left running past its time limit is stopped at once: it would not stop by itself.
-  mutating func retire(_ slot: WritableKeyPath<Pipeline, WorkerConnection?>) {
-    guard self[keyPath: slot] != nil else { return }
-    defer { self[keyPath: slot] = nil }
-    guard self[keyPath: slot]!.beginRetiring() else { return self[keyPath: slot]!.kill() }
-    let sink = self[keyPath: slot]!.messages.others
-    self[keyPath: slot]!.messages.others = nil
-    while true {
-      if let exit = LaneWatch.watch(&self, until: slot) {
-        return self[keyPath: slot]!.endedAfterItsTests(exit, telling: sink)
-      }
-      _ = self[keyPath: slot]!.messages.takeReplies()
-    }
-  }
-
-  /// The spare worker, which becomes the caller's.
-  mutating func takeSpare() -> WorkerConnection? {
-    defer { spare = nil }
-    return spare
-  }
-
-  /// Sends `test` to the worker; `false` when it no longer reads (it died).
-  mutating func send(_ planned: Runner.PlannedTest, planIndex: Int? = nil) -> Bool {
-    guard let ref = worker!.process.send(planned) else { return false }
-    worker!.inFlight.append((planned.id, planIndex, ref))
-    return true
-  }
-
-  /// Sends prepared tests until the worker holds ``WorkerExecutor/pipelineDepth`` of them.
-  /// A worker that died stops taking them; its session reports the death.
-  mutating func topUp() {
-    guard let prepared else { return }
-    while let worker, worker.inFlight.count < WorkerExecutor.pipelineDepth, nextToSend < prepared.endIndex {
-      let planned = prepared[nextToSend]
-      // A skipped test is reported by the runner and never runs.
-      guard planned.test.skipReason != nil || send(planned, planIndex: nextToSend) else { return }
-      nextToSend += 1
-    }
-  }
-
-  /// Forgets the tests the worker was sent and has not run (it died, drops them after a
-  /// failure, or holds tests the runner did not ask for): they are sent again when the
-  /// runner asks for them.
-  mutating func rewind() {
-    guard let waiting = worker?.inFlight else { return }
-    if let first = waiting.lazy.compactMap(\.planIndex).first { nextToSend = first }
-    worker!.inFlight = []
   }
 }
