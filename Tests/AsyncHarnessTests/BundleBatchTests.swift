@@ -67,9 +67,9 @@ final class BundleBatchTests: XCTestCase {
     let batch = runs.batch(from: runs.prepared![0])
     let listBytes = batch.map(\.test.id.utf8.count).reduce(0, +) + batch.count - 1
     XCTAssertEqual(batch.map(\.test.id.utf8.count).max(), 40)
-    XCTAssertLessThanOrEqual(listBytes, BundleChannelReader.listLimit)
-    XCTAssertGreaterThan(listBytes + 41, BundleChannelReader.listLimit, "the list stopped early")
-    XCTAssertEqual(batch.count, (BundleChannelReader.listLimit + 1) / 41)
+    XCTAssertLessThanOrEqual(listBytes, BundleInvocation.listLimit)
+    XCTAssertGreaterThan(listBytes + 41, BundleInvocation.listLimit, "the list stopped early")
+    XCTAssertEqual(batch.count, (BundleInvocation.listLimit + 1) / 41)
 
     let next = plan.entries.lazy.flatMap { plan.plannedTests(of: $0, repetition: 1) }.dropFirst(batch.count).first!
     var later = BundleRuns()

@@ -116,17 +116,17 @@ final class BundleChannelReaderTests: XCTestCase {
                             id: Self.parameterized, isParameterized: true)
     var free = test
     free.id = "LedgerTests.freeFunction()/LedgerSwiftTests.swift:118:2"
-    XCTAssertEqual(BundleChannelReader(.swiftTesting).arguments(running: [test, free]), [
+    XCTAssertEqual(BundleInvocation(library: .swiftTesting).arguments(running: [test, free]), [
       "--testing-library", "swift-testing", "--filter",
       #"^(LedgerTests\.LedgerSuite/parameterized\(amount:\)/LedgerSwiftTests\.swift:38:4|LedgerTests\.freeFunction\(\)/LedgerSwiftTests\.swift:118:2)$"#,
       "--verbosity", "-9223372036854775808", "--event-stream-output-path", "/dev/fd/3",
       "--event-stream-version", "0",
     ])
-    XCTAssertEqual(BundleChannelReader(.swiftTesting).environment, ["NO_COLOR": "1"])
+    XCTAssertEqual(BundleInvocation(library: .swiftTesting).environment, ["NO_COLOR": "1"])
     let xctest = ExistingTest(library: .xctest, suite: "M.C", name: "testA", id: "M.C/testA", isParameterized: false)
     var other = xctest
     other.id = "M.C/testB"
-    XCTAssertEqual(BundleChannelReader(.xctest).arguments(running: [xctest, other]), ["M.C/testA,M.C/testB"])
+    XCTAssertEqual(BundleInvocation(library: .xctest).arguments(running: [xctest, other]), ["M.C/testA,M.C/testB"])
   }
 
   // MARK: Output cut at markers

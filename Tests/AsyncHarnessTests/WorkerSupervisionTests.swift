@@ -4,7 +4,7 @@ import Synchronization
 import XCTest
 
 /// The state machine of a worker process's watch (`WorkerSupervision`), and a harness worker's
-/// transcript feeding it, driven directly, without processes, through the orders of inputs
+/// decoder feeding it, driven directly, without processes, through the orders of inputs
 /// that are hard to produce with real ones.
 final class WorkerSupervisionTests: XCTestCase {
   private let clock = ContinuousClock()

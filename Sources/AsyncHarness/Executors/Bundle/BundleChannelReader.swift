@@ -36,23 +36,18 @@ enum BundleNote: Equatable {
   case refused(String)
 }
 
-/// How a worker of one testing library is started, and how the records its library writes
-/// on the worker's private channel are read. The channel is a pipe handed over as
-/// descriptor 3; the preloaded library (``BundleChannelLibrary``) moves it out of the tests'
-/// reach and writes each record there whole, just after a numbered marker line on the
+/// How the records a testing library writes on a test bundle's private channel are read
+/// (how the bundle is started for it: ``BundleInvocation``). The channel is a pipe handed
+/// over as descriptor 3; the preloaded library (``BundleChannelLibrary``) moves it out of the
+/// tests' reach and writes each record there whole, just after a numbered marker line on the
 /// bundle's standard output (``MarkedOutput``). The tests' standard output and standard error
 /// are only their output, and nothing they print is read as the library's words.
 ///
-/// - XCTest: `<bundle> Module.Class/a,Module.Class/b`; the library's observer writes a record
-///   for each test's start, each failure (its file and line, or a thrown error), and its end
-///   with XCTest's own outcome. The verdict is XCTest's: a test XCTest failed without telling
-///   its observers of a failure still fails.
-/// - Swift Testing: `<bundle> --testing-library swift-testing --filter '^(id1|id2)$'
-///   --verbosity <Int.min> --event-stream-output-path /dev/fd/3 --event-stream-version 0`:
-///   Swift Testing's own event stream (``SwiftTestingRecord``), each record written on the
-///   thread that posts its event, and no console output of its own (the lowest verbosity).
-///   Swift Testing runs the tests in its default parallel run, as `swift test` does, so that
-///   it honours `.serialized`, its suites' traits and its own width.
+/// - XCTest: the library's observer writes a record for each test's start, each failure (its
+///   file and line, or a thrown error), and its end with XCTest's own outcome. The verdict is
+///   XCTest's: a test XCTest failed without telling its observers of a failure still fails.
+/// - Swift Testing: Swift Testing's own event stream (``SwiftTestingRecord``), each record
+///   written on the thread that posts its event.
 enum BundleChannelReader {
   /// An XCTest worker's reader: the issues the observer told so far of each test running (a
   /// test may run XCTest tests of its own inside it).
@@ -69,48 +64,6 @@ enum BundleChannelReader {
   /// The library whose records it reads.
   var library: TestLibrary {
     if case .xctest = self { .xctest } else { .swiftTesting }
-  }
-
-  /// The library's name in messages.
-  var libraryName: String {
-    if case .xctest = self { "XCTest" } else { "Swift Testing" }
-  }
-
-  /// Whether the library runs one test at a time in a worker (XCTest does; Swift Testing runs
-  /// its tests side by side).
-  var runsOneTestAtATime: Bool {
-    if case .xctest = self { true } else { false }
-  }
-
-  /// The exit statuses of a worker that ran every test it found: XCTest's 0 and 1 (a
-  /// failure), and Swift Testing's 69 too (no test matched the filter).
-  var statusesOfACompleteRun: [Int32] {
-    if case .xctest = self { [0, 1] } else { [0, 1, 69] }
-  }
-
-  /// The most bytes of test IDs one worker's list holds. The list is one argument, and Linux
-  /// takes at most 128 KiB in one (`MAX_ARG_STRLEN`); Swift Testing's filter escapes each
-  /// ID, which can double it.
-  static let listLimit = 48 * 1024
-
-  /// The arguments of the bundle running `tests`, `oneAtATime` or as the library runs them.
-  func arguments(running tests: [ExistingTest], oneAtATime: Bool = false) -> [String] {
-    guard case .swiftTesting = self else { return [tests.map(\.id).joined(separator: ",")] }
-    let filter = "^(" + tests.map { Self.escaped($0.id) }.joined(separator: "|") + ")$"
-    return ["--testing-library", "swift-testing", "--filter", filter] + (oneAtATime ? ["--no-parallel"] : [])
-      + ["--verbosity", String(Int.min), "--event-stream-output-path", "/dev/fd/\(BundleChannelLibrary.channelDescriptor)",
-         "--event-stream-version", "0"]
-  }
-
-  /// The variables the bundle's library is run with, as `swift test` runs it: `NO_COLOR=1`
-  /// for Swift Testing.
-  var environment: [String: String] {
-    if case .swiftTesting = self { ["NO_COLOR": "1"] } else { [:] }
-  }
-
-  /// `text` with every character a regular expression gives a meaning to escaped.
-  static func escaped(_ text: String) -> String {
-    String(text.flatMap { "\\^$.|?*+()[]{}".contains($0) ? ["\\", $0] : [$0] })
   }
 
   /// Reads one line of the channel (without its newline): a record of the preloaded library

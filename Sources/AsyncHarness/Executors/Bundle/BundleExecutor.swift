@@ -11,10 +11,10 @@ import Darwin
 /// function), which only the bundle runs.
 ///
 /// Not a process per test: one worker, the bundle started for one testing library (see
-/// ``BundleChannelReader`` for each library's invocation), runs the test asked for and the
+/// ``BundleInvocation`` for each library's invocation), runs the test asked for and the
 /// tests of the same library the runner prepared after it (``prepare(_:)``, and in a run of
 /// one lane those of the entries after it, ``prepare(following:of:)``), in one invocation
-/// whose list of tests stays under ``BundleChannelReader/listLimit`` bytes. The worker has
+/// whose list of tests stays under ``BundleInvocation/listLimit`` bytes. The worker has
 /// the library ``BundleChannelLibrary`` preloaded, and its testing library's own records
 /// (each test's start, issues and end) come on a private channel that this process reads
 /// beside the worker's output (``BundleChannelReader``): each test's issues (failures at
@@ -218,7 +218,7 @@ struct BundleRuns: WatchedLane {
         && candidate.host.name == planned.host.name && candidate.schedule == nil {
         guard let test = candidate.existing else { continue }
         listBytes += 1 + test.id.utf8.count
-        guard listBytes <= BundleChannelReader.listLimit else { return false }
+        guard listBytes <= BundleInvocation.listLimit else { return false }
         batch.append((candidate, test))
       }
       return true
@@ -233,7 +233,7 @@ struct BundleRuns: WatchedLane {
 
 /// One invocation of the test bundle running a list of tests of one library, watched by the
 /// watch of a worker (``WorkerWatch``, ``WorkerSupervision``): its channel read a record at a
-/// time, its output cut into the tests that printed it (``BundleTranscript``). XCTest runs
+/// time, its output cut into the tests that printed it (``BundleWorkerDecoder``). XCTest runs
 /// one test at a time; Swift Testing runs its tests side by side as it does under `swift test`.
 struct BundleWorker {
   /// A test that ended: the events it recorded while the runner waited for another, and how
@@ -245,7 +245,7 @@ struct BundleWorker {
 
   private var watch: WorkerWatch
   private var supervision: WorkerSupervision
-  private var transcript: BundleTranscript
+  private var decoder: BundleWorkerDecoder
 
   /// Starts the bundle in `directory` for `tests`, each with the test it stands for, all of
   /// one library, with `channelLibrary` preloaded.
@@ -253,17 +253,18 @@ struct BundleWorker {
        oneAtATime: Bool, gracePeriod: Duration, stop: StopRequest?) throws {
     let library = batch.first?.test.library ?? .xctest
     let reader = BundleChannelReader(library)
+    let invocation = BundleInvocation(library: library)
     let marker = "AsyncHarness \(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
     let channel = try ChildProcess.makePipe()
     defer { close(channel.write) }
     let process: ChildProcess
     do {
       process = try ChildProcess(
-        executable: bundle, arguments: reader.arguments(running: batch.map(\.test), oneAtATime: oneAtATime),
+        executable: bundle, arguments: invocation.arguments(running: batch.map(\.test), oneAtATime: oneAtATime),
         environment: BundleChannelLibrary.environment(library: channelLibrary, testing: library, marker: marker,
                                                       schedule: batch.first?.planned.schedule,
                                                       saysSteps: batch.first?.planned.reportsWaits == true)
-          .merging(reader.environment) { $1 },
+          .merging(invocation.environment) { $1 },
         handing: [(channel.write, BundleChannelLibrary.channelDescriptor)], directory: directory)
     } catch {
       close(channel.read)
@@ -275,8 +276,8 @@ struct BundleWorker {
     supervision.idleDeadline = batch.first?.planned.timeLimit.map { ContinuousClock().now + $0 }
     let file = bundle.split(separator: "/").last ?? ""
     let bundleName = String(file.hasSuffix(".xctest") ? file.dropLast(".xctest".count) : file)
-    transcript = BundleTranscript(reader: reader, marker: Array("\u{1}\(marker) ".utf8), batch: batch,
-                                  oneAtATime: oneAtATime || reader.runsOneTestAtATime,
+    decoder = BundleWorkerDecoder(reader: reader, marker: Array("\u{1}\(marker) ".utf8), batch: batch,
+                                  oneAtATime: oneAtATime || invocation.runsOneTestAtATime,
                                   bundleSuite: SuiteRun(suite: bundleName, waiter: library.name))
   }
 
@@ -286,39 +287,39 @@ struct BundleWorker {
   static let exitLimit: Duration = .seconds(30)
 
   /// Whether every test given to the worker ended or runs again elsewhere.
-  var holdsNone: Bool { transcript.holdsNone }
+  var holdsNone: Bool { decoder.holdsNone }
 
   /// The crash that made the tests it interrupted run again alone, once the worker ended.
-  var crashUnderReview: CrashUnderReview? { transcript.crashUnderReview }
+  var crashUnderReview: CrashUnderReview? { decoder.crashUnderReview }
 
   /// Hands over the failures outside every test found so far.
-  mutating func takeOutsideFailures() -> [OutsideFailure] { transcript.takeOutsideFailures() }
+  mutating func takeOutsideFailures() -> [OutsideFailure] { decoder.takeOutsideFailures() }
 
   /// Begins a wait for the test `asked` for to end, or, without one, for the worker (which
   /// has no test left to run) to exit, within the time limit of the test asked for last
   /// (``exitLimit`` without one).
   mutating func await(_ asked: (planned: Runner.PlannedTest, events: EventSink)?) {
     if let asked {
-      transcript.asked = asked
+      decoder.asked = asked
       return
     }
-    let limit = transcript.asked?.planned.timeLimit ?? Self.exitLimit
-    transcript.asked = nil
-    transcript.exitLimit = limit
+    let limit = decoder.asked?.planned.timeLimit ?? Self.exitLimit
+    decoder.asked = nil
+    decoder.exitLimit = limit
     supervision.idleDeadline = ContinuousClock().now + limit
   }
 
   /// What the wait found: `exit` when the worker exited (it is judged: `false`), else the
   /// test asked for ended (`true`); every test that ended meanwhile goes to `ended`.
   mutating func waited(exited exit: ProcessEnding?, ended: inout [TestID: Ended]) -> Bool {
-    defer { ended.merge(transcript.takeEnded()) { $1 } }
+    defer { ended.merge(decoder.takeEnded()) { $1 } }
     guard let exit else { return true }
-    judge(exit, ended: &ended, asked: transcript.asked.map { ($0.planned.id, $0.events) })
+    judge(exit, ended: &ended, asked: decoder.asked.map { ($0.planned.id, $0.events) })
     return false
   }
 
   /// Whether the test is one this worker runs and has not ended yet.
-  func holds(_ id: TestID) -> Bool { transcript.holds(id) }
+  func holds(_ id: TestID) -> Bool { decoder.holds(id) }
 
   /// What follows for the worker (``AttemptFollowUp``) once the test asked for ended, or it
   /// `exited` first: it is retired when a test left a process running, when it ran under a
@@ -326,27 +327,27 @@ struct BundleWorker {
   /// a stopped worker runs no other test.
   func followUp(exited: Bool) -> AttemptFollowUp.Worker {
     AttemptFollowUp(after: .init(workerEnded: exited, workerStopped: !supervision.takesAttempts,
-                                 workerLeftWork: transcript.leftProcesses, workerRanSchedule: transcript.scheduled)).worker
+                                 workerLeftWork: decoder.leftProcesses, workerRanSchedule: decoder.scheduled)).worker
   }
 
   /// The tests that were running side by side when the worker crashed: each runs again
   /// alone (in a fresh worker running one test at a time), for a verdict of its own.
-  var runAgainAlone: Set<TestID> { transcript.runAgainAlone }
+  var runAgainAlone: Set<TestID> { decoder.runAgainAlone }
 
   /// The warnings those tests keep from this worker (``WorkerSupervision/Attempt/kept``).
-  var kept: [TestID: [Issue]] { transcript.kept }
+  var kept: [TestID: [Issue]] { decoder.kept }
 
-  /// Judges the worker's end (``BundleTranscript/exited(_:into:outputHeldBy:)``). Output still
+  /// Judges the worker's end (``BundleWorkerDecoder/exited(_:into:outputHeldBy:)``). Output still
   /// held after it while no test ran (a process the tests started) is a warning of the last
   /// test that ended, unless the runner has that one already: then of the test it waits for,
   /// `asked` (the message blames no one test).
   private mutating func judge(_ exit: ProcessEnding, ended: inout [TestID: Ended], asked: (id: TestID, events: EventSink)?) {
     let ranNone = supervision.running.isEmpty
-    transcript.exited(exit, into: &supervision, outputHeldBy: watch.outputHeld ? "the test bundle" : nil)
+    decoder.exited(exit, into: &supervision, outputHeldBy: watch.outputHeld ? "the test bundle" : nil)
     guard watch.outputHeld && ranNone else { return }
     let leak = WorkerSupervision.outputHeld(by: "the test bundle")
-    ended.merge(transcript.takeEnded()) { $1 }
-    if let last = transcript.lastEnded, ended[last] != nil {
+    ended.merge(decoder.takeEnded()) { $1 }
+    if let last = decoder.lastEnded, ended[last] != nil {
       ended[last]!.events.append(Event(.issueRecorded(last, leak)))
     } else if let asked {
       asked.events(.issueRecorded(asked.id, leak))
@@ -358,8 +359,8 @@ struct BundleWorker {
 }
 
 extension BundleWorker: WatchedWorker {
-  mutating func withWatch<Result>(_ body: (inout WorkerWatch, inout BundleTranscript, inout WorkerSupervision) -> Result) -> Result {
-    body(&watch, &transcript, &supervision)
+  mutating func withWatch<Result>(_ body: (inout WorkerWatch, inout BundleWorkerDecoder, inout WorkerSupervision) -> Result) -> Result {
+    body(&watch, &decoder, &supervision)
   }
 
   /// Never: a lane holds one test bundle's worker at a time, and waits for it.

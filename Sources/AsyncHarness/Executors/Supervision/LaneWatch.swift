@@ -7,9 +7,9 @@ import Darwin
 /// A worker process that a lane's loop (``LaneWatch``) watches: its watch, what it knows of
 /// its attempts, and how what it says is read.
 protocol WatchedWorker {
-  associatedtype Transcript: WorkerTranscript
-  /// Hands the worker's watch, transcript and supervision to `body`, together.
-  mutating func withWatch<Result>(_ body: (inout WorkerWatch, inout Transcript, inout WorkerSupervision) -> Result) -> Result
+  associatedtype Decoder: WorkerDecoder
+  /// Hands the worker's watch, decoder and supervision to `body`, together.
+  mutating func withWatch<Result>(_ body: (inout WorkerWatch, inout Decoder, inout WorkerSupervision) -> Result) -> Result
   /// The worker exited while the lane waited for another of its workers, and what it wrote
   /// was read: says what that means (a failure outside every test, when it ended by itself
   /// after its tests), and returns whether the lane forgets it. One that holds work (a
@@ -39,7 +39,7 @@ enum LaneWatch {
   /// `nil`; or that worker ended: then how it ended, what it wrote read to its end, and its
   /// supervision's attempts are to be ended (``WorkerSupervision/exited(_:outputHeldBy:)``).
   static func watch<Lane: WatchedLane>(_ lane: inout Lane, until awaited: WritableKeyPath<Lane, Lane.Worker?>) -> ProcessEnding? {
-    switch lane[keyPath: awaited]!.withWatch({ watch, transcript, supervision in watch.begin(&transcript, &supervision) }) {
+    switch lane[keyPath: awaited]!.withWatch({ watch, decoder, supervision in watch.begin(&decoder, &supervision) }) {
     case .exited: return lane[keyPath: awaited]!.withWatch { watch, _, _ in watch.exit }
     case .waitOver: return nil
     case .goOn, nil: break
@@ -59,12 +59,12 @@ enum LaneWatch {
       }
       let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
       if ready < 0 && errno != EINTR {
-        return lane[keyPath: awaited]!.withWatch { watch, transcript, supervision in watch.finish(&transcript, &supervision) }
+        return lane[keyPath: awaited]!.withWatch { watch, decoder, supervision in watch.finish(&decoder, &supervision) }
       }
       for (index, slot) in slots.enumerated() {
         let mine = descriptors[(index * WorkerWatch.descriptorCount)...].prefix(WorkerWatch.descriptorCount)
-        let served = lane[keyPath: slot]!.withWatch { watch, transcript, supervision in
-          watch.serve(mine, &transcript, &supervision)
+        let served = lane[keyPath: slot]!.withWatch { watch, decoder, supervision in
+          watch.serve(mine, &decoder, &supervision)
         }
         switch served {
         case .goOn:
@@ -73,8 +73,8 @@ enum LaneWatch {
           // Only the awaited worker is read: only its wait can be over.
           if slot == awaited { return nil }
         case .exited:
-          let exit = lane[keyPath: slot]!.withWatch { watch, transcript, supervision in
-            watch.finish(&transcript, &supervision)
+          let exit = lane[keyPath: slot]!.withWatch { watch, decoder, supervision in
+            watch.finish(&decoder, &supervision)
           }
           if slot == awaited { return exit }
           if lane[keyPath: slot]!.endedUnawaited(exit) { lane[keyPath: slot] = nil }

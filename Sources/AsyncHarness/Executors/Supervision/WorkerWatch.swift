@@ -8,8 +8,8 @@ import Darwin
 
 /// How a kind of worker's channel and output are read into its ``WorkerSupervision``: a
 /// harness worker's protocol lines (``WorkerMessages``), or a test bundle's library records
-/// (``BundleTranscript``).
-protocol WorkerTranscript {
+/// (``BundleWorkerDecoder``).
+protocol WorkerDecoder {
   /// Reads bytes of the worker's output.
   mutating func output(_ bytes: ArraySlice<UInt8>, into supervision: inout WorkerSupervision)
   /// Reads bytes of the worker's channel (the output written before them was read first);
@@ -22,7 +22,7 @@ protocol WorkerTranscript {
 
 /// What the lane's loop (``LaneWatch``) knows of one worker process and does for it: it
 /// polls the worker's channel, its output, its exit and the run's interrupt, feeds what
-/// happened to the worker's supervision through its transcript, sends the signals the
+/// happened to the worker's supervision through its decoder, sends the signals the
 /// supervision asks for, and writes the requests the channel has not taken yet (the parent's
 /// end never blocks). Every kind of worker is read so.
 ///
@@ -42,7 +42,7 @@ struct WorkerWatch {
   enum Served: Equatable {
     /// Nothing the lane waits for happened.
     case goOn
-    /// What the lane waits for happened: the transcript said so, or an attempt ended at its
+    /// What the lane waits for happened: the decoder said so, or an attempt ended at its
     /// deadline and was left running (``WorkerSupervision/takeOverdue()``).
     case waitOver
     /// The worker exited: ``finish(_:_:)`` reads what it wrote.
@@ -83,9 +83,9 @@ struct WorkerWatch {
 
   /// Begins a wait for the worker: ``Served/exited`` when it ended already,
   /// ``Served/waitOver`` when lines read before end the wait, else `nil`.
-  mutating func begin(_ transcript: inout some WorkerTranscript, _ supervision: inout WorkerSupervision) -> Served? {
+  mutating func begin(_ decoder: inout some WorkerDecoder, _ supervision: inout WorkerSupervision) -> Served? {
     if exit != nil { return .exited }
-    return transcript.channel([], into: &supervision) ? .waitOver : nil
+    return decoder.channel([], into: &supervision) ? .waitOver : nil
   }
 
   /// The worker's descriptors in the lane's poll, ``descriptorCount`` of them: its channel
@@ -106,7 +106,7 @@ struct WorkerWatch {
   /// Serves what a poll found ready among the worker's descriptors (`ready`, as
   /// ``descriptors(reading:)`` made them): sends the signal a passed deadline asks for,
   /// relays an interrupt, writes requests, reads output and channel.
-  mutating func serve(_ ready: ArraySlice<pollfd>, _ transcript: inout some WorkerTranscript,
+  mutating func serve(_ ready: ArraySlice<pollfd>, _ decoder: inout some WorkerDecoder,
                       _ supervision: inout WorkerSupervision) -> Served {
     let ready = Array(ready)
     if let signal = supervision.tick(at: .now) { process.signal(signal) }
@@ -115,17 +115,17 @@ struct WorkerWatch {
       if let sent = supervision.interrupt(signal, at: .now) { process.signal(sent) }
     }
     if ready[0].revents & Int16(POLLOUT) != 0 { requests?.flush() }
-    if ready[1].revents != 0 { readOutput(&transcript, &supervision) }
+    if ready[1].revents != 0 { readOutput(&decoder, &supervision) }
     // At the channel's end the worker is ending: its exit is watched for.
-    if ready[0].revents & ~Int16(POLLOUT) != 0 && readChannel(&transcript, &supervision) { return .waitOver }
+    if ready[0].revents & ~Int16(POLLOUT) != 0 && readChannel(&decoder, &supervision) { return .waitOver }
     if ready[3].revents != 0 || (exitWatch == nil && process.ending(waiting: false) != nil) { return .exited }
     // An attempt ended at its deadline, left running (its reply was not in this read): the
     // lane hears of it now.
     return supervision.hasOverdue ? .waitOver : .goOn
   }
 
-  /// Reads what the output holds into the transcript; at its end, stops watching it.
-  private mutating func readOutput(_ transcript: inout some WorkerTranscript, _ supervision: inout WorkerSupervision) {
+  /// Reads what the output holds into the decoder; at its end, stops watching it.
+  private mutating func readOutput(_ decoder: inout some WorkerDecoder, _ supervision: inout WorkerSupervision) {
     while outputOpen {
       let count = outputBuffer.read(from: process.output)
       if count < 0 && errno == EINTR { continue }
@@ -134,13 +134,13 @@ struct WorkerWatch {
         outputOpen = false
         return
       }
-      transcript.output(outputBuffer.prefix(count), into: &supervision)
+      decoder.output(outputBuffer.prefix(count), into: &supervision)
     }
   }
 
   /// Reads what the channel holds, each read after the output written before it; `true`
-  /// once the transcript says the wait is over. At its end, stops watching it.
-  private mutating func readChannel(_ transcript: inout some WorkerTranscript, _ supervision: inout WorkerSupervision) -> Bool {
+  /// once the decoder says the wait is over. At its end, stops watching it.
+  private mutating func readChannel(_ decoder: inout some WorkerDecoder, _ supervision: inout WorkerSupervision) -> Bool {
     while channelOpen {
       let count = channelBuffer.read(from: channel)
       if count < 0 && errno == EINTR { continue }
@@ -149,8 +149,8 @@ struct WorkerWatch {
         channelOpen = false
         return false
       }
-      readOutput(&transcript, &supervision)
-      if transcript.channel(channelBuffer.prefix(count), into: &supervision) { return true }
+      readOutput(&decoder, &supervision)
+      if decoder.channel(channelBuffer.prefix(count), into: &supervision) { return true }
     }
     return false
   }
@@ -158,7 +158,7 @@ struct WorkerWatch {
   /// The worker exited: reads the channel to its end and the output until it closes or
   /// ``drainLimit`` passed, stopping the process group when something still holds it; reaps
   /// the worker, and returns how it ended.
-  mutating func finish(_ transcript: inout some WorkerTranscript,
+  mutating func finish(_ decoder: inout some WorkerDecoder,
                                _ supervision: inout WorkerSupervision) -> ProcessEnding {
     if process.ending(waiting: false) == nil { process.signal(SIGKILL) }
     let exit = process.ending(waiting: true) ?? .signaled(SIGKILL)
@@ -166,11 +166,11 @@ struct WorkerWatch {
     supervision.sawExit()
     // What the worker wrote is there; a process it forked may hold the channel open, so this
     // reads what is there, never waiting for the channel's end.
-    while readChannel(&transcript, &supervision) {}
+    while readChannel(&decoder, &supervision) {}
     let until = ContinuousClock().now + Self.drainLimit
     var ready = pollfd(fd: process.output, events: Int16(POLLIN), revents: 0)
     while true {
-      readOutput(&transcript, &supervision)
+      readOutput(&decoder, &supervision)
       guard outputOpen else { break }
       let left = ContinuousClock().now.duration(to: until)
       guard left > .zero, poll(&ready, 1, Int32(left.timeInterval * 1000) + 1) != 0 else {
@@ -179,7 +179,7 @@ struct WorkerWatch {
         break
       }
     }
-    transcript.ended(into: &supervision)
+    decoder.ended(into: &supervision)
     release()
     return exit
   }

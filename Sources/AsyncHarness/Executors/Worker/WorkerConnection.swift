@@ -113,7 +113,7 @@ extension WorkerConnection: WatchedWorker {
 /// The output of a worker that runs its tests one at a time is cut at the marker line it
 /// writes as each test starts (``OutputSplitter``): what it printed after the next test's
 /// marker waits for that test's attempt to begin.
-struct WorkerMessages: WorkerTranscript {
+struct WorkerMessages: WorkerDecoder {
   /// A reply: the attempt it ended, and what the worker said of itself.
   struct Reply {
     var finished: WorkerSupervision.Finished

@@ -7,7 +7,7 @@ import Darwin
 /// How a test bundle's worker is read: its library's records on the channel
 /// (``BundleChannelReader``) start and end the attempts of the tests given to it, and its
 /// output is cut at the numbered markers written before each record (``MarkedOutput``).
-struct BundleTranscript: WorkerTranscript {
+struct BundleWorkerDecoder: WorkerDecoder {
   private var reader: BundleChannelReader
   /// The tests given to this worker, by their test's ID.
   private let planned: [String: Runner.PlannedTest]
@@ -265,7 +265,7 @@ struct BundleTranscript: WorkerTranscript {
       }
       return
     }
-    let complete = supervision.stopping == nil && reader.statusesOfACompleteRun.contains { exit == .exited($0) }
+    let complete = supervision.stopping == nil && BundleInvocation(library: reader.library).statusesOfACompleteRun.contains { exit == .exited($0) }
     if complete {
       for (id, planned) in planned where !started.contains(id) {
         if let suite = planned.existing.flatMap({ edges.failedSuite(holding: $0.suite) }) {
@@ -273,7 +273,7 @@ struct BundleTranscript: WorkerTranscript {
             reason: "Not run: its suite \(suite) failed before it; see the suite's initializationError", duration: 0))
         } else {
           ended[planned.id] = BundleWorker.Ended(end: .couldNotStart(
-            reason: "The test bundle ran no test \(planned.id.path): it has no such \(reader.libraryName) test"))
+            reason: "The test bundle ran no test \(planned.id.path): it has no such \(BundleInvocation(library: reader.library).libraryName) test"))
         }
       }
       return

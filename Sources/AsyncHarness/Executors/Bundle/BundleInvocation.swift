@@ -1,0 +1,54 @@
+/// How a test bundle is started to run tests of one testing library, and how such a run
+/// ends; what the library then writes on the bundle's private channel is read by
+/// ``BundleChannelReader``.
+///
+/// - XCTest: `<bundle> Module.Class/a,Module.Class/b`.
+/// - Swift Testing: `<bundle> --testing-library swift-testing --filter '^(id1|id2)$'
+///   --verbosity <Int.min> --event-stream-output-path /dev/fd/3 --event-stream-version 0`:
+///   its own event stream on the channel, and no console output of its own (the lowest
+///   verbosity). Swift Testing runs the tests in its default parallel run, as `swift test`
+///   does, so that it honours `.serialized`, its suites' traits and its own width.
+struct BundleInvocation {
+  /// The library whose tests the bundle runs.
+  let library: TestLibrary
+
+  /// The library's name in messages.
+  var libraryName: String {
+    library == .xctest ? "XCTest" : "Swift Testing"
+  }
+
+  /// Whether the library runs one test at a time in a worker (XCTest does; Swift Testing runs
+  /// its tests side by side).
+  var runsOneTestAtATime: Bool { library == .xctest }
+
+  /// The exit statuses of a worker that ran every test it found: XCTest's 0 and 1 (a
+  /// failure), and Swift Testing's 69 too (no test matched the filter).
+  var statusesOfACompleteRun: [Int32] {
+    library == .xctest ? [0, 1] : [0, 1, 69]
+  }
+
+  /// The most bytes of test IDs one worker's list holds. The list is one argument, and Linux
+  /// takes at most 128 KiB in one (`MAX_ARG_STRLEN`); Swift Testing's filter escapes each
+  /// ID, which can double it.
+  static let listLimit = 48 * 1024
+
+  /// The arguments of the bundle running `tests`, `oneAtATime` or as the library runs them.
+  func arguments(running tests: [ExistingTest], oneAtATime: Bool = false) -> [String] {
+    guard library == .swiftTesting else { return [tests.map(\.id).joined(separator: ",")] }
+    let filter = "^(" + tests.map { Self.escaped($0.id) }.joined(separator: "|") + ")$"
+    return ["--testing-library", "swift-testing", "--filter", filter] + (oneAtATime ? ["--no-parallel"] : [])
+      + ["--verbosity", String(Int.min), "--event-stream-output-path", "/dev/fd/\(BundleChannelLibrary.channelDescriptor)",
+         "--event-stream-version", "0"]
+  }
+
+  /// The variables the bundle's library is run with, as `swift test` runs it: `NO_COLOR=1`
+  /// for Swift Testing.
+  var environment: [String: String] {
+    library == .swiftTesting ? ["NO_COLOR": "1"] : [:]
+  }
+
+  /// `text` with every character a regular expression gives a meaning to escaped.
+  static func escaped(_ text: String) -> String {
+    String(text.flatMap { "\\^$.|?*+()[]{}".contains($0) ? ["\\", $0] : [$0] })
+  }
+}
