@@ -23,9 +23,13 @@ final class BundleBatchTests: XCTestCase {
     return try Runner.Plan(catalog: catalog, configuration: Configuration(), registry: .builtIn)
   }
 
+  /// A bundle that no test here starts.
+  private static let kind = TestBundleKind(bundle: "/nonexistent/Tests.xctest", directory: "/", channelLibrary: "/nonexistent.so",
+                                           stop: nil)
+
   /// The runs of a lane that starts `plan`'s first entry, told of the rest when `alone`.
   private func runs(_ plan: Runner.Plan, alone: Bool) -> BundleRuns {
-    var runs = BundleRuns()
+    var runs = BundleRuns(kind: Self.kind)
     runs.prepared = plan.plannedTests(of: plan.entries[0], repetition: 1)
     if alone { runs.following = (plan.entries[1...], plan) }
     return runs
@@ -39,7 +43,7 @@ final class BundleBatchTests: XCTestCase {
     XCTAssertEqual(batch.map(\.planned.id.suite), batch.map(\.test.suite))
 
     // The first Swift Testing suite's worker runs both suites.
-    var swiftTesting = BundleRuns()
+    var swiftTesting = BundleRuns(kind: Self.kind)
     swiftTesting.prepared = plan.plannedTests(of: plan.entries[3], repetition: 1)
     swiftTesting.following = (plan.entries[4...], plan)
     XCTAssertEqual(swiftTesting.batch(from: swiftTesting.prepared![0]).map(\.test.suite),
@@ -72,7 +76,7 @@ final class BundleBatchTests: XCTestCase {
     XCTAssertEqual(batch.count, (BundleInvocation.listLimit + 1) / 41)
 
     let next = plan.entries.lazy.flatMap { plan.plannedTests(of: $0, repetition: 1) }.dropFirst(batch.count).first!
-    var later = BundleRuns()
+    var later = BundleRuns(kind: Self.kind)
     let entry = plan.entries.firstIndex { $0.group.name == next.id.suite }!
     later.prepared = plan.plannedTests(of: plan.entries[entry], repetition: 1)
     later.following = (plan.entries[(entry + 1)...], plan)

@@ -38,27 +38,13 @@ import Darwin
 /// (``AttemptEnd/returned(duration:trace:)``), work from outside it is a warning, and a test
 /// stuck with nothing left to run ends there with a `deadlock` issue.
 final class BundleExecutor: TestExecutor {
-  /// The test bundle: on Linux, an executable.
-  let bundle: String
-  /// The directory its workers start in: the package's, as with `swift test`, so that tests
-  /// that read files by relative paths find them.
-  let directory: String
-  /// The library preloaded into each worker (``BundleChannelLibrary``).
-  let channelLibrary: String
-  /// How long a stopped worker has between SIGTERM and SIGKILL.
-  let gracePeriod: Duration
-  /// When requested, the running test's worker is stopped and the test ends as interrupted.
-  let stop: StopRequest?
-  private let state = Mutex(BundleRuns())
+  private let state: Mutex<BundleRuns>
 
   /// Creates an executor that runs tests of `bundle`.
   init(bundle: String, directory: String, channelLibrary: String,
        gracePeriod: Duration = .seconds(1), stop: StopRequest?) {
-    self.bundle = bundle
-    self.directory = directory
-    self.channelLibrary = channelLibrary
-    self.gracePeriod = gracePeriod
-    self.stop = stop
+    state = Mutex(BundleRuns(kind: TestBundleKind(bundle: bundle, directory: directory, channelLibrary: channelLibrary,
+                                                  gracePeriod: gracePeriod, stop: stop)))
   }
 
   /// True: a test past its time limit has its worker's process group stopped.
@@ -85,68 +71,20 @@ final class BundleExecutor: TestExecutor {
   /// Runs `test` in the worker that was given it, or in a new worker given it and the
   /// prepared tests after it that have not ended yet.
   func run(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
-    state.withLock { state in
-      // The warnings it kept from a worker it ran in before running again alone are its own.
-      defer { for issue in state.kept.removeValue(forKey: planned.id) ?? [] { events(.issueRecorded(planned.id, issue)) } }
-      while true {
-        if let ended = state.ended.removeValue(forKey: planned.id) {
-          state.alone.remove(planned.id)
-          for event in ended.events { events.send(event) }
-          state.review(planned.id, endedAs: ended.end, events: events)
-          return ended.end
-        }
-        if state.worker?.holds(planned.id) != true {
-          guard planned.existing != nil else {
-            return .couldNotStart(reason: "\(planned.id.path) is not a test of the test bundle \(bundle)")
-          }
-          // A worker running other tests (the runner asked for a retry first) is stopped:
-          // the tests it had not ended run again in a new worker.
-          state.worker?.kill()
-          do {
-            let batch = state.batch(from: planned)
-            state.worker = try BundleWorker(bundle: bundle, directory: directory, channelLibrary: channelLibrary,
-                                            batch: batch, oneAtATime: state.alone.contains(planned.id),
-                                            gracePeriod: gracePeriod, stop: stop)
-          } catch {
-            state.worker = nil
-            return .couldNotStart(reason: "\(error)")
-          }
-        }
-        let exited = !state.watchWorker(until: (planned, events))
-        switch state.worker!.followUp(exited: exited) {
-        case .replace:
-          state.retire(events: events)
-        case .retire:
-          // What the test left running goes with the worker's process group, and a worker
-          // whose schedule ran (one schedule, one test) ends with it.
-          state.worker?.kill()
-          state.worker = nil
-        case .keep where state.worker!.holdsNone:
-          // Its end is heard: a crash after its last test fails outside every test.
-          _ = state.watchWorker(until: nil)
-          state.retire(events: events)
-        case .keep:
-          break
-        }
-      }
-    }
+    state.withLock { $0.run(planned, events: events) }
   }
 
   /// Stops the worker left, if any.
   func finish() {
-    state.withLock { state in
-      state.worker?.kill()
-      state.worker = nil
-      state.prepared = nil
-      state.following = nil
-      state.alone = []
-    }
+    state.withLock { $0.finish() }
   }
 }
 
 /// The executor's worker, the tests prepared, and the tests that ended before the runner
 /// asked for them.
 struct BundleRuns: WatchedLane {
+  /// How its workers start.
+  let kind: TestBundleKind
   fileprivate var worker: BundleWorker?
   var prepared: Runner.Plan.PlannedTests?
   /// The entries the runner hands over after the prepared tests, when it knows them.
@@ -158,7 +96,66 @@ struct BundleRuns: WatchedLane {
   /// The crashes whose interrupted tests run again alone, to tell whose crash it was.
   var underReview: [CrashUnderReview] = []
 
+  init(kind: TestBundleKind) {
+    self.kind = kind
+  }
+
   static var workerSlots: [WritableKeyPath<BundleRuns, BundleWorker?>] { [\.worker] }
+
+  /// Runs `planned` in the worker that was given it, or in a new worker given it and the
+  /// prepared tests after it that have not ended yet; what follows for the worker is as
+  /// ``AttemptFollowUp`` decides.
+  mutating func run(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
+    // The warnings it kept from a worker it ran in before running again alone are its own.
+    defer { for issue in kept.removeValue(forKey: planned.id) ?? [] { events(.issueRecorded(planned.id, issue)) } }
+    while true {
+      if let ended = ended.removeValue(forKey: planned.id) {
+        alone.remove(planned.id)
+        for event in ended.events { events.send(event) }
+        review(planned.id, endedAs: ended.end, events: events)
+        return ended.end
+      }
+      if worker?.holds(planned.id) != true {
+        guard planned.existing != nil else {
+          return .couldNotStart(reason: "\(planned.id.path) is not a test of the test bundle \(kind.bundle)")
+        }
+        // A worker running other tests (the runner asked for a retry first) is stopped:
+        // the tests it had not ended run again in a new worker.
+        worker?.kill()
+        do {
+          worker = try BundleWorker(kind, batch: batch(from: planned), oneAtATime: alone.contains(planned.id))
+        } catch {
+          worker = nil
+          return .couldNotStart(reason: "\(error)")
+        }
+      }
+      let exited = !watchWorker(until: (planned, events))
+      switch worker!.followUp(exited: exited) {
+      case .replace:
+        retire(events: events)
+      case .retire:
+        // What the test left running goes with the worker's process group, and a worker
+        // whose schedule ran (one schedule, one test) ends with it.
+        worker?.kill()
+        worker = nil
+      case .keep where worker!.holdsNone:
+        // Its end is heard: a crash after its last test fails outside every test.
+        _ = watchWorker(until: nil)
+        retire(events: events)
+      case .keep:
+        break
+      }
+    }
+  }
+
+  /// Stops the worker left, if any, and forgets what the runner said it hands over.
+  mutating func finish() {
+    worker?.kill()
+    worker = nil
+    prepared = nil
+    following = nil
+    alone = []
+  }
 
   /// Reads the worker (``LaneWatch``) until the test `asked` for ends (`true`: the worker
   /// runs on) or it exits (`false`); every test that ends meanwhile goes to ``ended``, the
@@ -247,10 +244,9 @@ struct BundleWorker {
   private var supervision: WorkerSupervision
   private var decoder: BundleWorkerDecoder
 
-  /// Starts the bundle in `directory` for `tests`, each with the test it stands for, all of
-  /// one library, with `channelLibrary` preloaded.
-  init(bundle: String, directory: String, channelLibrary: String, batch: [(planned: Runner.PlannedTest, test: ExistingTest)],
-       oneAtATime: Bool, gracePeriod: Duration, stop: StopRequest?) throws {
+  /// Starts the bundle of `kind` for the tests of `batch`, each with the test it stands for,
+  /// all of one library, `oneAtATime` or as the library runs them.
+  init(_ kind: TestBundleKind, batch: [(planned: Runner.PlannedTest, test: ExistingTest)], oneAtATime: Bool) throws {
     let library = batch.first?.test.library ?? .xctest
     let reader = BundleChannelReader(library)
     let invocation = BundleInvocation(library: library)
@@ -260,21 +256,21 @@ struct BundleWorker {
     let process: ChildProcess
     do {
       process = try ChildProcess(
-        executable: bundle, arguments: invocation.arguments(running: batch.map(\.test), oneAtATime: oneAtATime),
-        environment: BundleChannelLibrary.environment(library: channelLibrary, testing: library, marker: marker,
+        executable: kind.bundle, arguments: invocation.arguments(running: batch.map(\.test), oneAtATime: oneAtATime),
+        environment: BundleChannelLibrary.environment(library: kind.channelLibrary, testing: library, marker: marker,
                                                       schedule: batch.first?.planned.schedule,
                                                       saysSteps: batch.first?.planned.reportsWaits == true)
           .merging(invocation.environment) { $1 },
-        handing: [(channel.write, BundleChannelLibrary.channelDescriptor)], directory: directory)
+        handing: [(channel.write, BundleChannelLibrary.channelDescriptor)], directory: kind.directory)
     } catch {
       close(channel.read)
       throw error
     }
     _ = fcntl(channel.read, F_SETFL, fcntl(channel.read, F_GETFL) | O_NONBLOCK)
-    watch = WorkerWatch(process: process, channel: channel.read, stop: stop)
-    supervision = WorkerSupervision(gracePeriod: gracePeriod, kind: .testBundle)
+    watch = WorkerWatch(process: process, channel: channel.read, stop: kind.stop)
+    supervision = WorkerSupervision(gracePeriod: kind.gracePeriod, kind: .testBundle)
     supervision.idleDeadline = batch.first?.planned.timeLimit.map { ContinuousClock().now + $0 }
-    let file = bundle.split(separator: "/").last ?? ""
+    let file = kind.bundle.split(separator: "/").last ?? ""
     let bundleName = String(file.hasSuffix(".xctest") ? file.dropLast(".xctest".count) : file)
     decoder = BundleWorkerDecoder(reader: reader, marker: Array("\u{1}\(marker) ".utf8), batch: batch,
                                   oneAtATime: oneAtATime || invocation.runsOneTestAtATime,

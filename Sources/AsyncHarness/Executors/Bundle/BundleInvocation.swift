@@ -52,3 +52,19 @@ struct BundleInvocation {
     String(text.flatMap { "\\^$.|?*+()[]{}".contains($0) ? ["\\", $0] : [$0] })
   }
 }
+
+/// How a lane's test bundle workers start: the kind of worker a ``BundleExecutor`` runs
+/// another package's tests in.
+struct TestBundleKind: Sendable {
+  /// The test bundle: on Linux, an executable.
+  let bundle: String
+  /// The directory its workers start in: the package's, as with `swift test`, so that tests
+  /// that read files by relative paths find them.
+  let directory: String
+  /// The library preloaded into each worker (``BundleChannelLibrary``).
+  let channelLibrary: String
+  /// How long a stopped worker has between SIGTERM and SIGKILL.
+  var gracePeriod = Duration.seconds(1)
+  /// When requested, the running test's worker is stopped and the test ends as interrupted.
+  let stop: StopRequest?
+}

@@ -71,7 +71,8 @@ import Darwin
     self.stop = stop
     let marker = "\u{1}AsyncHarness test starts \(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
     state = Mutex(WorkerLane(kind: HarnessWorkerKind(executable: executable, marker: marker, gracePeriod: gracePeriod,
-                                                     timeLimitMargin: timeLimitMargin, stop: stop)))
+                                                     timeLimitMargin: timeLimitMargin, stop: stop,
+                                                     freshWorkerPerTest: freshProcessPerTest)))
   }
 
   /// An executor that starts this process's own executable.
@@ -98,10 +99,7 @@ import Darwin
   /// before the test it runs ends (its next test then starts without waiting for a round
   /// trip through this process).
   @_spi(ForToolsIntegrationOnly) public func prepare(_ planned: Runner.Plan.PlannedTests) {
-    state.withLock { state in
-      state.prepared = freshProcessPerTest ? planned[planned.startIndex..<planned.startIndex] : planned
-      state.nextToSend = planned.startIndex
-    }
+    state.withLock { $0.prepare(planned) }
   }
 
   /// Runs one attempt of a test (a test under one waiter) in a worker, streaming its issues
@@ -111,71 +109,7 @@ import Darwin
   ///   - events: Where its issues and output go.
   /// - Returns: How the attempt ended.
   @_spi(ForToolsIntegrationOnly) public func run(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
-    state.withLock { state in
-      if let worker = state.worker, let next = worker.inFlight.first, next.id != planned.id {
-        // The runner asked for a test other than the one the worker runs next: that worker
-        // cannot be told to forget what it was sent.
-        state.rewind()
-        var stopped = worker
-        stopped.kill()
-        state.worker = nil
-      }
-      if state.worker?.inFlight.isEmpty ?? true {
-        // A retry was never prepared; the test asked for is almost always the next one.
-        if planned.id.attempt == 1, let prepared = state.prepared,
-           let index = prepared[state.nextToSend...].firstIndex(where: { $0.id == planned.id }) {
-          state.nextToSend = index + 1
-        }
-        if let worker = state.worker, !state.send(planned) {
-          var ended = worker
-          ended.kill()
-          state.worker = nil
-        }
-        if state.worker == nil {
-          do {
-            state.worker = try state.takeSpare() ?? state.kind.connection()
-          } catch {
-            return .couldNotStart(reason: "\(error)")
-          }
-          // A worker that dies before reading it is reported by the wait.
-          _ = state.send(planned)
-        }
-      }
-      if freshProcessPerTest && state.spare == nil {
-        // The next test's worker starts while this one runs; one that cannot start now is
-        // started (or reported) when the next test needs it.
-        state.spare = try? state.kind.connection()
-      }
-      state.topUp()
-      state.worker!.begin(planned, ref: state.worker!.inFlight.first?.ref, events: events, alone: true,
-                          deadline: state.kind.deadline(of: planned))
-      let (replies, finished, ended) = state.wait(\.worker)
-      if !state.worker!.inFlight.isEmpty { state.worker!.inFlight.removeFirst() }
-      // A reply read as the worker ended still says how the attempt ended.
-      let end = WorkerLane.deliver(replies.first?.finished ?? finished.first)
-      let reply = replies.first
-      let followUp = AttemptFollowUp(after: .init(
-        workerEnded: reply == nil || ended, workerStopped: state.worker!.stopped, workerLeftWork: reply?.retire != nil,
-        freshWorkerPerTest: freshProcessPerTest))
-      switch followUp.worker {
-      case .replace:
-        state.rewind()
-        state.worker = nil
-      case .retire:
-        // One worker per test (`--isolation test`), the worker said it must not run another
-        // test (`WorkerRetirement`), or it was sent a stop signal at the test's deadline as its
-        // reply came: the next test gets a fresh one.
-        state.rewind()
-        state.retire(\.worker)
-      case .keep:
-        // The worker drops what it was sent until it reads this: the runner may run another
-        // test next (a retry).
-        guard reply?.paused == true else { break }
-        state.rewind()
-        _ = state.worker!.process.send(.resume)
-      }
-      return end
-    }
+    state.withLock { $0.run(planned, events: events) }
   }
 
   /// True: a test past its time limit has its worker process stopped.
@@ -189,13 +123,7 @@ import Darwin
   /// after another). A worker still holding
   /// tests the runner never asked for (the run stopped) is killed at once.
   @_spi(ForToolsIntegrationOnly) public func finish() {
-    state.withLock { state in
-      if state.worker?.inFlight.isEmpty == false { state.worker!.kill() }
-      if (state.sideBySide?.count ?? 0) > 0 { state.sideBySide!.kill() }
-      for slot in WorkerLane.workerSlots { state.retire(slot) }
-      state.forgetReruns()
-      state.prepared = nil
-    }
+    state.withLock { $0.finish() }
   }
 
   /// The width asked for (``asyncWidth``).

@@ -11,6 +11,9 @@ struct HarnessWorkerKind: Sendable {
   let gracePeriod: Duration
   let timeLimitMargin: Duration
   let stop: StopRequest?
+  /// Whether each test gets a fresh worker (`--isolation test`), started while the test
+  /// before it runs (the spare).
+  let freshWorkerPerTest: Bool
 
   /// A new worker: one that runs tests one at a time, or side by side.
   func connection(sideBySide: Bool = false) throws -> WorkerConnection {
@@ -49,6 +52,92 @@ struct WorkerLane: WatchedLane {
 
   init(kind: HarnessWorkerKind) {
     self.kind = kind
+  }
+
+  /// Runs one attempt of `planned` in the worker running tests one at a time (started now
+  /// when there is none, or taken from the spare), streaming its issues and output to
+  /// `events` as they happen; the tests prepared after it are sent ahead. What follows for
+  /// the worker is as ``AttemptFollowUp`` decides: kept (told to resume after a failure),
+  /// retired or replaced.
+  mutating func run(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
+    if let next = worker?.inFlight.first, next.id != planned.id {
+      // The runner asked for a test other than the one the worker runs next: that worker
+      // cannot be told to forget what it was sent.
+      rewind()
+      worker!.kill()
+      worker = nil
+    }
+    if worker?.inFlight.isEmpty ?? true {
+      // A retry was never prepared; the test asked for is almost always the next one.
+      if planned.id.attempt == 1, let prepared,
+         let index = prepared[nextToSend...].firstIndex(where: { $0.id == planned.id }) {
+        nextToSend = index + 1
+      }
+      if worker != nil, !send(planned) {
+        worker!.kill()
+        worker = nil
+      }
+      if worker == nil {
+        do {
+          worker = try takeSpare() ?? kind.connection()
+        } catch {
+          return .couldNotStart(reason: "\(error)")
+        }
+        // A worker that dies before reading it is reported by the wait.
+        _ = send(planned)
+      }
+    }
+    if kind.freshWorkerPerTest && spare == nil {
+      // The next test's worker starts while this one runs; one that cannot start now is
+      // started (or reported) when the next test needs it.
+      spare = try? kind.connection()
+    }
+    topUp()
+    worker!.begin(planned, ref: worker!.inFlight.first?.ref, events: events, alone: true,
+                  deadline: kind.deadline(of: planned))
+    let (replies, finished, ended) = wait(\.worker)
+    if !worker!.inFlight.isEmpty { worker!.inFlight.removeFirst() }
+    // A reply read as the worker ended still says how the attempt ended.
+    let end = Self.deliver(replies.first?.finished ?? finished.first)
+    let reply = replies.first
+    let followUp = AttemptFollowUp(after: .init(
+      workerEnded: reply == nil || ended, workerStopped: worker!.stopped, workerLeftWork: reply?.retire != nil,
+      freshWorkerPerTest: kind.freshWorkerPerTest))
+    switch followUp.worker {
+    case .replace:
+      rewind()
+      worker = nil
+    case .retire:
+      // One worker per test (`--isolation test`), the worker said it must not run another
+      // test (`WorkerRetirement`), or it was sent a stop signal at the test's deadline as its
+      // reply came: the next test gets a fresh one.
+      rewind()
+      retire(\.worker)
+    case .keep:
+      // The worker drops what it was sent until it reads this: the runner may run another
+      // test next (a retry).
+      guard reply?.paused == true else { break }
+      rewind()
+      _ = worker!.process.send(.resume)
+    }
+    return end
+  }
+
+  /// Remembers the tests the runner hands over next, to send them ahead (none with a fresh
+  /// worker per test).
+  mutating func prepare(_ planned: Runner.Plan.PlannedTests) {
+    prepared = kind.freshWorkerPerTest ? planned[planned.startIndex..<planned.startIndex] : planned
+    nextToSend = planned.startIndex
+  }
+
+  /// Retires every worker, and stops at once one still holding tests the runner never asked
+  /// for (the run stopped).
+  mutating func finish() {
+    if worker?.inFlight.isEmpty == false { worker!.kill() }
+    if (sideBySide?.count ?? 0) > 0 { sideBySide!.kill() }
+    for slot in Self.workerSlots { retire(slot) }
+    forgetReruns()
+    prepared = nil
   }
 
   static var workerSlots: [WritableKeyPath<WorkerLane, WorkerConnection?>] { [\.worker, \.spare, \.sideBySide] }
@@ -226,7 +315,7 @@ struct WorkerLane: WatchedLane {
   }
 
   /// Forgets the attempts waiting to run again: the run ends.
-  mutating func forgetReruns() {
+  private mutating func forgetReruns() {
     halves = []
     halfRunning = []
     warnedOfRunningAgain = []
