@@ -46,9 +46,7 @@ final class WorkerIsolationTests: ReportTestCase {
       let run = try runFixture(["--filter", "LeftBehind", "--json", path("events.jsonl")], environment: ["FIXTURE_LEFT_DIR": left])
       XCTAssertEqual(run.status, 1, run.output)
       XCTAssertEqual(try results().mapValues(\.verdict), ["leaves a crash behind": .passed, "sets off the crash and waits for it": .passed])
-      let failures = try String(contentsOfFile: path("events.jsonl"), encoding: .utf8).split(separator: "\n").compactMap { line in
-        if case .outsideFailure(let failure) = try Event(jsonLine: line).kind { failure } else { nil }
-      }
+      let failures = try outsideFailures()
       XCTAssertEqual(failures.count, 1, run.output)
       let failure = try XCTUnwrap(failures.first)
       XCTAssertEqual(failure.place, .process)
@@ -61,6 +59,31 @@ final class WorkerIsolationTests: ReportTestCase {
       XCTAssertTrue(failure.issue.message.contains("Fatal error: the crash a test left behind"), failure.issue.message)
       XCTAssertTrue(run.output.contains("LeftBehind [expectation] the test process: The worker process ended with signal SIGILL"),
                     run.output)
+    }
+  }
+
+  /// A test leaves behind a handler that crashes its worker as it exits: the worker, told to
+  /// stop at the run's end (or after each test with `--isolation test`), crashes on its way
+  /// out. `swift test` is red when its process crashes at exit; so is the run, outside every
+  /// test, while the test keeps its pass.
+  func testAWorkerThatCrashesAsItIsStoppedFailsTheRun() throws {
+    for isolation in ["worker", "test"] {
+      let run = try runFixture(["--isolation", isolation, "--filter", "ExitCrash/", "--json", path("events.jsonl")],
+                               environment: ["FIXTURE_EXIT_CRASH": "1"])
+      XCTAssertEqual(run.status, 1, run.output)
+      XCTAssertEqual(try results().mapValues(\.verdict), ["crashes at exit": .passed], isolation)
+      let failures = try outsideFailures()
+      XCTAssertEqual(failures.map(\.suspects), [["ExitCrash/crashes at exit"]], isolation)
+      XCTAssertTrue(failures.first?.issue.message.hasPrefix("The worker process ended with signal SIGABRT (aborted) while none of "
+        + "its tests ran, after ExitCrash/crashes at exit returned: work a test left behind ended it; ") == true,
+        "\(isolation): \(failures)")
+    }
+  }
+
+  /// Every `outsideFailure` of the JSON Lines file.
+  private func outsideFailures() throws -> [OutsideFailure] {
+    try String(contentsOfFile: path("events.jsonl"), encoding: .utf8).split(separator: "\n").compactMap { line in
+      if case .outsideFailure(let failure) = try Event(jsonLine: line).kind { failure } else { nil }
     }
   }
 

@@ -285,6 +285,14 @@ let suites = [
       }
     }
   },
+  // A test that leaves behind a handler that crashes its worker as it exits (run with
+  // FIXTURE_EXIT_CRASH set): the worker, told to stop at the run's end, crashes.
+  Suite("ExitCrash") {
+    Test("crashes at exit") { _ in
+      guard ProcessInfo.processInfo.environment["FIXTURE_EXIT_CRASH"] != nil else { return }
+      atexit { abort() }
+    }
+  },
   Suite("LeftBehindAwaits", .parallel) {
     Test("sets off the crash and waits for it") { _ async throws in
       guard let directory = ProcessInfo.processInfo.environment["FIXTURE_LEFT_DIR"],
