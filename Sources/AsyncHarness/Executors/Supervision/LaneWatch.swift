@@ -44,10 +44,11 @@ enum LaneWatch {
     case .waitOver: return nil
     case .goOn, nil: break
     }
+    // The awaited worker last: the others' ends are heard before its wait is over.
+    var slots = watched(lane, besides: awaited)
+    var descriptors: [pollfd] = []
     while true {
-      // The awaited worker last: the others' ends are heard before its wait is over.
-      let slots = Lane.workerSlots.filter { $0 != awaited && lane[keyPath: $0]?.withWatch({ watch, _, _ in watch.exit == nil }) == true } + [awaited]
-      var descriptors: [pollfd] = []
+      descriptors.removeAll(keepingCapacity: true)
       var timeout: Int32 = -1
       for slot in slots {
         lane[keyPath: slot]!.withWatch { watch, _, supervision in
@@ -78,9 +79,21 @@ enum LaneWatch {
           }
           if slot == awaited { return exit }
           if lane[keyPath: slot]!.endedUnawaited(exit) { lane[keyPath: slot] = nil }
+          slots = watched(lane, besides: awaited)
         }
       }
     }
+  }
+
+  /// The slots of `lane`'s workers that have not ended, besides `awaited`, then `awaited`.
+  private static func watched<Lane: WatchedLane>(_ lane: Lane, besides awaited: WritableKeyPath<Lane, Lane.Worker?>)
+    -> [WritableKeyPath<Lane, Lane.Worker?>] {
+    Lane.workerSlots.filter { slot in
+      slot != awaited && lane[keyPath: slot].map { worker in
+        var worker = worker
+        return worker.withWatch { watch, _, _ in watch.exit == nil }
+      } == true
+    } + [awaited]
   }
 
   /// The sooner of two `poll` timeouts in milliseconds, -1 meaning none.

@@ -108,17 +108,19 @@ struct WorkerWatch {
   /// relays an interrupt, writes requests, reads output and channel.
   mutating func serve(_ ready: ArraySlice<pollfd>, _ decoder: inout some WorkerDecoder,
                       _ supervision: inout WorkerSupervision) -> Served {
-    let ready = Array(ready)
+    let (channelReady, outputReady, stopReady, exitReady) = (
+      ready[ready.startIndex].revents, ready[ready.startIndex + 1].revents, ready[ready.startIndex + 2].revents,
+      ready[ready.startIndex + 3].revents)
     if let signal = supervision.tick(at: .now) { process.signal(signal) }
-    if ready[2].revents != 0, let signal = stop?.signal {
+    if stopReady != 0, let signal = stop?.signal {
       stopSeen = true
       if let sent = supervision.interrupt(signal, at: .now) { process.signal(sent) }
     }
-    if ready[0].revents & Int16(POLLOUT) != 0 { requests?.flush() }
-    if ready[1].revents != 0 { readOutput(&decoder, &supervision) }
+    if channelReady & Int16(POLLOUT) != 0 { requests?.flush() }
+    if outputReady != 0 { readOutput(&decoder, &supervision) }
     // At the channel's end the worker is ending: its exit is watched for.
-    if ready[0].revents & ~Int16(POLLOUT) != 0 && readChannel(&decoder, &supervision) { return .waitOver }
-    if ready[3].revents != 0 || (exitWatch == nil && process.ending(waiting: false) != nil) { return .exited }
+    if channelReady & ~Int16(POLLOUT) != 0 && readChannel(&decoder, &supervision) { return .waitOver }
+    if exitReady != 0 || (exitWatch == nil && process.ending(waiting: false) != nil) { return .exited }
     // An attempt ended at its deadline, left running (its reply was not in this read): the
     // lane hears of it now.
     return supervision.hasOverdue ? .waitOver : .goOn
