@@ -133,7 +133,7 @@ private struct RecordWriter {
   mutating func write(_ test: TestID) {
     write(test.suite)
     write(test.name)
-    write(test.waiter)
+    write(test.host)
     write(test.repetition)
     write(test.attempt)
     write(test.schedule) { $0.write($1) }
@@ -244,7 +244,7 @@ private struct RecordReader {
   }
 
   mutating func test() -> TestID {
-    TestID(suite: string(), name: string(), waiter: string(), repetition: int(), attempt: int(),
+    TestID(suite: string(), name: string(), host: string(), repetition: int(), attempt: int(),
            schedule: optional { $0.string() })
   }
 

@@ -41,7 +41,7 @@ final class JUnitReport {
       if suite(run) != nil { throw JUnitError.unexpectedEvent("suite \(run) started while it is open") }
       var name = suiteName(run)
       name.value = suiteNames.claim(name.value)
-      open.append((run, OpenSuite(name: name, waiter: run.waiter, timestamp: event.timestamp, spillDirectory: document.directory,
+      open.append((run, OpenSuite(name: name, waiter: run.host, timestamp: event.timestamp, spillDirectory: document.directory,
                                   report: document.destination), nil))
     case .testStarted(let test):
       suite(test.suiteRun)?.start(event)
@@ -78,7 +78,7 @@ final class JUnitReport {
     var message = "In \(failure.place.description): \(failure.issue.message)"
     if let suspects = failure.suspectsSentence { message += "\n\(suspects)" }
     let issue = Issue(kind: failure.issue.kind, message: message, sourceLocation: failure.issue.sourceLocation)
-    let test = TestID(suite: failure.suite.suite, name: raw, waiter: failure.suite.waiter)
+    let test = TestID(suite: failure.suite.suite, name: raw, host: failure.suite.host)
     let testCase = TestCase(test: test, order: 0, name: name(raw, placeholder: "executionError", suffix: nil), duration: 0,
                             result: TestResult(verdict: .errored, issues: [issue]))
     if let suite = suite(failure.suite) { return suite.add(testCase) }
@@ -86,7 +86,7 @@ final class JUnitReport {
     let classname = suiteName(failure.suite)
     var name = classname
     name.value = suiteNames.claim(name.value)
-    let suite = OpenSuite(name: name, classname: classname, waiter: failure.suite.waiter, timestamp: timestamp,
+    let suite = OpenSuite(name: name, classname: classname, waiter: failure.suite.host, timestamp: timestamp,
                           spillDirectory: document.directory, report: document.destination)
     suite.add(testCase)
     open.append((failure.suite, suite, 0))
@@ -135,8 +135,8 @@ final class JUnitReport {
   /// `Suite [waiter]`, or the suite's name alone for tests that ran under no waiter strategy
   /// (XCTest and Swift Testing tests reported through the bridges).
   private func suiteName(_ run: SuiteRun) -> CappedName {
-    let waiter = run.waiter.isEmpty
-      ? nil : XMLText(" [") + XMLText(attribute: run.waiter, limit: Self.waiterLimit) + XMLText("]")
+    let waiter = run.host.isEmpty
+      ? nil : XMLText(" [") + XMLText(attribute: run.host, limit: Self.waiterLimit) + XMLText("]")
     return name(run.suite, placeholder: "(unnamed suite)", suffix: waiter)
   }
 

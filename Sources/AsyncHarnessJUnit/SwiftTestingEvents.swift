@@ -134,12 +134,12 @@ struct SwiftTestingStream {
     }
     for suite in order {
       let cases = tests[suite] ?? []
-      let run = SuiteRun(suite: suite, waiter: "")
+      let run = SuiteRun(suite: suite, host: "")
       let suiteStart = cases.map(\.start).min() ?? start
       var summary = Summary()
       events.append(Event(.suiteStarted(run), timestamp: suiteStart))
       for (test, result, started, ended) in cases {
-        let id = TestID(suite: suite, name: test.name, waiter: "")
+        let id = TestID(suite: suite, name: test.name, host: "")
         events.append(Event(.testStarted(id), timestamp: started))
         events += result.issues.map { Event(.issueRecorded(id, $0), timestamp: ended) }
         events.append(Event(.testEnded(id, TestEnd(once: result, duration: ended.timeIntervalSince(started))), timestamp: ended))
@@ -166,18 +166,18 @@ struct SwiftTestingStream {
       let tests = declared.filter { !$0.isSuite && SwiftTestingRecord.encloses(suite.id, $0.id) }
       let afterTests = tests.contains { progress[$0.id]?.started != nil }
       for issue in progress[suite.id]?.issues ?? [] where issue.isFailure {
-        failures.append((OutsideFailure(place: .suite, suite: SuiteRun(suite: suite.id, waiter: ""), issue: issue,
+        failures.append((OutsideFailure(place: .suite, suite: SuiteRun(suite: suite.id, host: ""), issue: issue,
                                         afterTests: afterTests), progress[suite.id]?.ended ?? end))
       }
     }
     for (issue, at) in issuesOfNoTest {
       let module = issue.sourceLocation.map { String($0.fileID.prefix { $0 != "/" }) } ?? "Swift Testing"
-      failures.append((OutsideFailure(place: .noTest, suite: SuiteRun(suite: module, waiter: ""), issue: issue, afterTests: true), at))
+      failures.append((OutsideFailure(place: .noTest, suite: SuiteRun(suite: module, host: ""), issue: issue, afterTests: true), at))
     }
     let running = declared.contains { !$0.isSuite && progress[$0.id]?.started != nil && progress[$0.id]?.ended == nil }
     if runStarted != nil, runEnded == nil, !running {
       failures.append((OutsideFailure(
-        place: .process, suite: SuiteRun(suite: "Swift Testing", waiter: ""),
+        place: .process, suite: SuiteRun(suite: "Swift Testing", host: ""),
         issue: Issue(kind: .crashed, message: "The test process stopped while no test ran: the event stream ends without "
           + "its runEnded record"), afterTests: true), end))
     }

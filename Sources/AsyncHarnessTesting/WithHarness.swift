@@ -40,7 +40,7 @@ public func withHarness(waiter: (any AsyncHarness.Waiter)? = nil, timeout: Durat
   let chosen = waiter ?? WaiterTrait.current ?? ExpectationWaiter()
   let location = AsyncHarness.SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
   let id = TestID(suite: Testing.Test.current?.id.moduleName ?? "SwiftTesting", name: Testing.Test.current?.name ?? "withHarness",
-                  waiter: chosen.name)
+                  host: chosen.name)
   let result = await StandaloneTest.run(id, waiter: chosen, defaultTimeout: timeout, timeLimit: timeLimit,
                                         sourceLocation: location,
                                         lateIssue: { test, issue in

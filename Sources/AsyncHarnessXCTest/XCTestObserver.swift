@@ -177,7 +177,7 @@ public final class XCTestObserver: NSObject, XCTestObservation, Sendable {
 
   private static func suiteRun(_ testClass: XCTestCase.Type) -> SuiteRun {
     let waiter = (testClass as? HarnessTestCase.Type)?.waiter.name ?? ""
-    return SuiteRun(suite: String(reflecting: testClass), waiter: waiter)
+    return SuiteRun(suite: String(reflecting: testClass), host: waiter)
   }
 
   /// The test's suite and method name: XCTest names a test `Class.method` on Linux and
@@ -188,7 +188,7 @@ public final class XCTestObserver: NSObject, XCTestObservation, Sendable {
     let method = name.hasPrefix("-[")
       ? name.split(separator: " ").last.map { String($0.dropLast()) } ?? name
       : name.split(separator: ".").last.map(String.init) ?? name
-    return TestID(suite: suite.suite, name: method, waiter: suite.waiter)
+    return TestID(suite: suite.suite, name: method, host: suite.host)
   }
 
   /// A location XCTest gives as a path and a line; the file ID is `Module/File.swift`, the

@@ -33,10 +33,10 @@ func bench(testCount: Int, in directory: URL) throws {
   try reporter.handle(Event(.runStarted(RunInfo(seed: 7, waiters: ["semaphore"]))))
   for suiteIndex in 0..<(testCount / testsPerSuite) {
     let suite = "Bench.Suite\(suiteIndex)"
-    try reporter.handle(Event(.suiteStarted(SuiteRun(suite: suite, waiter: "semaphore"))))
+    try reporter.handle(Event(.suiteStarted(SuiteRun(suite: suite, host: "semaphore"))))
     for testIndex in 0..<testsPerSuite {
       let n = suiteIndex * testsPerSuite + testIndex
-      let test = TestID(suite: suite, name: "loads page \(testIndex)", waiter: "semaphore")
+      let test = TestID(suite: suite, name: "loads page \(testIndex)", host: "semaphore")
       try reporter.handle(Event(.testStarted(test)))
       if n % 50 == 7 { try reporter.handle(Event(.outputCaptured(test, output))) }
       let result = n % 100 == 3
@@ -47,7 +47,7 @@ func bench(testCount: Int, in directory: URL) throws {
       for issue in result.issues { try reporter.handle(Event(.issueRecorded(test, issue))) }
       try reporter.handle(Event(.testEnded(test, TestEnd(once: result, duration: 0.000_123))))
     }
-    try reporter.handle(Event(.suiteEnded(SuiteRun(suite: suite, waiter: "semaphore"), Summary(), duration: 0.123)))
+    try reporter.handle(Event(.suiteEnded(SuiteRun(suite: suite, host: "semaphore"), Summary(), duration: 0.123)))
   }
   try reporter.handle(Event(.runEnded(Summary(), duration: 12.5)))
   try reporter.finish()

@@ -91,10 +91,10 @@ final class FlakyReportTests: ReportTestCase {
   /// A test's one `testEnded` carries its attempts: the last is the testcase's result, the
   /// attempts before it its reruns, each with the issues its `issueRecorded` events said.
   func testTheAttemptsOfATestsEndAreItsReruns() throws {
-    let suite = SuiteRun(suite: "Cut", waiter: "semaphore")
+    let suite = SuiteRun(suite: "Cut", host: "semaphore")
     var events = [Event(.runStarted(RunInfo(waiters: ["semaphore"]))), Event(.suiteStarted(suite))]
     var attempts: [TestAttempt] = []
-    var id = TestID(suite: "Cut", name: "retried", waiter: "semaphore")
+    var id = TestID(suite: "Cut", name: "retried", host: "semaphore")
     for attempt in 1...2 {
       id.attempt = attempt
       let broke = Issue(kind: .expectationFailed, message: "broke \(attempt)")

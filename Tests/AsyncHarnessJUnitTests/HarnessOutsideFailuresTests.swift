@@ -61,7 +61,7 @@ final class HarnessOutsideFailuresTests: ReportTestCase {
     XCTAssertEqual(run.failures.count, 1, "\(run.failures)", file: file, line: line)
     let failure = try XCTUnwrap(run.failures.first, file: file, line: line)
     XCTAssertEqual(failure.place, place, file: file, line: line)
-    XCTAssertEqual(failure.suite, SuiteRun(suite: suite, waiter: library), file: file, line: line)
+    XCTAssertEqual(failure.suite, SuiteRun(suite: suite, host: library), file: file, line: line)
     for word in words { XCTAssertTrue(failure.issue.message.contains(word), failure.issue.message, file: file, line: line) }
     XCTAssertTrue(run.output.contains("ERROR \(suite) [\(library)] \(place.description): "), run.output, file: file, line: line)
     XCTAssertTrue(run.output.contains(", 1 failed outside tests in "), run.output, file: file, line: line)

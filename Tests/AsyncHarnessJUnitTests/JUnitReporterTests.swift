@@ -50,8 +50,8 @@ final class JUnitReporterTests: ReportTestCase {
 
   func testAFailureUnderAScheduleEndsWithTheFlagThatReplaysIt() throws {
     let failure = Issue(kind: .expectationFailed, message: "Expected second, got first", sourceLocation: localLocation("T/A.swift", line: 18))
-    let id = TestID(suite: "Race", name: "last writer wins", waiter: "scheduled", schedule: "1:random:3db54b")
-    let run = SuiteRun(suite: "Race", waiter: "scheduled")
+    let id = TestID(suite: "Race", name: "last writer wins", host: "scheduled", schedule: "1:random:3db54b")
+    let run = SuiteRun(suite: "Race", host: "scheduled")
     let events = [Event(.suiteStarted(run)), Event(.testStarted(id))]
       + ended(id, TestResult(verdict: .failed, issues: [failure]), duration: 0).map { Event($0) }
       + [Event(.suiteEnded(run, Summary(), duration: 0))]
@@ -62,11 +62,11 @@ final class JUnitReporterTests: ReportTestCase {
 
   func testRepetitionsAndCollidingNamesStayUnique() throws {
     let suite = "S"
-    let run = SuiteRun(suite: suite, waiter: "w")
+    let run = SuiteRun(suite: suite, host: "w")
     let events = [Event(.suiteStarted(run))]
       + [1, 2].flatMap { repetition in
         ["a\u{1}", "a␁", "", " \t\u{1B}[m"].map {
-          Event(.testEnded(TestID(suite: suite, name: $0, waiter: "w", repetition: repetition), TestEnd(once: passed, duration: 0)))
+          Event(.testEnded(TestID(suite: suite, name: $0, host: "w", repetition: repetition), TestEnd(once: passed, duration: 0)))
         }
       }
       + [Event(.suiteEnded(run, Summary(), duration: 0))]
@@ -171,7 +171,7 @@ final class JUnitReporterTests: ReportTestCase {
 
   func testLateSignalJoinsItsTestWhileTheSuiteIsOpenAndIsIgnoredAfter() throws {
     let late = Issue(kind: .lateSignal, message: "'loaded' fulfilled after its test ended", sourceLocation: localLocation("Tests/A.swift", line: 8))
-    let first = TestID(suite: "S", name: "first", waiter: "w")
+    let first = TestID(suite: "S", name: "first", host: "w")
     var events = suiteEvents("S", waiter: "w", [("first", passed, []), ("second", passed, [])])
     events.insert(contentsOf: [
       Event(.issueRecorded(first, late)), Event(.outputCaptured(first, "late output")),
@@ -234,7 +234,7 @@ final class JUnitReporterTests: ReportTestCase {
 
   func testAReporterThatIsDroppedLeavesNothingBehind() throws {
     var reporter: JUnitReporter? = try JUnitReporter(path: path("report.xml"))
-    try reporter?.handle(Event(.suiteStarted(SuiteRun(suite: "S", waiter: "w"))))
+    try reporter?.handle(Event(.suiteStarted(SuiteRun(suite: "S", host: "w"))))
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).count, 1)
     reporter = nil
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
@@ -256,15 +256,15 @@ final class JUnitReporterTests: ReportTestCase {
 
   func testEventsOutOfOrderAreNamed() throws {
     let reporter = try JUnitReporter(path: path("report.xml"))
-    let test = TestID(suite: "S", name: "t", waiter: "w")
+    let test = TestID(suite: "S", name: "t", host: "w")
     XCTAssertThrowsError(try reporter.handle(Event(.testEnded(test, TestEnd(once: passed, duration: 0))))) {
       XCTAssertEqual("\($0)", "JUnit reporter: test S/t [w] ended outside a suite")
     }
-    try reporter.handle(Event(.suiteStarted(SuiteRun(suite: "S", waiter: "w"))))
-    XCTAssertThrowsError(try reporter.handle(Event(.suiteStarted(SuiteRun(suite: "S", waiter: "w"))))) {
+    try reporter.handle(Event(.suiteStarted(SuiteRun(suite: "S", host: "w"))))
+    XCTAssertThrowsError(try reporter.handle(Event(.suiteStarted(SuiteRun(suite: "S", host: "w"))))) {
       XCTAssertEqual("\($0)", "JUnit reporter: suite S [w] started while it is open")
     }
-    XCTAssertThrowsError(try reporter.handle(Event(.suiteEnded(SuiteRun(suite: "T", waiter: "w"), Summary(), duration: 0)))) {
+    XCTAssertThrowsError(try reporter.handle(Event(.suiteEnded(SuiteRun(suite: "T", host: "w"), Summary(), duration: 0)))) {
       XCTAssertEqual("\($0)", "JUnit reporter: suite T ended but none is open")
     }
   }
@@ -273,9 +273,9 @@ final class JUnitReporterTests: ReportTestCase {
   /// in its own suite, with its own output, suites are written in the order they started
   /// (one that ends first waits), and suites still open at the end are written.
   func testInterleavedSuitesStayGroupedInTheOrderTheyStarted() throws {
-    let first = SuiteRun(suite: "S", waiter: "w")
-    let second = SuiteRun(suite: "T", waiter: "w")
-    func test(_ run: SuiteRun, _ name: String) -> TestID { TestID(suite: run.suite, name: name, waiter: run.waiter) }
+    let first = SuiteRun(suite: "S", host: "w")
+    let second = SuiteRun(suite: "T", host: "w")
+    func test(_ run: SuiteRun, _ name: String) -> TestID { TestID(suite: run.suite, name: name, host: run.host) }
     let events: [Event.Kind] = [
       .suiteStarted(first), .suiteStarted(second),
       .testStarted(test(first, "a")), .testStarted(test(second, "b")),
@@ -297,8 +297,8 @@ final class JUnitReporterTests: ReportTestCase {
   /// own output, and testcases are written in the order the tests first started, a retried
   /// test where its first attempt started.
   func testTestsOfASuiteRunningAtOnceAreWrittenInTheOrderTheyStarted() throws {
-    let run = SuiteRun(suite: "P", waiter: "w")
-    func test(_ name: String, attempt: Int = 1) -> TestID { TestID(suite: "P", name: name, waiter: "w", attempt: attempt) }
+    let run = SuiteRun(suite: "P", host: "w")
+    func test(_ name: String, attempt: Int = 1) -> TestID { TestID(suite: "P", name: name, host: "w", attempt: attempt) }
     let flaky = TestEnd(verdict: .flaky, attempts: [
       TestAttempt(number: 1, outcome: .failed, duration: 0, issueCount: 1), TestAttempt(number: 2, outcome: .passed, duration: 0, issueCount: 0),
     ])
@@ -327,7 +327,7 @@ final class JUnitReporterTests: ReportTestCase {
   /// duplicate still avoids a name a later test literally has; no file is left beside the
   /// report.
   func testASuiteTooLargeToKeepInMemoryIsWrittenWhole() throws {
-    let run = SuiteRun(suite: "Large", waiter: "w")
+    let run = SuiteRun(suite: "Large", host: "w")
     let count = 20_000
     func name(_ index: Int) -> String {
       switch index {
@@ -337,7 +337,7 @@ final class JUnitReporterTests: ReportTestCase {
       }
     }
     func test(_ index: Int, attempt: Int = 1) -> TestID {
-      TestID(suite: "Large", name: name(index), waiter: "w", attempt: attempt, schedule: index == 1999 ? "7:random:5e1f0a" : nil)
+      TestID(suite: "Large", name: name(index), host: "w", attempt: attempt, schedule: index == 1999 ? "7:random:5e1f0a" : nil)
     }
     let location = SourceLocation(fileID: "M/Large.swift", filePath: "/src/Large.swift", line: 7, column: 1)
     var events: [Event.Kind] = [.suiteStarted(run)]
@@ -411,7 +411,7 @@ final class JUnitOutsideFailureTests: ReportTestCase {
   /// Found after its suite was written (a class's tear-down crashes after its last test), it
   /// goes in a `<testsuite>` of its own whose testcase keeps the suite's classname.
   func testOneFoundAfterItsSuiteEndedGetsASuiteOfItsOwnUnderTheSameClassname() throws {
-    let failure = OutsideFailure(place: .classTearDown, suite: SuiteRun(suite: "M.Ledger", waiter: "xctest"), issue: crash,
+    let failure = OutsideFailure(place: .classTearDown, suite: SuiteRun(suite: "M.Ledger", host: "xctest"), issue: crash,
                                  suspects: ["M.Ledger/testA"], afterTests: true)
     let report = try report(runEvents(suiteEvents("M.Ledger", waiter: "xctest", [("testA", passed, [])]),
                                       [Event(.outsideFailure(failure))]))
@@ -431,7 +431,7 @@ final class JUnitOutsideFailureTests: ReportTestCase {
   /// Found while its suite is open, it joins the suite; a second one in the same suite is
   /// numbered, so that no two testcases share a classname and a name.
   func testOnesFoundWhileTheirSuiteRunsJoinItNumbered() throws {
-    let run = SuiteRun(suite: "M.Broken", waiter: "swift-testing")
+    let run = SuiteRun(suite: "M.Broken", host: "swift-testing")
     let failure = OutsideFailure(place: .suite, suite: run, issue: crash, afterTests: false)
     var events = suiteEvents("M.Broken", waiter: "swift-testing", [("first()", passed, [])])
     events.insert(contentsOf: [Event(.outsideFailure(failure)), Event(.outsideFailure(failure))], at: 1)

@@ -53,7 +53,7 @@ final class NastyInputTests: ReportTestCase {
       }
       var events = suiteEvents(suite, waiter: waiter, duration: Double.random(in: 0...0.001, using: &generator), tests)
       // late signals for the first test, after it ended
-      let firstTest = TestID(suite: suite, name: tests[0].name, waiter: waiter)
+      let firstTest = TestID(suite: suite, name: tests[0].name, host: waiter)
       events.insert(contentsOf: lateIssues.map { Event(.issueRecorded(firstTest, $0)) }, at: events.count - 1)
       generated.events += events
     }

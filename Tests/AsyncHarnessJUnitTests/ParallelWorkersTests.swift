@@ -92,14 +92,14 @@ final class ParallelWorkersTests: ReportTestCase {
     // The waits really ran in several worker processes at once.
     var processes: Set<String> = []
     for event in parallel.events {
-      if case .outputCaptured(let test, let text) = event.kind, test.suite == "Parallel", test.waiter == "expectation" {
+      if case .outputCaptured(let test, let text) = event.kind, test.suite == "Parallel", test.host == "expectation" {
         processes.insert(text)
       }
     }
     XCTAssertGreaterThan(processes.count, 1, "\(processes)")
     // The crash and the hang each cost only their own test.
     let verdicts = Dictionary(parallel.events.compactMap { event -> (String, Verdict)? in
-      guard case .testEnded(let test, let result) = event.kind, test.waiter == "semaphore" else { return nil }
+      guard case .testEnded(let test, let result) = event.kind, test.host == "semaphore" else { return nil }
       return ("\(test.suite)/\(test.name)", result.verdict)
     }, uniquingKeysWith: { $1 })
     XCTAssertEqual(verdicts["Parallel/crashes"], .errored)

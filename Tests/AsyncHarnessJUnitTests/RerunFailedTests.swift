@@ -44,7 +44,7 @@ final class RerunFailedTests: ReportTestCase {
     let attempts = try lines.compactMap { line -> TestID? in
       if case .testStarted(let test) = try Event(jsonLine: line).kind { test } else { nil }
     }
-    XCTAssertEqual(Set(attempts.map(\.waiter)), ["semaphore"], "the last run's waiter")
+    XCTAssertEqual(Set(attempts.map(\.host)), ["semaphore"], "the last run's waiter")
     XCTAssertEqual(attempts.count, 4, "the last run's --retries 1: two attempts each")
 
     // The rerun was recorded too: rerunning again with --retries 0 runs the same two, once each.

@@ -66,9 +66,9 @@ final class ShardingJUnitTests: ReportTestCase {
     let tests = (1...40).map { TestPath(suite: "Suite \($0 % 8)", name: "test \($0)") }
     let seconds = tests.map { _ in Double(Int.random(in: 50...3000, using: &generator)) / 1000 }
     let events = runEvents((0..<8).flatMap { suite -> [Event] in
-      let run = SuiteRun(suite: "Suite \(suite)", waiter: "semaphore")
+      let run = SuiteRun(suite: "Suite \(suite)", host: "semaphore")
       return [Event(.suiteStarted(run))] + tests.indices.filter { tests[$0].suite == run.suite }.flatMap { index in
-        let test = TestID(suite: run.suite, name: tests[index].name, waiter: "semaphore")
+        let test = TestID(suite: run.suite, name: tests[index].name, host: "semaphore")
         return [Event(.testStarted(test)), Event(.testEnded(test, TestEnd(once: TestResult(verdict: .passed), duration: seconds[index])))]
       } + [Event(.suiteEnded(run, Summary(), duration: 1))]
     })

@@ -73,16 +73,16 @@ final class SideBySideTests: ReportTestCase {
       let times = times(sideBySide.events)
       for waiter in ["expectation", "semaphore", "probePoller", "notification", "synchronous", "scheduled"] {
         // (A scheduled test's ID names its schedule.)
-        let awaiting = times.filter { $0.key.waiter == waiter && (0..<6).map { "awaits \($0)" }.contains($0.key.name) }.values
+        let awaiting = times.filter { $0.key.host == waiter && (0..<6).map { "awaits \($0)" }.contains($0.key.name) }.values
         XCTAssertEqual(awaiting.count, 6)
         guard let lastStart = awaiting.map(\.start).max(), let firstEnd = awaiting.map(\.end).min() else { continue }
         let overlap = lastStart < firstEnd
         XCTAssertEqual(overlap, waiter != "scheduled", "\(waiter): \(awaiting)")
       }
     }
-    let late = try XCTUnwrap(expected[TestID(suite: "SideBySide", name: "fulfils late", waiter: "semaphore")])
+    let late = try XCTUnwrap(expected[TestID(suite: "SideBySide", name: "fulfils late", host: "semaphore")])
     XCTAssertEqual(late.issues.map(\.kind).sorted { $0.rawValue < $1.rawValue }, [.lateSignal, .waitFailed])
-    let retried = TestID(suite: "SideBySide", name: "passes on attempt 2", waiter: "semaphore", attempt: 2)
+    let retried = TestID(suite: "SideBySide", name: "passes on attempt 2", host: "semaphore", attempt: 2)
     XCTAssertEqual(expected[retried]?.verdicts, [.flaky])
   }
 
@@ -181,7 +181,7 @@ final class SideBySideTests: ReportTestCase {
                               "--waiter", "semaphore", "--async-width", "2", "--time-limit", "1"], name: "hang")
     XCTAssertEqual(run.status, 1, run.output)
     let tests = recorded(run.events)
-    let hang = try XCTUnwrap(tests[TestID(suite: "SideBySideRude", name: "hangs", waiter: "semaphore")])
+    let hang = try XCTUnwrap(tests[TestID(suite: "SideBySideRude", name: "hangs", host: "semaphore")])
     XCTAssertEqual(hang.verdicts, [.errored])
     XCTAssertEqual(hang.issues.map(\.message), [
       "Test exceeded its time limit of 1 seconds outside any wait the harness could end, side by side with tests still "
@@ -189,7 +189,7 @@ final class SideBySideTests: ReportTestCase {
         + "they end; it printed nothing",
     ])
     for number in 0..<6 {
-      let awaits = try XCTUnwrap(tests[TestID(suite: "SideBySideRude", name: "awaits \(number)", waiter: "semaphore")])
+      let awaits = try XCTUnwrap(tests[TestID(suite: "SideBySideRude", name: "awaits \(number)", host: "semaphore")])
       XCTAssertEqual(awaits.verdicts, [.passed], "awaits \(number)")
       XCTAssertEqual(awaits.issues, [], "awaits \(number)")
     }

@@ -40,11 +40,11 @@ func suiteEvents(
   _ suite: String, waiter: String = "semaphore", duration: Double = 0.5,
   _ tests: [(name: String, result: TestResult, extra: [TestEvent])]
 ) -> [Event] {
-  let run = SuiteRun(suite: suite, waiter: waiter)
+  let run = SuiteRun(suite: suite, host: waiter)
   var events = [Event(.suiteStarted(run))]
   var summary = Summary()
   for test in tests {
-    let id = TestID(suite: suite, name: test.name, waiter: waiter)
+    let id = TestID(suite: suite, name: test.name, host: waiter)
     events.append(Event(.testStarted(id)))
     events += test.extra.map { Event($0(id)) }
     events += ended(id, test.result, duration: 0.25).map { Event($0) }

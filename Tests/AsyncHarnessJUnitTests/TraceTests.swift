@@ -408,7 +408,7 @@ final class TraceTests: ReportTestCase {
   func testSubTracksComeAfterTheLanes() throws {
     let reporter = try TraceReporter(path: path("trace.json"), processName: "p")
     let start = Date(timeIntervalSince1970: 1_000_000)
-    let test = { (name: String) in TestID(suite: "S", name: name, waiter: "expectation") }
+    let test = { (name: String) in TestID(suite: "S", name: name, host: "expectation") }
     reporter.handle(Event(.runStarted(RunInfo(waiters: ["expectation"])), timestamp: start))
     for (name, lane, at) in [("a", 1, 0.0), ("b", 1, 0.1), ("c", 2, 0.2)] {
       reporter.handle(Event(.testStarted(test(name)), timestamp: start + at, lane: lane))

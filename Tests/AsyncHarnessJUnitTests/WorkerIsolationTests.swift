@@ -50,7 +50,7 @@ final class WorkerIsolationTests: ReportTestCase {
       XCTAssertEqual(failures.count, 1, run.output)
       let failure = try XCTUnwrap(failures.first)
       XCTAssertEqual(failure.place, .process)
-      XCTAssertEqual(failure.suite, SuiteRun(suite: "LeftBehind", waiter: "expectation"))
+      XCTAssertEqual(failure.suite, SuiteRun(suite: "LeftBehind", host: "expectation"))
       XCTAssertEqual(failure.suspects, ["LeftBehind/leaves a crash behind"])
       XCTAssertEqual(failure.issue.kind, .crashed)
       XCTAssertTrue(failure.issue.message.hasPrefix("The worker process ended with signal SIGILL (illegal instruction) while "

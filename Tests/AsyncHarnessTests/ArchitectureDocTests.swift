@@ -87,7 +87,7 @@ final class ArchitectureDocTests: XCTestCase {
       fields[key, default: []].formUnion(object.keys)
       if key.hasPrefix("request"), case .object(let planned) = object["test"] { fields["planned test", default: []].formUnion(planned.keys) }
     }
-    let id = TestID(suite: "S", name: "t", waiter: "scheduled", schedule: "7:pct3:9f2c1a")
+    let id = TestID(suite: "S", name: "t", host: "scheduled", schedule: "7:pct3:9f2c1a")
     let reply = WorkerReply.returned(id, duration: 1, trace: ScheduleTrace(steps: 41, fingerprint: 0x0be311, firstOutsideStep: 12),
                                      paused: true, retire: .exceededTimeLimit)
     guard case .object(let written) = JSONValue.parse(reply.line) else { return XCTFail("not an object") }

@@ -6,7 +6,7 @@ import XCTest
 /// processes: a class's set-up or tear-down, the process between tests, an issue of no test,
 /// and a crash whose interrupted tests run again alone.
 final class BundleEdgesTests: XCTestCase {
-  private let bundle = SuiteRun(suite: "LedgerPackageTests", waiter: "xctest")
+  private let bundle = SuiteRun(suite: "LedgerPackageTests", host: "xctest")
 
   /// The planned tests of XCTest classes `M.A` (two tests) and `M.B` (one).
   private func planned() throws -> [Runner.PlannedTest] {
@@ -17,7 +17,7 @@ final class BundleEdgesTests: XCTestCase {
     return plan.entries.flatMap { plan.plannedTests(of: $0, repetition: 1) }
   }
 
-  private func suite(of name: String) -> SuiteRun? { SuiteRun(suite: name, waiter: "xctest") }
+  private func suite(of name: String) -> SuiteRun? { SuiteRun(suite: name, host: "xctest") }
 
   func testAnEndInAClassBeforeAnyOfItsTestsIsItsSetUpAndNamesNoSuspect() throws {
     let tests = try planned()
@@ -31,7 +31,7 @@ final class BundleEdgesTests: XCTestCase {
                    "M.B", "its tests never run")
     let failure = try XCTUnwrap(edges.take().first)
     XCTAssertEqual(failure.place, .classSetUp)
-    XCTAssertEqual(failure.suite, SuiteRun(suite: "M.B", waiter: "xctest"))
+    XCTAssertEqual(failure.suite, SuiteRun(suite: "M.B", host: "xctest"))
     XCTAssertFalse(failure.afterTests)
     XCTAssertEqual(failure.suspects, [])
     XCTAssertEqual(failure.issue.kind, .crashed)
@@ -72,7 +72,7 @@ final class BundleEdgesTests: XCTestCase {
     let failure = try XCTUnwrap(edges.take().first)
     XCTAssertEqual(failure.place, .process)
     XCTAssertEqual(failure.issue.kind, .timeLimitExceeded)
-    XCTAssertEqual(failure.suite, SuiteRun(suite: "M.A", waiter: "xctest"), "the suite of the test that ended last")
+    XCTAssertEqual(failure.suite, SuiteRun(suite: "M.A", host: "xctest"), "the suite of the test that ended last")
     XCTAssertEqual(failure.suspects, ["M.A/testTwo", "M.B/testThree", "M.A/testOne"])
     XCTAssertEqual(failure.issue.message, "The test bundle was stopped at the time limit of 30 seconds, still running, with "
       + "SIGKILL while none of its tests ran, after M.A/testOne returned; it printed nothing")
@@ -88,7 +88,7 @@ final class BundleEdgesTests: XCTestCase {
     edges.recordedAfterItsTest(issue)
     edges.recordedAfterItsTest(issue)
     let failures = edges.take()
-    XCTAssertEqual(failures.map(\.suite), [bundle, SuiteRun(suite: "M.A", waiter: "xctest")])
+    XCTAssertEqual(failures.map(\.suite), [bundle, SuiteRun(suite: "M.A", host: "xctest")])
     XCTAssertEqual(failures.map(\.suspects), [[], ["M.A/testOne"]])
     XCTAssertEqual(failures.map(\.place), [.noTest, .noTest])
   }

@@ -29,7 +29,7 @@ final class CatalogTests: XCTestCase {
     XCTAssertEqual(plan.waiterNames, ["xctest", "swift-testing"])
     let step = try XCTUnwrap(plan.plannedTests(of: plan.entries[2], repetition: 1).first)
     XCTAssertEqual(step.id.path, "M.AClass#01/works()")
-    XCTAssertEqual(step.id.waiter, "swift-testing")
+    XCTAssertEqual(step.id.host, "swift-testing")
     XCTAssertEqual(step.existing?.id, "M.AClass/works()")
     XCTAssertNil(step.harness)
     XCTAssertEqual(step.test.sourceLocation.line, 12)
@@ -59,7 +59,7 @@ final class CatalogTests: XCTestCase {
     configuration.parallelTests = true
     let catalog = Catalog(existing: [existing(.xctest, "M.C", "testA"), existing(.xctest, "M.C", "testB")])
     let plan = try Runner.Plan(catalog: catalog, configuration: configuration, registry: .builtIn)
-    XCTAssertEqual(plan.entries.map(\.suiteRun), [SuiteRun(suite: "M.C", waiter: "xctest")])
+    XCTAssertEqual(plan.entries.map(\.suiteRun), [SuiteRun(suite: "M.C", host: "xctest")])
     XCTAssertFalse(catalog.groups[0].runsTestsInParallel(byDefault: true))
     XCTAssertEqual(WorkQueue(plan: plan, splitsParallelEntries: true, sideBySide: true, lanes: 4).mostAtOnce, 1)
 

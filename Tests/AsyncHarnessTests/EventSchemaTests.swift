@@ -6,7 +6,7 @@ import XCTest
 /// JSON Lines writer and reader, so `JSONEncoder`/`JSONDecoder` and the stream agree field for
 /// field, and `docs/EVENTS.md` names every kind and field the writer writes.
 final class EventSchemaTests: XCTestCase {
-  private static let test = TestID(suite: "Race", name: "no race", waiter: "scheduled", repetition: 2, attempt: 3,
+  private static let test = TestID(suite: "Race", name: "no race", host: "scheduled", repetition: 2, attempt: 3,
                                    schedule: "7:pct3:9f2c1a")
   private static let location = SourceLocation(fileID: "M/Race.swift", filePath: "/src/Race.swift", line: 12, column: 5)
   private static let issue = Issue(kind: .expectationFailed, message: "lost \"update\"\n", sourceLocation: location)
@@ -36,13 +36,13 @@ final class EventSchemaTests: XCTestCase {
   private static var everyKind: [Event] {
     let timestamp = Date(timeIntervalSince1970: 1_795_000_000.125)
     let kinds: [Event.Kind] = [
-      .runStarted(run), .suiteStarted(SuiteRun(suite: "Race", waiter: "scheduled")), .testStarted(test),
+      .runStarted(run), .suiteStarted(SuiteRun(suite: "Race", host: "scheduled")), .testStarted(test),
       .issueRecorded(test, issue), .outputCaptured(test, "out\u{1}put ✓"), .testSlow(test, elapsed: 2.5),
-      .testEnded(test, end), .suiteEnded(SuiteRun(suite: "Race", waiter: "scheduled"), summary, duration: 1.5),
+      .testEnded(test, end), .suiteEnded(SuiteRun(suite: "Race", host: "scheduled"), summary, duration: 1.5),
       .runEnded(summary, duration: 3.75), .workerReplaced(test, reason: "crashed"),
       .waitEnded(test, awaited: "the wait for \"loaded\"", outcome: "timedOut", duration: 0.5),
       .scheduleStep(test, step: 3, ran: "task #2", virtualTime: 1.5),
-      .outsideFailure(OutsideFailure(place: .classTearDown, suite: SuiteRun(suite: "M.Class", waiter: "xctest"), issue: issue,
+      .outsideFailure(OutsideFailure(place: .classTearDown, suite: SuiteRun(suite: "M.Class", host: "xctest"), issue: issue,
                                      suspects: ["M.Class/testA", "M.Class/testB"], afterTests: true)),
     ]
     for kind in kinds {
@@ -123,6 +123,22 @@ final class EventSchemaTests: XCTestCase {
     try check(Self.test, in: events[2], field: "test")
     try check(Self.issue, in: events[3], field: "issue")
     try check(Self.summary, in: events[8], field: "summary")
+  }
+
+  /// `TestID.host` and `SuiteRun.host` keep the schema's field name, `waiter`, in the line
+  /// and through `Codable`.
+  func testTheHostIsTheFieldWaiter() throws {
+    let test = TestID(suite: "M.Ledger", name: "testBalances", host: "xctest")
+    let suite = SuiteRun(suite: "M.Ledger", host: "xctest")
+    for encoded in [try JSONEncoder().encode(test), try JSONEncoder().encode(suite)] {
+      guard case .object(let fields) = try json(encoded) else { return XCTFail("not an object") }
+      XCTAssertEqual(fields["waiter"], .string("xctest"))
+      XCTAssertNil(fields["host"])
+    }
+    XCTAssertEqual(try JSONDecoder().decode(SuiteRun.self, from: JSONEncoder().encode(suite)), suite)
+    let line = Event(.suiteStarted(suite), timestamp: Date(timeIntervalSince1970: 0)).jsonLine
+    XCTAssertTrue(line.contains("\"waiter\":\"xctest\""), line)
+    XCTAssertEqual(try Event(jsonLine: line).kind, .suiteStarted(suite))
   }
 
   /// Schema 3's `testEnded`: the verdict and every attempt, each counting its issues; no

@@ -66,7 +66,7 @@ final class EventStreamTests: XCTestCase {
   /// carries them is read as it is.
   func testASchemaThreeEndThatOnlyCountsItsIssuesGetsThemFromItsLines() throws {
     let timestamp = Date(timeIntervalSince1970: 0)
-    var first = TestID(suite: "S", name: "t", waiter: "w")
+    var first = TestID(suite: "S", name: "t", host: "w")
     first.attempt = 1
     var second = first
     second.attempt = 2
@@ -95,7 +95,7 @@ final class EventStreamTests: XCTestCase {
   /// A schema 3 line is the event itself; every other line of an older stream too.
   func testLinesOfSchemaThreeAndOtherKindsAreReadAsTheyAre() throws {
     var stream = EventStream()
-    let started = Event(.testStarted(TestID(suite: "S", name: "t", waiter: "w")), timestamp: Date(timeIntervalSince1970: 0), lane: 1)
+    let started = Event(.testStarted(TestID(suite: "S", name: "t", host: "w")), timestamp: Date(timeIntervalSince1970: 0), lane: 1)
     XCTAssertEqual(try stream.read(line: started.jsonLine), [started])
     XCTAssertEqual(try stream.read(line: line("outputCaptured", #""output":"hi","#)).map(\.kind.name), ["outputCaptured"])
     XCTAssertThrowsError(try stream.read(line: "not json")) { error in

@@ -30,7 +30,7 @@ final class HTMLReporterTests: TemporaryDirectoryTestCase {
     reporter.handle(Event(.runStarted(RunInfo(waiters: ["semaphore"])), timestamp: start))
     var time = start
     for index in 0..<2005 {
-      let test = TestID(suite: "S", name: "t\(index)", waiter: "semaphore")
+      let test = TestID(suite: "S", name: "t\(index)", host: "semaphore")
       reporter.handle(Event(.testStarted(test), timestamp: time, lane: 1))
       let failing = index < 101
       if failing { reporter.handle(Event(.outputCaptured(test, String(repeating: "o", count: 200)), timestamp: time)) }
@@ -59,7 +59,7 @@ final class HTMLReporterTests: TemporaryDirectoryTestCase {
   /// the first ones.
   func testTheLongestAttemptsAreDrawnTiesByTheirOrder() {
     let attempts = [5, 3, 1, 3, 3].map {
-      RunTimeline.Attempt(test: TestID(suite: "S", name: "t\($0)", waiter: "semaphore"), track: .init(lane: 1), start: 0, duration: $0)
+      RunTimeline.Attempt(test: TestID(suite: "S", name: "t\($0)", host: "semaphore"), track: .init(lane: 1), start: 0, duration: $0)
     }
     XCTAssertEqual(HTMLReport.longest(attempts, limit: 3), [true, true, false, true, false])
     XCTAssertEqual(HTMLReport.longest(attempts, limit: 1), [true, false, false, false, false])
@@ -73,7 +73,7 @@ final class HTMLReporterTests: TemporaryDirectoryTestCase {
     let path = directory.appendingPathComponent("report.html").path
     let reporter = try HTMLReporter(path: path, title: "Stopped")
     let start = Date(timeIntervalSince1970: 1_000_000)
-    let test = TestID(suite: "S", name: "blocks", waiter: "semaphore")
+    let test = TestID(suite: "S", name: "blocks", host: "semaphore")
     reporter.handle(Event(.runStarted(RunInfo(waiters: ["semaphore"])), timestamp: start))
     reporter.handle(Event(.suiteStarted(test.suiteRun), timestamp: start))
     reporter.handle(Event(.testStarted(test), timestamp: start + 0.5, lane: 1))
@@ -93,7 +93,7 @@ final class HTMLReporterTests: TemporaryDirectoryTestCase {
   func testAFailureOutsideTestsFailsThePageAndIsShown() throws {
     let path = directory.appendingPathComponent("report.html").path
     let reporter = try HTMLReporter(path: path, title: "Outside")
-    let failure = OutsideFailure(place: .suite, suite: SuiteRun(suite: "M.Broken", waiter: "swift-testing"),
+    let failure = OutsideFailure(place: .suite, suite: SuiteRun(suite: "M.Broken", host: "swift-testing"),
                                  issue: Issue(kind: .errorThrown, message: "Caught error: not prepared"), afterTests: false)
     var summary = Summary()
     summary.outsideFailures = 1
@@ -115,7 +115,7 @@ final class HTMLReporterTests: TemporaryDirectoryTestCase {
     let path = directory.appendingPathComponent("report.html").path
     let reporter = try HTMLReporter(path: path, title: "Side by side")
     let start = Date(timeIntervalSince1970: 1_000_000)
-    let test = { (name: String) in TestID(suite: "S", name: name, waiter: "expectation") }
+    let test = { (name: String) in TestID(suite: "S", name: name, host: "expectation") }
     reporter.handle(Event(.runStarted(RunInfo(waiters: ["expectation"])), timestamp: start))
     // a, b and c start side by side in lane 1; d starts when b has ended, in b's row; e runs alone in lane 2.
     let started = { (name: String, at: TimeInterval, lane: Int) in Event(.testStarted(test(name)), timestamp: start + at, lane: lane) }
@@ -149,15 +149,15 @@ final class HTMLReporterTests: TemporaryDirectoryTestCase {
                                      try HTMLReporter(path: pagePath, title: "Shared", sharing: timeline)]
     let start = Date(timeIntervalSince1970: 1_000_000)
     var events = [Event(.runStarted(RunInfo(waiters: ["semaphore"])), timestamp: start),
-                  Event(.suiteStarted(SuiteRun(suite: "S", waiter: "semaphore")), timestamp: start)]
+                  Event(.suiteStarted(SuiteRun(suite: "S", host: "semaphore")), timestamp: start)]
     for index in 0..<3 {
-      let test = TestID(suite: "S", name: "t\(index)", waiter: "semaphore")
+      let test = TestID(suite: "S", name: "t\(index)", host: "semaphore")
       events.append(Event(.testStarted(test), timestamp: start + Double(index), lane: 1))
       events.append(Event(.waitEnded(test, awaited: "the wait for \"x\"", outcome: "completed", duration: 0.5),
                           timestamp: start + Double(index) + 0.6))
       events.append(Event(.testEnded(test, TestEnd(once: TestResult(verdict: .passed), duration: 1)), timestamp: start + Double(index) + 1))
     }
-    events.append(Event(.suiteEnded(SuiteRun(suite: "S", waiter: "semaphore"), Summary(), duration: 3), timestamp: start + 3))
+    events.append(Event(.suiteEnded(SuiteRun(suite: "S", host: "semaphore"), Summary(), duration: 3), timestamp: start + 3))
     events.append(Event(.runEnded(Summary(), duration: 3), timestamp: start + 3))
     for event in events {
       for reporter in reporters { try reporter.handle(event) }

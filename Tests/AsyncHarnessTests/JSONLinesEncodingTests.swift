@@ -9,7 +9,7 @@ import XCTest
 /// buffer starts with, lines written one after another through the same buffer, numbers and
 /// timestamps.
 final class JSONLinesEncodingTests: XCTestCase {
-  private let test = TestID(suite: "S", name: "t", waiter: "semaphore")
+  private let test = TestID(suite: "S", name: "t", host: "semaphore")
   private let instant = Date(timeIntervalSince1970: 1_800_000_000)
 
   /// The `output` value of an `outputCaptured` line for `text`, as written between its quotes.

@@ -6,7 +6,7 @@ import XCTest
 /// Issue 8, item 7: the JSON Lines stream is bounded like the JUnit report, written a whole
 /// line at a time, and ends with `runEnded` only when the run ended.
 final class JSONLinesLimitsTests: XCTestCase {
-  private let test = TestID(suite: "S", name: "chatty", waiter: "w")
+  private let test = TestID(suite: "S", name: "chatty", host: "w")
 
   func testEachTestKeepsAtMostTheLimitOfOutputThenOneNote() throws {
     let written = WrittenText()

@@ -40,8 +40,8 @@ final class JSONLinesWritesTests: XCTestCase {
     var all: [[String]] { chunks.withLock { $0 } }
   }
 
-  private let suite = SuiteRun(suite: "S", waiter: "w")
-  private func test(_ name: String) -> TestID { TestID(suite: "S", name: name, waiter: "w") }
+  private let suite = SuiteRun(suite: "S", host: "w")
+  private func test(_ name: String) -> TestID { TestID(suite: "S", name: name, host: "w") }
 
   private func reporter(_ writes: Writes, holdLimit: Duration? = .seconds(600)) -> JSONLinesReporter {
     JSONLinesReporter(outputLimit: ReportDefaults.outputLimit, holdLimit: holdLimit, write: writes.write, close: {})
@@ -171,7 +171,7 @@ final class JSONLinesWritesTests: XCTestCase {
                                        close: {})
       DispatchQueue.concurrentPerform(iterations: 2) { lane in
         for index in 0..<20 {
-          let test = TestID(suite: "S", name: "lane \(lane) test \(index)", waiter: "w")
+          let test = TestID(suite: "S", name: "lane \(lane) test \(index)", host: "w")
           try? reporter.handle(Event(.testStarted(test)))
           try? reporter.handle(Event(.testEnded(test, TestEnd(once: TestResult(verdict: .passed), duration: 0))))
         }

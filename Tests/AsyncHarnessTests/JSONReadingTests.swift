@@ -104,7 +104,7 @@ final class JSONReadingTests: XCTestCase {
 
   /// A scheduled test's attempt carries its steps (`scheduleTrace`), read back by both readers.
   func testAScheduleTraceRoundTrips() throws {
-    let id = TestID(suite: "S", name: "t", waiter: "scheduled", schedule: "7:pct3:335509")
+    let id = TestID(suite: "S", name: "t", host: "scheduled", schedule: "7:pct3:335509")
     let result = TestResult(verdict: .failed, scheduleTrace: ScheduleTrace(steps: 41, fingerprint: 0x0be311))
     let event = Event(.testEnded(id, TestEnd(once: result, duration: 0.5)), timestamp: Date(timeIntervalSince1970: 1_800_000_000))
     XCTAssertTrue(event.jsonLine.contains(#""outcome":"failed","scheduleTrace":"41-0be311"}]"#), event.jsonLine)
@@ -175,7 +175,7 @@ final class JSONReadingTests: XCTestCase {
   }
 
   func testWorkerRepliesReadBackAndOtherVersionsAreRefused() throws {
-    let id = TestID(suite: "S", name: "t", waiter: "semaphore", attempt: 2)
+    let id = TestID(suite: "S", name: "t", host: "semaphore", attempt: 2)
     let trace = ScheduleTrace(steps: 41, fingerprint: 0x0be311, firstOutsideStep: 12)
     for reply in [WorkerReply.returned(id, duration: 0.25, trace: nil, paused: true, retire: nil),
                   .returned(id, duration: 1, trace: trace, paused: false, retire: .exceededTimeLimit),

@@ -75,7 +75,7 @@ final class JitterTests: XCTestCase {
   }
 
   func testASeedDrawsTheSameDelaysAgainAndEachRepetitionOrQueueNewOnes() {
-    let test = TestID(suite: "Jitter", name: "delays", waiter: "semaphore")
+    let test = TestID(suite: "Jitter", name: "delays", host: "semaphore")
     func delays(_ jitter: Jitter, _ test: TestID, queue: Int) -> [Duration] {
       let source = jitter.delays(for: test)
       for _ in 0..<queue { _ = source.nextQueue() }

@@ -14,13 +14,13 @@ final class ReporterTests: XCTestCase {
   private let instant = Date(timeIntervalSince1970: 1_800_000_000)
 
   private func events(at location: SourceLocation) -> [Event] {
-    let passed = TestID(suite: "MessageLoader", name: "greets with hello", waiter: "semaphore")
-    let failed = TestID(suite: "MessageLoader", name: "loads two", waiter: "semaphore")
+    let passed = TestID(suite: "MessageLoader", name: "greets with hello", host: "semaphore")
+    let failed = TestID(suite: "MessageLoader", name: "loads two", host: "semaphore")
     let issue = Issue(kind: .waitFailed, message: "Exceeded timeout of 1 seconds, with unfulfilled expectations: \"loaded\" created at \(location.path):13", sourceLocation: location)
     var summary = Summary()
     summary.count(.passed)
     summary.count(.failed)
-    let suite = SuiteRun(suite: "MessageLoader", waiter: "semaphore")
+    let suite = SuiteRun(suite: "MessageLoader", host: "semaphore")
     return [
       Event(.runStarted(RunInfo(harnessVersion: "0.1.0", seed: 42, jitterSeed: 9, repetitions: 1, waiters: ["semaphore"])), timestamp: instant),
       Event(.suiteStarted(suite), timestamp: instant),
@@ -59,7 +59,7 @@ final class ReporterTests: XCTestCase {
     let text = WrittenText()
     let reporter = ConsoleReporter(style: .plain, write: text.write)
     let failure = OutsideFailure(
-      place: .classTearDown, suite: SuiteRun(suite: "M.Ledger", waiter: "xctest"),
+      place: .classTearDown, suite: SuiteRun(suite: "M.Ledger", host: "xctest"),
       issue: Issue(kind: .crashed, message: "The test bundle ended with signal SIGILL (illegal instruction); its last output:\n"
         + "Fatal error: closed", sourceLocation: SourceLocation(fileID: "M/Ledger.swift", filePath: "/p/M/Ledger.swift", line: 12,
                                                                   column: 1)),
@@ -110,17 +110,17 @@ final class ReporterTests: XCTestCase {
   /// values.
   func testJSONLinesRoundTripOfHostileText() throws {
     let hostile = "quote \" backslash \\ newline \n tab \t nul \u{0} bell \u{7} del \u{7F} é 🦊 \u{2028} </x>"
-    let test = TestID(suite: hostile, name: hostile, waiter: "semaphore", repetition: 3, attempt: 2)
+    let test = TestID(suite: hostile, name: hostile, host: "semaphore", repetition: 3, attempt: 2)
     let issue = Issue(kind: .lateSignal, message: hostile, sourceLocation: SourceLocation(
       fileID: hostile, filePath: hostile, line: 7, column: 9))
     let kinds: [Event.Kind] = [
       .runStarted(RunInfo(seed: UInt64.max, jitterSeed: UInt64.max, repetitions: 2, waiters: [hostile])),
-      .suiteStarted(SuiteRun(suite: hostile, waiter: hostile)),
+      .suiteStarted(SuiteRun(suite: hostile, host: hostile)),
       .testStarted(test),
       .issueRecorded(test, Issue(kind: .warning, message: hostile)),
       .outputCaptured(test, hostile),
       .testEnded(test, TestEnd(once: TestResult(verdict: .knownIssue, reason: hostile, issues: [issue]), duration: 1e-7)),
-      .suiteEnded(SuiteRun(suite: hostile, waiter: "w"), Summary(), duration: 12345.678),
+      .suiteEnded(SuiteRun(suite: hostile, host: "w"), Summary(), duration: 12345.678),
       .runEnded(Summary(), duration: 0),
     ]
     for kind in kinds {
@@ -136,7 +136,7 @@ final class ReporterTests: XCTestCase {
   func testJSONLinesReadsVersionOne() throws {
     let line = #"{"kind":"testStarted","suite":"S","test":{"name":"t","repetition":2,"suite":"S","waiter":"semaphore"},"timestamp":"2026-11-23T03:34:14Z","version":1,"waiter":"semaphore"}"#
     let event = try Event(jsonLine: line)
-    XCTAssertEqual(event.kind, .testStarted(TestID(suite: "S", name: "t", waiter: "semaphore", repetition: 2)))
+    XCTAssertEqual(event.kind, .testStarted(TestID(suite: "S", name: "t", host: "semaphore", repetition: 2)))
     XCTAssertEqual(event.timestamp, Date(timeIntervalSince1970: 1_795_404_854))
   }
 

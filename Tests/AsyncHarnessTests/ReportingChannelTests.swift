@@ -96,7 +96,7 @@ final class ReportingChannelTests: XCTestCase {
   }
 
   private static func event(_ number: Int) -> Event {
-    Event(.outputCaptured(TestID(suite: "S", name: "t", waiter: "w"), "\(number)"))
+    Event(.outputCaptured(TestID(suite: "S", name: "t", host: "w"), "\(number)"))
   }
 
   /// A reporter that is held up does not hold up those who send: every send returns, and the

@@ -133,7 +133,7 @@ final class RetryTests: XCTestCase {
   }
 
   func testRetryFieldsRoundTripThroughJSONLinesAndOlderLinesStillRead() throws {
-    let id = TestID(suite: "S", name: "t", waiter: "semaphore", attempt: 2)
+    let id = TestID(suite: "S", name: "t", host: "semaphore", attempt: 2)
     let retried = Event(.testEnded(id, TestEnd(verdict: .flaky, attempts: [
       TestAttempt(number: 1, outcome: .failed, duration: 0.5, issueCount: 1), TestAttempt(number: 2, outcome: .passed, duration: 0.5, issueCount: 0),
     ])))

@@ -43,10 +43,10 @@ final class RunRecordTests: XCTestCase {
     defer { try? FileManager.default.removeItem(at: directory) }
     let path = directory.appendingPathComponent("last-run.json").path
     let recorder = RunRecorder(path: path, executable: "harness test", arguments: [], warn: { _ in })
-    let ledger = SuiteRun(suite: "M.Ledger", waiter: "xctest")
+    let ledger = SuiteRun(suite: "M.Ledger", host: "xctest")
     for (suite, name, verdict) in [("M.Ledger", "testA", Verdict.passed), ("M.Ledger", "testB", .passed),
                                    ("M.Other", "testC", .failed), ("M.Quiet", "testD", .passed)] {
-      let test = TestID(suite: suite, name: name, waiter: "xctest")
+      let test = TestID(suite: suite, name: name, host: "xctest")
       recorder.handle(Event(.testEnded(test, TestEnd(once: TestResult(verdict: verdict), duration: 0))))
     }
     recorder.handle(Event(.outsideFailure(OutsideFailure(place: .classTearDown, suite: ledger, issue: Issue(kind: .crashed,

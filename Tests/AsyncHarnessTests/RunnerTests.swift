@@ -44,7 +44,7 @@ final class RunnerTests: XCTestCase {
 
   func testAllRunsEveryRegisteredWaiter() throws {
     let recorder = try runSuites([Suite("Matrix") { Test("one") { _ in } }]) { $0.waiters = .all }
-    XCTAssertEqual(recorder.results.map(\.test.waiter), WaiterRegistry.builtIn.names)
+    XCTAssertEqual(recorder.results.map(\.test.host), WaiterRegistry.builtIn.names)
     XCTAssertEqual(recorder.results.map(\.result.verdict), Array(repeating: .passed, count: WaiterRegistry.builtIn.names.count))
   }
 
@@ -163,7 +163,7 @@ final class RunnerTests: XCTestCase {
     let recorder = try runSuites([Suite("Order") { Test("one") { t in t.log("hello") } }])
     XCTAssertEqual(recorder.events.map(\.kind.name),
                    ["runStarted", "suiteStarted", "testStarted", "outputCaptured", "testEnded", "suiteEnded", "runEnded"])
-    XCTAssertEqual(recorder.events[3].kind, .outputCaptured(TestID(suite: "Order", name: "one", waiter: "expectation"), "hello"))
+    XCTAssertEqual(recorder.events[3].kind, .outputCaptured(TestID(suite: "Order", name: "one", host: "expectation"), "hello"))
   }
 
   func testTraitsDecidedAtRunTime() throws {
@@ -186,9 +186,9 @@ final class RunnerTests: XCTestCase {
     }
     XCTAssertEqual(recorder.results.count, WaiterRegistry.builtIn.names.count)
     for (test, result, _) in recorder.results {
-      XCTAssertEqual(result.verdict, .errored, test.waiter)
+      XCTAssertEqual(result.verdict, .errored, test.host)
       XCTAssertEqual(result.issues.filter(\.isFailure).map(\.message),
-                     ["Test exceeded its time limit of 0.1 seconds during the wait for \"never\""], test.waiter)
+                     ["Test exceeded its time limit of 0.1 seconds during the wait for \"never\""], test.host)
     }
   }
 
@@ -244,7 +244,7 @@ final class RunnerTests: XCTestCase {
         Test("waits for the callbacks") { _ in done.wait() }
       }
       let recorder = try runSuites([suite])
-      let first = TestID(suite: "Race", name: "ends while callbacks record", waiter: "expectation")
+      let first = TestID(suite: "Race", name: "ends while callbacks record", host: "expectation")
       let events = recorder.events
       let end = try XCTUnwrap(events.firstIndex { if case .testEnded(first, _) = $0.kind { true } else { false } })
       guard case .testEnded(_, let ended) = events[end].kind else { return XCTFail() }

@@ -5,7 +5,7 @@ import XCTest
 /// A worker's marks (``TimelineMark``): written with `mark` first and integer times, told from
 /// other lines by that first key, and read member by member (``JSONReader``).
 final class TimelineMarkTests: XCTestCase {
-  private let test = TestID(suite: "S", name: "t", waiter: "semaphore")
+  private let test = TestID(suite: "S", name: "t", host: "semaphore")
   private let at = Date(timeIntervalSince1970: 1_795_680_000.125431)
 
   private func read(_ text: String) throws -> WorkerMessage { try WorkerMessage(line: Array(text.utf8)) }

@@ -468,7 +468,7 @@ final class WaitingContractTests: XCTestCase {
   /// Runs the suite under every built-in strategy and returns each test's result with its
   /// waiter's name.
   private func everyStrategy(_ suite: Suite) throws -> [(String, TestResult)] {
-    try runSuites([suite]) { $0.waiters = .all }.results.map { ($0.test.waiter, $0.result) }
+    try runSuites([suite]) { $0.waiters = .all }.results.map { ($0.test.host, $0.result) }
   }
 
   /// The failing issues, as `message (File.swift:LINE)`.

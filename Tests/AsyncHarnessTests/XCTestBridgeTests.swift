@@ -14,7 +14,7 @@ final class XCTestBridgeTests: XCTestCase {
 
   func testRunHarnessReportsEveryStrategy() {
     let recorder = runHarness([Suite("Bridge") { Test("passes") { t in t.expect(true) } }])
-    XCTAssertEqual(recorder.results.map(\.test.waiter), WaiterRegistry.builtIn.names)
+    XCTAssertEqual(recorder.results.map(\.test.host), WaiterRegistry.builtIn.names)
   }
 
   /// XCTest names the method in each failure, so `harnessTest` records the message alone.

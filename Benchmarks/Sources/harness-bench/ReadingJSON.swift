@@ -76,7 +76,7 @@ private func eventLines(_ count: Int) -> [String] {
   var at = Date(timeIntervalSince1970: 1_795_680_000)
   var index = 0
   while lines.count < count {
-    let test = TestID(suite: "MessageLoaderTests", name: "loadsMessage\(index)WithinItsDeadline", waiter: "semaphore")
+    let test = TestID(suite: "MessageLoaderTests", name: "loadsMessage\(index)WithinItsDeadline", host: "semaphore")
     let fails = index % 10 == 9
     let issue = Issue(kind: .expectationFailed, message: "expected \"hello\" after 0.25 s, got \"\" (test \(index))",
                       sourceLocation: SourceLocation(fileID: "LoaderTests/MessageLoaderTests.swift",

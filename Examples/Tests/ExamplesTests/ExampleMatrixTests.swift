@@ -36,7 +36,7 @@ final class ExampleMatrixTests: XCTestCase {
     XCTAssertEqual(Set(verdicts.keys), Set(declared), "every example test ran")
     XCTAssertEqual(waiterNames.count, 6)
     for path in declared {
-      let byWaiter = Dictionary(uniqueKeysWithValues: (verdicts[path] ?? []).map { ($0.id.waiter, $0.result.verdict) })
+      let byWaiter = Dictionary(uniqueKeysWithValues: (verdicts[path] ?? []).map { ($0.id.host, $0.result.verdict) })
       XCTAssertEqual(Set(byWaiter.keys), Set(waiterNames), "\(path) ran under every waiter")
       XCTAssertEqual(Set(byWaiter.values).count, 1, "\(path) has one verdict across strategies: \(byWaiter)")
     }
@@ -50,7 +50,7 @@ final class ExampleMatrixTests: XCTestCase {
     XCTAssertEqual(demonstrations.count, 2, "the calculator and the deadlock: \(demonstrations)")
     for path in demonstrations {
       let ran = results.filter { $0.id.path == path }
-      XCTAssertEqual(ran.map(\.id.waiter).sorted(), waiterNames.sorted(), path)
+      XCTAssertEqual(ran.map(\.id.host).sorted(), waiterNames.sorted(), path)
       for (id, result) in ran {
         XCTAssertEqual(result.verdict, .knownIssue, "\(id)")
         XCTAssertTrue(result.issues.contains(where: \.isFailure), "\(id) recorded the failure it demonstrates")
@@ -70,11 +70,11 @@ final class ExampleMatrixTests: XCTestCase {
 
   func testTheLateSignalIsAttributedToTheTestThatLeftWorkBehind() {
     for waiter in waiterNames {
-      let first = TestID(suite: lateSignalStory.suite, name: lateSignalStory.leavesWorkBehind, waiter: waiter)
-      let second = TestID(suite: lateSignalStory.suite, name: lateSignalStory.runsDuringLateSignal, waiter: waiter)
+      let first = TestID(suite: lateSignalStory.suite, name: lateSignalStory.leavesWorkBehind, host: waiter)
+      let second = TestID(suite: lateSignalStory.suite, name: lateSignalStory.runsDuringLateSignal, host: waiter)
       let late = events.indices.filter { index in
         guard case .issueRecorded(let test, let issue) = events[index].kind else { return false }
-        return issue.kind == .lateSignal && test.suite == first.suite && test.waiter == waiter
+        return issue.kind == .lateSignal && test.suite == first.suite && test.host == waiter
       }
       XCTAssertEqual(late.count, 1, "one late signal in the story under \(waiter)")
       guard let index = late.first else { continue }
@@ -93,6 +93,6 @@ final class ExampleMatrixTests: XCTestCase {
 extension TestID {
   /// The identity without its schedule's replay token.
   fileprivate var unscheduled: TestID {
-    TestID(suite: suite, name: name, waiter: waiter, repetition: repetition)
+    TestID(suite: suite, name: name, host: host, repetition: repetition)
   }
 }

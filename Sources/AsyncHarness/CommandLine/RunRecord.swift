@@ -147,7 +147,7 @@ final class RunRecorder: Reporter {
   func handle(_ event: Event) {
     switch event.kind {
     case .testEnded(let test, let end):
-      let ended = RunRecord.Ended(id: test.testPath, waiter: test.waiter, repetition: test.repetition, verdict: end.verdict)
+      let ended = RunRecord.Ended(id: test.testPath, waiter: test.host, repetition: test.repetition, verdict: end.verdict)
       tests.withLock { $0.append(ended) }
     case .outsideFailure(let failure):
       outside.withLock { $0.append(failure) }
@@ -161,7 +161,7 @@ final class RunRecorder: Reporter {
     let tests = tests.withLock { $0 }
     // A failure outside every test names the tests of its suite that ran, and its suspects.
     let named = outside.withLock { $0 }.flatMap { failure in
-      tests.filter { $0.id.suite == failure.suite.suite && $0.waiter == failure.suite.waiter }.map(\.id)
+      tests.filter { $0.id.suite == failure.suite.suite && $0.waiter == failure.suite.host }.map(\.id)
         + failure.suspects.compactMap { try? TestPath(parsing: $0) }
     }
     let record = RunRecord(arguments: arguments, tests: tests, outside: named)

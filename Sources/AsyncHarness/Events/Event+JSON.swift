@@ -72,7 +72,7 @@ extension Event {
   /// is read by ``EarlierTestEnded``).
   private init(currentSchema json: JSONFields) throws {
     let timestamp = try Self.timestamp(of: json)
-    func suiteRun() throws -> SuiteRun { SuiteRun(suite: try json.string("suite"), waiter: try json.string("waiter")) }
+    func suiteRun() throws -> SuiteRun { SuiteRun(suite: try json.string("suite"), host: try json.string("waiter")) }
     func test() throws -> TestID { try TestID(json: json.object("test")) }
     func duration() throws -> Double { try json.number("duration") }
     func summary() throws -> Summary { try Summary(json: json.object("summary")) }
@@ -140,9 +140,10 @@ extension JSONValue: Decodable {
 // MARK: The payloads, read from their JSON objects.
 
 extension TestID {
-  /// Reads an identifier; `attempt` is 1 when absent (schema version 1).
+  /// Reads an identifier; `attempt` is 1 when absent (schema version 1). Its ``TestID/host``
+  /// is the field `waiter`.
   init(json: JSONFields) throws {
-    self.init(suite: try json.string("suite"), name: try json.string("name"), waiter: try json.string("waiter"),
+    self.init(suite: try json.string("suite"), name: try json.string("name"), host: try json.string("waiter"),
               repetition: try json.number("repetition"), attempt: try json.optionalNumber("attempt") ?? 1,
               schedule: try json.optionalString("schedule"))
   }
@@ -286,9 +287,9 @@ extension JSONText {
       json.field("timestamp") { $0.timestamp(event.timestamp) }
       if case .testEnded(_, let end) = event.kind { json.field("verdict", end.verdict.rawValue) }
       json.field("version", Event.schemaVersion)
-      if case .suiteStarted(let suite) = event.kind { json.field("waiter", suite.waiter) }
-      if case .suiteEnded(let suite, _, _) = event.kind { json.field("waiter", suite.waiter) }
-      if case .outsideFailure(let failure) = event.kind { json.field("waiter", failure.suite.waiter) }
+      if case .suiteStarted(let suite) = event.kind { json.field("waiter", suite.host) }
+      if case .suiteEnded(let suite, _, _) = event.kind { json.field("waiter", suite.host) }
+      if case .outsideFailure(let failure) = event.kind { json.field("waiter", failure.suite.host) }
     }
     newline()
   }
@@ -305,7 +306,8 @@ extension TestID: JSONMapped {
       json.field("repetition", self.repetition)
       if let schedule = self.schedule { json.field("schedule", schedule) }
       json.field("suite", self.suite)
-      json.field("waiter", self.waiter)
+      // The schema's name for the host, kept for compatibility.
+      json.field("waiter", self.host)
     }
   }
 }

@@ -126,22 +126,46 @@ public struct Event: Sendable, Hashable {
   }
 }
 
-/// A suite run under one waiter strategy: the unit of the summary table and of a JUnit
-/// `<testsuite>`.
+/// A suite run under one host (a waiter strategy, or the testing library that runs another
+/// package's tests): the unit of the summary table and of a JUnit `<testsuite>`.
 public struct SuiteRun: Sendable, Hashable, Codable, CustomStringConvertible {
   /// The suite's name.
   public var suite: String
-  /// The waiter strategy's name.
-  public var waiter: String
+  /// What the suite ran under: the name of the waiter strategy a harness test ran under
+  /// (`expectation`, `semaphore`, …), or of the testing library that runs another package's
+  /// test under `harness test` (`xctest`, `swift-testing`). The event stream, and `Codable`,
+  /// keep the field's name, `"waiter"`, for schema compatibility.
+  public var host: String
 
   /// Creates a suite run.
-  public init(suite: String, waiter: String) {
+  public init(suite: String, host: String) {
     self.suite = suite
-    self.waiter = waiter
+    self.host = host
   }
 
-  /// `Suite [waiter]`.
-  public var description: String { "\(suite) [\(waiter)]" }
+  /// `Suite [host]`.
+  public var description: String { "\(suite) [\(host)]" }
+
+  // The field keeps its name in JSON: schema compatibility.
+  private enum CodingKeys: String, CodingKey {
+    case suite
+    case host = "waiter"
+  }
+}
+
+extension SuiteRun {
+  /// What the suite ran under: renamed ``host``, as it is not always a waiter strategy.
+  @available(*, deprecated, renamed: "host")
+  public var waiter: String {
+    get { host }
+    set { host = newValue }
+  }
+
+  /// Creates a suite run: renamed ``init(suite:host:)``.
+  @available(*, deprecated, renamed: "init(suite:host:)")
+  public init(suite: String, waiter: String) {
+    self.init(suite: suite, host: waiter)
+  }
 }
 
 /// How one attempt of a test ended, judged from every issue it recorded: what a run's API

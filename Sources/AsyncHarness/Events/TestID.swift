@@ -1,5 +1,5 @@
-/// Identifies one run of one test: the suite, the test's name, the waiter strategy it ran
-/// under, the repetition, the attempt, and the schedule under a scheduling strategy. Events
+/// Identifies one run of one test: the suite, the test's name, what it ran under (its
+/// ``host``), the repetition, the attempt, and the schedule under a scheduling strategy. Events
 /// carry it. The test itself, the same in every run and on every machine, is its
 /// ``testPath`` (``TestPath``, what `--list` prints and `--only` reads).
 public struct TestID: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -7,8 +7,11 @@ public struct TestID: Sendable, Hashable, Codable, CustomStringConvertible {
   public var suite: String
   /// The test's name, unique within its suite.
   public var name: String
-  /// The name of the waiter strategy the test ran under.
-  public var waiter: String
+  /// What the test ran under: the name of the waiter strategy a harness test ran under
+  /// (`expectation`, `semaphore`, …), or of the testing library that runs another package's
+  /// test under `harness test` (`xctest`, `swift-testing`). The event stream keeps the field's
+  /// name, `"waiter"`, for schema compatibility.
+  public var host: String
   /// The repetition, counted from 1.
   public var repetition: Int
   /// The attempt, counted from 1: attempts after the first are retries of a failed test.
@@ -18,11 +21,11 @@ public struct TestID: Sendable, Hashable, Codable, CustomStringConvertible {
   public var schedule: String?
 
   /// Creates a test identifier.
-  public init(suite: String, name: String, waiter: String, repetition: Int = 1, attempt: Int = 1,
+  public init(suite: String, name: String, host: String, repetition: Int = 1, attempt: Int = 1,
               schedule: String? = nil) {
     self.suite = suite
     self.name = name
-    self.waiter = waiter
+    self.host = host
     self.repetition = repetition
     self.attempt = attempt
     self.schedule = schedule
@@ -46,19 +49,36 @@ public struct TestID: Sendable, Hashable, Codable, CustomStringConvertible {
   /// test's path as `--list` writes it).
   public var path: String { "\(suite)/\(name)" }
 
-  /// The test this is a run of, whatever its waiter, repetition, attempt and schedule.
+  /// The test this is a run of, whatever its host, repetition, attempt and schedule.
   public var testPath: TestPath { TestPath(suite: suite, name: name) }
 
-  /// The suite and waiter this test runs in.
-  public var suiteRun: SuiteRun { SuiteRun(suite: suite, waiter: waiter) }
+  /// The suite and host this test runs in.
+  public var suiteRun: SuiteRun { SuiteRun(suite: suite, host: host) }
 
-  /// `Suite/test [waiter]`, with `#N` for repetitions after the first and `(attempt N)` for
+  /// `Suite/test [host]`, with `#N` for repetitions after the first and `(attempt N)` for
   /// retries.
   public var description: String {
-    var text = "\(path) [\(waiter)]"
+    var text = "\(path) [\(host)]"
     if repetition > 1 { text += " #\(repetition)" }
     if attempt > 1 { text += " (attempt \(attempt))" }
     return text
+  }
+}
+
+extension TestID {
+  /// What the test ran under: renamed ``host``, as it is not always a waiter strategy.
+  @available(*, deprecated, renamed: "host")
+  public var waiter: String {
+    get { host }
+    set { host = newValue }
+  }
+
+  /// Creates a test identifier: renamed ``init(suite:name:host:repetition:attempt:schedule:)``.
+  @available(*, deprecated, renamed: "init(suite:name:host:repetition:attempt:schedule:)")
+  public init(suite: String, name: String, waiter: String, repetition: Int = 1, attempt: Int = 1,
+              schedule: String? = nil) {
+    self.init(suite: suite, name: name, host: waiter, repetition: repetition, attempt: attempt,
+              schedule: schedule)
   }
 }
 

@@ -222,7 +222,7 @@ struct TestBundle {
     let name = (bundle as NSString).lastPathComponent
     return OutsideFailure(
       place: .listing, suite: SuiteRun(suite: name.hasSuffix(".xctest") ? String(name.dropLast(".xctest".count)) : name,
-                                       waiter: library.name),
+                                       host: library.name),
       issue: Issue(kind: .crashed, message: "The \(library == .xctest ? "XCTest" : "Swift Testing") tests of the test bundle "
         + "could not be listed: \(name) \(command) ended with \(ending)"
         + (quoted.isEmpty ? "; it printed nothing" : ":\n\(quoted)")),

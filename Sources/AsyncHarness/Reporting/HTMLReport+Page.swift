@@ -92,7 +92,7 @@ extension HTMLReport {
         section.element("article", ["class": "failure"]) { article in
           let test = failure.test
           article.element("h3", text: test.path)
-          var facts = [failure.result.verdict.rawValue, "\(TestLibrary(named: test.waiter) == nil ? "waiter" : "library") \(test.waiter)",
+          var facts = [failure.result.verdict.rawValue, "\(TestLibrary(named: test.host) == nil ? "waiter" : "library") \(test.host)",
                        "attempt \(test.attempt)",
                        ConsoleReporter.seconds(failure.duration)]
           if test.repetition > 1 { facts.insert("repetition \(test.repetition)", at: 2) }
@@ -130,7 +130,7 @@ extension HTMLReport {
       for failure in outsideFailures {
         section.element("article", ["class": "failure"]) { article in
           article.element("h3", text: "\(failure.suite.suite): \(failure.place.description)")
-          article.element("p", ["class": "facts"], text: "\(failure.testcaseName) · \(failure.suite.waiter)")
+          article.element("p", ["class": "facts"], text: "\(failure.testcaseName) · \(failure.suite.host)")
           article.element("ul", ["class": "issues"]) { list in
             list.element("li", ["class": "issue"]) { item in
               let location = failure.issue.sourceLocation.map { "\($0.path):\($0.line)" } ?? "no location"
@@ -151,7 +151,7 @@ extension HTMLReport {
       guard !flaky.isEmpty else { return section.element("p", text: "No test was flaky.") }
       section.element("ul") { list in
         for test in flaky {
-          list.element("li", text: "\(test.path) [\(test.waiter)]: failed, then passed on attempt \(test.attempt)")
+          list.element("li", text: "\(test.path) [\(test.host)]: failed, then passed on attempt \(test.attempt)")
         }
       }
     }

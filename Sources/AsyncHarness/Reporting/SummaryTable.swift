@@ -14,7 +14,7 @@ struct SummaryTable {
   /// Fills the suite's cell under its waiter when it ends.
   mutating func record(_ summary: Summary, of run: SuiteRun) {
     start(run)
-    if let index = rows.firstIndex(where: { $0.suite == run.suite }) { rows[index].cells[run.waiter] = summary }
+    if let index = rows.firstIndex(where: { $0.suite == run.suite }) { rows[index].cells[run.host] = summary }
   }
 
   /// A cell: the tests that did not fail / the tests run, then ` FAIL` when some failed; `-`

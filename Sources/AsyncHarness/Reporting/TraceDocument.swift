@@ -108,7 +108,7 @@ struct TraceDocument: EndOfRunContents, ~Copyable {
             if let token = test.replayToken(steps: attempt.scheduleTrace) { args.field("schedule", token) }
             let verdict = attempt.verdict?.rawValue ?? "unfinished"
             args.field("verdict", attempt.retried ? "\(verdict) (retried)" : verdict)
-            args.field("waiter", test.waiter)
+            args.field("waiter", test.host)
           }
         }
         json.field("cat", "test")
@@ -121,7 +121,7 @@ struct TraceDocument: EndOfRunContents, ~Copyable {
           json.object { args in
             args.field("outcome", wait.outcome)
             args.field("test") { $0.path(of: wait.test) }
-            args.field("waiter", wait.test.waiter)
+            args.field("waiter", wait.test.host)
           }
         }
         json.field("cat", "wait")

@@ -90,8 +90,8 @@
     }
   }
 
-  /// What a group's tests run under, named in each test's identity where a harness suite
-  /// names its waiter (`TestID.waiter`).
+  /// What a group's tests run under, named in each test's identity (`TestID.host`): a
+  /// harness suite's waiter strategy, or another package's testing library.
   @_spi(ForToolsIntegrationOnly) public enum Host: Sendable {
     /// A waiter strategy, for a harness suite's tests.
     case waiter(any Waiter)
@@ -182,8 +182,8 @@
   /// Swift Testing: a `@Test` function, run by `<bundle> --testing-library swift-testing`.
   case swiftTesting
 
-  /// The library's name in reports, where a harness suite names its waiter: `xctest`,
-  /// `swift-testing`.
+  /// The library's name in reports and in a test's identity (`TestID.host`), where a harness
+  /// suite names its waiter: `xctest`, `swift-testing`.
   @_spi(ForToolsIntegrationOnly) public var name: String {
     switch self {
     case .xctest: "xctest"

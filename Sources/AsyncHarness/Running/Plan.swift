@@ -83,7 +83,7 @@ extension Runner {
 
       /// The group and what it runs under, as events name them.
       @_spi(ForToolsIntegrationOnly)
-      public var suiteRun: SuiteRun { SuiteRun(suite: group.name, waiter: host.name) }
+      public var suiteRun: SuiteRun { SuiteRun(suite: group.name, host: host.name) }
     }
 
     /// The entries, in run order: groups in catalog order, each under every selected
@@ -157,7 +157,7 @@ extension Runner {
         precondition(range.contains(index), "planned test index \(index) out of \(range)")
         let perTest = schedules?.count ?? 1
         let test = entry.tests[index / perTest]
-        var id = TestID(suite: entry.group.name, name: test.name, waiter: entry.host.name, repetition: repetition)
+        var id = TestID(suite: entry.group.name, name: test.name, host: entry.host.name, repetition: repetition)
         let schedule = schedules?[index % perTest]
         if let schedule { id = Configuration.id(id, under: schedule) }
         return PlannedTest(group: entry.group, test: test, host: entry.host, id: id,

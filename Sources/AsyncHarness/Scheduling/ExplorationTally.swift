@@ -19,7 +19,7 @@ struct ExplorationTally: Sendable {
   /// Counts one ended test.
   mutating func count(_ test: TestID, _ end: TestEnd) {
     guard let token = end.replayToken(of: test) else { return }
-    let key = "\(test.path) [\(test.waiter)]"
+    let key = "\(test.path) [\(test.host)]"
     let index = rowIndex[key] ?? {
       rows.append(Row(key: key))
       rowIndex[key] = rows.count - 1

@@ -274,7 +274,7 @@ struct BundleWorker {
     let bundleName = String(file.hasSuffix(".xctest") ? file.dropLast(".xctest".count) : file)
     decoder = BundleWorkerDecoder(reader: reader, marker: Array("\u{1}\(marker) ".utf8), batch: batch,
                                   oneAtATime: oneAtATime || invocation.runsOneTestAtATime,
-                                  bundleSuite: SuiteRun(suite: bundleName, waiter: library.name))
+                                  bundleSuite: SuiteRun(suite: bundleName, host: library.name))
   }
 
   /// How long a worker whose tests all ended may take to exit when the run has no time

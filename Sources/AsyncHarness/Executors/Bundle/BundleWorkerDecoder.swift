@@ -115,7 +115,7 @@ struct BundleWorkerDecoder: WorkerDecoder {
         // (An XCTest issue of a test not given to the worker is one of a test run inside another,
         // which that test judges.)
         let tests = planned.values.filter { $0.existing?.suite == id || $0.existing?.suite.hasPrefix(id + "/") == true }
-        let suite = tests.first?.id.suiteRun ?? SuiteRun(suite: id, waiter: reader.library.name)
+        let suite = tests.first?.id.suiteRun ?? SuiteRun(suite: id, host: reader.library.name)
         edges.suiteRecorded(issue, id: id, suite: suite, afterTests: tests.contains { started.contains($0.existing?.id ?? "") })
       }
     case .issueOfNoTest(let issue):

@@ -129,8 +129,8 @@ struct WorkerCatalog {
         + "\(position.suite + 1) is \(group.name)/\(test.name) in the worker, \(id.path) in the parent; suites must be "
         + "built the same way in every process"))
     }
-    guard let waiter = registry.waiter(named: id.waiter) else {
-      return .failure(WorkerError("the worker has no waiter strategy \(id.waiter)"))
+    guard let waiter = registry.waiter(named: id.host) else {
+      return .failure(WorkerError("the worker has no waiter strategy \(id.host)"))
     }
     return .success(Runner.PlannedTest(
       group: group, test: test, host: .waiter(waiter), id: id, position: position,
