@@ -136,9 +136,10 @@ final class RunLife: Sendable {
     changed.broadcast()
   }
 
-  /// Ends an entry a lane ran whole: `suiteEnded`.
+  /// Ends an entry a lane ran whole: `suiteEnded`; for a piece of an entry (``WorkQueue``),
+  /// once its last piece ended.
   func ended(_ entry: Runner.Plan.Entry) {
-    if let ended = state.withLock({ $0.close(entry.suiteRun) }) { events(ended) }
+    if let ended = state.withLock({ $0.queue.ended(entry) ? $0.close(entry.suiteRun) : nil }) { events(ended) }
   }
 
   /// Ends the run once every lane is done: the suites a stop left open end, then

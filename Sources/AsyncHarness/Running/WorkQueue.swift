@@ -8,6 +8,11 @@
 /// closed, so the owner can announce and end suites. With `--until-failure`, a parallel
 /// entry's next repetition is handed out only once every test of the last one has ended,
 /// none failing: until then a lane with nothing else to take waits.
+///
+/// Another package's tests run over several lanes with the last run's durations known are
+/// handed out in pieces instead (``LaneBalance``): an entry, or some tests of an XCTest class,
+/// longest first. A class cut in pieces opens with its first piece taken and closes with its
+/// last piece ended.
 struct WorkQueue: Sendable {
   /// A piece of work for a lane.
   enum Work: Sendable {
@@ -49,6 +54,13 @@ struct WorkQueue: Sendable {
   private var nextEntry = 0
   /// The parallel entries opened and not closed, in plan order.
   private var parallel: [ParallelEntry] = []
+  /// The pieces no lane has taken yet, in the order they are handed out, when the plan's
+  /// entries are handed out in pieces (``LaneBalance/entries(of:lanes:)``); `nil` otherwise.
+  private var pieces: [Runner.Plan.Entry]?
+  /// Each entry cut in several pieces whose pieces have not all ended, with how many have not.
+  private var piecesLeft: [SuiteRun: (entry: Runner.Plan.Entry, left: Int)] = [:]
+  /// The entries a piece of which was taken.
+  private var piecesOpened: Set<SuiteRun> = []
 
   /// - Parameters:
   ///   - splitsParallelEntries: whether the tests of a parallel entry are handed out one by
@@ -61,14 +73,21 @@ struct WorkQueue: Sendable {
     self.splitsParallelEntries = splitsParallelEntries
     self.sideBySide = sideBySide
     self.lanes = max(1, lanes)
+    pieces = LaneBalance.entries(of: plan, lanes: lanes)
+    for piece in pieces ?? [] {
+      piecesLeft[piece.suiteRun, default: (piece, 0)].left += 1
+    }
+    piecesLeft = piecesLeft.filter { $0.value.left > 1 }
   }
 
-  /// The entries of the plan that no lane has taken yet, in plan order.
-  var untakenEntries: ArraySlice<Runner.Plan.Entry> { plan.entries[nextEntry...] }
+  /// The entries of the plan that no lane has taken yet, in the order they are handed out
+  /// (pieces of entries, when it is cut in pieces).
+  var untakenEntries: ArraySlice<Runner.Plan.Entry> { pieces.map { $0[...] } ?? plan.entries[nextEntry...] }
 
   /// The most pieces of work that can run at once: lanes beyond it would have nothing to do.
   var mostAtOnce: Int {
-    plan.entries.contains(where: splits) ? Int.max : plan.entries.count
+    if let pieces { return pieces.count }
+    return plan.entries.contains(where: splits) ? Int.max : plan.entries.count
   }
 
   private func splits(_ entry: Runner.Plan.Entry) -> Bool {
@@ -86,6 +105,7 @@ struct WorkQueue: Sendable {
   mutating func take(only accepts: ((Runner.PlannedTest) -> Bool)? = nil,
                      holding: Int = 0) -> (next: Next, opened: [Runner.Plan.Entry]) {
     var opened: [Runner.Plan.Entry] = []
+    if pieces != nil { return takePiece(only: accepts) }
     if let planned = nextTest(accepts, holding: holding) { return (.work(planned), opened) }
     if accepts != nil && parallel.contains(where: \.hasTestsLeft) { return (.wait, opened) }
     while nextEntry < plan.entries.count {
@@ -98,6 +118,23 @@ struct WorkQueue: Sendable {
       if let planned = nextTest(accepts, holding: holding) { return (.work(planned), opened) }
     }
     return (parallel.isEmpty ? .done : .wait, opened)
+  }
+
+  /// The next piece, which opens its entry when it is the first of it taken: none for a lane
+  /// running tests side by side (`accepts`), which another package's tests never are.
+  private mutating func takePiece(only accepts: ((Runner.PlannedTest) -> Bool)?) -> (next: Next, opened: [Runner.Plan.Entry]) {
+    guard accepts == nil, let piece = pieces?.first else { return (pieces?.isEmpty == false ? .wait : .done, []) }
+    pieces?.removeFirst()
+    return (.work(.entry(piece)), piecesOpened.insert(piece.suiteRun).inserted ? [piece] : [])
+  }
+
+  /// Notes that a lane ran `entry` (a whole entry, or a piece of one) to its end; returns
+  /// whether that ended its entry (it was the entry's last piece to end).
+  mutating func ended(_ entry: Runner.Plan.Entry) -> Bool {
+    guard var split = piecesLeft[entry.suiteRun] else { return true }
+    split.left -= 1
+    piecesLeft[entry.suiteRun] = split.left == 0 ? nil : split
+    return split.left == 0
   }
 
   /// The next test of the first parallel entry that has one to hand out now, unless
@@ -143,7 +180,10 @@ struct WorkQueue: Sendable {
   /// Closes the parallel entries a stopped run left open (none of their tests runs any
   /// more), in plan order.
   mutating func closeOpenEntries() -> [Runner.Plan.Entry] {
-    defer { parallel = [] }
-    return parallel.map(\.entry)
+    defer {
+      parallel = []
+      piecesLeft = [:]
+    }
+    return parallel.map(\.entry) + piecesLeft.values.map(\.entry).sorted { $0.groupIndex < $1.groupIndex }
   }
 }

@@ -1,0 +1,170 @@
+@testable @_spi(ForToolsIntegrationOnly) import AsyncHarness
+import XCTest
+
+/// Issue 51: several lanes share another package's tests by the last run's durations
+/// (``LaneBalance``): XCTest classes cut where each lane's share ends, Swift Testing suites
+/// whole, the pieces handed out longest first; and the run's owner ends a class cut in
+/// pieces once, after its last piece.
+final class LaneBalanceTests: XCTestCase {
+  private func xctest(_ seconds: [Double]) -> LaneBalance.Load {
+    LaneBalance.Load(tests: seconds, whole: seconds.reduce(0, +), cuts: true)
+  }
+
+  /// `pieces` as text: `entry:lower..<upper seconds`, in the order they are handed out.
+  private func outline(_ pieces: [LaneBalance.Piece]) -> [String] {
+    pieces.map { "\($0.entry):\($0.tests.lowerBound)..<\($0.tests.upperBound) \(($0.seconds * 1000).rounded() / 1000)" }
+  }
+
+  /// Part 10's XCTest-heavy package: five classes of 0.2 s and a Swift Testing suite of
+  /// 0.05 s; handed out whole, one lane runs three classes (0.6 s). Cut at each lane's share
+  /// (0.525 s), every lane ends at 0.525 s when the pieces go longest first.
+  func testFiveEqualClassesOverTwoLanesAreCutSoThatTheLanesEndTogether() {
+    let loads = (0..<5).map { _ in xctest(Array(repeating: 0.005, count: 40)) }
+      + [LaneBalance.Load(tests: Array(repeating: 0.005, count: 40), whole: 0.05, cuts: false)]
+    let pieces = LaneBalance.pieces(of: loads, lanes: 2)
+    XCTAssertEqual(outline(pieces), ["0:0..<40 0.2", "1:0..<40 0.2", "3:0..<40 0.2", "4:0..<40 0.2",
+                                     "2:0..<25 0.125", "2:25..<40 0.075", "5:0..<40 0.05"])
+    XCTAssertEqual(simulatedLanes(pieces, lanes: 2).map { ($0 * 1000).rounded() }, [525, 525])
+  }
+
+  /// The lanes' ends when each free lane takes the next piece, every piece taking what was
+  /// estimated.
+  private func simulatedLanes(_ pieces: [LaneBalance.Piece], lanes: Int) -> [Double] {
+    var ends = Array(repeating: 0.0, count: lanes)
+    for piece in pieces { ends[ends.indices.min { ends[$0] < ends[$1] }!] += piece.seconds }
+    return ends.sorted()
+  }
+
+  /// A Swift Testing suite is never cut (its library may run it `.serialized`, which no record
+  /// says): one longer than a lane's share takes a lane alone, and the classes the other.
+  func testASwiftTestingSuiteIsNeverCut() {
+    let suite = LaneBalance.Load(tests: Array(repeating: 0.1, count: 10), whole: 0.6, cuts: false)
+    let pieces = LaneBalance.pieces(of: [xctest([0.1, 0.1, 0.1]), suite], lanes: 2)
+    XCTAssertEqual(outline(pieces), ["1:0..<10 0.6", "0:0..<3 0.3"])
+  }
+
+  /// A class is cut only where both parts last at least the smallest piece: a worker's start
+  /// and the class's set-up stay small beside each.
+  func testNoPieceOfAClassIsShorterThanTheSmallestPiece() {
+    XCTAssertEqual(outline(LaneBalance.pieces(of: [xctest([0.01, 0.01, 0.01, 0.01])], lanes: 2)), ["0:0..<4 0.04"])
+    let quarters = [xctest([0.25, 0.25, 0.25, 0.25])]
+    XCTAssertEqual(outline(LaneBalance.pieces(of: quarters, lanes: 2, smallestPiece: 0.75)), ["0:0..<4 1.0"])
+    XCTAssertEqual(outline(LaneBalance.pieces(of: quarters, lanes: 2, smallestPiece: 0.5)), ["0:0..<2 0.5", "0:2..<4 0.5"])
+    // The cut nearest the share (after 0.9 s of a 1 s class) would leave 0.1 s: it is dropped.
+    XCTAssertEqual(outline(LaneBalance.pieces(of: [xctest([0.05, 0.15]), xctest([0.9, 0.1])], lanes: 2,
+                                              smallestPiece: 0.2)),
+                   ["1:0..<2 1.0", "0:0..<2 0.2"])
+  }
+
+  /// One class over three lanes is cut twice, at each lane's share, by its tests' times.
+  func testAClassOverThreeLanesIsCutAtEachShareByItsTestsTimes() {
+    let pieces = LaneBalance.pieces(of: [xctest([0.5, 0.25, 0.125, 0.125, 0.25, 0.25])], lanes: 3)
+    XCTAssertEqual(outline(pieces), ["0:0..<1 0.5", "0:1..<4 0.5", "0:4..<6 0.5"])
+  }
+
+  // MARK: The plan
+
+  private func existing(_ library: TestLibrary, _ suite: String, _ names: [String]) -> [ExistingTest] {
+    names.map { ExistingTest(library: library, suite: suite, name: $0, displayName: nil, id: "\(suite)/\($0)",
+                             isParameterized: false, sourceLocation: nil) }
+  }
+
+  private func plan(durations: RecordedDurations?, configure: (inout Configuration) -> Void = { _ in }) throws -> Runner.Plan {
+    var configuration = Configuration()
+    configuration.lastDurations = durations
+    configure(&configuration)
+    let catalog = Catalog(existing: existing(.xctest, "M.A", ["testA", "testB", "testC", "testD"])
+      + existing(.xctest, "M.B", ["testE"]) + existing(.swiftTesting, "M.S", ["s()"]))
+    return try Runner.Plan(catalog: catalog, configuration: configuration, registry: .builtIn)
+  }
+
+  private let timed = RecordedDurations(tests: [
+    TestPath(suite: "M.A", name: "testA"): 0.3, TestPath(suite: "M.A", name: "testB"): 0.2,
+    TestPath(suite: "M.A", name: "testC"): 0.2, TestPath(suite: "M.B", name: "testE"): 0.1,
+    TestPath(suite: "M.S", name: "s()"): 0.9,
+  ], suites: ["M.S": 0.05])
+
+  /// The pieces as `Suite[tests]`.
+  private func names(_ entries: [Runner.Plan.Entry]?) -> [String]? {
+    entries?.map { "\($0.group.name)[\($0.tests.map(\.name).joined(separator: ","))]" }
+  }
+
+  /// The last run timed some tests: the untimed `testD` counts as their median (0.2 s), the
+  /// Swift Testing suite as its own time last run (0.05 s), not its test's (0.9 s); the class
+  /// of 0.9 s is cut at the lanes' share (0.55 s), nearest after `testB`.
+  func testThePlanIsCutByTheLastRunsDurations() throws {
+    XCTAssertEqual(names(LaneBalance.entries(of: try plan(durations: timed), lanes: 2)),
+                   ["M.A[testA,testB]", "M.A[testC,testD]", "M.B[testE]", "M.S[s()]"])
+  }
+
+  /// Without a record, with one lane, or with no test timed, nothing changes: entries whole,
+  /// in plan order.
+  func testWithoutDurationsOrWithOneLaneThePlanIsNotCut() throws {
+    XCTAssertNil(LaneBalance.entries(of: try plan(durations: nil), lanes: 2))
+    XCTAssertNil(LaneBalance.entries(of: try plan(durations: timed), lanes: 1))
+    XCTAssertNil(LaneBalance.entries(of: try plan(durations: RecordedDurations()), lanes: 2))
+    XCTAssertNil(LaneBalance.entries(of: try plan(durations: timed) { $0.explorations = 3 }, lanes: 2),
+                 "explored tests each run alone in a worker of their own")
+    let harness = try Runner.Plan(suites: [Suite("S") { Test("t") { _ in } }],
+                                  configuration: { var c = Configuration(); c.lastDurations = timed; return c }(),
+                                  registry: .builtIn)
+    XCTAssertNil(LaneBalance.entries(of: harness, lanes: 2), "harness suites are planned as before")
+  }
+
+  /// The run's owner announces a class cut in pieces as its first piece is taken, and ends it
+  /// once, after its last piece ended, with every test of both pieces counted.
+  func testAClassCutInPiecesStartsAndEndsOnce() throws {
+    let recorder = EventRecorder()
+    let channel = ReportingChannel([recorder])
+    let plan = try plan(durations: timed)
+    let run = RunLife(queue: WorkQueue(plan: plan, splitsParallelEntries: true, lanes: 2), channel: channel, stop: nil)
+    let tests = TestLife(rules: TestLife.Rules(slow: nil, watchesHangs: false, hangGrace: nil, stop: nil, replaying: nil,
+                                               hung: { _, _ in }),
+                         events: channel.sink)
+    XCTAssertEqual(run.mostAtOnce, 4)
+    run.begin(RunInfo())
+    var taken: [Runner.Plan.Entry] = []
+    while case .entry(let entry)? = run.next(startingWith: tests, lane: 1) { taken.append(entry) }
+    XCTAssertEqual(names(taken), ["M.A[testA,testB]", "M.A[testC,testD]", "M.B[testE]", "M.S[s()]"])
+    for entry in taken.reversed() {
+      for planned in plan.plannedTests(of: entry, repetition: 1) {
+        run.ended(planned, with: TestResult(verdict: planned.id.name == "testD" ? .failed : .passed))
+      }
+      run.ended(entry)
+    }
+    _ = run.end()
+    try channel.finish()
+    XCTAssertEqual(recorder.events.map(\.outline), [
+      "runStarted", "suiteStarted M.A", "suiteStarted M.B", "suiteStarted M.S",
+      "suiteEnded M.S 1/0", "suiteEnded M.B 1/0", "suiteEnded M.A 3/1", "runEnded 5/1",
+    ])
+  }
+
+  /// A stopped run ends the class whose pieces were not all taken, with what ran.
+  func testAStoppedRunEndsAClassWhosePiecesWereNotAllTaken() throws {
+    var queue = WorkQueue(plan: try plan(durations: timed), splitsParallelEntries: true, lanes: 2)
+    guard case .work(.entry(let first)) = queue.take().next else { return XCTFail("a piece is handed out") }
+    XCTAssertFalse(queue.ended(first), "the class has a piece left")
+    XCTAssertEqual(queue.closeOpenEntries().map(\.group.name), ["M.A"])
+  }
+
+  /// The record keeps each test's and suite's seconds, and reads back without them (a record
+  /// an earlier build wrote).
+  func testTheRecordKeepsTheDurations() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lane-balance-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("last-run.json").path
+    let test = TestPath(suite: "M.A", name: "testA")
+    let record = RunRecord(arguments: [], tests: [
+      .init(id: test, waiter: "xctest", repetition: 1, verdict: .passed, seconds: 0.25),
+      .init(id: test, waiter: "xctest", repetition: 2, verdict: .passed, seconds: 0.5),
+    ], suites: [.init(suite: "M.S", waiter: "swift-testing", seconds: 0.125)])
+    try record.write(to: path, executable: "harness test")
+    let read = try XCTUnwrap(try RunRecord.read(from: path))
+    XCTAssertEqual(read, record)
+    XCTAssertEqual(read.durations, RecordedDurations(tests: [test: 0.75], suites: ["M.S": 0.125]))
+    try Data(#"{"arguments":[],"executable":"h","tests":[{"id":"M.A/testA","repetition":1,"verdict":"passed","waiter":"xctest"}],"version":1}"#.utf8)
+      .write(to: URL(fileURLWithPath: path))
+    XCTAssertEqual(try RunRecord.read(from: path)?.durations, RecordedDurations())
+  }
+}
