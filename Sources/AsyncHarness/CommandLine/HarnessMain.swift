@@ -229,7 +229,7 @@ public enum HarnessMain {
         errors("warning: \(warning)\n")
       }
       try configuration.checkSelection(in: catalog)
-      if options.workers > 1 { configuration.lastDurations = recorder?.lastDurations }
+      if options.workers > 1, configuration.lastDurations == nil { configuration.lastDurations = recorder?.lastDurations }
       if options.list {
         output(options.run.listing(of: configuration.selection(of: catalog)))
         return 0
