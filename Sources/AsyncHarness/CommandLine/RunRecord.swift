@@ -8,8 +8,9 @@ import Synchronization
 /// suites executable:
 ///
 /// ```json
-/// {"arguments":["--waiter","semaphore"],"executable":"LoaderSuites","tests":[{"id":"Loader/loads",
-///  "repetition":1,"verdict":"failed","waiter":"semaphore"}],"version":1}
+/// {"arguments":["--waiter","semaphore"],"executable":"LoaderSuites","suites":[{"seconds":0.25,
+///  "suite":"Loader","waiter":"semaphore"}],"tests":[{"id":"Loader/loads","repetition":1,
+///  "seconds":0.25,"verdict":"failed","waiter":"semaphore"}],"version":1}
 /// ```
 ///
 /// `tests` has each test's last attempt under each waiter and repetition, in the order they
