@@ -178,7 +178,7 @@ struct WorkQueue: Sendable {
   }
 
   /// Closes the parallel entries a stopped run left open (none of their tests runs any
-  /// more), in plan order.
+  /// more), in plan order, then the entries cut in pieces whose pieces did not all end.
   mutating func closeOpenEntries() -> [Runner.Plan.Entry] {
     defer {
       parallel = []

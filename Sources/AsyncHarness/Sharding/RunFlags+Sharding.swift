@@ -77,10 +77,10 @@ extension RunFlags {
     if let timings, workers > 1 {
       configuration.lastDurations = RecordedDurations(tests: TestTiming.seconds(of: known, from: timings))
     }
+    guard let shard else { return nil }
     let selected = configuration.selection(of: catalog).flatMap { group, tests in
       tests.map { TestPath(suite: group.name, name: $0.name) }
     }
-    guard let shard else { return nil }
     configuration.sharding = Sharding(shard, granularity: shardBy ?? .suite, timings: timings)
     guard let timings, let path = shardTimings, TestTiming.seconds(of: Set(selected), from: timings).isEmpty else { return nil }
     return "--shard-timings \(path) holds none of the \(selected.count) selected tests: "
