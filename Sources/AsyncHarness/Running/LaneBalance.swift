@@ -12,10 +12,11 @@ struct RecordedDurations: Sendable, Hashable {
 /// which pieces of which entries each worker runs, and in what order they are handed out.
 /// A plain function of estimates, tried without processes.
 ///
-/// Each lane takes the next piece when it is free, and one worker of the bundle runs a piece.
-/// Handed out in plan order, whole, five XCTest classes of 0.2 s over two lanes take 0.6 s
-/// (three classes in one lane, two in the other) where 0.5 s is the limit. So, when the last
-/// run's durations are known:
+/// Each lane takes the next chain of pieces when it is free, and one worker of the bundle runs
+/// a chain. Handed out in plan order, whole, five XCTest classes of 0.2 s over two lanes take
+/// 0.6 s (three classes in one lane, two in the other) where 0.5 s is the limit; and five small
+/// Swift Testing suites, each in a worker of its own, pay five starts where one worker runs
+/// them side by side. So, when the last run's durations are known:
 ///
 /// 1. Each entry's time is estimated: an XCTest class runs one test after another, so its
 ///    tests' durations added up; a Swift Testing suite runs its tests side by side, so its
@@ -29,8 +30,10 @@ struct RecordedDurations: Sendable, Hashable {
 ///    some of its tests (a failure there is reported by each). A Swift Testing suite is never
 ///    cut: its library runs its tests side by side unless it is `.serialized`, which neither
 ///    its listing nor its event stream says.
-/// 3. The pieces are handed out longest first (ties in plan order): whichever lane is free
-///    takes the next, so a piece that takes longer or shorter than estimated is evened out by
+/// 3. The pieces of one library laid next to each other within one lane's share are a chain,
+///    which one worker runs (its lane takes them one after another).
+/// 4. The chains are handed out longest first (ties in plan order): whichever lane is free
+///    takes the next, so a chain that takes longer or shorter than estimated is evened out by
 ///    the short ones at the end.
 enum LaneBalance {
   /// One entry's part in the balance.
@@ -39,11 +42,14 @@ enum LaneBalance {
     var tests: [Double]
     /// The estimated seconds of the entry run whole.
     var whole: Double
-    /// Whether its tests may run in several processes (an XCTest class).
-    var cuts: Bool
+    /// The library that runs it.
+    var library: TestLibrary
+
+    /// Whether its tests may run in several processes: an XCTest class's.
+    var cuts: Bool { library == .xctest }
   }
 
-  /// A part of an entry that one worker runs.
+  /// A part of an entry.
   struct Piece: Sendable, Hashable {
     /// The entry's place in the plan.
     var entry: Int
@@ -57,25 +63,33 @@ enum LaneBalance {
   /// for a test bundle on Linux) and the class's set-up must stay small beside it.
   static let smallestPiece = 0.05
 
-  /// The pieces of `loads` for `lanes` lanes, longest first (ties in plan order).
-  static func pieces(of loads: [Load], lanes: Int, smallestPiece: Double = smallestPiece) -> [Piece] {
+  /// The chains of pieces of `loads` for `lanes` lanes, each in plan order, the chains longest
+  /// first (ties in plan order).
+  static func chains(of loads: [Load], lanes: Int, smallestPiece: Double = smallestPiece) -> [[Piece]] {
     let share = loads.reduce(0) { $0 + $1.whole } / Double(max(1, lanes))
-    var pieces: [Piece] = []
+    var chains: [(share: Int, library: TestLibrary, pieces: [Piece])] = []
     var laidUpTo = 0.0
     for (index, load) in loads.enumerated() {
       let boundaries = (1..<max(1, lanes)).map { share * Double($0) }.filter { $0 > laidUpTo && $0 < laidUpTo + load.whole }
       let starts = load.cuts ? cuts(of: load, at: boundaries.map { $0 - laidUpTo }, smallestPiece: smallestPiece) : []
       let bounds = [0] + starts + [load.tests.count]
       let scaled = scaledTimes(of: load)
+      var start = laidUpTo
       for (lower, upper) in zip(bounds, bounds.dropFirst()) {
-        pieces.append(Piece(entry: index, tests: lower..<upper, seconds: scaled[lower..<upper].reduce(0, +)))
+        let piece = Piece(entry: index, tests: lower..<upper, seconds: scaled[lower..<upper].reduce(0, +))
+        // The lane's share that holds the piece's middle.
+        let lane = share > 0 ? min(lanes - 1, Int(((start + piece.seconds / 2) / share).rounded(.down))) : 0
+        if let last = chains.last, last.share == lane, last.library == load.library {
+          chains[chains.count - 1].pieces.append(piece)
+        } else {
+          chains.append((lane, load.library, [piece]))
+        }
+        start += piece.seconds
       }
       laidUpTo += load.whole
     }
-    return pieces.enumerated().sorted { first, second in
-      first.element.seconds != second.element.seconds
-        ? first.element.seconds > second.element.seconds : first.offset < second.offset
-    }.map(\.element)
+    let seconds = chains.map { $0.pieces.reduce(0) { $0 + $1.seconds } }
+    return chains.indices.sorted { seconds[$0] != seconds[$1] ? seconds[$0] > seconds[$1] : $0 < $1 }.map { chains[$0].pieces }
   }
 
   /// The tests' times scaled to add up to the entry's whole time (equal shares when none is
@@ -105,12 +119,14 @@ enum LaneBalance {
 }
 
 extension LaneBalance {
-  /// The pieces of `plan`'s entries for `lanes` lanes, each an entry of some of its tests, in
-  /// the order they are handed out (``pieces(of:lanes:smallestPiece:)``); `nil`, for entries
+  /// The chains of `plan`'s entries for `lanes` lanes, each piece an entry of some of its
+  /// tests, each entry of a chain with the entries after it (``Runner/Plan/Entry/chain``), in
+  /// the order they are handed out (``chains(of:lanes:smallestPiece:)``); `nil`, for entries
   /// handed out whole and in plan order, unless the plan is another package's tests (no
-  /// harness suite, no schedule) run over several lanes, and the last run timed some of them
-  /// (``Configuration/lastDurations``). A run with no record is planned as before.
-  static func entries(of plan: Runner.Plan, lanes: Int) -> [Runner.Plan.Entry]? {
+  /// harness suite, no schedule), run once over several lanes, and the last run timed some of
+  /// them (``Configuration/lastDurations``). A run with no record is planned as before.
+  static func entries(of plan: Runner.Plan, lanes: Int) -> [[Runner.Plan.Entry]]? {
+    guard plan.repetitions == 1 else { return nil }
     guard lanes > 1, let durations = plan.configuration.lastDurations else { return nil }
     var libraries: [TestLibrary] = []
     for entry in plan.entries {
@@ -124,13 +140,17 @@ extension LaneBalance {
     let loads = zip(plan.entries, zip(libraries, recorded)).map { entry, known in
       let tests = known.1.map { $0 ?? median }
       let added = tests.reduce(0, +)
-      let cuts = known.0 == .xctest
-      return Load(tests: tests, whole: cuts ? added : durations.suites[entry.group.name] ?? added, cuts: cuts)
+      let load = Load(tests: tests, whole: added, library: known.0)
+      return load.cuts ? load : Load(tests: tests, whole: durations.suites[entry.group.name] ?? added, library: known.0)
     }
-    return pieces(of: loads, lanes: lanes).map { piece in
-      let entry = plan.entries[piece.entry]
-      return Runner.Plan.Entry(group: entry.group, host: entry.host, tests: Array(entry.tests[piece.tests]),
-                               groupIndex: entry.groupIndex)
+    return chains(of: loads, lanes: lanes).map { chain in
+      var entries = chain.map { piece in
+        let entry = plan.entries[piece.entry]
+        return Runner.Plan.Entry(group: entry.group, host: entry.host, tests: Array(entry.tests[piece.tests]),
+                                 groupIndex: entry.groupIndex)
+      }
+      for index in entries.indices { entries[index].chain = Array(entries[(index + 1)...]) }
+      return entries
     }
   }
 }

@@ -10,9 +10,10 @@
 /// none failing: until then a lane with nothing else to take waits.
 ///
 /// Another package's tests run over several lanes with the last run's durations known are
-/// handed out in pieces instead (``LaneBalance``): an entry, or some tests of an XCTest class,
-/// longest first. A class cut in pieces opens with its first piece taken and closes with its
-/// last piece ended.
+/// handed out in chains of pieces instead (``LaneBalance``), longest first: a piece is an
+/// entry, or some tests of an XCTest class, and a lane that takes a chain takes its pieces
+/// one after another. A class cut in pieces opens with its first piece taken and closes with
+/// its last piece ended.
 struct WorkQueue: Sendable {
   /// A piece of work for a lane.
   enum Work: Sendable {
@@ -54,9 +55,11 @@ struct WorkQueue: Sendable {
   private var nextEntry = 0
   /// The parallel entries opened and not closed, in plan order.
   private var parallel: [ParallelEntry] = []
-  /// The pieces no lane has taken yet, in the order they are handed out, when the plan's
-  /// entries are handed out in pieces (``LaneBalance/entries(of:lanes:)``); `nil` otherwise.
-  private var pieces: [Runner.Plan.Entry]?
+  /// The chains of pieces no lane has taken yet, in the order they are handed out, when the
+  /// plan's entries are handed out so (``LaneBalance/entries(of:lanes:)``); `nil` otherwise.
+  private var chains: [[Runner.Plan.Entry]]?
+  /// The pieces of the chain each lane took that it has not taken yet, by lane.
+  private var chainsTaken: [Int: [Runner.Plan.Entry]] = [:]
   /// Each entry cut in several pieces whose pieces have not all ended, with how many have not.
   private var piecesLeft: [SuiteRun: (entry: Runner.Plan.Entry, left: Int)] = [:]
   /// The entries a piece of which was taken.
@@ -73,20 +76,22 @@ struct WorkQueue: Sendable {
     self.splitsParallelEntries = splitsParallelEntries
     self.sideBySide = sideBySide
     self.lanes = max(1, lanes)
-    pieces = LaneBalance.entries(of: plan, lanes: lanes)
-    for piece in pieces ?? [] {
+    chains = LaneBalance.entries(of: plan, lanes: lanes)
+    for piece in (chains ?? []).joined() {
       piecesLeft[piece.suiteRun, default: (piece, 0)].left += 1
     }
     piecesLeft = piecesLeft.filter { $0.value.left > 1 }
   }
 
   /// The entries of the plan that no lane has taken yet, in the order they are handed out
-  /// (pieces of entries, when it is cut in pieces).
-  var untakenEntries: ArraySlice<Runner.Plan.Entry> { pieces.map { $0[...] } ?? plan.entries[nextEntry...] }
+  /// (with one lane: the pieces, when the entries are handed out in chains of pieces).
+  var untakenEntries: ArraySlice<Runner.Plan.Entry> {
+    chains.map { ArraySlice(Array(chainsTaken.values.joined()) + Array($0.joined())) } ?? plan.entries[nextEntry...]
+  }
 
   /// The most pieces of work that can run at once: lanes beyond it would have nothing to do.
   var mostAtOnce: Int {
-    if let pieces { return pieces.count }
+    if let chains { return chains.count }
     return plan.entries.contains(where: splits) ? Int.max : plan.entries.count
   }
 
@@ -101,11 +106,11 @@ struct WorkQueue: Sendable {
   /// side by side, and only while that is less than the lane's share of the entry's tests
   /// not ended (so that one lane does not take them all before the others start): when the
   /// next work is anything else, or the share is taken, nothing is (``Next/wait``), and it
-  /// stays next.
-  mutating func take(only accepts: ((Runner.PlannedTest) -> Bool)? = nil,
-                     holding: Int = 0) -> (next: Next, opened: [Runner.Plan.Entry]) {
+  /// stays next. `lane` takes the rest of a chain it took first (``LaneBalance``).
+  mutating func take(only accepts: ((Runner.PlannedTest) -> Bool)? = nil, holding: Int = 0,
+                     lane: Int = 1) -> (next: Next, opened: [Runner.Plan.Entry]) {
     var opened: [Runner.Plan.Entry] = []
-    if pieces != nil { return takePiece(only: accepts) }
+    if chains != nil { return takePiece(only: accepts, lane: lane) }
     if let planned = nextTest(accepts, holding: holding) { return (.work(planned), opened) }
     if accepts != nil && parallel.contains(where: \.hasTestsLeft) { return (.wait, opened) }
     while nextEntry < plan.entries.count {
@@ -120,11 +125,20 @@ struct WorkQueue: Sendable {
     return (parallel.isEmpty ? .done : .wait, opened)
   }
 
-  /// The next piece, which opens its entry when it is the first of it taken: none for a lane
-  /// running tests side by side (`accepts`), which another package's tests never are.
-  private mutating func takePiece(only accepts: ((Runner.PlannedTest) -> Bool)?) -> (next: Next, opened: [Runner.Plan.Entry]) {
-    guard accepts == nil, let piece = pieces?.first else { return (pieces?.isEmpty == false ? .wait : .done, []) }
-    pieces?.removeFirst()
+  /// The next piece of the chain `lane` took, else the first of the next chain, which the
+  /// lane takes; it opens its entry when it is the first of it taken. None for a lane running
+  /// tests side by side (`accepts`), which another package's tests never are.
+  private mutating func takePiece(only accepts: ((Runner.PlannedTest) -> Bool)?,
+                                  lane: Int) -> (next: Next, opened: [Runner.Plan.Entry]) {
+    guard accepts == nil else { return (.wait, []) }
+    var chain = chainsTaken[lane] ?? []
+    if chain.isEmpty, let next = chains?.first {
+      chains?.removeFirst()
+      chain = next
+    }
+    guard !chain.isEmpty else { return (.done, []) }
+    let piece = chain.removeFirst()
+    chainsTaken[lane] = chain
     return (.work(.entry(piece)), piecesOpened.insert(piece.suiteRun).inserted ? [piece] : [])
   }
 

@@ -67,19 +67,20 @@ final class BundleExecutor: TestExecutor {
   /// True: each test runs in a worker process of the bundle.
   var isolatesTests: Bool { true }
 
-  /// Remembers the tests the runner hands over next: the worker started for a test runs
-  /// them after it in the same process.
+  /// Remembers the tests the runner hands over next, and the entries its lane runs after
+  /// them (the entry's chain, ``LaneBalance``): the worker started for a test runs them after
+  /// it in the same process.
   func prepare(_ planned: Runner.Plan.PlannedTests) {
     state.withLock { state in
       state.prepared = planned
-      state.following = nil
+      state.following = planned.entry.chain.isEmpty ? nil : (planned.entry.chain[...], planned.configuration)
     }
   }
 
   /// Remembers the entries the runner hands over after the prepared tests: a new worker runs
   /// their tests too.
   func prepare(following entries: ArraySlice<Runner.Plan.Entry>, of plan: Runner.Plan) {
-    state.withLock { $0.following = (entries, plan) }
+    state.withLock { $0.following = (entries, plan.configuration) }
   }
 
   /// Runs `test` in the worker that was given it, or in a new worker given it and the
@@ -150,7 +151,7 @@ struct BundleRuns {
   fileprivate var worker: BundleWorker?
   var prepared: Runner.Plan.PlannedTests?
   /// The entries the runner hands over after the prepared tests, when it knows them.
-  var following: (entries: ArraySlice<Runner.Plan.Entry>, plan: Runner.Plan)?
+  var following: (entries: ArraySlice<Runner.Plan.Entry>, configuration: Configuration)?
   fileprivate var ended: [TestID: BundleWorker.Ended] = [:]
   /// The tests that were running when their worker crashed (side by side, or after other
   /// tests ended in it): each runs again alone, in a worker of its own.
@@ -212,7 +213,7 @@ struct BundleRuns {
     }
     guard add(prepared[(index + 1)...]), let following else { return batch }
     for entry in following.entries where entry.host.name == planned.host.name {
-      guard add(following.plan.plannedTests(of: entry, repetition: 1)) else { break }
+      guard add(Runner.Plan.PlannedTests.all(of: entry, repetition: 1, configuration: following.configuration)) else { break }
     }
     return batch
   }
