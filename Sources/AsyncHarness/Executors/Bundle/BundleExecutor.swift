@@ -12,8 +12,9 @@ import Darwin
 ///
 /// Not a process per test: one worker, the bundle started for one testing library (see
 /// ``BundleChannelReader`` for each library's invocation), runs the test asked for and the
-/// tests of the same library the runner prepared after it (``prepare(_:)``, and in a run of
-/// one lane those of the entries after it, ``prepare(following:of:)``), in one invocation
+/// tests of the same library the runner prepared after it (``prepare(_:)``, with the entries
+/// of the prepared entry's chain, and in a run of one lane those of the entries after it,
+/// ``prepare(following:of:)``), in one invocation
 /// whose list of tests stays under ``BundleChannelReader/listLimit`` bytes. The worker has
 /// the library ``BundleChannelLibrary`` preloaded, and its testing library's own records
 /// (each test's start, issues and end) come on a private channel that this process reads
