@@ -26,12 +26,14 @@ final class LaneBalanceTests: XCTestCase {
 
   /// Part 10's XCTest-heavy package: five classes of 0.2 s and a Swift Testing suite of
   /// 0.05 s; handed out whole, one lane runs three classes (0.6 s). Cut at each lane's share
-  /// (0.525 s), each lane's classes chained, every lane ends at 0.525 s.
+  /// (0.525 s), every lane ends at 0.525 s; no two classes are chained, as they would be past
+  /// half a share.
   func testFiveEqualClassesOverTwoLanesAreCutSoThatTheLanesEndTogether() {
     let loads = (0..<5).map { _ in xctest(Array(repeating: 0.005, count: 40)) }
       + [suite(Array(repeating: 0.005, count: 40), whole: 0.05)]
     let chains = LaneBalance.chains(of: loads, lanes: 2)
-    XCTAssertEqual(outline(chains), ["0:0..<40 1:0..<40 2:0..<25 0.525", "2:25..<40 3:0..<40 4:0..<40 0.475", "5:0..<40 0.05"])
+    XCTAssertEqual(outline(chains), ["0:0..<40 0.2", "1:0..<40 0.2", "3:0..<40 0.2", "4:0..<40 0.2",
+                                     "2:0..<25 0.125", "2:25..<40 0.075", "5:0..<40 0.05"])
     XCTAssertEqual(simulatedLanes(chains, lanes: 2).map { ($0 * 1000).rounded() }, [525, 525])
   }
 
@@ -43,13 +45,13 @@ final class LaneBalanceTests: XCTestCase {
     return ends.sorted()
   }
 
-  /// Small Swift Testing suites in one lane's share are one chain, run by one worker (side by
-  /// side, as one worker runs them with one lane), not a worker each; the class before them is
-  /// cut at the share.
-  func testSwiftTestingSuitesInOneLanesShareAreChainedIntoOneWorker() {
+  /// Small Swift Testing suites in one lane's share are chained, each chain run by one worker
+  /// (side by side, as one worker runs them with one lane), up to half a share (0.406 s): two
+  /// workers for five suites, not five; the class before them is cut at the share.
+  func testSwiftTestingSuitesInOneLanesShareAreChainedUpToHalfAShare() {
     let loads = [xctest([0.25, 0.25, 0.25, 0.25])] + (0..<5).map { _ in suite([0.0625, 0.0625], whole: 0.125) }
     XCTAssertEqual(outline(LaneBalance.chains(of: loads, lanes: 2)),
-                   ["0:0..<3 0.75", "1:0..<2 2:0..<2 3:0..<2 4:0..<2 5:0..<2 0.625", "0:3..<4 0.25"])
+                   ["0:0..<3 0.75", "1:0..<2 2:0..<2 3:0..<2 0.375", "0:3..<4 0.25", "4:0..<2 5:0..<2 0.25"])
   }
 
   /// A Swift Testing suite is never cut (its library may run it `.serialized`, which no record
@@ -96,8 +98,8 @@ final class LaneBalanceTests: XCTestCase {
   }
 
   private let timed = RecordedDurations(tests: [
-    TestPath(suite: "M.A", name: "testA"): 0.3, TestPath(suite: "M.A", name: "testB"): 0.2,
-    TestPath(suite: "M.A", name: "testC"): 0.2, TestPath(suite: "M.B", name: "testE"): 0.1,
+    TestPath(suite: "M.A", name: "testA"): 0.8, TestPath(suite: "M.A", name: "testB"): 0.05,
+    TestPath(suite: "M.A", name: "testC"): 0.05, TestPath(suite: "M.B", name: "testE"): 0.05,
     TestPath(suite: "M.S", name: "s()"): 0.9,
   ], suites: ["M.S": 0.05])
 
@@ -111,13 +113,13 @@ final class LaneBalanceTests: XCTestCase {
     chains?.map { $0.map(name).joined(separator: " ") }
   }
 
-  /// The last run timed some tests: the untimed `testD` counts as their median (0.2 s), the
-  /// Swift Testing suite as its own time last run (0.05 s), not its test's (0.9 s); the class
-  /// of 0.9 s is cut at the lanes' share (0.525 s), nearest after `testB`; its second piece and
-  /// the class after it are chained, each piece knowing the pieces after it.
+  /// The last run timed five tests of six: the untimed `testD` counts as their median
+  /// (0.05 s), the Swift Testing suite as its own time last run (0.05 s), not its test's
+  /// (0.9 s); the class of 0.95 s is cut at the lanes' share (0.525 s), nearest after `testA`;
+  /// its second piece and the class after it are chained, each piece knowing the pieces after it.
   func testThePlanIsCutByTheLastRunsDurations() throws {
     let chains = try XCTUnwrap(LaneBalance.entries(of: try plan(durations: timed), lanes: 2))
-    XCTAssertEqual(names(chains), ["M.A[testA,testB]", "M.A[testC,testD] M.B[testE]", "M.S[s()]"])
+    XCTAssertEqual(names(chains), ["M.A[testA]", "M.A[testB,testC,testD] M.B[testE]", "M.S[s()]"])
     XCTAssertEqual(chains[1].map { $0.chain.map(name) }, [["M.B[testE]"], []])
   }
 
@@ -130,6 +132,9 @@ final class LaneBalanceTests: XCTestCase {
     XCTAssertNil(LaneBalance.entries(of: try plan(durations: timed) { $0.explorations = 3 }, lanes: 2),
                  "explored tests each run alone in a worker of their own")
     XCTAssertNil(LaneBalance.entries(of: try plan(durations: timed) { $0.repetitions = 2 }, lanes: 2))
+    // After a run of one test of six (`--filter`), the others would all count as its time.
+    let one = RecordedDurations(tests: [TestPath(suite: "M.A", name: "testA"): 0.8])
+    XCTAssertNil(LaneBalance.entries(of: try plan(durations: one), lanes: 2))
     let harness = try Runner.Plan(suites: [Suite("S") { Test("t") { _ in } }],
                                   configuration: { var c = Configuration(); c.lastDurations = timed; return c }(),
                                   registry: .builtIn)
@@ -150,7 +155,7 @@ final class LaneBalanceTests: XCTestCase {
     run.begin(RunInfo())
     var taken: [Runner.Plan.Entry] = []
     while case .entry(let entry)? = run.next(startingWith: tests, lane: 1) { taken.append(entry) }
-    XCTAssertEqual(taken.map(name), ["M.A[testA,testB]", "M.A[testC,testD]", "M.B[testE]", "M.S[s()]"])
+    XCTAssertEqual(taken.map(name), ["M.A[testA]", "M.A[testB,testC,testD]", "M.B[testE]", "M.S[s()]"])
     for entry in taken.reversed() {
       for planned in plan.plannedTests(of: entry, repetition: 1) {
         run.ended(planned, with: TestResult(verdict: planned.id.name == "testD" ? .failed : .passed))
@@ -174,7 +179,7 @@ final class LaneBalanceTests: XCTestCase {
       return name(entry)
     }
     XCTAssertEqual([take(1), take(2), take(1), take(2), take(1), take(2)],
-                   ["M.A[testA,testB]", "M.A[testC,testD]", "M.S[s()]", "M.B[testE]", "none", "none"])
+                   ["M.A[testA]", "M.A[testB,testC,testD]", "M.S[s()]", "M.B[testE]", "none", "none"])
   }
 
   /// A stopped run ends the class whose pieces were not all taken, with what ran.

@@ -31,7 +31,8 @@ struct RecordedDurations: Sendable, Hashable {
 ///    cut: its library runs its tests side by side unless it is `.serialized`, which neither
 ///    its listing nor its event stream says.
 /// 3. The pieces of one library laid next to each other within one lane's share are a chain,
-///    which one worker runs (its lane takes them one after another).
+///    which one worker runs (its lane takes them one after another), up to half a share: a
+///    lane takes at least two chains, so that what the estimates missed is still evened out.
 /// 4. The chains are handed out longest first (ties in plan order): whichever lane is free
 ///    takes the next, so a chain that takes longer or shorter than estimated is evened out by
 ///    the short ones at the end.
@@ -79,7 +80,8 @@ enum LaneBalance {
         let piece = Piece(entry: index, tests: lower..<upper, seconds: scaled[lower..<upper].reduce(0, +))
         // The lane's share that holds the piece's middle.
         let lane = share > 0 ? min(lanes - 1, Int(((start + piece.seconds / 2) / share).rounded(.down))) : 0
-        if let last = chains.last, last.share == lane, last.library == load.library {
+        if let last = chains.last, last.share == lane, last.library == load.library,
+           last.pieces.reduce(piece.seconds, { $0 + $1.seconds }) <= share / 2 {
           chains[chains.count - 1].pieces.append(piece)
         } else {
           chains.append((lane, load.library, [piece]))
@@ -123,8 +125,10 @@ extension LaneBalance {
   /// tests, each entry of a chain with the entries after it (``Runner/Plan/Entry/chain``), in
   /// the order they are handed out (``chains(of:lanes:smallestPiece:)``); `nil`, for entries
   /// handed out whole and in plan order, unless the plan is another package's tests (no
-  /// harness suite, no schedule), run once over several lanes, and the last run timed some of
-  /// them (``Configuration/lastDurations``). A run with no record is planned as before.
+  /// harness suite, no schedule), run once over several lanes, and the last run timed more
+  /// than half of them (``Configuration/lastDurations``). A run with no record, or after a run
+  /// of a few of the tests (`--filter`), is planned as before: the others would all count as
+  /// the median of a few.
   static func entries(of plan: Runner.Plan, lanes: Int) -> [[Runner.Plan.Entry]]? {
     guard plan.repetitions == 1 else { return nil }
     guard lanes > 1, let durations = plan.configuration.lastDurations else { return nil }
@@ -136,7 +140,8 @@ extension LaneBalance {
     let recorded = plan.entries.map { entry in
       entry.tests.map { durations.tests[TestPath(suite: entry.group.name, name: $0.name)] }
     }
-    guard let median = TestTiming.median(recorded.flatMap { $0.compactMap(\.self) }) else { return nil }
+    let timed = recorded.flatMap { $0.compactMap(\.self) }
+    guard timed.count * 2 > recorded.joined().count, let median = TestTiming.median(timed) else { return nil }
     let loads = zip(plan.entries, zip(libraries, recorded)).map { entry, known in
       let tests = known.1.map { $0 ?? median }
       let added = tests.reduce(0, +)
