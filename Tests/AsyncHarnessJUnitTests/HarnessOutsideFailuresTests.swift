@@ -111,6 +111,28 @@ final class HarnessOutsideFailuresTests: ReportTestCase {
     try assertReported(run, name: "executionError", classname: "LedgerTests.ClassTearDownXCTests [xctest]")
   }
 
+  /// Issue 51: a class cut over two workers (by the times an earlier report gives its tests)
+  /// runs its `class func tearDown()` in each: each crash is reported, naming the test of its
+  /// own worker, and the run is red.
+  func testACrashInTheTearDownOfAClassCutOverTwoWorkersIsReportedByEach() throws {
+    let timings = path("timings.xml")
+    let cases = ["testOne", "testTwo"].map { "<testcase classname=\"LedgerTests.ClassTearDownXCTests\" name=\"\($0)\" time=\"1\"/>" }
+    try "<testsuites><testsuite name=\"earlier\">\(cases.joined())</testsuite></testsuites>\n"
+      .write(toFile: timings, atomically: true, encoding: .utf8)
+    let run = try run("classTearDown", ["ClassTearDownXCTests"], flags: ["--workers", "2", "--shard-timings", timings])
+    XCTAssertEqual(run.status, 1, run.output)
+    XCTAssertEqual(run.failures.map(\.place), [.classTearDown, .classTearDown], "\(run.failures)")
+    for failure in run.failures {
+      XCTAssertEqual(failure.suite, SuiteRun(suite: "LedgerTests.ClassTearDownXCTests", host: "xctest"))
+      XCTAssertTrue(failure.issue.message.contains("Fatal error: class tear-down could not close the ledger"), failure.issue.message)
+    }
+    XCTAssertEqual(Set(run.failures.map(\.suspects)), [["LedgerTests.ClassTearDownXCTests/testOne"],
+                                                        ["LedgerTests.ClassTearDownXCTests/testTwo"]])
+    XCTAssertEqual(run.verdicts, ["LedgerTests.ClassTearDownXCTests/testOne": .passed,
+                                  "LedgerTests.ClassTearDownXCTests/testTwo": .passed])
+    try assertReported(run, name: "executionError", classname: "LedgerTests.ClassTearDownXCTests [xctest]")
+  }
+
   /// Surefire's 2026 bug, not ours: a class tear-down failure is never a flaky pass, and the
   /// tests that passed before it never run again.
   func testRetriesNeitherRerunTheTestsNorTurnTheTearDownFailureIntoAFlakyPass() throws {

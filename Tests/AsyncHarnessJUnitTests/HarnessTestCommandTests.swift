@@ -163,6 +163,26 @@ final class HarnessTestCommandTests: ReportTestCase {
     try assertTheFixtureRuns(["--workers", "2"], attempts: 1)
   }
 
+  /// Issue 51: a class the times given make long (70 s of LedgerXCTests, 10 ms for every other
+  /// test) is cut where each worker's share ends, and its pieces run in both workers, each in a
+  /// bundle of its own: every test still ends as it does in one worker, and nothing fails
+  /// outside the tests.
+  func testTwoWorkersCutALongClassAndEveryTestEndsAsInOne() throws {
+    let timings = path("timings.xml")
+    // A path is `suite/name`; a Swift Testing suite's name holds a slash when it is nested.
+    let cases = Self.verdicts.keys.sorted().map { path in
+      let slash = path.lastIndex(of: "/")!
+      let suite = path[..<slash]
+      return "<testcase classname=\"\(suite)\" name=\"\(path[path.index(after: slash)...])\" "
+        + "time=\"\(suite == "LedgerTests.LedgerXCTests" ? 10 : 0.01)\"/>"
+    }
+    try "<testsuites><testsuite name=\"earlier\">\(cases.joined())</testsuite></testsuites>\n"
+      .write(toFile: timings, atomically: true, encoding: .utf8)
+    let recorded = try assertTheFixtureRuns(["--workers", "2", "--shard-timings", timings], attempts: 1)
+    let lanes = Set(recorded.ends.filter { $0.test.suite == "LedgerTests.LedgerXCTests" }.flatMap { $0.end.attempts.map(\.lane) })
+    XCTAssertEqual(lanes, [1, 2], "the class ran in both workers")
+  }
+
   func testRetriesRunEachFailingTestAgain() throws {
     try assertTheFixtureRuns(["--retries", "1"], attempts: 2)
   }
@@ -301,7 +321,8 @@ final class HarnessTestCommandTests: ReportTestCase {
 
   // MARK: Helpers
 
-  private func assertTheFixtureRuns(_ flags: [String], attempts: Int) throws {
+  @discardableResult
+  private func assertTheFixtureRuns(_ flags: [String], attempts: Int) throws -> EventRecorder {
     let harness = try builtHarness()
     try Self.package.build()
     let junit = path("junit.xml")
@@ -426,5 +447,6 @@ final class HarnessTestCommandTests: ReportTestCase {
       "--expect-errors", String(final.filter { $0 == .errored }.count),
       "--expect-skipped", String(final.filter { $0 == .skipped }.count),
     ])
+    return recorded
   }
 }

@@ -31,7 +31,7 @@ final class BundleBatchTests: XCTestCase {
   private func runs(_ plan: Runner.Plan, alone: Bool) -> BundleRuns {
     var runs = BundleRuns(kind: Self.kind)
     runs.prepared = plan.plannedTests(of: plan.entries[0], repetition: 1)
-    if alone { runs.following = (plan.entries[1...], plan) }
+    if alone { runs.following = (plan.entries[1...], plan.configuration) }
     return runs
   }
 
@@ -45,7 +45,7 @@ final class BundleBatchTests: XCTestCase {
     // The first Swift Testing suite's worker runs both suites.
     var swiftTesting = BundleRuns(kind: Self.kind)
     swiftTesting.prepared = plan.plannedTests(of: plan.entries[3], repetition: 1)
-    swiftTesting.following = (plan.entries[4...], plan)
+    swiftTesting.following = (plan.entries[4...], plan.configuration)
     XCTAssertEqual(swiftTesting.batch(from: swiftTesting.prepared![0]).map(\.test.suite),
                    ["Module.Suite0", "Module.Suite0", "Module.Suite1", "Module.Suite1"])
   }
@@ -79,7 +79,7 @@ final class BundleBatchTests: XCTestCase {
     var later = BundleRuns(kind: Self.kind)
     let entry = plan.entries.firstIndex { $0.group.name == next.id.suite }!
     later.prepared = plan.plannedTests(of: plan.entries[entry], repetition: 1)
-    later.following = (plan.entries[(entry + 1)...], plan)
+    later.following = (plan.entries[(entry + 1)...], plan.configuration)
     XCTAssertEqual(later.batch(from: next).first?.planned.id, next.id)
   }
 }

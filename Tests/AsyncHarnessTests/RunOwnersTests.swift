@@ -253,7 +253,7 @@ final class RunOwnersTests: XCTestCase {
 
 extension Event {
   /// The event in a few words, for comparing sequences.
-  fileprivate var outline: String {
+  var outline: String {
     switch kind {
     case .runStarted: "runStarted"
     case .suiteStarted(let run): "suiteStarted \(run.suite)"

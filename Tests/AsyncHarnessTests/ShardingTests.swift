@@ -181,6 +181,9 @@ final class ShardingTests: XCTestCase {
       (["--shard", "1/0"], [:], "error: --shard 1/0: COUNT must be at least 1\n"),
       (["--shard", "one/3"], [:], "error: --shard \"one/3\" is not INDEX/COUNT, e.g. --shard 1/3\n"),
       (["--shard-by", "test"], [:], "error: --shard-by needs --shard INDEX/COUNT\n"),
+      // Only harness test balances its workers by the report's times.
+      (["--shard-timings", "/tmp/old.xml", "--workers", "2"], [:],
+       "error: --shard-timings needs --shard INDEX/COUNT (or, for harness test, --workers N)\n"),
       (["--shard", "1/2", "--shard-timings", "/tmp/old.xml"], [:],
        "error: --shard-timings needs the AsyncHarnessJUnit product: call HarnessMain.run(suites, junit: JUnitReporter.factory)\n"),
       ([], ["TEST_TOTAL_SHARDS": "3", "TEST_SHARD_INDEX": "3"],

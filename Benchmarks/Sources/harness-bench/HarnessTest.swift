@@ -117,6 +117,9 @@ private func measure(_ package: URL, heavy: ExistingTestsShape.Library, harness:
                  anchorLabel: "swift test (target ≤ 1.1×)", anchor: anchor.seconds, unit: "s"))
   report.add(Row(label: "harness test · \(heavy.rawValue)-heavy · --workers 2", ours: two.seconds,
                  anchorLabel: "swift test (target < 1×)", anchor: anchor.seconds, unit: "s"))
+  let trace = URL(fileURLWithPath: json).deletingLastPathComponent().appendingPathComponent("lanes.json").path
+  _ = spawnToEnd(harnessTest + ["--workers", "2", "--trace", trace], output: log)
+  print(laneProfile(trace: trace))
   guard heavy == .swiftTesting else { return }
 
   // One crashing test in each library: what each run gets to.
@@ -132,6 +135,34 @@ private func measure(_ package: URL, heavy: ExistingTestsShape.Library, harness:
     + String(format: " (%.2f s, exit %d)", harnessCrashed.seconds, harnessCrashed.status))
   report.note("part 10, a crashing test in each library (\(total) tests): swift test \(swiftCounts.description); "
     + "harness test \(harnessCounts)")
+}
+
+/// Where the time of a run's lanes went, from its trace (`--trace`, each test an `X` slice on
+/// its lane's track, in microseconds from the run's start): each lane's tests, the suites it
+/// ran (a class cut in pieces counts in each lane that ran a piece), when its last test ended,
+/// and how long it then waited for the other; and the tests that took over 50 ms, which here
+/// are the machine's hiccups (each test waits 5 ms).
+func laneProfile(trace: String) -> String {
+  guard let data = FileManager.default.contents(atPath: trace),
+        let events = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["traceEvents"] as? [[String: Any]]
+  else { return "  lanes: no trace at \(trace)" }
+  var ends: [Int: Double] = [:]
+  var tests: [Int: Int] = [:]
+  var suites: [Int: Set<Substring>] = [:]
+  var hiccups = 0
+  for event in events where event["ph"] as? String == "X" {
+    guard let lane = event["tid"] as? Int, let start = event["ts"] as? Double, let duration = event["dur"] as? Double,
+          let name = event["name"] as? String else { continue }
+    ends[lane] = max(ends[lane] ?? 0, (start + duration) / 1e6)
+    tests[lane, default: 0] += 1
+    suites[lane, default: []].insert(name.split(separator: "/").first ?? "")
+    if duration > 50_000 { hiccups += 1 }
+  }
+  let last = ends.values.max() ?? 0
+  return "  lanes of one --workers 2 run (--trace): " + ends.keys.sorted().map { lane in
+    String(format: "lane %d: %d tests of %d suites, done at %.2f s (idle %.2f s)", lane, tests[lane] ?? 0,
+           suites[lane]?.count ?? 0, ends[lane]!, last - ends[lane]!)
+  }.joined(separator: "; ") + "; \(hiccups) tests over 50 ms"
 }
 
 /// A scratch directory of this process for a part (`harness-bench-<name>-<pid>` in the

@@ -74,7 +74,8 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 (and each multiple) as SLOW.
         --workers <N>           Run tests in N worker processes at once; a suite runs
                                 whole in one of them, unless its tests run in
-                                parallel. (default: 1)
+                                parallel (harness test may cut a long XCTest class,
+                                by the last run's times). (default: 1)
         --explore <N>           Run each test under N schedules (seeds 1 to N) and
                                 report each test's pass rate: a harness suite's under
                                 the scheduled waiter, a package's own tests' Swift
@@ -107,7 +108,9 @@ final class ExamplesCommandLineTests: XCTestCase {
         --shard-by <suite|test> With --shard: what goes to a shard whole, suite (the
                                 default) or test. (values: suite, test)
         --shard-timings <path>  With --shard: balance shards by the test times of
-                                this JUnit report of an earlier run.
+                                this JUnit report of an earlier run. With --workers
+                                N, harness test balances its workers by them (else by
+                                its last run's).
         -h, --help              Show help information.
 
 

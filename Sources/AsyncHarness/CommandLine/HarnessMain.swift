@@ -229,6 +229,11 @@ public enum HarnessMain {
         errors("warning: \(warning)\n")
       }
       try configuration.checkSelection(in: catalog)
+      // Only another package's tests are balanced by them (``LaneBalance``): a suites executable
+      // of a million tests does not read its record for nothing.
+      if options.workers > 1, configuration.lastDurations == nil, catalog.suites.isEmpty {
+        configuration.lastDurations = recorder?.lastDurations
+      }
       if options.list {
         output(options.run.listing(of: configuration.selection(of: catalog)))
         return 0

@@ -51,7 +51,7 @@ struct RunFlags: ParsableArguments {
   @Option(help: ArgumentHelp("Announce a test still running after this many seconds (and each multiple) as SLOW.", valueName: "seconds"))
   var slow: Double?
 
-  @Option(help: ArgumentHelp("Run tests in N worker processes at once; a suite runs whole in one of them, unless its tests run in parallel.", valueName: "N"))
+  @Option(help: ArgumentHelp("Run tests in N worker processes at once; a suite runs whole in one of them, unless its tests run in parallel (harness test may cut a long XCTest class, by the last run's times).", valueName: "N"))
   var workers = 1
 
   // Schedules: applied in Scheduling/RunFlags+Schedules.swift.
@@ -83,7 +83,9 @@ struct RunFlags: ParsableArguments {
   @Option(help: ArgumentHelp("With --shard: what goes to a shard whole, suite (the default) or test.", valueName: "suite|test"))
   var shardBy: Sharding.Granularity?
 
-  @Option(help: ArgumentHelp("With --shard: balance shards by the test times of this JUnit report of an earlier run.", valueName: "path"))
+  @Option(help: ArgumentHelp("With --shard: balance shards by the test times of this JUnit report of an earlier run. "
+                             + "With --workers N, harness test balances its workers by them (else by its last run's).",
+                             valueName: "path"))
   var shardTimings: String?
 
   func validate() throws {

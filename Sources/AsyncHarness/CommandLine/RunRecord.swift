@@ -8,14 +8,17 @@ import Synchronization
 /// suites executable:
 ///
 /// ```json
-/// {"arguments":["--waiter","semaphore"],"executable":"LoaderSuites","tests":[{"id":"Loader/loads",
-///  "repetition":1,"verdict":"failed","waiter":"semaphore"}],"version":1}
+/// {"arguments":["--waiter","semaphore"],"executable":"LoaderSuites","suites":[{"seconds":0.25,
+///  "suite":"Loader","waiter":"semaphore"}],"tests":[{"id":"Loader/loads","repetition":1,
+///  "seconds":0.25,"verdict":"failed","waiter":"semaphore"}],"version":1}
 /// ```
 ///
 /// `tests` has each test's last attempt under each waiter and repetition, in the order they
-/// ended; `id` is the test's ID as `--only` reads it. `outside`, only when the run had
-/// failures outside every test, holds the tests they name: those of the suite where each
-/// happened, and its suspects.
+/// ended; `id` is the test's ID as `--only` reads it, `seconds` its attempts' durations added
+/// up. `outside`, only when the run had failures outside every test, holds the tests they
+/// name: those of the suite where each happened, and its suspects. `suites` has each suite's
+/// seconds from its start to its end. The durations balance the next run's lanes
+/// (``durations``, ``LaneBalance``); a record without them reads as one that timed nothing.
 struct RunRecord: Equatable {
   /// How one test ended.
   struct Ended: Equatable {
@@ -23,6 +26,15 @@ struct RunRecord: Equatable {
     var waiter: String
     var repetition: Int
     var verdict: Verdict
+    /// Its attempts' durations added up, when recorded.
+    var seconds: Double?
+  }
+
+  /// How long a suite ran under one waiter (or library), from its start to its end.
+  struct SuiteTime: Equatable {
+    var suite: String
+    var waiter: String
+    var seconds: Double
   }
 
   /// The version of the file's layout.
@@ -33,6 +45,19 @@ struct RunRecord: Equatable {
   var tests: [Ended]
   /// The tests the run's failures outside every test name, in the order they were found.
   var outside: [TestPath] = []
+  /// Each suite's time, in the order the suites ended.
+  var suites: [SuiteTime] = []
+
+  /// The recorded durations: each test's and each suite's seconds, added up over waiters and
+  /// repetitions.
+  var durations: RecordedDurations {
+    var durations = RecordedDurations()
+    for test in tests {
+      if let seconds = test.seconds { durations.tests[test.id, default: 0] += seconds }
+    }
+    for suite in suites { durations.suites[suite.suite, default: 0] += suite.seconds }
+    return durations
+  }
 
   /// The file of `executable`'s last run, relative to the working directory.
   static func path(of executable: String) -> String {
@@ -57,11 +82,21 @@ struct RunRecord: Equatable {
       json.field("arguments") { $0.array(arguments) { $0.string($1) } }
       json.field("executable", executable)
       if !outside.isEmpty { json.field("outside") { $0.array(outside) { $0.string($1.description) } } }
+      json.field("suites") { json in
+        json.array(suites) { json, suite in
+          json.object { json in
+            json.field("seconds", suite.seconds)
+            json.field("suite", suite.suite)
+            json.field("waiter", suite.waiter)
+          }
+        }
+      }
       json.field("tests") { json in
         json.array(tests) { json, test in
           json.object { json in
             json.field("id", test.id.description)
             json.field("repetition", test.repetition)
+            if let seconds = test.seconds { json.field("seconds", seconds) }
             json.field("verdict", test.verdict.rawValue)
             json.field("waiter", test.waiter)
           }
@@ -90,7 +125,16 @@ struct RunRecord: Equatable {
     let tests = try json.array("tests") { value, path in
       let test = try JSONFields(value, path: path)
       return Ended(id: try TestPath(parsing: try test.string("id")), waiter: try test.string("waiter"),
-                   repetition: try test.number("repetition"), verdict: try test.raw("verdict"))
+                   repetition: try test.number("repetition"), verdict: try test.raw("verdict"),
+                   seconds: try test.optionalNumber("seconds"))
+    }
+    var suites: [SuiteTime] = []
+    if json.optional("suites") != nil {
+      suites = try json.array("suites") { value, path in
+        let suite = try JSONFields(value, path: path)
+        return SuiteTime(suite: try suite.string("suite"), waiter: try suite.string("waiter"),
+                         seconds: try suite.number("seconds"))
+      }
     }
     var outside: [TestPath] = []
     if json.optional("outside") != nil {
@@ -99,7 +143,7 @@ struct RunRecord: Equatable {
         return try TestPath(parsing: id)
       }
     }
-    return RunRecord(arguments: arguments, tests: tests, outside: outside)
+    return RunRecord(arguments: arguments, tests: tests, outside: outside, suites: suites)
   }
 
   /// The flags of a rerun of the failed tests: this run's, without its selection (`--only`,
@@ -131,6 +175,7 @@ final class RunRecorder: Reporter {
   private let arguments: [String]
   private let warn: @Sendable (String) -> Void
   private let tests = Mutex<[RunRecord.Ended]>([])
+  private let suites = Mutex<[RunRecord.SuiteTime]>([])
   /// The failures outside every test, in the order they were found.
   private let outside = Mutex<[OutsideFailure]>([])
 
@@ -143,12 +188,21 @@ final class RunRecorder: Reporter {
     self.warn = warn
   }
 
-  /// Keeps how a test ended, and each failure outside every test.
+  /// The durations the last run recorded where this one writes (what balances several lanes,
+  /// ``LaneBalance``); `nil` when there is no record this build reads.
+  var lastDurations: RecordedDurations? {
+    (try? RunRecord.read(from: path))?.durations
+  }
+
+  /// Keeps how a test ended, each suite's time, and each failure outside every test.
   func handle(_ event: Event) {
     switch event.kind {
     case .testEnded(let test, let end):
-      let ended = RunRecord.Ended(id: test.testPath, waiter: test.host, repetition: test.repetition, verdict: end.verdict)
+      let ended = RunRecord.Ended(id: test.testPath, waiter: test.host, repetition: test.repetition, verdict: end.verdict,
+                                  seconds: end.duration)
       tests.withLock { $0.append(ended) }
+    case .suiteEnded(let suite, _, let duration):
+      suites.withLock { $0.append(RunRecord.SuiteTime(suite: suite.suite, waiter: suite.host, seconds: duration)) }
     case .outsideFailure(let failure):
       outside.withLock { $0.append(failure) }
     default:
@@ -164,7 +218,7 @@ final class RunRecorder: Reporter {
       tests.filter { $0.id.suite == failure.suite.suite && $0.waiter == failure.suite.host }.map(\.id)
         + failure.suspects.compactMap { try? TestPath(parsing: $0) }
     }
-    let record = RunRecord(arguments: arguments, tests: tests, outside: named)
+    let record = RunRecord(arguments: arguments, tests: tests, outside: named, suites: suites.withLock { $0 })
     do {
       try record.write(to: path, executable: executable)
     } catch {

@@ -77,6 +77,9 @@ public struct Configuration: Sendable {
   public var only: Set<TestPath>?
   /// When set, only this shard's part of the selection runs (`--shard INDEX/COUNT`).
   public var sharding: Sharding?
+  /// The durations the last run of these tests recorded, by which several lanes share another
+  /// package's tests (``LaneBalance``); `nil` when there is no record.
+  var lastDurations: RecordedDurations?
 
   /// Whether a selection with no test is a valid, empty run. Off by default: a filter that
   /// matches nothing is a mistake, and the run fails with ``RunnerError/emptySelection(filters:)``

@@ -80,6 +80,9 @@ extension Runner {
       @_spi(ForToolsIntegrationOnly) public let tests: [Catalog.Item]
       /// The group's place among the catalog's groups.
       let groupIndex: Int
+      /// The entries a lane runs right after this one, in order, which one worker of a test
+      /// bundle may run with it (a chain of ``LaneBalance``); empty otherwise.
+      var chain: [Entry] = []
 
       /// The group and what it runs under, as events name them.
       @_spi(ForToolsIntegrationOnly)
@@ -131,9 +134,7 @@ extension Runner {
     /// of its schedules (`Configuration.schedules(under:)`). Each step is made as
     /// it is read, so a suite of a million tests costs no more than its tests.
     @_spi(ForToolsIntegrationOnly) public func plannedTests(of entry: Entry, repetition: Int) -> PlannedTests {
-      let schedules = configuration.schedules(under: entry.host)
-      return PlannedTests(configuration: configuration, entry: entry, repetition: repetition, schedules: schedules,
-                   range: 0..<(entry.tests.count * (schedules?.count ?? 1)))
+      PlannedTests.all(of: entry, repetition: repetition, configuration: configuration)
     }
 
     /// The tests of one entry's repetition, or a part of them: a collection whose tests are
@@ -145,6 +146,13 @@ extension Runner {
       /// The schedules each test runs under, or `nil` for an unscheduled strategy.
       let schedules: [Schedule]?
       let range: Range<Int>
+
+      /// The tests of one entry's repetition under `configuration` (``Plan/plannedTests(of:repetition:)``).
+      static func all(of entry: Entry, repetition: Int, configuration: Configuration) -> PlannedTests {
+        let schedules = configuration.schedules(under: entry.host)
+        return PlannedTests(configuration: configuration, entry: entry, repetition: repetition, schedules: schedules,
+                            range: 0..<(entry.tests.count * (schedules?.count ?? 1)))
+      }
 
       /// The first test's index.
       @_spi(ForToolsIntegrationOnly) public var startIndex: Int { range.lowerBound }

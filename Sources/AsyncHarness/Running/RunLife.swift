@@ -88,7 +88,7 @@ final class RunLife: Sendable {
     changed.lock()
     defer { changed.unlock() }
     while stop?.signal == nil {
-      switch take(only: nil) {
+      switch take(only: nil, lane: lane) {
       case .work(.entry(let entry)): return .entry(entry)
       case .work(.test(let planned, let prepare)): return .test(planned, tests.start(planned, lane: lane), prepare: prepare)
       case .done: return nil
@@ -101,20 +101,20 @@ final class RunLife: Sendable {
   /// The next test for a lane running `async` tests side by side (`holding` of them now),
   /// started as ``next(startingWith:lane:)`` starts it, when it is one that can run so
   /// (``Runner/PlannedTest/runsSideBySide``) and the lane has not its share of them yet
-  /// (``WorkQueue/take(only:holding:)``); `nil`, without waiting, when the next work is
+  /// (``WorkQueue/take(only:holding:lane:)``); `nil`, without waiting, when the next work is
   /// anything else, or none is left, or the run stops.
   func nextSideBySide(startingWith tests: TestLife, lane: Int, holding: Int) -> (Runner.PlannedTest, TestLife.Started)? {
     changed.lock()
     defer { changed.unlock() }
     guard stop?.signal == nil,
-          case .work(.test(let planned, _)) = take(only: \.runsSideBySide, holding: holding) else { return nil }
+          case .work(.test(let planned, _)) = take(only: \.runsSideBySide, holding: holding, lane: lane) else { return nil }
     return (planned, tests.start(planned, lane: lane))
   }
 
-  /// Takes work from the queue (``WorkQueue/take(only:holding:)``) and announces the suites it opened.
-  private func take(only accepts: ((Runner.PlannedTest) -> Bool)?, holding: Int = 0) -> WorkQueue.Next {
+  /// Takes work for `lane` from the queue (``WorkQueue/take(only:holding:lane:)``) and announces the suites it opened.
+  private func take(only accepts: ((Runner.PlannedTest) -> Bool)?, holding: Int = 0, lane: Int) -> WorkQueue.Next {
     state.withLock { state -> WorkQueue.Next in
-      let (next, opened) = state.queue.take(only: accepts, holding: holding)
+      let (next, opened) = state.queue.take(only: accepts, holding: holding, lane: lane)
       for entry in opened {
         events(.suiteStarted(entry.suiteRun))
         state.open.append(OpenSuite(suite: entry.suiteRun, start: ContinuousClock().now))
@@ -136,9 +136,10 @@ final class RunLife: Sendable {
     changed.broadcast()
   }
 
-  /// Ends an entry a lane ran whole: `suiteEnded`.
+  /// Ends an entry a lane ran whole: `suiteEnded`; for a piece of an entry (``WorkQueue``),
+  /// once its last piece ended.
   func ended(_ entry: Runner.Plan.Entry) {
-    if let ended = state.withLock({ $0.close(entry.suiteRun) }) { events(ended) }
+    if let ended = state.withLock({ $0.queue.ended(entry) ? $0.close(entry.suiteRun) : nil }) { events(ended) }
   }
 
   /// Ends the run once every lane is done: the suites a stop left open end, then

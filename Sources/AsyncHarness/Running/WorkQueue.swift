@@ -8,6 +8,12 @@
 /// closed, so the owner can announce and end suites. With `--until-failure`, a parallel
 /// entry's next repetition is handed out only once every test of the last one has ended,
 /// none failing: until then a lane with nothing else to take waits.
+///
+/// Another package's tests run over several lanes with the last run's durations known are
+/// handed out in chains of pieces instead (``LaneBalance``), longest first: a piece is an
+/// entry, or some tests of an XCTest class, and a lane that takes a chain takes its pieces
+/// one after another. A class cut in pieces opens with its first piece taken and closes with
+/// its last piece ended.
 struct WorkQueue: Sendable {
   /// A piece of work for a lane.
   enum Work: Sendable {
@@ -49,6 +55,15 @@ struct WorkQueue: Sendable {
   private var nextEntry = 0
   /// The parallel entries opened and not closed, in plan order.
   private var parallel: [ParallelEntry] = []
+  /// The chains of pieces no lane has taken yet, in the order they are handed out, when the
+  /// plan's entries are handed out so (``LaneBalance/entries(of:lanes:)``); `nil` otherwise.
+  private var chains: [[Runner.Plan.Entry]]?
+  /// The pieces of the chain each lane took that it has not taken yet, by lane.
+  private var chainsTaken: [Int: [Runner.Plan.Entry]] = [:]
+  /// Each entry cut in several pieces whose pieces have not all ended, with how many have not.
+  private var piecesLeft: [SuiteRun: (entry: Runner.Plan.Entry, left: Int)] = [:]
+  /// The entries a piece of which was taken.
+  private var piecesOpened: Set<SuiteRun> = []
 
   /// - Parameters:
   ///   - splitsParallelEntries: whether the tests of a parallel entry are handed out one by
@@ -61,14 +76,23 @@ struct WorkQueue: Sendable {
     self.splitsParallelEntries = splitsParallelEntries
     self.sideBySide = sideBySide
     self.lanes = max(1, lanes)
+    chains = LaneBalance.entries(of: plan, lanes: lanes)
+    for piece in (chains ?? []).joined() {
+      piecesLeft[piece.suiteRun, default: (piece, 0)].left += 1
+    }
+    piecesLeft = piecesLeft.filter { $0.value.left > 1 }
   }
 
-  /// The entries of the plan that no lane has taken yet, in plan order.
-  var untakenEntries: ArraySlice<Runner.Plan.Entry> { plan.entries[nextEntry...] }
+  /// The entries of the plan that no lane has taken yet, in the order they are handed out
+  /// (with one lane: the pieces, when the entries are handed out in chains of pieces).
+  var untakenEntries: ArraySlice<Runner.Plan.Entry> {
+    chains.map { ArraySlice(Array(chainsTaken.values.joined()) + Array($0.joined())) } ?? plan.entries[nextEntry...]
+  }
 
   /// The most pieces of work that can run at once: lanes beyond it would have nothing to do.
   var mostAtOnce: Int {
-    plan.entries.contains(where: splits) ? Int.max : plan.entries.count
+    if let chains { return chains.count }
+    return plan.entries.contains(where: splits) ? Int.max : plan.entries.count
   }
 
   private func splits(_ entry: Runner.Plan.Entry) -> Bool {
@@ -82,10 +106,11 @@ struct WorkQueue: Sendable {
   /// side by side, and only while that is less than the lane's share of the entry's tests
   /// not ended (so that one lane does not take them all before the others start): when the
   /// next work is anything else, or the share is taken, nothing is (``Next/wait``), and it
-  /// stays next.
-  mutating func take(only accepts: ((Runner.PlannedTest) -> Bool)? = nil,
-                     holding: Int = 0) -> (next: Next, opened: [Runner.Plan.Entry]) {
+  /// stays next. `lane` takes the rest of a chain it took first (``LaneBalance``).
+  mutating func take(only accepts: ((Runner.PlannedTest) -> Bool)? = nil, holding: Int = 0,
+                     lane: Int = 1) -> (next: Next, opened: [Runner.Plan.Entry]) {
     var opened: [Runner.Plan.Entry] = []
+    if chains != nil { return takePiece(only: accepts, lane: lane) }
     if let planned = nextTest(accepts, holding: holding) { return (.work(planned), opened) }
     if accepts != nil && parallel.contains(where: \.hasTestsLeft) { return (.wait, opened) }
     while nextEntry < plan.entries.count {
@@ -98,6 +123,32 @@ struct WorkQueue: Sendable {
       if let planned = nextTest(accepts, holding: holding) { return (.work(planned), opened) }
     }
     return (parallel.isEmpty ? .done : .wait, opened)
+  }
+
+  /// The next piece of the chain `lane` took, else the first of the next chain, which the
+  /// lane takes; it opens its entry when it is the first of it taken. None for a lane running
+  /// tests side by side (`accepts`), which another package's tests never are.
+  private mutating func takePiece(only accepts: ((Runner.PlannedTest) -> Bool)?,
+                                  lane: Int) -> (next: Next, opened: [Runner.Plan.Entry]) {
+    guard accepts == nil else { return (.wait, []) }
+    var chain = chainsTaken[lane] ?? []
+    if chain.isEmpty, let next = chains?.first {
+      chains?.removeFirst()
+      chain = next
+    }
+    guard !chain.isEmpty else { return (.done, []) }
+    let piece = chain.removeFirst()
+    chainsTaken[lane] = chain
+    return (.work(.entry(piece)), piecesOpened.insert(piece.suiteRun).inserted ? [piece] : [])
+  }
+
+  /// Notes that a lane ran `entry` (a whole entry, or a piece of one) to its end; returns
+  /// whether that ended its entry (it was the entry's last piece to end).
+  mutating func ended(_ entry: Runner.Plan.Entry) -> Bool {
+    guard var split = piecesLeft[entry.suiteRun] else { return true }
+    split.left -= 1
+    piecesLeft[entry.suiteRun] = split.left == 0 ? nil : split
+    return split.left == 0
   }
 
   /// The next test of the first parallel entry that has one to hand out now, unless
@@ -141,9 +192,12 @@ struct WorkQueue: Sendable {
   }
 
   /// Closes the parallel entries a stopped run left open (none of their tests runs any
-  /// more), in plan order.
+  /// more), in plan order, then the entries cut in pieces whose pieces did not all end.
   mutating func closeOpenEntries() -> [Runner.Plan.Entry] {
-    defer { parallel = [] }
-    return parallel.map(\.entry)
+    defer {
+      parallel = []
+      piecesLeft = [:]
+    }
+    return parallel.map(\.entry) + piecesLeft.values.map(\.entry).sorted { $0.groupIndex < $1.groupIndex }
   }
 }

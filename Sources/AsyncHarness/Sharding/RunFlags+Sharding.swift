@@ -40,10 +40,12 @@ extension RunFlags {
   }
 
   /// Applies `--only`, `--only-from`, `--shard` (or the protocol's shard variables),
-  /// `--shard-by` and `--shard-timings`.
+  /// `--shard-by` and `--shard-timings`, whose times also balance the lanes of `--workers N`
+  /// (``Configuration/lastDurations``).
   /// - Throws: ``UsageError`` for an ID that is malformed or names no test of `catalog`, a
-  ///   file that cannot be read, `--shard-by` or `--shard-timings` without a shard, or
-  ///   `--shard-timings` without JUnit support; what `junit` throws reading the report.
+  ///   file that cannot be read, `--shard-by` without a shard, `--shard-timings` without a
+  ///   shard (or, for another package's tests, several workers), or `--shard-timings` without
+  ///   JUnit support; what `junit` throws reading the report.
   /// - Returns: a warning when the `--shard-timings` report holds none of the selected tests.
   func applySharding(to configuration: inout Configuration, catalog: Catalog, bazel: BazelTestProtocol,
                      junit: JUnitSupport?) throws -> String? {
@@ -59,10 +61,12 @@ extension RunFlags {
     if !self.only.isEmpty || onlyFrom != nil { configuration.only = only }
 
     let shard = try self.shard.map(Self.shard(parsing:)) ?? bazel.shard()
-    guard let shard else {
+    if shard == nil {
       if shardBy != nil { throw UsageError("--shard-by needs --shard INDEX/COUNT") }
-      if shardTimings != nil { throw UsageError("--shard-timings needs --shard INDEX/COUNT") }
-      return nil
+      // Only another package's tests are balanced over the workers (``LaneBalance``).
+      if shardTimings != nil && (workers < 2 || !catalog.suites.isEmpty) {
+        throw UsageError("--shard-timings needs --shard INDEX/COUNT (or, for harness test, --workers N)")
+      }
     }
     let timings = try shardTimings.map { path in
       guard let junit else {
@@ -70,6 +74,10 @@ extension RunFlags {
       }
       return try junit.timings(path)
     }
+    if let timings, workers > 1 {
+      configuration.lastDurations = RecordedDurations(tests: TestTiming.seconds(of: known, from: timings))
+    }
+    guard let shard else { return nil }
     let selected = configuration.selection(of: catalog).flatMap { group, tests in
       tests.map { TestPath(suite: group.name, name: $0.name) }
     }

@@ -12,8 +12,9 @@ import Darwin
 ///
 /// Not a process per test: one worker, the bundle started for one testing library (see
 /// ``BundleInvocation`` for each library's invocation), runs the test asked for and the
-/// tests of the same library the runner prepared after it (``prepare(_:)``, and in a run of
-/// one lane those of the entries after it, ``prepare(following:of:)``), in one invocation
+/// tests of the same library the runner prepared after it (``prepare(_:)``, with the entries
+/// of the prepared entry's chain, and in a run of one lane those of the entries after it,
+/// ``prepare(following:of:)``), in one invocation
 /// whose list of tests stays under ``BundleInvocation/listLimit`` bytes. The worker has
 /// the library ``BundleChannelLibrary`` preloaded, and its testing library's own records
 /// (each test's start, issues and end) come on a private channel that this process reads
@@ -53,19 +54,20 @@ final class BundleExecutor: TestExecutor {
   /// True: each test runs in a worker process of the bundle.
   var isolatesTests: Bool { true }
 
-  /// Remembers the tests the runner hands over next: the worker started for a test runs
-  /// them after it in the same process.
+  /// Remembers the tests the runner hands over next, and the entries its lane runs after
+  /// them (the entry's chain, ``LaneBalance``): the worker started for a test runs them after
+  /// it in the same process.
   func prepare(_ planned: Runner.Plan.PlannedTests) {
     state.withLock { state in
       state.prepared = planned
-      state.following = nil
+      state.following = planned.entry.chain.isEmpty ? nil : (planned.entry.chain[...], planned.configuration)
     }
   }
 
   /// Remembers the entries the runner hands over after the prepared tests: a new worker runs
   /// their tests too.
   func prepare(following entries: ArraySlice<Runner.Plan.Entry>, of plan: Runner.Plan) {
-    state.withLock { $0.following = (entries, plan) }
+    state.withLock { $0.following = (entries, plan.configuration) }
   }
 
   /// Runs `test` in the worker that was given it, or in a new worker given it and the
@@ -88,7 +90,7 @@ struct BundleRuns: WatchedLane {
   fileprivate var worker: BundleWorker?
   var prepared: Runner.Plan.PlannedTests?
   /// The entries the runner hands over after the prepared tests, when it knows them.
-  var following: (entries: ArraySlice<Runner.Plan.Entry>, plan: Runner.Plan)?
+  var following: (entries: ArraySlice<Runner.Plan.Entry>, configuration: Configuration)?
   fileprivate var ended: [TestID: BundleWorker.Ended] = [:]
   /// The tests that were running when their worker crashed (side by side, or after other
   /// tests ended in it): each runs again alone, in a worker of its own.
@@ -222,7 +224,7 @@ struct BundleRuns: WatchedLane {
     }
     guard add(prepared[(index + 1)...]), let following else { return batch }
     for entry in following.entries where entry.host.name == planned.host.name {
-      guard add(following.plan.plannedTests(of: entry, repetition: 1)) else { break }
+      guard add(Runner.Plan.PlannedTests.all(of: entry, repetition: 1, configuration: following.configuration)) else { break }
     }
     return batch
   }

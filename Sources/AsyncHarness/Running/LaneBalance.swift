@@ -1,0 +1,161 @@
+/// The durations a run recorded (``RunRecord``), by which the next run of the same tests
+/// balances its lanes (``LaneBalance``).
+struct RecordedDurations: Sendable, Hashable {
+  /// Each test's seconds: its attempts' durations added up, as its library timed them.
+  var tests: [TestPath: Double] = [:]
+  /// Each suite's seconds, from its first test's start to its last test's end (`suiteEnded`),
+  /// by the suite's name.
+  var suites: [String: Double] = [:]
+}
+
+/// How several lanes share a run of another package's tests (`harness test --workers N`):
+/// which pieces of which entries each worker runs, and in what order they are handed out.
+/// A plain function of estimates, tried without processes.
+///
+/// Each lane takes the next chain of pieces when it is free, and one worker of the bundle runs
+/// a chain. Handed out in plan order, whole, five XCTest classes of 0.2 s over two lanes take
+/// 0.6 s (three classes in one lane, two in the other) where 0.5 s is the limit; and five small
+/// Swift Testing suites, each in a worker of its own, pay five starts where one worker runs
+/// them side by side. So, when the last run's durations are known:
+///
+/// 1. Each entry's time is estimated: an XCTest class runs one test after another, so its
+///    tests' durations added up; a Swift Testing suite runs its tests side by side, so its
+///    own duration last time (`suiteEnded`), else its tests' added up. A test the last run
+///    did not time counts as the median of those it did.
+/// 2. The entries are laid end to end in plan order and cut where each lane's share of the
+///    whole ends (McNaughton's wrap-around rule: at most one cut per lane boundary). Only an
+///    XCTest class is cut, between two of its tests, and only where both parts last at least
+///    ``smallestPiece``: XCTest runs a class's tests one after another in one process, and a
+///    class's `class func setUp()` and `tearDown()` then run once in each process that runs
+///    some of its tests (a failure there is reported by each). A Swift Testing suite is never
+///    cut: its library runs its tests side by side unless it is `.serialized`, which neither
+///    its listing nor its event stream says.
+/// 3. The pieces of one library laid next to each other within one lane's share are a chain,
+///    which one worker runs (its lane takes them one after another), up to half a share: a
+///    lane takes at least two chains, so that what the estimates missed is still evened out.
+/// 4. The chains are handed out longest first (ties in plan order): whichever lane is free
+///    takes the next, so a chain that takes longer or shorter than estimated is evened out by
+///    the short ones at the end.
+enum LaneBalance {
+  /// One entry's part in the balance.
+  struct Load: Sendable, Hashable {
+    /// The estimated seconds of each of its tests, in run order.
+    var tests: [Double]
+    /// The estimated seconds of the entry run whole.
+    var whole: Double
+    /// The library that runs it.
+    var library: TestLibrary
+
+    /// Whether its tests may run in several processes: an XCTest class's.
+    var cuts: Bool { library == .xctest }
+  }
+
+  /// A part of an entry.
+  struct Piece: Sendable, Hashable {
+    /// The entry's place in the plan.
+    var entry: Int
+    /// Its tests' places among the entry's tests.
+    var tests: Range<Int>
+    /// Its estimated seconds.
+    var seconds: Double
+  }
+
+  /// The shortest estimated time of a piece cut from a class: a worker's start (about 20 ms
+  /// for a test bundle on Linux) and the class's set-up must stay small beside it.
+  static let smallestPiece = 0.05
+
+  /// The chains of pieces of `loads` for `lanes` lanes, each in plan order, the chains longest
+  /// first (ties in plan order).
+  static func chains(of loads: [Load], lanes: Int, smallestPiece: Double = smallestPiece) -> [[Piece]] {
+    let share = loads.reduce(0) { $0 + $1.whole } / Double(max(1, lanes))
+    var chains: [(share: Int, library: TestLibrary, pieces: [Piece])] = []
+    var laidUpTo = 0.0
+    for (index, load) in loads.enumerated() {
+      let boundaries = (1..<max(1, lanes)).map { share * Double($0) }.filter { $0 > laidUpTo && $0 < laidUpTo + load.whole }
+      let starts = load.cuts ? cuts(of: load, at: boundaries.map { $0 - laidUpTo }, smallestPiece: smallestPiece) : []
+      let bounds = [0] + starts + [load.tests.count]
+      let scaled = scaledTimes(of: load)
+      var start = laidUpTo
+      for (lower, upper) in zip(bounds, bounds.dropFirst()) {
+        let piece = Piece(entry: index, tests: lower..<upper, seconds: scaled[lower..<upper].reduce(0, +))
+        // The lane's share that holds the piece's middle.
+        let lane = share > 0 ? min(lanes - 1, Int(((start + piece.seconds / 2) / share).rounded(.down))) : 0
+        if let last = chains.last, last.share == lane, last.library == load.library,
+           last.pieces.reduce(piece.seconds, { $0 + $1.seconds }) <= share / 2 {
+          chains[chains.count - 1].pieces.append(piece)
+        } else {
+          chains.append((lane, load.library, [piece]))
+        }
+        start += piece.seconds
+      }
+      laidUpTo += load.whole
+    }
+    let seconds = chains.map { $0.pieces.reduce(0) { $0 + $1.seconds } }
+    return chains.indices.sorted { seconds[$0] != seconds[$1] ? seconds[$0] > seconds[$1] : $0 < $1 }.map { chains[$0].pieces }
+  }
+
+  /// The tests' times scaled to add up to the entry's whole time (equal shares when none is
+  /// known to take any time).
+  private static func scaledTimes(of load: Load) -> [Double] {
+    let sum = load.tests.reduce(0, +)
+    guard sum > 0 else { return load.tests.map { _ in load.whole / Double(max(1, load.tests.count)) } }
+    return load.tests.map { $0 * load.whole / sum }
+  }
+
+  /// Where `load` is cut: before the test nearest to each of `offsets` (where a lane's share
+  /// ends, in seconds from the entry's start, ascending), keeping every piece at least
+  /// `smallestPiece` long.
+  private static func cuts(of load: Load, at offsets: [Double], smallestPiece: Double) -> [Int] {
+    var elapsed = [0.0]
+    for seconds in scaledTimes(of: load) { elapsed.append(elapsed.last! + seconds) }
+    var cuts: [Int] = []
+    for offset in offsets {
+      let nearest = (1..<max(1, load.tests.count)).min { abs(elapsed[$0] - offset) < abs(elapsed[$1] - offset) }
+      if let nearest, elapsed[nearest] - elapsed[cuts.last ?? 0] >= smallestPiece,
+         load.whole - elapsed[nearest] >= smallestPiece {
+        cuts.append(nearest)
+      }
+    }
+    return cuts
+  }
+}
+
+extension LaneBalance {
+  /// The chains of `plan`'s entries for `lanes` lanes, each piece an entry of some of its
+  /// tests, each entry of a chain with the entries after it (``Runner/Plan/Entry/chain``), in
+  /// the order they are handed out (``chains(of:lanes:smallestPiece:)``); `nil`, for entries
+  /// handed out whole and in plan order, unless the plan is another package's tests (no
+  /// harness suite, no schedule), run once over several lanes, and the last run timed more
+  /// than half of them (``Configuration/lastDurations``). A run with no record, or after a run
+  /// of a few of the tests (`--filter`), is planned as before: the others would all count as
+  /// the median of a few.
+  static func entries(of plan: Runner.Plan, lanes: Int) -> [[Runner.Plan.Entry]]? {
+    guard plan.repetitions == 1 else { return nil }
+    guard lanes > 1, let durations = plan.configuration.lastDurations else { return nil }
+    var libraries: [TestLibrary] = []
+    for entry in plan.entries {
+      guard case .library(let library) = entry.host, plan.configuration.schedules(under: entry.host) == nil else { return nil }
+      libraries.append(library)
+    }
+    let recorded = plan.entries.map { entry in
+      entry.tests.map { durations.tests[TestPath(suite: entry.group.name, name: $0.name)] }
+    }
+    let timed = recorded.flatMap { $0.compactMap(\.self) }
+    guard timed.count * 2 > recorded.joined().count, let median = TestTiming.median(timed) else { return nil }
+    let loads = zip(plan.entries, zip(libraries, recorded)).map { entry, known in
+      let tests = known.1.map { $0 ?? median }
+      let added = tests.reduce(0, +)
+      let load = Load(tests: tests, whole: added, library: known.0)
+      return load.cuts ? load : Load(tests: tests, whole: durations.suites[entry.group.name] ?? added, library: known.0)
+    }
+    return chains(of: loads, lanes: lanes).map { chain in
+      var entries = chain.map { piece in
+        let entry = plan.entries[piece.entry]
+        return Runner.Plan.Entry(group: entry.group, host: entry.host, tests: Array(entry.tests[piece.tests]),
+                                 groupIndex: entry.groupIndex)
+      }
+      for index in entries.indices { entries[index].chain = Array(entries[(index + 1)...]) }
+      return entries
+    }
+  }
+}
