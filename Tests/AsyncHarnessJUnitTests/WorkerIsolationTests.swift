@@ -324,6 +324,16 @@ final class WorkerIsolationTests: ReportTestCase {
     executor.finish()
     XCTAssertEqual(ends.map { if case .returned = $0 { true } else { false } }, [true, true, true, true, true])
     XCTAssertEqual(failed, [false, true, true, false, false])
+    // A run that stops after a step (an interrupt between tests) leaves the worker holding the
+    // steps sent ahead: it is stopped at once, which is no failure of the run.
+    let stopped = WorkerExecutor(executable: try harnessFixture().path)
+    let stoppedEvents = EventRecorder()
+    stopped.prepare(steps)
+    let first = stopped.run(steps[0], events: EventSink { stoppedEvents.handle($0) })
+    guard case .returned = first else { return XCTFail("\(first)") }
+    stopped.finish()
+    XCTAssertFalse(stoppedEvents.events.contains { if case .outsideFailure = $0.kind { true } else { false } },
+                   "\(stoppedEvents.events)")
     // Each run's output, in the order the runs ended.
     var output: [String] = []
     for event in recorder.events {

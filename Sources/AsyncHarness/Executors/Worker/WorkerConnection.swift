@@ -64,10 +64,10 @@ struct WorkerConnection {
 
   /// Begins the worker's retirement: it is told to stop, and given the grace period to exit
   /// (then stopped as at a deadline, SIGTERM, then SIGKILL). What it still says is dropped.
-  /// `false` when it holds a test left running past its time limit: it would not stop by
-  /// itself, and is to be stopped at once.
+  /// `false` when it holds a test left running past its time limit (it would not stop by
+  /// itself, and is to be stopped at once), or it was stopped already.
   mutating func beginRetiring() -> Bool {
-    guard supervision.leftRunning.isEmpty else { return false }
+    guard supervision.leftRunning.isEmpty, watch.exit == nil else { return false }
     _ = process.send(.stop)
     process.closeRequests()
     supervision.idleDeadline = .now + supervision.gracePeriod

@@ -133,8 +133,14 @@ struct WorkerLane: WatchedLane {
   /// Retires every worker, and stops at once one still holding tests the runner never asked
   /// for (the run stopped).
   mutating func finish() {
-    if worker?.inFlight.isEmpty == false { worker!.kill() }
-    if (sideBySide?.count ?? 0) > 0 { sideBySide!.kill() }
+    if worker?.inFlight.isEmpty == false {
+      worker!.kill()
+      worker = nil
+    }
+    if (sideBySide?.count ?? 0) > 0 {
+      sideBySide!.kill()
+      sideBySide = nil
+    }
     for slot in Self.workerSlots { retire(slot) }
     forgetReruns()
     prepared = nil
