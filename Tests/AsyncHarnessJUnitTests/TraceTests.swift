@@ -463,7 +463,7 @@ final class TraceTests: ReportTestCase {
     // The stream's testStarted line is written at once: then the test runs in its worker.
     while process.isRunning,
           (try? String(contentsOfFile: path("events.jsonl"), encoding: .utf8))?.contains("\"name\":\"blocks\"") != true {
-      usleep(10_000)
+      usleep(10_000)  // deliberate: another process writes the file; nothing announces a line to this one
     }
     kill(process.processIdentifier, SIGINT)
     process.waitUntilExit()

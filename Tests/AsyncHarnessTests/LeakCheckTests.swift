@@ -49,8 +49,7 @@ final class LeakCheckTests: XCTestCase {
     let sleeper = try XCTUnwrap(sleeping)
     // The sleeper may not have reached its wait yet: its state follows its name's last `)`.
     func stat(_ id: Int32) -> String { (try? String(contentsOfFile: "/proc/self/task/\(id)/stat", encoding: .utf8)) ?? "" }
-    // deliberate: only /proc says a thread sleeps; nothing announces it, so the state is polled
-    while !stat(sleeper).contains("(b) S ") { usleep(100) }
+    while !stat(sleeper).contains("(b) S ") { usleep(100) }  // deliberate: only /proc says a thread sleeps; nothing announces it
     for round in 0..<200 {
       XCTAssertTrue(LeakCheck.isRunnable(spinner), "round \(round)")
       XCTAssertFalse(LeakCheck.isRunnable(sleeper), "round \(round)")

@@ -50,9 +50,6 @@ public struct OutsideFailure: Sendable, Hashable {
   /// The tests that ran last in the same process before it, latest last: those that may have
   /// left behind what failed (`Suite/test`, as `--only` reads them).
   public var suspects: [String]
-  /// How many of the tests that ended last in a process a failure names as suspects.
-  static let suspectLimit = 3
-
   /// Whether a test of its suite had run before it: a JUnit report names its testcase
   /// `executionError`, else `initializationError`.
   public var afterTests: Bool

@@ -14,8 +14,8 @@ struct BundleEdges {
   private var openClasses: [(name: String, testsStarted: Bool)] = []
   /// The XCTest class the worker is in, and whether a test of it started in this worker.
   var openClass: (name: String, testsStarted: Bool)? { openClasses.last }
-  /// The tests that ended in this worker, latest last: at most ``OutsideFailure/suspectLimit``.
-  private(set) var ended: [Runner.PlannedTest] = []
+  /// The tests that ended in this worker, latest last.
+  private(set) var ended = TestsEnded()
   /// The failures found and not handed over yet.
   private(set) var found: [OutsideFailure] = []
   /// The failure found last.
@@ -31,10 +31,10 @@ struct BundleEdges {
   }
 
   /// The tests that ended last, latest last, as `Suite/test`.
-  var suspects: [String] { ended.map(\.id.path) }
+  var suspects: [String] { ended.suspects }
 
   /// The suite of the test that ended last, else the bundle's.
-  var lastSuite: SuiteRun { ended.last?.id.suiteRun ?? bundleSuite }
+  var lastSuite: SuiteRun { ended.ids.last?.suiteRun ?? bundleSuite }
 
   mutating func classStarted(_ name: String) { openClasses.append((name, false)) }
 
@@ -49,9 +49,9 @@ struct BundleEdges {
 
   /// A test of the worker ended.
   mutating func ended(_ planned: Runner.PlannedTest) {
-    ended.append(planned)
-    if ended.count > OutsideFailure.suspectLimit { ended.removeFirst() }
+    ended.append(planned.id)
   }
+
 
   /// Keeps a failure found, unless it repeats the one found before it word for word (Swift
   /// Testing posts an issue of no test twice).
@@ -98,23 +98,19 @@ struct BundleEdges {
                                   suite: (String) -> SuiteRun?) -> String? {
     let how = limit.map { "was stopped at the time limit of \($0.secondsDescription) seconds, still running, "
       + "\(exit == .signaled(SIGKILL) ? "with SIGKILL" : "with SIGTERM")" } ?? "ended with \(exit)"
-    let said = output.isEmpty ? "; it printed nothing" : "; its last output:\n\(output)"
     if let open = openClass, let classSuite = suite(open.name) {
       let place: OutsideFailure.Place = open.testsStarted ? .classTearDown : .classSetUp
       let when = open.testsStarted ? "after its tests ran, before the class ended" : "before any of its tests started"
       add(OutsideFailure(
         place: place, suite: classSuite,
         issue: Issue(kind: limit == nil ? .crashed : .timeLimitExceeded,
-                     message: "The test bundle \(how) in \(place.description) of \(open.name), \(when)\(said)"),
+                     message: "The test bundle \(how) in \(place.description) of \(open.name), \(when)"
+                       + OutsideFailure.lastOutput(output)),
         suspects: open.testsStarted ? suspects : [], afterTests: open.testsStarted))
       return open.testsStarted ? nil : open.name
     }
-    let after = ended.last.map { "after \($0.id.path) returned" } ?? "before its first test started"
-    add(OutsideFailure(
-      place: .process, suite: lastSuite,
-      issue: Issue(kind: limit == nil ? .crashed : .timeLimitExceeded,
-                   message: "The test bundle \(how) while none of its tests ran, \(after)\(said)"),
-      suspects: suspects, afterTests: !ended.isEmpty))
+    add(OutsideFailure.endedBetweenTests("The test bundle", how, after: ended, output: output, suite: lastSuite,
+                                         kind: limit == nil ? .crashed : .timeLimitExceeded))
     return nil
   }
 
@@ -125,7 +121,7 @@ struct BundleEdges {
     let names = running.map(\.id.path).joined(separator: ", ")
     let said = output.isEmpty ? "" : "; its last output:\n\(output)"
     let them = running.count == 1 ? "it" : "them"
-    let why = ended.isEmpty
+    let why = ended.ids.isEmpty
       ? "the crash did not happen again: it depends on what ran beside \(them), or on timing"
       : "the crash came from work that tests before \(them) left behind"
     let failure = OutsideFailure(

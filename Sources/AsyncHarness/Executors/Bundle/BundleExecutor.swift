@@ -242,7 +242,7 @@ struct BundleWorker {
     var end: AttemptEnd
   }
 
-  private var watch: WorkerWatch
+  private(set) var watch: WorkerWatch
   private var supervision: WorkerSupervision
   private var decoder: BundleWorkerDecoder
 

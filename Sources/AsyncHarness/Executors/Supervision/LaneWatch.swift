@@ -8,6 +8,8 @@ import Darwin
 /// its attempts, and how what it says is read.
 protocol WatchedWorker {
   associatedtype Decoder: WorkerDecoder
+  /// The worker's watch: its descriptors, and how it ended once it has.
+  var watch: WorkerWatch { get }
   /// Hands the worker's watch, decoder and supervision to `body`, together.
   mutating func withWatch<Result>(_ body: (inout WorkerWatch, inout Decoder, inout WorkerSupervision) -> Result) -> Result
   /// The worker exited while the lane waited for another of its workers, and what it wrote
@@ -40,7 +42,7 @@ enum LaneWatch {
   /// supervision's attempts are to be ended (``WorkerSupervision/exited(_:outputHeldBy:)``).
   static func watch<Lane: WatchedLane>(_ lane: inout Lane, until awaited: WritableKeyPath<Lane, Lane.Worker?>) -> ProcessEnding? {
     switch lane[keyPath: awaited]!.withWatch({ watch, decoder, supervision in watch.begin(&decoder, &supervision) }) {
-    case .exited: return lane[keyPath: awaited]!.withWatch { watch, _, _ in watch.exit }
+    case .exited: return lane[keyPath: awaited]!.watch.exit
     case .waitOver: return nil
     case .goOn, nil: break
     }
@@ -88,12 +90,7 @@ enum LaneWatch {
   /// The slots of `lane`'s workers that have not ended, besides `awaited`, then `awaited`.
   private static func watched<Lane: WatchedLane>(_ lane: Lane, besides awaited: WritableKeyPath<Lane, Lane.Worker?>)
     -> [WritableKeyPath<Lane, Lane.Worker?>] {
-    Lane.workerSlots.filter { slot in
-      slot != awaited && lane[keyPath: slot].map { worker in
-        var worker = worker
-        return worker.withWatch { watch, _, _ in watch.exit == nil }
-      } == true
-    } + [awaited]
+    Lane.workerSlots.filter { $0 != awaited && lane[keyPath: $0].map { $0.watch.exit == nil } == true } + [awaited]
   }
 
   /// The sooner of two `poll` timeouts in milliseconds, -1 meaning none.

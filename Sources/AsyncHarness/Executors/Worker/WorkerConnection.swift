@@ -38,8 +38,8 @@ struct WorkerConnection {
     if alone { supervision.printed(messages.startNextTest()) }
   }
 
-  /// The tests that ended in the worker, latest last: at most ``OutsideFailure/suspectLimit``.
-  private(set) var ended: [TestID] = []
+  /// The tests that ended in the worker, latest last.
+  private(set) var ended = TestsEnded()
 
   /// What the worker's wait found (``LaneWatch``) once the lane's loop returned: the attempts
   /// the worker replied for, one that ended at its deadline and was left running, or, when
@@ -48,10 +48,7 @@ struct WorkerConnection {
     var finished = supervision.takeOverdue()
     if let exit { finished += supervision.exited(exit, outputHeldBy: watch.outputHeld ? "the worker process" : nil) }
     let replies = messages.takeReplies()
-    for case .ended(let attempt, _, _) in replies.map(\.finished) + finished {
-      ended.append(attempt.planned.id)
-      if ended.count > OutsideFailure.suspectLimit { ended.removeFirst() }
-    }
+    for case .ended(let attempt, _, _) in replies.map(\.finished) + finished { ended.append(attempt.planned.id) }
     return (replies, finished, exit != nil)
   }
 
@@ -79,14 +76,10 @@ struct WorkerConnection {
   /// test left behind, a failure outside every test, told through the sink of the last test
   /// begun in it, as `swift test` is red when such work crashes its process.
   mutating func endedAfterItsTests(_ exit: ProcessEnding, telling sink: EventSink?) {
-    guard exit != .exited(0), supervision.stopping == nil, let last = ended.last else { return }
-    let output = supervision.tail
-    let said = output.isEmpty ? "; it printed nothing" : "; its last output:\n\(output)"
-    sink?(.outsideFailure(OutsideFailure(
-      place: .process, suite: last.suiteRun,
-      issue: Issue(kind: .crashed, message: "The worker process ended with \(exit) while none of its tests ran, "
-        + "after \(last.path) returned: work a test left behind ended it\(said)"),
-      suspects: ended.map(\.path), afterTests: true)))
+    guard exit != .exited(0), supervision.stopping == nil, let last = ended.ids.last else { return }
+    sink?(.outsideFailure(.endedBetweenTests("The worker process", "ended with \(exit)", after: ended,
+                                              because: "work a test left behind ended it", output: supervision.tail,
+                                              suite: last.suiteRun, kind: .crashed)))
   }
 }
 
@@ -99,7 +92,7 @@ extension WorkerConnection: WatchedWorker {
   /// A worker that holds a test sent ahead, or ran none yet (a spare), keeps its end for the
   /// test that runs in it next.
   mutating func endedUnawaited(_ exit: ProcessEnding) -> Bool {
-    guard inFlight.isEmpty, count == 0, !ended.isEmpty else { return false }
+    guard inFlight.isEmpty, count == 0, !ended.ids.isEmpty else { return false }
     _ = supervision.exited(exit)
     endedAfterItsTests(exit, telling: messages.others)
     return true
