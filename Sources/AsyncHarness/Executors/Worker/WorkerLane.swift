@@ -313,9 +313,9 @@ struct WorkerLane: WatchedLane {
   /// Starts `attempt`'s test again side by side; its end when it could not start.
   private mutating func runAgain(_ attempt: WorkerSupervision.Attempt) -> [SideBySideEnd] {
     let id = attempt.planned.id
-    let end = attempt.sink.map { startSideBySide(attempt.planned, events: $0) }
-      ?? .couldNotStart(reason: "\(id.path) had nowhere to send its events")
-    guard let end else { return [] }
+    // An attempt side by side always has its sink: it was begun with the runner's.
+    guard let sink = attempt.sink else { return [SideBySideEnd(test: id, end: .couldNotStart(reason: "\(id.path) has no sink"))] }
+    guard let end = startSideBySide(attempt.planned, events: sink) else { return [] }
     halfRunning.remove(id)
     return [SideBySideEnd(test: id, end: end)]
   }
