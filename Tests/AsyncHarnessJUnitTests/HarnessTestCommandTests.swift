@@ -123,12 +123,21 @@ final class HarnessTestCommandTests: ReportTestCase {
     ], limit: 300)
     XCTAssertEqual(run.status, 0, run.errors)
     var verdicts: [String: Verdict] = [:]
+    var ran: [String: (started: Date, ended: Date)] = [:]
     for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
-      if case .testEnded(let test, let result) = try Event(jsonLine: line).kind { verdicts[test.path] = result.verdict }
+      guard case .testEnded(let test, let result) = try Event(jsonLine: line).kind else { continue }
+      verdicts[test.path] = result.verdict
+      let attempt = result.lastAttempt
+      ran[test.path] = try XCTUnwrap(attempt.started).map { ($0, $0 + attempt.duration) }
     }
     var expected = Self.verdicts.filter { test in ["OnlyInParallel", "InItsOrder", "OtherEnds"].contains { test.key.contains($0) } }
     expected["LedgerTests.OtherEnds/crashesForTwo(value:)"] = .passed  // crashes only when rude
     XCTAssertEqual(verdicts, expected)
+    // The tests that meet ran at once, and their attempts say so: each started, by the
+    // bundle's own records, before the other ended, though the runner heard of them in turn.
+    let one = try XCTUnwrap(ran["LedgerTests.OnlyInParallel/meetsTheOtherOne()"])
+    let two = try XCTUnwrap(ran["LedgerTests.OnlyInParallel/meetsTheOtherTwo()"])
+    XCTAssertTrue(one.started < two.ended && two.started < one.ended, "\(one) and \(two) do not overlap")
   }
 
   /// `--rerun-failed` runs again exactly the tests that failed or errored in the last run of

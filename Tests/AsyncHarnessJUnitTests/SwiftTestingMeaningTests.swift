@@ -84,12 +84,13 @@ final class SwiftTestingMeaningTests: ReportTestCase {
     // `harness test`'s bundle reader.
     var reader = BundleChannelReader(.swiftTesting)
     let notes = Self.lines.flatMap { reader.read(Array($0.utf8)[...]) }
+    let at = { (second: Double) in Date(timeIntervalSince1970: 1_795_680_000 + second) }
     XCTAssertEqual(notes, [
-      .started(Self.cancels), .ended(Self.cancels, skipReason: "cancelled: not today", seconds: nil),
-      .started(Self.silent), .ended(Self.silent, skipReason: "cancelled", seconds: nil),
-      .started(Self.failsThenCancels), .issue(Self.failsThenCancels, Self.failure),
-      .ended(Self.failsThenCancels, skipReason: "cancelled: too late", seconds: nil),
-      .started(Self.passes), .ended(Self.passes, skipReason: nil, seconds: nil),
+      .started(Self.cancels, at: at(1)), .ended(Self.cancels, skipReason: "cancelled: not today", seconds: 0),
+      .started(Self.silent, at: at(2)), .ended(Self.silent, skipReason: "cancelled", seconds: 0),
+      .started(Self.failsThenCancels, at: at(3)), .issue(Self.failsThenCancels, Self.failure),
+      .ended(Self.failsThenCancels, skipReason: "cancelled: too late", seconds: 0),
+      .started(Self.passes, at: at(4)), .ended(Self.passes, skipReason: nil, seconds: 0),
     ])
     // `harness-junit from-swift-testing`, from the same lines in a file.
     let stream = path("events.jsonl")

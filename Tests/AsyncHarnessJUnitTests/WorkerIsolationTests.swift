@@ -316,7 +316,7 @@ final class WorkerIsolationTests: ReportTestCase {
     var ends: [AttemptEnd] = []
     var failed: [Bool] = []
     for index in order {
-      recorder.handle(Event(.testStarted(steps[index].id)))
+      recorder.handle(Event(.testStarted(steps[index].id), lane: 1))  // as the runner announces it
       let issues = recorder.events.count
       ends.append(executor.run(steps[index], events: EventSink { recorder.handle($0) }))
       failed.append(recorder.events[issues...].contains { if case .issueRecorded = $0.kind { true } else { false } })
@@ -334,16 +334,19 @@ final class WorkerIsolationTests: ReportTestCase {
     stopped.finish()
     XCTAssertFalse(stoppedEvents.events.contains { if case .outsideFailure = $0.kind { true } else { false } },
                    "\(stoppedEvents.events)")
-    // Each run's output, in the order the runs ended.
+    // Each run's output, in the order the runs ended; each run said when it started, first.
     var output: [String] = []
+    var started: [TestID] = []
     for event in recorder.events {
       switch event.kind {
-      case .testStarted: output.append("")
+      case .testStarted where event.lane == 1: output.append("")
+      case .testStarted(let id): started.append(id)
       case .outputCaptured(_, let text): output[output.count - 1] += text
       default: break
       }
     }
     XCTAssertEqual(output, order.map { "\($0) out\n\($0) err\n\($0) tail" })
+    XCTAssertEqual(started, order.map { steps[$0].id })
   }
 
   /// The same suites give the same verdicts in a worker as in this process.

@@ -14,15 +14,15 @@ final class BundleChannelReaderTests: XCTestCase {
     var reader = BundleChannelReader(.swiftTesting)
     let read = { (line: String) in reader.read(Array(line.utf8)[...]) }
     XCTAssertEqual(read(#"{"kind":"event","payload":{"instant":{"absolute":1,"since1970":2},"kind":"testStarted","messages":[],"testID":"LedgerTests.LedgerSuite\/parameterized(amount:)\/LedgerSwiftTests.swift:38:4"},"version":0}"#),
-                   [.started(Self.parameterized)])
+                   [.started(Self.parameterized, at: Date(timeIntervalSince1970: 2))])
     XCTAssertEqual(read(#"{"kind":"event","payload":{"_comments":["amount 2"],"_testCase":{"displayName":"2","id":"Parameterized test case ID"},"instant":{"absolute":1,"since1970":2},"issue":{"isKnown":false,"sourceLocation":{"column":5,"fileID":"LedgerTests\/LedgerSwiftTests.swift","line":41}},"kind":"issueRecorded","messages":[{"symbol":"fail","text":"Expectation failed: (ledger.balance → 2) != 2"},{"symbol":"details","text":"amount 2"}],"testID":"LedgerTests.LedgerSuite\/parameterized(amount:)\/LedgerSwiftTests.swift:38:4"},"version":0}"#),
                    [.issue(Self.parameterized, Issue(kind: .expectationFailed,
                                  message: "Expectation failed: (ledger.balance → 2) != 2 - amount 2 (arguments: 2)",
                                  sourceLocation: SourceLocation(fileID: "LedgerTests/LedgerSwiftTests.swift",
                                                                 filePath: "LedgerTests/LedgerSwiftTests.swift", line: 41,
                                                                 column: 5)))])
-    XCTAssertEqual(read(#"{"kind":"event","payload":{"instant":{"absolute":1,"since1970":2},"kind":"testEnded","messages":[],"testID":"LedgerTests.LedgerSuite\/parameterized(amount:)\/LedgerSwiftTests.swift:38:4"},"version":0}"#),
-                   [.ended(Self.parameterized, skipReason: nil, seconds: nil)])
+    XCTAssertEqual(read(#"{"kind":"event","payload":{"instant":{"absolute":1.25,"since1970":2.25},"kind":"testEnded","messages":[],"testID":"LedgerTests.LedgerSuite\/parameterized(amount:)\/LedgerSwiftTests.swift:38:4"},"version":0}"#),
+                   [.ended(Self.parameterized, skipReason: nil, seconds: 0.25)], "its seconds are its records' times apart")
     XCTAssertEqual(read(#"{"kind":"event","payload":{"_comments":["not on this machine"],"instant":{"absolute":1,"since1970":2},"kind":"testSkipped","messages":[],"testID":"LedgerTests.LedgerSuite\/disabled()\/LedgerSwiftTests.swift:28:4"},"version":0}"#),
                    [.started("LedgerTests.LedgerSuite/disabled()/LedgerSwiftTests.swift:28:4"),
                     .ended("LedgerTests.LedgerSuite/disabled()/LedgerSwiftTests.swift:28:4", skipReason: "not on this machine",

@@ -119,11 +119,11 @@ final class HTMLReporterTests: TemporaryDirectoryTestCase {
     reporter.handle(Event(.runStarted(RunInfo(waiters: ["expectation"])), timestamp: start))
     // a, b and c start side by side in lane 1; d starts when b has ended, in b's row; e runs alone in lane 2.
     let started = { (name: String, at: TimeInterval, lane: Int) in Event(.testStarted(test(name)), timestamp: start + at, lane: lane) }
-    let ended = { (name: String, at: TimeInterval) in
-      Event(.testEnded(test(name), TestEnd(once: TestResult(verdict: .passed), duration: 1)), timestamp: start + at)
+    let ended = { (name: String, from: TimeInterval, to: TimeInterval) in
+      Event(.testEnded(test(name), TestEnd(once: TestResult(verdict: .passed), duration: to - from)), timestamp: start + to)
     }
-    for event in [started("a", 0, 1), started("e", 0, 2), started("b", 1, 1), ended("e", 1), started("c", 2, 1), ended("b", 3),
-                  started("d", 3, 1), ended("a", 4), ended("c", 5), ended("d", 6)] {
+    for event in [started("a", 0, 1), started("e", 0, 2), started("b", 1, 1), ended("e", 0, 1), started("c", 2, 1),
+                  ended("b", 1, 3), started("d", 3, 1), ended("a", 0, 4), ended("c", 2, 5), ended("d", 3, 6)] {
       reporter.handle(event)
     }
     try reporter.finish()
@@ -136,6 +136,43 @@ final class HTMLReporterTests: TemporaryDirectoryTestCase {
     }
     XCTAssertEqual(bars, ["a", "b d", "c", "e"])
     XCTAssertTrue(page.contains("<p>5 attempts in 2 lanes over 6.000s.</p>"))
+  }
+
+  /// Each attempt is drawn when it ran, as its test's end says (``TestAttempt/started``,
+  /// its duration), not when the runner heard of it: a test a bundle ran beside the one before
+  /// it, announced only after that one ended, goes on a row of its own from its real start;
+  /// a retried attempt ends where its own duration says, not where the next one starts.
+  func testAttemptsAreDrawnWhenTheyRanNotWhenTheyWereAnnounced() throws {
+    let path = directory.appendingPathComponent("report.html").path
+    let reporter = try HTMLReporter(path: path, title: "Real times")
+    let start = Date(timeIntervalSince1970: 1_000_000)
+    let test = { (name: String, attempt: Int) in TestID(suite: "S", name: name, host: "xctest", attempt: attempt) }
+    let attempt = { (number: Int, outcome: Verdict, from: TimeInterval, to: TimeInterval) in
+      TestAttempt(number: number, outcome: outcome, duration: to - from, issues: [], lane: 1, started: start + from)
+    }
+    reporter.handle(Event(.runStarted(RunInfo(waiters: ["xctest"])), timestamp: start))
+    // b ran from 1 to 3, beside a, but was announced at 4, once a ended; c failed from 5 to 5.5
+    // and passed from 6 to 7.
+    for event in [
+      Event(.testStarted(test("a", 1)), timestamp: start, lane: 1),
+      Event(.testEnded(test("a", 1), TestEnd(verdict: .passed, attempts: [attempt(1, .passed, 0, 4)])), timestamp: start + 4),
+      Event(.testStarted(test("b", 1)), timestamp: start + 4, lane: 1),
+      Event(.testEnded(test("b", 1), TestEnd(verdict: .passed, attempts: [attempt(1, .passed, 1, 3)])), timestamp: start + 4),
+      Event(.testStarted(test("c", 1)), timestamp: start + 5, lane: 1),
+      Event(.testStarted(test("c", 2)), timestamp: start + 6, lane: 1),
+      Event(.testEnded(test("c", 2), TestEnd(verdict: .flaky, attempts: [attempt(1, .failed, 5, 5.5), attempt(2, .passed, 6, 7)])),
+            timestamp: start + 7),
+    ] {
+      reporter.handle(event)
+    }
+    try reporter.finish()
+    let page = try String(contentsOfFile: path, encoding: .utf8)
+    let rows = page.components(separatedBy: "<div class=\"lane-name\">").dropFirst().map { $0.prefix { $0 != "<" } }
+    XCTAssertEqual(rows, ["lane 1: 3 attempts, busy 5.500s", "lane 1 · 2: 1 attempt, busy 2.000s"])
+    let bars = page.components(separatedBy: "<div class=\"lane-name\">").dropFirst().map { row in
+      row.components(separatedBy: "title=\"S/").dropFirst().map { $0.prefix { $0 != " " } }.joined(separator: " ")
+    }
+    XCTAssertEqual(bars, ["a c c", "b"])
   }
 
   /// With `--trace` and `--report-html`, the run has one timeline: the trace places each

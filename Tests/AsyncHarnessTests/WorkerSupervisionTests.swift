@@ -20,14 +20,37 @@ final class WorkerSupervisionTests: XCTestCase {
 
   /// Collects what a sink is sent.
   private final class Collected: Sendable {
-    private let events = Mutex<[Event.Kind]>([])
-    var sink: EventSink { EventSink { [self] event in events.withLock { $0.append(event.kind) } } }
-    var kinds: [Event.Kind] { events.withLock { $0 } }
+    private let events = Mutex<[Event]>([])
+    var sink: EventSink { EventSink { [self] event in events.withLock { $0.append(event) } } }
+    /// What the attempt said after the fact of its start (``testEachAttemptSaysFirstWhenItStarted``).
+    var kinds: [Event.Kind] { events.withLock { $0.said } }
+    var all: [Event] { events.withLock { $0 } }
   }
 
   private func ended(_ finished: WorkerSupervision.Finished?) -> (id: TestID, end: AttemptEnd)? {
     guard case .ended(let attempt, let end, _) = finished else { return nil }
     return (attempt.planned.id, end)
+  }
+
+  /// An attempt's first event is the fact of its start (a `testStarted`, stamped when the
+  /// worker said it started, else when it began here), streamed or held like the rest, which
+  /// the test's owner keeps as ``TestAttempt/started``.
+  func testEachAttemptSaysFirstWhenItStarted() throws {
+    let tests = try steps(2)
+    let streamed = Collected()
+    let then = Date(timeIntervalSince1970: 1_000_000)
+    var supervision = WorkerSupervision(gracePeriod: .seconds(1))
+    let before = Date()
+    supervision.start(tests[0], sink: streamed.sink, streams: true, deadline: nil)
+    supervision.start(tests[1], sink: nil, streams: false, deadline: nil, at: then)
+    supervision.record(Event(.issueRecorded(tests[1].id, Issue(kind: .warning, message: "noted"))), of: tests[1].id)
+    XCTAssertEqual(streamed.all.map(\.kind), [.testStarted(tests[0].id)])
+    XCTAssertTrue(try XCTUnwrap(streamed.all.first).timestamp >= before)
+    guard case .ended(let held, _, _) = supervision.end(tests[1].id, as: .returned(duration: 0)) else {
+      return XCTFail("\(tests[1].id) did not end")
+    }
+    XCTAssertEqual(held.held.map(\.kind), [.testStarted(tests[1].id), .issueRecorded(tests[1].id, Issue(kind: .warning, message: "noted"))])
+    XCTAssertEqual(held.held.first?.timestamp, then)
   }
 
   func testAReplyAndADeadlineAtTheSameInstantEndTheAttemptAsItReturnedWhicheverComesFirst() throws {
@@ -162,7 +185,7 @@ final class WorkerSupervisionTests: XCTestCase {
     guard case .ended(let third, _, _) = supervision.end(steps[1].id, as: .returned(duration: 1)) else {
       return XCTFail("the third did not end")
     }
-    XCTAssertEqual(third.held.map(\.kind), [.outputCaptured(steps[1].id, "[shared] both\n")])
+    XCTAssertEqual(third.held.said, [.outputCaptured(steps[1].id, "[shared] both\n")])
   }
 
   func testLinesAfterTheReplyOfTheOnlyAttemptWaitForTheNextAttempt() throws {
@@ -291,7 +314,7 @@ final class WorkerSupervisionTests: XCTestCase {
       }
       XCTAssertEqual(end, .returned(duration: 1), "the first test keeps its end")
       XCTAssertTrue(supervision.stoppedForEndedAttempts)
-      XCTAssertEqual(first.held.map(\.kind), [.workerReplaced(steps[0].id, reason: "stoppedAtTimeLimit")])
+      XCTAssertEqual(first.held.said, [.workerReplaced(steps[0].id, reason: "stoppedAtTimeLimit")])
       supervision.sawExit()
       let finished = supervision.exited(.signaled(SIGTERM))
       let beside = alone ? [steps[1]] : [steps[1], steps[2]]
@@ -303,7 +326,7 @@ final class WorkerSupervisionTests: XCTestCase {
         XCTAssertEqual(attempt.planned.id, step.id)
         XCTAssertEqual(company, .alone)
         XCTAssertNil(note)
-        XCTAssertEqual(attempt.held, [], "the replacement was said by the test it was stopped for")
+        XCTAssertEqual(attempt.held.said, [], "the replacement was said by the test it was stopped for")
       }
     }
   }
@@ -326,7 +349,7 @@ final class WorkerSupervisionTests: XCTestCase {
     let overdue = supervision.takeOverdue()
     guard case .ended(let hang, let end, nil)? = overdue.first, overdue.count == 1 else { return XCTFail("\(overdue)") }
     XCTAssertEqual(end, .leftRunningAtLimit(.seconds(1), output: "spinning"))
-    XCTAssertEqual(hang.held.map(\.kind), [.outputCaptured(steps[0].id, "[shared] spinning\n"),
+    XCTAssertEqual(hang.held.said, [.outputCaptured(steps[0].id, "[shared] spinning\n"),
                                          .workerReplaced(steps[0].id, reason: "exceededTimeLimit")])
     XCTAssertTrue(supervision.takeOverdue().isEmpty, "handed over once")
     XCTAssertFalse(supervision.runs(steps[0].id))
@@ -361,7 +384,7 @@ final class WorkerSupervisionTests: XCTestCase {
       return XCTFail("the first test did not end")
     }
     XCTAssertEqual(end, .returned(duration: 1))
-    XCTAssertEqual(attempt.held, [], "no replacement said")
+    XCTAssertEqual(attempt.held.said, [], "no replacement said")
     XCTAssertEqual(supervision.leftRunning, [])
     XCTAssertTrue(supervision.takeOverdue().isEmpty)
     XCTAssertTrue(supervision.takesAttempts)
@@ -385,7 +408,7 @@ final class WorkerSupervisionTests: XCTestCase {
       switch outcome {
       case .ended(let attempt, _, _):
         XCTAssertEqual(attempt.planned.id, steps[1].id)
-        XCTAssertEqual(attempt.held.map(\.kind), [.workerReplaced(steps[1].id, reason: "crashed"),
+        XCTAssertEqual(attempt.held.said, [.workerReplaced(steps[1].id, reason: "crashed"),
                                                   .issueRecorded(steps[1].id, leak)])
         XCTAssertEqual(attempt.kept, [])
       case .runAgain(let attempt, _, _):
@@ -467,5 +490,13 @@ final class WorkerSupervisionTests: XCTestCase {
     exiting.sawExit()
     XCTAssertFalse(exiting.takesAttempts)
     XCTAssertFalse(exiting.start(steps[1], sink: nil, streams: false, deadline: nil))
+  }
+}
+
+extension [Event] {
+  /// What an attempt said after the fact of its start, its first event.
+  var said: [Event.Kind] {
+    guard case .testStarted = first?.kind else { return map(\.kind) }
+    return dropFirst().map(\.kind)
   }
 }

@@ -11,7 +11,10 @@ extension Event {
     event.timestamp = Date(timeIntervalSince1970: 0)
     switch event.kind {
     case .testEnded(let test, var end):
-      for index in end.attempts.indices { (end.attempts[index].duration, end.attempts[index].lane) = (0, nil) }
+      for index in end.attempts.indices {
+        (end.attempts[index].duration, end.attempts[index].lane) = (0, nil)
+        if end.attempts[index].started != nil { end.attempts[index].started = Date(timeIntervalSince1970: 0) }
+      }
       event.kind = .testEnded(test, end)
     case .suiteEnded(let suite, let summary, _): event.kind = .suiteEnded(suite, summary, duration: 0)
     case .runEnded(let summary, _): event.kind = .runEnded(summary, duration: 0)

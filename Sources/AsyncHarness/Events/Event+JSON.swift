@@ -58,12 +58,12 @@ extension Event {
     return version
   }
 
-  /// The timestamp of the event `json` is.
+  /// The timestamp of the event `json` is, or the time in its `field`.
   /// - Throws: ``EventDecodingError`` when it is missing or not ISO 8601.
-  static func timestamp(of json: JSONFields) throws -> Date {
-    let stamp = try json.string("timestamp")
+  static func timestamp(of json: JSONFields, field: String = "timestamp") throws -> Date {
+    let stamp = try json.string(field)
     guard let timestamp = ISO8601Timestamp.date(from: stamp) else {
-      throw EventDecodingError(reason: "timestamp \"\(stamp)\" is not ISO 8601")
+      throw EventDecodingError(reason: "\(field) \"\(stamp)\" is not ISO 8601")
     }
     return timestamp
   }

@@ -262,10 +262,15 @@ public struct TestAttempt: Sendable, Hashable {
   public var lane: Int?
   /// Under a schedule, the steps it took.
   public var scheduleTrace: ScheduleTrace?
+  /// When it started, as whoever ran it saw it: the test bundle's own record of the start
+  /// for another package's test (which may have run before the runner announced it), else
+  /// the moment its `testStarted` was sent. `nil` when unknown: in a `testEnded` line written
+  /// before it was recorded.
+  public var started: Date?
 
   /// Creates an attempt that recorded `issueCount` issues, not given.
   public init(number: Int, outcome: Verdict, duration: Double, issueCount: Int, lane: Int? = nil,
-              scheduleTrace: ScheduleTrace? = nil) {
+              scheduleTrace: ScheduleTrace? = nil, started: Date? = nil) {
     self.number = number
     self.outcome = outcome
     self.duration = duration
@@ -273,13 +278,14 @@ public struct TestAttempt: Sendable, Hashable {
     self.issues = []
     self.lane = lane
     self.scheduleTrace = scheduleTrace
+    self.started = started
   }
 
   /// Creates an attempt that recorded `issues`.
   public init(number: Int, outcome: Verdict, duration: Double, issues: [Issue], lane: Int? = nil,
-              scheduleTrace: ScheduleTrace? = nil) {
+              scheduleTrace: ScheduleTrace? = nil, started: Date? = nil) {
     self.init(number: number, outcome: outcome, duration: duration, issueCount: issues.count, lane: lane,
-              scheduleTrace: scheduleTrace)
+              scheduleTrace: scheduleTrace, started: started)
     self.issues = issues
   }
 }

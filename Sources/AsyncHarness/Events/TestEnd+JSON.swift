@@ -14,6 +14,7 @@ extension TestAttempt {
     self.init(number: try json.number("attempt"), outcome: try json.raw("outcome"), duration: try json.number("duration"),
               issueCount: try json.number("issues"), lane: try json.optionalNumber("lane"),
               scheduleTrace: try ScheduleTrace(json: json))
+    if json.optional("started") != nil { started = try Event.timestamp(of: json, field: "started") }
     if json.optional("recorded") != nil {
       issues = try json.array("recorded") { try Issue(json: JSONFields($0, path: $1)) }
     }
@@ -39,6 +40,7 @@ extension TestAttempt {
       json.field("outcome", self.outcome.rawValue)
       if !self.issues.isEmpty { json.field("recorded") { json in json.array(self.issues) { $1.write(to: &$0) } } }
       if let trace = self.scheduleTrace { json.field("scheduleTrace", trace.description) }
+      if let started = self.started { json.field("started") { $0.timestamp(started) } }
     }
   }
 }

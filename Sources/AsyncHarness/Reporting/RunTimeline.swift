@@ -108,10 +108,14 @@ struct RunTimeline {
   private(set) var latest: Int64 = 0
   /// The run's start.
   private var origin: Date?
-  /// An attempt that started and has not ended.
+  /// An attempt that started and has not been placed.
   private struct Running {
+    /// The track it was announced on: its lane's first one free then. It is drawn there
+    /// unless that track is taken at its real start (a test bundle ran it earlier, beside
+    /// the attempts before it), then on its lane's first track free from its start.
     var track: Track
-    var start: Int64
+    /// When its `testStarted` was sent: its start, unless its end says when it really started.
+    var announced: Int64
     /// Its waits and schedule steps, placed when it ends.
     var waits: [Wait] = []
     var steps: [Step] = []
@@ -119,14 +123,12 @@ struct RunTimeline {
     var replaced: [String] = []
     /// Its issues shown as instants, shown when it ends.
     var instants: [Issue] = []
-    /// When it ended, for an attempt whose test ran again: its track is free from then.
-    var end: Int64?
   }
 
   /// The attempts that started and have not ended, in the order they started: a few at a time
   /// (one a lane, or those side by side), so found by a scan rather than a hash of their IDs.
   private var running: [(test: TestID, attempt: Running)] = []
-  /// The attempts whose test ran again, until their test ends and says how they ended.
+  /// The attempts whose test ran again, until their test ends and says how they ran.
   private var retried: [TestID: Running] = [:]
   /// The tracks of the attempts that run.
   private var busy: Set<Track> = []
@@ -150,20 +152,21 @@ struct RunTimeline {
     case .testStarted(let test):
       // Two attempts of one ID at once: only the last one started is drawn.
       if let twin = index(of: test) { busy.remove(running.remove(at: twin).attempt.track) }
-      // The attempt before this one ended when this one started: its track is free.
+      // The attempt before this one ended: it is placed when its test ends and says how it ran.
       var previous = test
       previous.attempt -= 1
       if previous.attempt > 0, let index = index(of: previous) {
-        var ended = running.remove(at: index).attempt
+        let ended = running.remove(at: index).attempt
         busy.remove(ended.track)
-        ended.end = time(event.timestamp, on: ended.track)
         retried[previous] = ended
       }
       // The first track of the lane that no running attempt holds.
       var track = Track(lane: event.lane ?? 1)
       while busy.contains(track) { track.slot += 1 }
       busy.insert(track)
-      running.append((test, Running(track: track, start: time(event.timestamp, on: track))))
+      let announced = offset(event.timestamp)
+      latest = max(latest, announced)
+      running.append((test, Running(track: track, announced: announced)))
     case .testEnded(let test, let ended):
       for attempt in ended.attempts {
         var id = test
@@ -172,11 +175,9 @@ struct RunTimeline {
         if last, let index = index(of: id) {
           let running = running.remove(at: index).attempt
           busy.remove(running.track)
-          close(running, of: id, at: time(event.timestamp, on: running.track), verdict: ended.verdict, retried: false,
-                trace: attempt.scheduleTrace)
+          close(running, of: id, as: attempt, verdict: ended.verdict, retried: false)
         } else if !last, let running = retried.removeValue(forKey: id) {
-          close(running, of: id, at: running.end ?? running.start, verdict: attempt.outcome, retried: true,
-                trace: attempt.scheduleTrace)
+          close(running, of: id, as: attempt, verdict: attempt.outcome, retried: true)
         }
       }
     case .suiteEnded(let suite, _, _):
@@ -206,26 +207,41 @@ struct RunTimeline {
     }
   }
 
-  /// Places the attempt of `test` that ran as `attempt` and ended at `end` as `verdict`, with
-  /// its waits, steps and instants.
-  private mutating func close(_ attempt: Running, of test: TestID, at end: Int64, verdict: Verdict, retried: Bool,
-                              trace: ScheduleTrace?) {
-    let track = attempt.track
-    add(Attempt(test: test, track: track, start: attempt.start, duration: end - attempt.start, verdict: verdict,
-                retried: retried, scheduleTrace: trace))
-    place(attempt, to: end)
+  /// Places the attempt of `test` that ran as `ran` says (when it started, how long it ran)
+  /// and ended as `verdict`, with its waits, steps and instants.
+  private mutating func close(_ attempt: Running, of test: TestID, as ran: TestAttempt, verdict: Verdict, retried: Bool) {
+    let start = ran.started.map { offset($0) } ?? attempt.announced
+    let end = start + Int64((ran.duration * 1_000_000).rounded())
+    place(attempt, of: test, from: start, to: end, verdict: verdict, retried: retried, trace: ran.scheduleTrace)
+  }
+
+  /// Places `attempt` of `test`, which ran from `start` to `end` (ended as `verdict`, `nil`
+  /// when the run's end cut it short), on a track of its lane free from `start`, with its
+  /// waits, steps and instants.
+  private mutating func place(_ attempt: Running, of test: TestID, from start: Int64, to end: Int64, verdict: Verdict?,
+                              retried: Bool, trace: ScheduleTrace? = nil) {
+    var track = attempt.track
+    if trackTimes[track, default: 0] > start {
+      track.slot = 1
+      while trackTimes[track, default: 0] > start { track.slot += 1 }
+    }
+    trackTimes[track] = end
+    latest = max(latest, end)
+    add(Attempt(test: test, track: track, start: start, duration: end - start, verdict: verdict, retried: retried,
+                scheduleTrace: trace))
+    guard verdict != nil else { return }
+    place(attempt, on: track, from: start, to: end)
     for issue in attempt.instants { entries.append(.instant(issue, of: test, track: track, at: end)) }
     for reason in attempt.replaced { entries.append(.workerReplaced(reason: reason, of: test, track: track, at: end)) }
   }
 
   /// Ends what is still open at the latest time seen: an attempt without a result, a suite's span.
   mutating func close() {
-    for (test, attempt) in running {
-      add(Attempt(test: test, track: attempt.track, start: attempt.start, duration: max(0, latest - attempt.start), verdict: nil))
-    }
-    for (test, attempt) in retried.sorted(by: { $0.value.start < $1.value.start }) {
-      add(Attempt(test: test, track: attempt.track, start: attempt.start,
-                  duration: (attempt.end ?? attempt.start) - attempt.start, verdict: nil, retried: true))
+    let open = running.map { ($0.test, $0.attempt, false) }
+      + retried.sorted { $0.value.announced < $1.value.announced }.map { ($0.key, $0.value, true) }
+    let end = latest
+    for (test, attempt, retried) in open {
+      place(attempt, of: test, from: attempt.announced, to: max(attempt.announced, end), verdict: nil, retried: retried)
     }
     running = []
     retried = [:]
@@ -236,11 +252,10 @@ struct RunTimeline {
     openSuites = [:]
   }
 
-  /// Places the waits and schedule steps of `attempt`, which ended at `end`: each
-  /// inside the attempt, after the one before it of its kind (so the slices nest), and all in
-  /// time order (so times never go back on the track).
-  private mutating func place(_ attempt: Running, to end: Int64) {
-    let (track, start) = (attempt.track, attempt.start)
+  /// Places the waits and schedule steps of `attempt`, which ran on `track` from `start` to
+  /// `end`: each inside the attempt, after the one before it of its kind (so the slices nest),
+  /// and all in time order (so times never go back on the track).
+  private mutating func place(_ attempt: Running, on track: Track, from start: Int64, to end: Int64) {
     var waits = attempt.waits
     var floor = start
     for index in waits.indices {

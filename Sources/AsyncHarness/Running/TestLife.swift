@@ -118,9 +118,22 @@ extension TestLife {
       var result: TestResult?
       /// When the attempt's `testStarted` passed: the watch runs from then.
       var start: ContinuousClock.Instant?
+      /// When it started, as its executor said (a test bundle's record of the start), else
+      /// when its `testStarted` was sent: its ``TestAttempt/started``.
+      var started: Date?
+      /// Whether its executor said when it started.
+      var startSaid = false
       /// The next `testSlow` announcement, as time since the start.
       var nextSlow: Duration?
       var limitAnnounced = false
+
+      /// Seconds since the attempt started: since its executor said it started (a test
+      /// bundle may have started it before it was announced; a worker process, after), else
+      /// since it was announced.
+      var elapsed: Double {
+        guard startSaid, let started else { return (start ?? .now).duration(to: .now).timeInterval }
+        return max(0, Date().timeIntervalSince(started))
+      }
     }
 
     let planned: Runner.PlannedTest
@@ -149,9 +162,13 @@ extension TestLife {
 
     /// Announces the attempt (`testStarted`) and starts the watch: the executor runs it next.
     func begin() {
-      events.send(Event(.testStarted(planned.id), lane: lane))
+      let announced = Event(.testStarted(planned.id), lane: lane)
+      events.send(announced)
       if rules.deliversBeforeGoingOn { events.flush() }
-      state.withLock { $0.start = ContinuousClock().now }
+      state.withLock { state in
+        state.start = ContinuousClock().now
+        if !state.startSaid { state.started = announced.timestamp }
+      }
       guard let timer = timer?.value else { return }
       timer.setEventHandler { [weak self] in self?.check() }
       scheduleNextCheck()
@@ -178,8 +195,16 @@ extension TestLife {
         guard !held else { return }
         events.send(event)
         if rules.deliversBeforeGoingOn { events.flush() }
-      case .testStarted(planned.id), .testEnded(planned.id, _):
-        // The test's owner alone starts and ends the attempt.
+      case .testStarted(planned.id):
+        // The test's owner alone announces the attempt; its executor says when it really
+        // started (a test bundle may run it before the runner asks for it), once.
+        state.withLock { state in
+          guard !state.startSaid else { return }
+          state.startSaid = true
+          state.started = event.timestamp
+        }
+      case .testEnded(planned.id, _):
+        // The test's owner alone ends the attempt.
         break
       case .workerReplaced:
         events.send(Event(event.kind, timestamp: event.timestamp, lane: lane))
@@ -195,7 +220,7 @@ extension TestLife {
       timer?.value.cancel()
       let (result, retried, late) = state.withLock { state -> (TestResult, TestAttempt?, [Event]) in
         if let result = state.result { return (result, nil, []) }
-        let elapsed = (state.start ?? .now).duration(to: .now).timeInterval
+        let elapsed = state.elapsed
         var duration = elapsed
         var issues = state.issues
         var trace: ScheduleTrace?
@@ -223,7 +248,7 @@ extension TestLife {
         // What judging added (a known issue that did not occur) is sent like every issue.
         for issue in result.issues.dropFirst(issues.count) { events(.issueRecorded(planned.id, issue)) }
         let attempt = TestAttempt(number: planned.id.attempt, outcome: result.verdict, duration: duration,
-                                  issues: result.issues, lane: lane, scheduleTrace: trace)
+                                  issues: result.issues, lane: lane, scheduleTrace: trace, started: state.started)
         defer { state.heldLateIssues = [] }
         // A failing attempt runs again while a retry is left and no stop was requested.
         let followUp = AttemptFollowUp(after: .init(
@@ -257,8 +282,8 @@ extension TestLife {
         state.result = result
         events(.issueRecorded(planned.id, issue))
         endTest(with: result, last: TestAttempt(
-          number: planned.id.attempt, outcome: .errored, duration: (state.start ?? .now).duration(to: .now).timeInterval,
-          issues: result.issues, lane: lane))
+          number: planned.id.attempt, outcome: .errored, duration: state.elapsed, issues: result.issues, lane: lane,
+          started: state.started))
         return result
       }
     }

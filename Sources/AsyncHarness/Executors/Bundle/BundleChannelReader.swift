@@ -1,10 +1,12 @@
 import AsyncHarnessShared
+import Foundation
 
 /// What one record of a test bundle's channel says about the tests it runs, whichever
 /// testing library runs them.
 enum BundleNote: Equatable {
-  /// A test began, by its ID as the bundle lists it (``ExistingTest/id``).
-  case started(String)
+  /// A test began, by its ID as the bundle lists it (``ExistingTest/id``), at the time its
+  /// library said (Swift Testing's records say it; XCTest's do not).
+  case started(String, at: Date? = nil)
   /// A test recorded an issue; one without a location is at the test's declaration. The ID
   /// may be a Swift Testing suite's (a trait of it failed), or that of a test that ended.
   case issue(String, Issue)
@@ -53,12 +55,14 @@ enum BundleChannelReader {
   /// test may run XCTest tests of its own inside it).
   case xctest(told: [String: [Issue]])
   /// A Swift Testing worker's reader: the one decoder of Swift Testing's records
-  /// (``SwiftTestingDecoder``), which `harness-junit` reads a stream with too.
-  case swiftTesting(SwiftTestingDecoder)
+  /// (``SwiftTestingDecoder``), which `harness-junit` reads a stream with too, and when each
+  /// test running started, by the record's own time (seconds since 1970): a test's seconds
+  /// are its end's time less its start's.
+  case swiftTesting(SwiftTestingDecoder, started: [String: Double])
 
   /// A reader for `library`'s records.
   init(_ library: TestLibrary) {
-    self = library == .xctest ? .xctest(told: [:]) : .swiftTesting(SwiftTestingDecoder())
+    self = library == .xctest ? .xctest(told: [:]) : .swiftTesting(SwiftTestingDecoder(), started: [:])
   }
 
   /// The library whose records it reads.
@@ -122,17 +126,23 @@ enum BundleChannelReader {
 
   /// Reads a line of Swift Testing's own event stream; nothing from an XCTest bundle.
   private mutating func readSwiftTesting(_ line: ArraySlice<UInt8>) -> [BundleNote] {
-    guard case .swiftTesting(var decoder) = self else { return [] }
-    defer { self = .swiftTesting(decoder) }
+    guard case .swiftTesting(var decoder, var started) = self else { return [] }
+    defer { self = .swiftTesting(decoder, started: started) }
     guard let record = try? SwiftTestingRecord(line: line), let event = decoder.read(record) else { return [] }
+    let time = record.payload.instant?.since1970
     switch event {
-    case .started(let id): return [.started(id)]
+    case .started(let id):
+      started[id] = time
+      return [.started(id, at: time.map(Date.init(timeIntervalSince1970:)))]
     case .skipped(let id, let reason): return [.started(id), .ended(id, skipReason: reason ?? "", seconds: 0)]
     case .issue(let id, let issue): return [.issue(id, issue)]
     case .issueOfNoTest(let issue): return [.issueOfNoTest(issue)]
     // A test that cancelled itself ends skipped (the decoder's reason), as Swift Testing
     // reports it ("was cancelled").
-    case .ended(let id, let skipReason): return [.ended(id, skipReason: skipReason, seconds: nil)]
+    case .ended(let id, let skipReason):
+      let start = started.removeValue(forKey: id)
+      let seconds = start.flatMap { start in time.map { max(0, $0 - start) } }
+      return [.ended(id, skipReason: skipReason, seconds: seconds)]
     case .declared, .runStarted, .runEnded, .cancelled: return []
     }
   }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 
 /// How a test bundle's worker is read: its library's records on the channel
 /// (``BundleChannelReader``) start and end the attempts of the tests given to it, and its
@@ -94,14 +95,14 @@ struct BundleWorkerDecoder: WorkerDecoder {
   /// Relays what one record says.
   private mutating func relay(_ note: BundleNote, into supervision: inout WorkerSupervision) {
     switch note {
-    case .started(let id):
+    case .started(let id, let time):
       started.insert(id)
       guard let planned = planned[id], !runAgainAlone.contains(planned.id) else { return }
       edges.started(planned)
       // Events are streamed as they come only where no other test can start beside this one.
       let streams = planned.id == asked?.planned.id && runsOneTestAtATime
       let deadline = planned.timeLimit.map { ContinuousClock().now + $0 }
-      supervision.start(planned, sink: streams ? asked?.events : nil, streams: streams, deadline: deadline)
+      supervision.start(planned, sink: streams ? asked?.events : nil, streams: streams, deadline: deadline, at: time ?? Date())
     case .issue(let id, var issue):
       if let test = planned[id] {
         if issue.sourceLocation == nil { issue.sourceLocation = test.test.sourceLocation }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 
 /// What the watch of one worker process knows of it and decides for it: the attempts it
 /// runs (one, or several side by side), what each recorded and printed, when each must be
@@ -137,15 +138,19 @@ struct WorkerSupervision {
 
   // MARK: Inputs
 
-  /// An attempt of `test` starts, under channel reference `ref`, its events streamed to `sink`
-  /// when `streams`; `false`, and nothing starts, when the worker takes no attempt
-  /// (``takesAttempts``).
+  /// An attempt of `test` starts (`at` that time, as the worker said, else now), under
+  /// channel reference `ref`, its events streamed to `sink` when `streams`; `false`, and
+  /// nothing starts, when the worker takes no attempt (``takesAttempts``). Its first event
+  /// is the fact of its start, a `testStarted` stamped with that time, which the test's
+  /// owner keeps as the attempt's start (``TestAttempt/started``) and sends no further.
   @discardableResult
   mutating func start(_ planned: Runner.PlannedTest, ref: Int? = nil, sink: EventSink?, streams: Bool,
-                      deadline: ContinuousClock.Instant?) -> Bool {
+                      deadline: ContinuousClock.Instant?, at time: Date = Date()) -> Bool {
     guard takesAttempts else { return false }
-    running.append(Attempt(planned: planned, ref: ref, streams: streams, sink: sink, outputStart: recent.total,
-                           outputSent: output.end, deadline: deadline))
+    var attempt = Attempt(planned: planned, ref: ref, streams: streams, sink: sink, outputStart: recent.total,
+                          outputSent: output.end, deadline: deadline)
+    attempt.emit(Event(.testStarted(planned.id), timestamp: time))
+    running.append(attempt)
     return true
   }
 
