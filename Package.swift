@@ -44,6 +44,7 @@ let package = Package(
         .embedInCode("Shared/ChannelRecord+Reading.swift"),
         .embedInCode("Shared/RoutedExecutors.swift"),
         .embedInCode("Shared/JSONEscape.swift"),
+        .embedInCode("Shared/LineSplitter.swift"),
       ]
     ),
     // What the core and the library preloaded into a package's test bundle share, compiled

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import AsyncHarnessShared
 import Foundation
 
 /// How a test bundle's worker is read: its library's records on the channel

@@ -1,3 +1,5 @@
+import AsyncHarnessShared
+
 /// A harness worker process, seen from its parent: the process,
 /// the watch over it (``WorkerWatch``), what is known of the attempts it runs
 /// (``WorkerSupervision``), and how its channel is read (``WorkerMessages``).

@@ -1,3 +1,4 @@
+import AsyncHarnessShared
 import Foundation
 
 #if canImport(Glibc)

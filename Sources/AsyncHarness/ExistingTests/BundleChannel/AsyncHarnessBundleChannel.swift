@@ -125,8 +125,14 @@ public func asyncHarnessOpen64(_ path: UnsafePointer<CChar>?, _ mode: UnsafePoin
 private final class ChannelWriter: Sendable {
   private let channel: Int32
   private let marker: String
-  /// The records written so far, and the start of a record written in parts.
-  private let state = Mutex((records: 0, partial: [UInt8]()))
+  /// The records written so far, and Swift Testing's stream cut into lines (a record may be
+  /// written in parts).
+  private let state = Mutex(State())
+
+  private struct State {
+    var records = 0
+    var lines = LineSplitter()
+  }
 
   init(channel: Int32, marker: String) {
     self.channel = channel
@@ -145,13 +151,11 @@ private final class ChannelWriter: Sendable {
   /// until its end.
   func sendLines(_ bytes: UnsafeRawBufferPointer) {
     state.withLock { state in
-      state.partial += bytes
-      while let newline = state.partial.firstIndex(of: 0x0A) {
-        let line = state.partial[..<newline]
+      state.lines.append(Array(bytes)[...])
+      while let line = state.lines.next() {
         if line.firstRange(of: Self.testEnded) != nil { sendEndNotes(&state) }
         if line.firstRange(of: Self.testStarted) != nil { BundleExplorer.testStarted() }
         send(line, records: &state.records)
-        state.partial.removeFirst(newline + 1)
       }
     }
   }
@@ -172,14 +176,14 @@ private final class ChannelWriter: Sendable {
 
   /// Sends what is known just before a test's end: the children running now, and under a
   /// schedule (`harness test --explore`) the steps it took (AsyncHarnessBundleExplorer.swift).
-  private func sendEndNotes(_ state: inout (records: Int, partial: [UInt8])) {
+  private func sendEndNotes(_ state: inout State) {
     sendChildren(&state)
     if let schedule = BundleExplorer.record() { send(schedule.encoded()[...], records: &state.records) }
   }
 
   /// Sends the children running now, if any. One `waitid` that reaps nothing tells whether
   /// there is any child at all (the usual case: none).
-  private func sendChildren(_ state: inout (records: Int, partial: [UInt8])) {
+  private func sendChildren(_ state: inout State) {
     var info = siginfo_t()
     guard waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return }
     let children = Self.runningChildren()

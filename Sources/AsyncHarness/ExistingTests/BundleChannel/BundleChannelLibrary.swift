@@ -53,6 +53,7 @@ struct BundleChannelLibrary {
     ("ChannelRecord+Reading.swift", PackageResources.ChannelRecord_Reading_swift),
     ("RoutedExecutors.swift", PackageResources.RoutedExecutors_swift),
     ("JSONEscape.swift", PackageResources.JSONEscape_swift),
+    ("LineSplitter.swift", PackageResources.LineSplitter_swift),
   ]
   /// The descriptor the channel is handed over as.
   static let channelDescriptor: Int32 = 3

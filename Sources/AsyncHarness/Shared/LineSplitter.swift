@@ -4,20 +4,27 @@ import Glibc
 import Darwin
 #endif
 
+// The one splitter of byte streams into lines, compiled twice from this one source: into the
+// module AsyncHarnessShared, for the harness, and, as text embedded in AsyncHarness, into the
+// library preloaded into a package's test bundle. It imports only the C library.
+
 /// Splits a byte stream into lines as it is read, in whatever pieces the reads cut it: the
-/// worker protocol's channel, in both directions, and a test bundle's output.
+/// worker protocol's channel, in both directions, a test bundle's channel and output, and, in
+/// the library preloaded into a test bundle, Swift Testing's event stream as it is written.
 ///
 /// Each byte is searched for a newline once, so a line of any length (a 2 MB test name)
 /// costs what its bytes cost, however many reads it took.
-struct LineSplitter {
+package struct LineSplitter {
   private var pending: [UInt8] = []
   /// Where the lines not handed out yet start.
   private var consumed = 0
   /// Where the search for the next newline resumes: the bytes from `consumed` to here hold none.
   private var scanned = 0
 
+  package init() {}
+
   /// Adds bytes read from the stream.
-  mutating func append(_ bytes: ArraySlice<UInt8>) {
+  package mutating func append(_ bytes: ArraySlice<UInt8>) {
     if consumed > 0 && consumed * 2 >= pending.count {
       pending.removeFirst(consumed)
       scanned -= consumed
@@ -28,16 +35,16 @@ struct LineSplitter {
 
   /// What is left after the last complete line once the stream ended (a last line without
   /// its newline), or `nil` when nothing is; the splitter is then empty.
-  mutating func rest() -> ArraySlice<UInt8>? {
+  package mutating func rest() -> ArraySlice<UInt8>? {
     defer { (pending, consumed, scanned) = ([], 0, 0) }
     return unfinished
   }
 
   /// What was read after the last complete line, left where it is.
-  var unfinished: ArraySlice<UInt8>? { consumed < pending.count ? pending[consumed...] : nil }
+  package var unfinished: ArraySlice<UInt8>? { consumed < pending.count ? pending[consumed...] : nil }
 
   /// The next complete line, without its newline; `nil` until one is complete.
-  mutating func next() -> ArraySlice<UInt8>? {
+  package mutating func next() -> ArraySlice<UInt8>? {
     let start = max(consumed, scanned)
     let found = pending.withUnsafeBufferPointer { buffer -> Int? in
       guard start < buffer.count, let base = buffer.baseAddress,
