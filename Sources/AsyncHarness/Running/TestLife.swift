@@ -118,8 +118,8 @@ extension TestLife {
       var result: TestResult?
       /// When the attempt's `testStarted` passed: the watch runs from then.
       var start: ContinuousClock.Instant?
-      /// When it started, as its executor said (a test bundle's record of the start), else
-      /// when its `testStarted` was sent: its ``TestAttempt/started``.
+      /// When it started, as its executor said last (a test bundle's record of the start),
+      /// else when its `testStarted` was sent: its ``TestAttempt/started``.
       var started: Date?
       /// Whether its executor said when it started.
       var startSaid = false
@@ -197,9 +197,9 @@ extension TestLife {
         if rules.deliversBeforeGoingOn { events.flush() }
       case .testStarted(planned.id):
         // The test's owner alone announces the attempt; its executor says when it really
-        // started (a test bundle may run it before the runner asks for it), once.
+        // started (a test bundle may run it before the runner asks for it). An attempt its
+        // worker's end cut short, run again, says so again: its end is that run's.
         state.withLock { state in
-          guard !state.startSaid else { return }
           state.startSaid = true
           state.started = event.timestamp
         }
