@@ -69,9 +69,11 @@ package enum HarnessTestCommand {
         bundle.catalog, options: options, registry: .builtIn, defaultWaiters: .suiteDefault, junit: junit,
         console: .forStandardOutput(), output: output, errors: errors, interrupts: interrupts, bazel: bazel,
         recorder: RunRecorder(path: record, executable: "harness test", arguments: flags, warn: errors)
-      ) { _ in
-        {
-          BundleExecutor(bundle: bundle.path, directory: bundle.packageDirectory, channelLibrary: library, stop: interrupts)
+      ) { _, configuration in
+        let runsChosenTests = configuration.choosesTests
+        return {
+          BundleExecutor(bundle: bundle.path, directory: bundle.packageDirectory, channelLibrary: library,
+                         runsChosenTests: runsChosenTests, stop: interrupts)
         }
       }
     }
