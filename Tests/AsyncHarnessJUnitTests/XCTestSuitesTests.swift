@@ -6,9 +6,9 @@ import XCTest
 /// swift-corelibs-xctest's functional tests Observation/All and Observation/Selected, as a
 /// package's tests: an observer a package adds before XCTest runs sees the suites `swift test`
 /// shows it. A run of `harness test` that chooses none of the tests (no `--filter`, `--only`,
-/// shard …) runs XCTest's under `All tests` and the bundle's suite, as `swift test` does, in
-/// one worker or several; a run that chooses runs them under `Selected tests`, as
-/// `swift test --filter` does. The fixture's `XCTestSuites.swift` (Tests/Fixtures/ExistingTests)
+/// shard …) runs XCTest's in one invocation of the bundle under `All tests` and the bundle's
+/// suite, as `swift test` does; a run that chooses runs them under `Selected tests`, as
+/// `swift test --filter` does, and so does a worker that runs only some of them. The fixture's `XCTestSuites.swift` (Tests/Fixtures/ExistingTests)
 /// checks which, as EXISTING_TESTS_SUITES says.
 final class XCTestSuitesTests: ReportTestCase {
   private static let package = FixturePackage("ExistingTests", scratch: "existing-tests-scratch")
@@ -39,12 +39,6 @@ final class XCTestSuitesTests: ReportTestCase {
 
   func testARunThatChoosesNoTestShowsAllTestsAndTheBundlesSuite() throws {
     let run = try run("all", [])
-    XCTAssertEqual(run.issues, [])
-    XCTAssertEqual(run.verdict, .passed)
-  }
-
-  func testTwoWorkersShowAllTestsAndTheBundlesSuiteInEach() throws {
-    let run = try run("all", ["--workers", "2"])
     XCTAssertEqual(run.issues, [])
     XCTAssertEqual(run.verdict, .passed)
   }

@@ -122,17 +122,17 @@ final class BundleChannelReaderTests: XCTestCase {
       "--verbosity", "-9223372036854775808", "--event-stream-output-path", "/dev/fd/3",
       "--event-stream-version", "0",
     ])
-    XCTAssertEqual(BundleInvocation(library: .swiftTesting).environment(running: [test, free]), ["NO_COLOR": "1"])
+    XCTAssertEqual(BundleInvocation(library: .swiftTesting).environment, ["NO_COLOR": "1"])
     let xctest = ExistingTest(library: .xctest, suite: "M.C", name: "testA", id: "M.C/testA", isParameterized: false)
     var other = xctest
     other.id = "M.C/testB"
     XCTAssertEqual(BundleInvocation(library: .xctest).arguments(running: [xctest, other]), ["M.C/testA,M.C/testB"])
-    XCTAssertEqual(BundleInvocation(library: .xctest).environment(running: [xctest, other]), [:])
-    // A run that chose none of its tests runs XCTest's as `swift test` does: no argument, the
-    // tests named to the preloaded library.
-    let unchosen = BundleInvocation(library: .xctest, runsChosenTests: false)
+    XCTAssertEqual(BundleInvocation(library: .xctest).environment, [:])
+    // A run that chose none of its tests runs XCTest's as `swift test` does when one
+    // invocation runs them all: no argument. One that runs some of them names them.
+    let unchosen = BundleInvocation(library: .xctest, allXCTests: 2)
     XCTAssertEqual(unchosen.arguments(running: [xctest, other]), [])
-    XCTAssertEqual(unchosen.environment(running: [xctest, other]), ["ASYNC_HARNESS_BUNDLE_XCTESTS": "M.C/testA,M.C/testB"])
+    XCTAssertEqual(unchosen.arguments(running: [other]), ["M.C/testB"])
   }
 
   // MARK: Output cut at markers

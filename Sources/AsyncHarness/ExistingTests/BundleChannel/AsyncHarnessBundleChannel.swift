@@ -32,9 +32,6 @@ private enum Variable {
   static let library = "ASYNC_HARNESS_BUNDLE_LIBRARY"
   static let marker = "ASYNC_HARNESS_BUNDLE_MARKER"
   static let preload = "ASYNC_HARNESS_BUNDLE_PRELOAD"
-  /// The XCTest tests to run as `swift test` runs them without `--filter`, joined by `,`
-  /// (AsyncHarnessBundleSelection.swift).
-  static let xcTests = "ASYNC_HARNESS_BUNDLE_XCTESTS"
 }
 
 @used @section(".init_array")
@@ -50,7 +47,6 @@ private enum BundleChannel {
     guard let channelText = take(Variable.channel), let inherited = Int32(channelText) else { return }
     let library = take(Variable.library)
     let marker = take(Variable.marker) ?? ""
-    BundleSelection.tests = take(Variable.xcTests).map { Set($0.split(separator: ",").map(String.init)) }
     if let preload = take(Variable.preload) { removeFromPreload(preload) }
     setvbuf(stdout, nil, _IOLBF, 0)
     // Close-on-exec where it is, for a Swift Testing that opens it itself; and above 100.

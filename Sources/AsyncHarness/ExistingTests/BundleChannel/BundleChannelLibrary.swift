@@ -31,10 +31,6 @@ struct BundleChannelLibrary {
   static let markerVariable = "ASYNC_HARNESS_BUNDLE_MARKER"
   /// The variable naming the library's path, which it removes from `LD_PRELOAD`.
   static let preloadVariable = "ASYNC_HARNESS_BUNDLE_PRELOAD"
-  /// The variable holding the XCTest tests a worker runs as `swift test` runs them without
-  /// `--filter` (``BundleInvocation/runsChosenTests`` false), `Module.Class/method` joined by `,`:
-  /// the library runs them, and the bundle gets no argument.
-  static let xcTestsVariable = "ASYNC_HARNESS_BUNDLE_XCTESTS"
   /// The variable naming the schedule the bundle's Swift concurrency runs in, how long it
   /// waits for work from outside before it calls a test stuck (the scheduled strategy's quiet
   /// period, ``ScheduledWaiter/quietPeriod``, in milliseconds) and how many of each test's
@@ -52,7 +48,6 @@ struct BundleChannelLibrary {
     ("AsyncHarnessBundleScheduleState.swift", PackageResources.AsyncHarnessBundleScheduleState_swift),
     ("AsyncHarnessBundleDispatchQueues.swift", PackageResources.AsyncHarnessBundleDispatchQueues_swift),
     ("AsyncHarnessBundleExecutors.swift", PackageResources.AsyncHarnessBundleExecutors_swift),
-    ("AsyncHarnessBundleSelection.swift", PackageResources.AsyncHarnessBundleSelection_swift),
     ("SchedulePicking.swift", PackageResources.SchedulePicking_swift),
     ("ChannelRecord.swift", PackageResources.ChannelRecord_swift),
     ("ChannelRecord+Reading.swift", PackageResources.ChannelRecord_Reading_swift),
