@@ -150,7 +150,7 @@ final class HarnessOutsideFailuresTests: ReportTestCase {
     let run = try run("leftBehindXCTest", ["LeftBehindXCTests"])
     let failure = try assertOneFailure(run, .process, under: "LedgerTests.LeftBehindXCTests", library: "xctest", saying: [
       "The test bundle ended with signal SIGILL (illegal instruction) while LedgerTests.LeftBehindXCTests/testB_RunsWhileItComes "
-        + "ran, and it passed when run again alone, in a fresh process: the crash came from work that tests before it left "
+        + "ran, and it did not crash when run again alone, in a fresh process: the crash came from work that tests before it left "
         + "behind",
       "Fatal error: the crash a test left behind",
     ])

@@ -91,6 +91,12 @@ final class HarnessTestCommandTests: ReportTestCase {
     "LedgerTests.BrokenFixtureTests/first()": .passed,
     "LedgerTests.BrokenFixtureTests/second()": .passed,
     "LedgerTests/convertsCurrency()": .passed,
+    // Each misuses XCTest only with EXISTING_TESTS_MISUSE=1 (XCTestMisuseTests).
+    "LedgerTests.MisuseXCTests/testA_LeavesTwoExpectationsUnwaited": .passed,
+    "LedgerTests.MisuseXCTests/testB_WaitsWithoutExpectations": .passed,
+    "LedgerTests.MisuseXCTests/testC_SkipsIfTheLedgerIsClosed": .passed,
+    // Checks XCTest's suites only with EXISTING_TESTS_SUITES (XCTestSuitesTests).
+    "LedgerTests.SuitesXCTests/testSeesTheSuitesOfItsRun": .passed,
   ]
 
   /// Whether `test` fails only with EXISTING_TESTS_RUDE=1 (it crashes, exits or hangs then).

@@ -127,6 +127,12 @@ final class BundleChannelReaderTests: XCTestCase {
     var other = xctest
     other.id = "M.C/testB"
     XCTAssertEqual(BundleInvocation(library: .xctest).arguments(running: [xctest, other]), ["M.C/testA,M.C/testB"])
+    XCTAssertEqual(BundleInvocation(library: .xctest).environment, [:])
+    // A run that chose none of its tests runs XCTest's as `swift test` does when one
+    // invocation runs them all: no argument. One that runs some of them names them.
+    let unchosen = BundleInvocation(library: .xctest, allXCTests: 2)
+    XCTAssertEqual(unchosen.arguments(running: [xctest, other]), [])
+    XCTAssertEqual(unchosen.arguments(running: [other]), ["M.C/testB"])
   }
 
   // MARK: Output cut at markers

@@ -116,7 +116,7 @@ final class BundleEdgesTests: XCTestCase {
     XCTAssertTrue(culprit.isSettled)
 
     let first = BundleEdges(bundleSuite: bundle).crashUnderReview(.exited(3), running: [tests[0]], output: "")
-    XCTAssertTrue(first.failure.issue.message.hasSuffix("it passed when run again alone, in a fresh process: the crash did not "
+    XCTAssertTrue(first.failure.issue.message.hasSuffix("it did not crash when run again alone, in a fresh process: the crash did not "
       + "happen again: it depends on what ran beside it, or on timing"), first.failure.issue.message)
   }
 }

@@ -101,7 +101,7 @@ public enum HarnessMain {
       let recorder = record.map { RunRecorder(path: $0, executable: executable, arguments: arguments, warn: errors) }
       return run(Catalog(suites: suites), options: options, registry: registry, defaultWaiters: defaultWaiters, junit: junit,
                  console: console, output: output, errors: errors, interrupts: interrupts, bazel: bazel,
-                 recorder: recorder) { options in
+                 recorder: recorder) { options, _ in
         let isolation = options.isolation ?? (options.noCapture ? .none : defaultIsolation)
         if options.workers > 1 && isolation == .none {
           throw UsageError("--workers \(options.workers) runs tests in worker processes; --isolation none runs them in this process, one at a time")
@@ -209,7 +209,7 @@ public enum HarnessMain {
   }
 
   /// Runs or lists the tests of `catalog` under `options` (with the Bazel protocol's variables), each lane
-  /// with an executor that `makeExecutor` gives for the options, and returns the exit
+  /// with an executor that `makeExecutor` gives for the options and the run's configuration, and returns the exit
   /// status: 0 when every test passed, 1 when a test failed (or was flaky, with
   /// `--fail-on-flaky`), 2 for a usage error (`makeExecutor` may throw one), 128 + the
   /// signal when interrupted. Suites executables and `harness test` both run through here;
@@ -218,7 +218,7 @@ public enum HarnessMain {
                   defaultWaiters: Configuration.WaiterSelection, junit: JUnitSupport?, console: ConsoleReporter.Style,
                   output: @escaping @Sendable (String) -> Void, errors: @escaping @Sendable (String) -> Void,
                   interrupts: StopRequest?, bazel: BazelTestProtocol, recorder: RunRecorder? = nil,
-                  makeExecutor: (HarnessOptions) throws -> @Sendable () -> any TestExecutor) -> Int32 {
+                  makeExecutor: (HarnessOptions, Configuration) throws -> @Sendable () -> any TestExecutor) -> Int32 {
     _ = RunDirectory.start
     var options = options
     do {
@@ -242,7 +242,7 @@ public enum HarnessMain {
       var reporters: [any Reporter] = [ConsoleReporter(style: console, write: output)]
       reporters += try options.run.fileReporters(junit: junit?.reporter, catalog: catalog)
       if let recorder { reporters.append(recorder) }
-      let makeExecutor = try makeExecutor(options)
+      let makeExecutor = try makeExecutor(options, configuration)
       // A command line never hangs silently: in-process, a test hung past its limit ends the run.
       configuration.hungTestGracePeriod = .seconds(1)
       let runner = Runner(catalog: catalog, configuration: configuration, registry: registry, lanes: options.workers,

@@ -69,9 +69,11 @@ package enum HarnessTestCommand {
         bundle.catalog, options: options, registry: .builtIn, defaultWaiters: .suiteDefault, junit: junit,
         console: .forStandardOutput(), output: output, errors: errors, interrupts: interrupts, bazel: bazel,
         recorder: RunRecorder(path: record, executable: "harness test", arguments: flags, warn: errors)
-      ) { _ in
-        {
-          BundleExecutor(bundle: bundle.path, directory: bundle.packageDirectory, channelLibrary: library, stop: interrupts)
+      ) { _, configuration in
+        let allXCTests = configuration.choosesTests ? nil : bundle.xctestCount
+        return {
+          BundleExecutor(bundle: bundle.path, directory: bundle.packageDirectory, channelLibrary: library,
+                         allXCTests: allXCTests, stop: interrupts)
         }
       }
     }
@@ -143,6 +145,8 @@ struct TestBundle {
   /// the order XCTest runs them; then one per Swift Testing suite (its ID), its tests in
   /// declaration order.
   let catalog: Catalog
+  /// How many XCTest tests it lists.
+  let xctestCount: Int
 
   /// Builds the package's tests (unless `skipBuild`), finds the bundle where SwiftPM's layout puts
   /// it (``binDirectory(of:buildFlags:packageFlags:)``) and lists its tests.
@@ -189,7 +193,7 @@ struct TestBundle {
       throw UsageError(failures.isEmpty ? "no tests found in \(bundle)" : failures.map(\.issue.message).joined(separator: "\n"))
     }
     return TestBundle(path: bundle, packageDirectory: package.path,
-                      catalog: Catalog(existing: xctest + swiftTesting.tests, listingFailures: failures))
+                      catalog: Catalog(existing: xctest + swiftTesting.tests, listingFailures: failures), xctestCount: xctest.count)
   }
 
   /// The directory of the package's built products: by SwiftPM's layout (``SwiftPMLayout``),

@@ -1,4 +1,11 @@
 extension Configuration {
+  /// Whether the run runs only some of its tests: filters, exact IDs (`--only`, `--rerun-failed`),
+  /// a shard, or a replayed schedule. `harness test` runs a package's XCTest tests as
+  /// `swift test --filter` does then, and as `swift test` does otherwise.
+  var choosesTests: Bool {
+    !filters.isEmpty || only != nil || sharding != nil || replay != nil
+  }
+
   /// The selected tests of each group, in catalog order: those the filters and exact
   /// IDs keep (``includes(_:in:)``), and of them, when ``sharding`` is set, this shard's
   /// part. The operation on the plan behind `--shard`; `--list` lists the same selection.

@@ -127,7 +127,7 @@ struct BundleEdges {
     let failure = OutsideFailure(
       place: .process, suite: running.first?.id.suiteRun ?? lastSuite,
       issue: Issue(kind: .crashed, message: "The test bundle ended with \(exit) while \(names) ran, and "
-        + "\(running.count == 1 ? "it passed" : "none of them crashed") when run again alone, in a fresh process: \(why)\(said)"),
+        + "\(running.count == 1 ? "it did not crash" : "none of them crashed") when run again alone, in a fresh process: \(why)\(said)"),
       suspects: suspects + (running.count > 1 ? running.map(\.id.path) : []), afterTests: true)
     return CrashUnderReview(failure: failure, awaiting: Set(running.map(\.id)))
   }

@@ -42,10 +42,10 @@ final class BundleExecutor: TestExecutor {
   private let state: Mutex<BundleRuns>
 
   /// Creates an executor that runs tests of `bundle`.
-  init(bundle: String, directory: String, channelLibrary: String,
+  init(bundle: String, directory: String, channelLibrary: String, allXCTests: Int? = nil,
        gracePeriod: Duration = .seconds(1), stop: StopRequest?) {
     state = Mutex(BundleRuns(kind: TestBundleKind(bundle: bundle, directory: directory, channelLibrary: channelLibrary,
-                                                  gracePeriod: gracePeriod, stop: stop)))
+                                                  allXCTests: allXCTests, gracePeriod: gracePeriod, stop: stop)))
   }
 
   /// True: a test past its time limit has its worker's process group stopped.
@@ -251,7 +251,7 @@ struct BundleWorker {
   init(_ kind: TestBundleKind, batch: [(planned: Runner.PlannedTest, test: ExistingTest)], oneAtATime: Bool) throws {
     let library = batch.first?.test.library ?? .xctest
     let reader = BundleChannelReader(library)
-    let invocation = BundleInvocation(library: library)
+    let invocation = BundleInvocation(library: library, allXCTests: kind.allXCTests)
     let marker = "AsyncHarness \(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
     let channel = try ChildProcess.makePipe()
     defer { close(channel.write) }

@@ -2,7 +2,11 @@
 /// ends; what the library then writes on the bundle's private channel is read by
 /// ``BundleChannelReader``.
 ///
-/// - XCTest: `<bundle> Module.Class/a,Module.Class/b`.
+/// - XCTest: `<bundle> Module.Class/a,Module.Class/b`, as `swift test --filter` runs them:
+///   XCTest's root suite is `Selected tests`. When the run chose none of the tests (no
+///   `--filter` …) and an invocation runs every XCTest test the bundle lists, `<bundle>` alone,
+///   as `swift test` runs it: XCTest's suites are then `All tests` and the bundle's
+///   (`debug.xctest`), which observers the tests add see.
 /// - Swift Testing: `<bundle> --testing-library swift-testing --filter '^(id1|id2)$'
 ///   --verbosity <Int.min> --event-stream-output-path /dev/fd/3 --event-stream-version 0`:
 ///   its own event stream on the channel, and no console output of its own (the lowest
@@ -11,6 +15,10 @@
 struct BundleInvocation {
   /// The library whose tests the bundle runs.
   let library: TestLibrary
+  /// How many XCTest tests the bundle lists, when the run chose none of them
+  /// (``Configuration/choosesTests``): an invocation that runs that many runs them all, as
+  /// `swift test` does, without naming them.
+  var allXCTests: Int?
 
   /// The library's name in messages.
   var libraryName: String {
@@ -34,7 +42,7 @@ struct BundleInvocation {
 
   /// The arguments of the bundle running `tests`, `oneAtATime` or as the library runs them.
   func arguments(running tests: [ExistingTest], oneAtATime: Bool = false) -> [String] {
-    guard library == .swiftTesting else { return [tests.map(\.id).joined(separator: ",")] }
+    guard library == .swiftTesting else { return tests.count == allXCTests ? [] : [tests.map(\.id).joined(separator: ",")] }
     let filter = "^(" + tests.map { Self.escaped($0.id) }.joined(separator: "|") + ")$"
     return ["--testing-library", "swift-testing", "--filter", filter] + (oneAtATime ? ["--no-parallel"] : [])
       + ["--verbosity", String(Int.min), "--event-stream-output-path", "/dev/fd/\(BundleChannelLibrary.channelDescriptor)",
@@ -63,6 +71,8 @@ struct TestBundleKind: Sendable {
   let directory: String
   /// The library preloaded into each worker (``BundleChannelLibrary``).
   let channelLibrary: String
+  /// How many XCTest tests the bundle lists, when the run chose none (``BundleInvocation/allXCTests``).
+  var allXCTests: Int?
   /// How long a stopped worker has between SIGTERM and SIGKILL.
   var gracePeriod = Duration.seconds(1)
   /// When requested, the running test's worker is stopped and the test ends as interrupted.

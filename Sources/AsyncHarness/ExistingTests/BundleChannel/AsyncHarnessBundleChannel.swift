@@ -284,9 +284,18 @@ private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
       seen[ObjectIdentifier(testCase)] = max(before, unexpected)
       return unexpected > before
     }
-    let place: ChannelRecord.IssuePlace = thrown ? .thrown : filePath.map { .file($0, line: lineNumber) } ?? .unknown
+    // A thrown error is told at `<EXPR>`, line 0; every other failure at its file and line, even
+    // one XCTest counts as unexpected (an API violation, expectations never waited for).
+    let place: ChannelRecord.IssuePlace = if let filePath, filePath != Self.thrownErrorFile {
+      .file(filePath, line: lineNumber)
+    } else {
+      thrown ? .thrown : .unknown
+    }
     writer.send(.issue(test: id(of: testCase), message: description, place: place))
   }
+
+  /// The file XCTest names for an error a test threw: it knows no place of it.
+  private static let thrownErrorFile = "<EXPR>"
 
   func testCaseDidFinish(_ testCase: XCTestCase) {
     thrownSeen.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(testCase)) }
@@ -305,14 +314,28 @@ private final class ChannelObserver: NSObject, XCTestObservation, Sendable {
   }
 
   /// The reason of an `XCTSkip`, which XCTest keeps in a private property of the test case
-  /// and tells no public observer: read by reflection, empty when not found.
+  /// and tells no public observer: read by reflection, empty when not found. It is XCTest's
+  /// own words after `Test skipped`: what `XCTSkipIf` found (`required true value but got
+  /// false`) and the message (` - the ledger is closed`), else the message alone.
   private static func skipReason(of testCase: XCTestCase) -> String {
     var mirror: Mirror? = Mirror(reflecting: testCase)
     while let current = mirror {
-      if let skip = current.descendant("skip") as? XCTSkip { return skip.message ?? "" }
+      if let skip = current.descendant("skip") as? XCTSkip { return words(of: skip) }
       mirror = current.superclassMirror
     }
     return ""
+  }
+
+  /// An `XCTSkip`'s summary (internal to XCTest: `Test skipped: EXPLANATION - MESSAGE`) less
+  /// its `Test skipped` and the separator after it; its message when it has no summary.
+  private static func words(of skip: XCTSkip) -> String {
+    let prefix = "Test skipped"
+    guard let summary = Mirror(reflecting: skip).descendant("summary") as? String, summary.hasPrefix(prefix) else {
+      return skip.message ?? ""
+    }
+    let rest = summary.dropFirst(prefix.count)
+    for separator in [": ", " - "] where rest.hasPrefix(separator) { return String(rest.dropFirst(separator.count)) }
+    return String(rest)
   }
 }
 
