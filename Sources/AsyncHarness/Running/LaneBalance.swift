@@ -23,13 +23,17 @@ struct RecordedDurations: Sendable, Hashable {
 ///    own duration last time (`suiteEnded`), else its tests' added up. A test the last run
 ///    did not time counts as the median of those it did.
 /// 2. The entries are laid end to end in plan order and cut where each lane's share of the
-///    whole ends (McNaughton's wrap-around rule: at most one cut per lane boundary). Only an
-///    XCTest class is cut, between two of its tests, and only where both parts last at least
-///    ``smallestPiece``: XCTest runs a class's tests one after another in one process, and a
+///    whole ends (McNaughton's wrap-around rule: at most one cut per lane boundary), between
+///    two of their tests, and only where both parts last at least ``smallestPiece``. An XCTest
+///    class is cut so: XCTest runs a class's tests one after another in one process, and a
 ///    class's `class func setUp()` and `tearDown()` then run once in each process that runs
-///    some of its tests (a failure there is reported by each). A Swift Testing suite is never
-///    cut: its library runs its tests side by side unless it is `.serialized`, which neither
-///    its listing nor its event stream says.
+///    some of its tests (a failure there is reported by each). So is a Swift Testing suite (or
+///    a module's test functions outside any suite) known to hold no serialized test
+///    (``ExistingTest/isSerialized``, from what the library preloaded into the listing says):
+///    its library runs its tests side by side anyway, and two processes run its two pieces
+///    side by side. A suite with a test that is, or may be, `.serialized` (the listing's
+///    library said nothing) is never cut: its tests rely on running one at a time, in order,
+///    in one process.
 /// 3. The pieces of one library laid next to each other within one lane's share are a chain,
 ///    which one worker runs (its lane takes them one after another), up to half a share: a
 ///    lane takes at least two chains, so that what the estimates missed is still evened out.
@@ -45,9 +49,18 @@ enum LaneBalance {
     var whole: Double
     /// The library that runs it.
     var library: TestLibrary
+    /// Whether its tests may run in several processes: an XCTest class's, a Swift Testing
+    /// suite's that is not serialized.
+    var cuts: Bool
 
-    /// Whether its tests may run in several processes: an XCTest class's.
-    var cuts: Bool { library == .xctest }
+    /// - Parameter serialized: for a Swift Testing suite, whether one of its tests is, or may
+    ///   be, `.serialized`.
+    init(tests: [Double], whole: Double, library: TestLibrary, serialized: Bool = true) {
+      self.tests = tests
+      self.whole = whole
+      self.library = library
+      cuts = library == .xctest || !serialized
+    }
   }
 
   /// A part of an entry.
@@ -60,8 +73,8 @@ enum LaneBalance {
     var seconds: Double
   }
 
-  /// The shortest estimated time of a piece cut from a class: a worker's start (about 20 ms
-  /// for a test bundle on Linux) and the class's set-up must stay small beside it.
+  /// The shortest estimated time of a piece cut from a class or a suite: a worker's start
+  /// (about 20 ms for a test bundle on Linux) and the class's set-up must stay small beside it.
   static let smallestPiece = 0.05
 
   /// The chains of pieces of `loads` for `lanes` lanes, each in plan order, the chains longest
@@ -145,8 +158,12 @@ extension LaneBalance {
     let loads = zip(plan.entries, zip(libraries, recorded)).map { entry, known in
       let tests = known.1.map { $0 ?? median }
       let added = tests.reduce(0, +)
-      let load = Load(tests: tests, whole: added, library: known.0)
-      return load.cuts ? load : Load(tests: tests, whole: durations.suites[entry.group.name] ?? added, library: known.0)
+      guard known.0 == .swiftTesting else { return Load(tests: tests, whole: added, library: known.0) }
+      let serialized = entry.tests.contains { item in
+        guard case .existing(let test) = item.source else { return true }
+        return test.isSerialized != false
+      }
+      return Load(tests: tests, whole: durations.suites[entry.group.name] ?? added, library: known.0, serialized: serialized)
     }
     return chains(of: loads, lanes: lanes).map { chain in
       var entries = chain.map { piece in
