@@ -85,5 +85,6 @@ extension HarnessTestCommandTests {
     "LedgerTests.PrintsItsProcessInOrder/second()": .passed,
     "LedgerTests.PrintsItsProcessInOrder/third()": .passed,
     "LedgerTests.PrintsItsProcessInOrder/fourth()": .passed,
+    "LedgerTests.PrintsItsProcessInOrder/Inside/fifth()": .passed,
   ]
 }

@@ -88,9 +88,12 @@ final class ExistingTestsParsingTests: XCTestCase {
     let tests = try ExistingTest.swiftTestingListing(Self.swiftTestingList)
     XCTAssertEqual(ExistingTest.withSerialization(declarations(), of: tests).map(\.isSerialized),
                    [false, false, false, false, true, false])
+    XCTAssertEqual(ExistingTest.withSerialization(declarations(), of: tests).map(\.serializedSuite),
+                   [nil, nil, nil, nil, "LedgerTests.SerializedSuite", nil])
     let own = ExistingTest.withSerialization(
       declarations(serializedFunctions: ["LedgerTests.freeFunction()/LedgerSwiftTests.swift:118:2"]), of: tests)
     XCTAssertEqual(own.map(\.isSerialized), [false, false, false, false, true, true])
+    XCTAssertNil(own.last?.serializedSuite, "a function's own trait serializes only its cases")
   }
 
   /// Records that are not whole, or that do not declare exactly the listed tests, say nothing:

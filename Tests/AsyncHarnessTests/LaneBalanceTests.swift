@@ -75,6 +75,15 @@ final class LaneBalanceTests: XCTestCase {
     XCTAssertEqual(simulatedLanes(whole, lanes: 2).map { ($0 * 1000).rounded() }, [300, 500])
   }
 
+  /// A suite in a serialized suite goes whole into the chain of the entry before it (the
+  /// serialized suite's), past half a share and across the lanes' shares: one worker runs them.
+  func testASuiteInASerializedSuiteJoinsItsChain() {
+    var inside = suite([0.3, 0.3], whole: 0.6)
+    inside.joinsPrevious = true
+    let chains = LaneBalance.chains(of: [suite([0.2, 0.2], whole: 0.4), inside, xctest([0.5, 0.5])], lanes: 2)
+    XCTAssertEqual(outline(chains), ["0:0..<2 1:0..<2 1.0", "2:0..<2 1.0"])
+  }
+
   /// A suite's piece, too, lasts at least the smallest piece: a suite of 40 ms is not cut.
   func testNoPieceOfASuiteIsShorterThanTheSmallestPiece() {
     XCTAssertEqual(outline(LaneBalance.chains(of: [suite([0.01, 0.01, 0.01, 0.01], whole: 0.04, serialized: false)],
@@ -170,6 +179,32 @@ final class LaneBalanceTests: XCTestCase {
                    ["M.Z[z1(),z2(),z3(),z4()]", "M.T[t1(),t2()]", "M.T[t3(),t4()]"])
     let unknown = try Runner.Plan(catalog: catalog(nil), configuration: configuration, registry: .builtIn)
     XCTAssertEqual(names(LaneBalance.entries(of: unknown, lanes: 4)), ["M.T[t1(),t2(),t3(),t4()]", "M.Z[z1(),z2(),z3(),z4()]"])
+  }
+
+  /// The suites in a serialized suite (`M.Z` holds `M.Z/In`) are laid right after it, in its
+  /// chain, even where another suite lies between them in the plan; with no record too, where
+  /// every other entry is a chain of its own, in plan order.
+  func testTheSuitesInASerializedSuiteRunInItsChainWithOrWithoutARecord() throws {
+    func tests(_ suite: String, _ names: [String], in serialized: String?) -> [ExistingTest] {
+      existing(.swiftTesting, suite, names).map { test in
+        var test = test
+        test.isSerialized = serialized != nil
+        test.serializedSuite = serialized
+        return test
+      }
+    }
+    let catalog = Catalog(existing: tests("M.Z", ["z()"], in: "M.Z") + tests("M.T", ["t()"], in: nil)
+      + tests("M.Z/In", ["i()"], in: "M.Z"))
+    let none = try Runner.Plan(catalog: catalog, configuration: Configuration(), registry: .builtIn)
+    XCTAssertEqual(names(LaneBalance.entries(of: none, lanes: 2)), ["M.Z[z()] M.Z/In[i()]", "M.T[t()]"])
+    XCTAssertEqual(LaneBalance.entries(of: none, lanes: 2)?.first?.first?.chain.map(name), ["M.Z/In[i()]"])
+    var configuration = Configuration()
+    configuration.lastDurations = RecordedDurations(tests: [
+      TestPath(suite: "M.Z", name: "z()"): 0.1, TestPath(suite: "M.T", name: "t()"): 0.5,
+      TestPath(suite: "M.Z/In", name: "i()"): 0.1,
+    ])
+    let timed = try Runner.Plan(catalog: catalog, configuration: configuration, registry: .builtIn)
+    XCTAssertEqual(names(LaneBalance.entries(of: timed, lanes: 2)), ["M.T[t()]", "M.Z[z()] M.Z/In[i()]"])
   }
 
   /// Without a record, with one lane, or with no test timed, nothing changes: entries whole,

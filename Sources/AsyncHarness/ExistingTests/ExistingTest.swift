@@ -32,6 +32,10 @@ struct ExistingTest: Sendable, Equatable {
   /// suite around it, carries `.serialized`. `nil` when not known (XCTest, or a listing whose
   /// library said nothing).
   var isSerialized: Bool?
+  /// The outermost suite around a Swift Testing test that carries `.serialized`, by its ID:
+  /// Swift Testing runs every test in it, in the suites in it too, one at a time, so they
+  /// run in one process. `nil` when there is none, or it is not known.
+  var serializedSuite: String?
 }
 
 /// A listing that is not what a test bundle prints.

@@ -65,8 +65,8 @@ extension ExistingTest {
     }
   }
 
-  /// `tests`, a Swift Testing listing, each with whether it is serialized
-  /// (``isSerialized``) as `declarations` say: the records the preloaded library wrote during
+  /// `tests`, a Swift Testing listing, each with whether it is serialized (``isSerialized``)
+  /// and the outermost serialized suite around it (``serializedSuite``) as `declarations` say: the records the preloaded library wrote during
   /// the listing (``ChannelRecord/declared(test:suite:serialized:)``, then
   /// ``ChannelRecord/discovered(tests:)`` with their number). A test is serialized when it or a
   /// suite around it (one whose ID and a slash begin its own) carries `.serialized`.
@@ -88,7 +88,9 @@ extension ExistingTest {
     let serializedSuites = declared.filter { $0.value.suite && $0.value.serialized }.keys
     return tests.map { test in
       var test = test
-      test.isSerialized = functions[test.id]?.serialized == true || serializedSuites.contains { test.id.hasPrefix($0 + "/") }
+      // The shortest ID around the test is the outermost suite.
+      test.serializedSuite = serializedSuites.filter { test.id.hasPrefix($0 + "/") }.min { $0.count < $1.count }
+      test.isSerialized = functions[test.id]?.serialized == true || test.serializedSuite != nil
       return test
     }
   }

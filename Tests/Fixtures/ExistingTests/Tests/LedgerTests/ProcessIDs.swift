@@ -13,10 +13,15 @@ import Testing
   @Test func fourth() { print("process \(ProcessInfo.processInfo.processIdentifier)") }
 }
 
-/// Four tests that run one at a time, in order, in one process.
+/// Five tests that run one at a time, in order, in one process: the suite's `.serialized`
+/// holds for the suite in it too.
 @Suite(.serialized) struct PrintsItsProcessInOrder {
   @Test func first() { print("process \(ProcessInfo.processInfo.processIdentifier)") }
   @Test func second() { print("process \(ProcessInfo.processInfo.processIdentifier)") }
   @Test func third() { print("process \(ProcessInfo.processInfo.processIdentifier)") }
   @Test func fourth() { print("process \(ProcessInfo.processInfo.processIdentifier)") }
+
+  @Suite struct Inside {
+    @Test func fifth() { print("process \(ProcessInfo.processInfo.processIdentifier)") }
+  }
 }
