@@ -21,6 +21,8 @@
 //   lines become records, written on the thread that posts each event. Any other `fopen` is
 //   the C library's. Should Swift Testing not open the path through `fopen`, it opens the
 //   descriptor itself and its records come without markers.
+// In a Swift Testing listing there is no channel: with ASYNC_HARNESS_BUNDLE_DISCOVERY set, the
+// library writes what the bundle declares to the file it names (AsyncHarnessBundleDiscovery.swift).
 #if os(Linux)
 import Glibc
 import Synchronization
@@ -47,7 +49,7 @@ private enum BundleChannel {
   static func load() {
     if let preload = take(Variable.preload) { removeFromPreload(preload) }
     let discovery = take(Variable.discovery)
-    #if canImport(Testing)
+    #if canImport(Testing) && compiler(>=6.3)
     BundleDiscovery.output.withLock { $0 = discovery }
     #endif
     guard let channelText = take(Variable.channel), let inherited = Int32(channelText) else { return }
