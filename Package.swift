@@ -39,6 +39,7 @@ let package = Package(
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleScheduleState.swift"),
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleDispatchQueues.swift"),
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleExecutors.swift"),
+        .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleDiscovery.swift"),
         .embedInCode("Shared/SchedulePicking.swift"),
         .embedInCode("Shared/ChannelRecord.swift"),
         .embedInCode("Shared/ChannelRecord+Reading.swift"),

@@ -25,10 +25,13 @@ final class ChannelRecordTests: XCTestCase {
     .schedule(steps: 1_024, hash: .max, jobs: 77, outside: 3, firstOutsideStep: 5, escapedAt: 900, hookedAt: 901),
     .step(3, ran: "task #2 on the main actor", virtualTime: 1_500_000_000),
     .stuck(virtualTime: .max),
+    .declared(test: "M.Suite/f()/F.swift:3:4", suite: false, serialized: false),
+    .declared(test: "M.Suite", suite: true, serialized: true),
+    .discovered(tests: 2),
   ]
 
   func testEveryKindIsReadBackAsItWasWritten() throws {
-    XCTAssertEqual(Set(Self.everyKind.map(\.kind)).count, 9, "a kind of record is missing here")
+    XCTAssertEqual(Set(Self.everyKind.map(\.kind)).count, 11, "a kind of record is missing here")
     for record in Self.everyKind {
       XCTAssertEqual(try ChannelRecord(decoding: record.encoded()[...]), record)
     }
@@ -50,6 +53,8 @@ final class ChannelRecordTests: XCTestCase {
                    #"{"v":1,"record":"schedule","steps":4,"hash":"ab","jobs":2,"outside":1,"firstOutsideStep":2}"#)
     XCTAssertEqual(String(decoding: ChannelRecord.children(["1 (a)", "2 (b)"]).encoded(), as: UTF8.self),
                    #"{"v":1,"record":"children","processes":["1 (a)","2 (b)"]}"#)
+    XCTAssertEqual(String(decoding: ChannelRecord.declared(test: "M.S", suite: true, serialized: true).encoded(), as: UTF8.self),
+                   #"{"v":1,"record":"declared","test":"M.S","suite":true,"serialized":true}"#)
   }
 
   /// Quotes, backslashes, every control character, NUL, DEL, separators JSON leaves alone,

@@ -1,3 +1,4 @@
+import AsyncHarnessShared
 @_spi(ForToolsIntegrationOnly) @testable import AsyncHarness
 import XCTest
 
@@ -56,6 +57,60 @@ final class ExistingTestsParsingTests: XCTestCase {
       test.sourceLocation?.filePath.hasSuffix("/Tests/Fixtures/ExistingTests/Tests/LedgerTests/LedgerSwiftTests.swift"), true)
     XCTAssertEqual(test.sourceLocation?.line, 38)
     XCTAssertEqual(test.sourceLocation?.column, 4)
+  }
+
+  // MARK: What the library preloaded into the listing declares
+
+  /// The records the library writes during the listing (AsyncHarnessBundleDiscovery.swift) for
+  /// the listing below: its suites and functions, SerializedSuite `.serialized`, and `serialized`
+  /// functions besides when given.
+  private func declarations(serializedFunctions: Set<String> = [], leaving left: Set<String> = [],
+                            count: Int? = nil) -> String {
+    let suites = ["LedgerTests.LedgerSuite", "LedgerTests.LedgerSuite/Nested", "LedgerTests.LedgerSuite/Nested/Deeper",
+                  "LedgerTests.SerializedSuite"]
+    let functions = ["LedgerTests.LedgerSuite/namedTest()/LedgerSwiftTests.swift:24:4",
+                     "LedgerTests.LedgerSuite/parameterized(amount:)/LedgerSwiftTests.swift:38:4",
+                     "LedgerTests.LedgerSuite/Nested/insideNested()/LedgerSwiftTests.swift:65:6",
+                     "LedgerTests.LedgerSuite/Nested/Deeper/insideDeeper()/LedgerSwiftTests.swift:70:8",
+                     "LedgerTests.SerializedSuite/first()/LedgerSwiftTests.swift:77:4",
+                     "LedgerTests.freeFunction()/LedgerSwiftTests.swift:118:2"]
+    let records = suites.map { ChannelRecord.declared(test: $0, suite: true, serialized: $0.hasSuffix("SerializedSuite")) }
+      + functions.filter { !left.contains($0) }.map {
+        ChannelRecord.declared(test: $0, suite: false, serialized: serializedFunctions.contains($0))
+      }
+    return (records + [.discovered(tests: count ?? records.count)])
+      .map { String(decoding: $0.encoded(), as: UTF8.self) + "\n" }.joined()
+  }
+
+  /// A test is serialized when it or a suite around it carries `.serialized`: SerializedSuite's
+  /// `first()`, and a function that carries it itself.
+  func testATestIsSerializedWhenItOrASuiteAroundItCarriesTheTrait() throws {
+    let tests = try ExistingTest.swiftTestingListing(Self.swiftTestingList)
+    XCTAssertEqual(ExistingTest.withSerialization(declarations(), of: tests).map(\.isSerialized),
+                   [false, false, false, false, true, false])
+    XCTAssertEqual(ExistingTest.withSerialization(declarations(), of: tests).map(\.serializedSuite),
+                   [nil, nil, nil, nil, "LedgerTests.SerializedSuite", nil])
+    let own = ExistingTest.withSerialization(
+      declarations(serializedFunctions: ["LedgerTests.freeFunction()/LedgerSwiftTests.swift:118:2"]), of: tests)
+    XCTAssertEqual(own.map(\.isSerialized), [false, false, false, false, true, true])
+    XCTAssertNil(own.last?.serializedSuite, "a function's own trait serializes only its cases")
+  }
+
+  /// Records that are not whole, or that do not declare exactly the listed tests, say nothing:
+  /// no test is known serialized or not.
+  func testDeclarationsThatAreNotWholeOrNotTheListingsSayNothing() throws {
+    let tests = try ExistingTest.swiftTestingListing(Self.swiftTestingList)
+    let whole = declarations()
+    let unknown = [Bool?](repeating: nil, count: tests.count)
+    XCTAssertEqual(ExistingTest.withSerialization("", of: tests).map(\.isSerialized), unknown)
+    let withoutEnd = whole.split(separator: "\n").dropLast().map { $0 + "\n" }.joined()
+    XCTAssertEqual(ExistingTest.withSerialization(withoutEnd, of: tests).map(\.isSerialized), unknown)
+    XCTAssertEqual(ExistingTest.withSerialization(declarations(count: 11), of: tests).map(\.isSerialized), unknown)
+    let left = declarations(leaving: ["LedgerTests.freeFunction()/LedgerSwiftTests.swift:118:2"])
+    XCTAssertEqual(ExistingTest.withSerialization(left, of: tests).map(\.isSerialized), unknown)
+    XCTAssertEqual(ExistingTest.withSerialization(whole + "not a record\n", of: tests).map(\.isSerialized), unknown)
+    XCTAssertEqual(ExistingTest.withSerialization(whole + whole, of: tests).map(\.isSerialized), unknown,
+                   "records after the end")
   }
 
   func testEventRecordsAreSkippedAndOtherVersionsOrBrokenLinesRefused() throws {

@@ -2,8 +2,8 @@
 import XCTest
 
 /// Issue 51: several lanes share another package's tests by the last run's durations
-/// (``LaneBalance``): XCTest classes cut where each lane's share ends, Swift Testing suites
-/// whole, the pieces of one library in one lane's share chained (one worker runs them), the
+/// (``LaneBalance``): XCTest classes, and Swift Testing suites known to hold no serialized
+/// test, cut where each lane's share ends, other Swift Testing suites whole, the pieces of one library in one lane's share chained (one worker runs them), the
 /// chains handed out longest first; a lane takes the rest of its chain, and the run's owner
 /// ends a class cut in pieces once, after its last piece.
 final class LaneBalanceTests: XCTestCase {
@@ -11,8 +11,8 @@ final class LaneBalanceTests: XCTestCase {
     LaneBalance.Load(tests: seconds, whole: seconds.reduce(0, +), library: .xctest)
   }
 
-  private func suite(_ seconds: [Double], whole: Double) -> LaneBalance.Load {
-    LaneBalance.Load(tests: seconds, whole: whole, library: .swiftTesting)
+  private func suite(_ seconds: [Double], whole: Double, serialized: Bool = true) -> LaneBalance.Load {
+    LaneBalance.Load(tests: seconds, whole: whole, library: .swiftTesting, serialized: serialized)
   }
 
   /// `chains` as text, in the order they are handed out: each piece `entry:lower..<upper`,
@@ -54,12 +54,40 @@ final class LaneBalanceTests: XCTestCase {
                    ["0:0..<3 0.75", "1:0..<2 2:0..<2 3:0..<2 0.375", "0:3..<4 0.25", "4:0..<2 5:0..<2 0.25"])
   }
 
-  /// A Swift Testing suite is never cut (its library may run it `.serialized`, which no record
-  /// says): one longer than a lane's share takes a lane alone, and the classes the other.
-  func testASwiftTestingSuiteIsNeverCut() {
+  /// A Swift Testing suite that is, or may be, serialized (the listing's library said nothing)
+  /// is never cut: one longer than a lane's share takes a lane alone, and the classes the other.
+  func testASwiftTestingSuiteThatMayBeSerializedIsNeverCut() {
     let chains = LaneBalance.chains(of: [xctest([0.1, 0.1, 0.1]), suite(Array(repeating: 0.1, count: 10), whole: 0.6)],
                                     lanes: 2)
     XCTAssertEqual(outline(chains), ["1:0..<10 0.6", "0:0..<3 0.3"])
+  }
+
+  /// A Swift Testing suite known to hold no serialized test is cut as a class is, where the
+  /// lanes' share ends (0.4 s), by its tests' times scaled to its own time (0.5 s: its tests
+  /// overlap): the lanes end together, where the suite kept whole leaves one 0.2 s later.
+  func testASwiftTestingSuiteWithoutASerializedTestIsCutAtTheShare() {
+    let tests = Array(repeating: 0.1, count: 10)
+    let cut = LaneBalance.chains(of: [xctest([0.1, 0.1, 0.1]), suite(tests, whole: 0.5, serialized: false)], lanes: 2)
+    XCTAssertEqual(outline(cut), ["1:2..<10 0.4", "0:0..<3 0.3", "1:0..<2 0.1"])
+    XCTAssertEqual(simulatedLanes(cut, lanes: 2).map { ($0 * 1000).rounded() }, [400, 400])
+    let whole = LaneBalance.chains(of: [xctest([0.1, 0.1, 0.1]), suite(tests, whole: 0.5)], lanes: 2)
+    XCTAssertEqual(outline(whole), ["1:0..<10 0.5", "0:0..<3 0.3"])
+    XCTAssertEqual(simulatedLanes(whole, lanes: 2).map { ($0 * 1000).rounded() }, [300, 500])
+  }
+
+  /// A suite in a serialized suite goes whole into the chain of the entry before it (the
+  /// serialized suite's), past half a share and across the lanes' shares: one worker runs them.
+  func testASuiteInASerializedSuiteJoinsItsChain() {
+    var inside = suite([0.3, 0.3], whole: 0.6)
+    inside.joinsPrevious = true
+    let chains = LaneBalance.chains(of: [suite([0.2, 0.2], whole: 0.4), inside, xctest([0.5, 0.5])], lanes: 2)
+    XCTAssertEqual(outline(chains), ["0:0..<2 1:0..<2 1.0", "2:0..<2 1.0"])
+  }
+
+  /// A suite's piece, too, lasts at least the smallest piece: a suite of 40 ms is not cut.
+  func testNoPieceOfASuiteIsShorterThanTheSmallestPiece() {
+    XCTAssertEqual(outline(LaneBalance.chains(of: [suite([0.01, 0.01, 0.01, 0.01], whole: 0.04, serialized: false)],
+                                              lanes: 2)), ["0:0..<4 0.04"])
   }
 
   /// A class is cut only where both parts last at least the smallest piece: a worker's start
@@ -121,6 +149,62 @@ final class LaneBalanceTests: XCTestCase {
     let chains = try XCTUnwrap(LaneBalance.entries(of: try plan(durations: timed), lanes: 2))
     XCTAssertEqual(names(chains), ["M.A[testA]", "M.A[testB,testC,testD] M.B[testE]", "M.S[s()]"])
     XCTAssertEqual(chains[1].map { $0.chain.map(name) }, [["M.B[testE]"], []])
+  }
+
+  /// The plan's Swift Testing suites: `M.T`, whose tests the listing's library said are not
+  /// serialized, is cut at the first share of four lanes (0.5 s); `M.Z`, serialized, is not, at
+  /// the third; nor is `M.T` when the library said nothing.
+  func testThePlanCutsOnlyTheSwiftTestingSuitesKnownNotSerialized() throws {
+    func catalog(_ serialized: Bool?) -> Catalog {
+      let tests = existing(.swiftTesting, "M.T", ["t1()", "t2()", "t3()", "t4()"]).map { test in
+        var test = test
+        test.isSerialized = serialized
+        return test
+      }
+      let serializedTests = existing(.swiftTesting, "M.Z", ["z1()", "z2()", "z3()", "z4()"]).map { test in
+        var test = test
+        test.isSerialized = true
+        return test
+      }
+      return Catalog(existing: tests + serializedTests)
+    }
+    var durations = RecordedDurations(suites: ["M.T": 1, "M.Z": 1])
+    for (suite, name) in ["t1()", "t2()", "t3()", "t4()"].map({ ("M.T", $0) }) + ["z1()", "z2()", "z3()", "z4()"].map({ ("M.Z", $0) }) {
+      durations.tests[TestPath(suite: suite, name: name)] = 0.25
+    }
+    var configuration = Configuration()
+    configuration.lastDurations = durations
+    let known = try Runner.Plan(catalog: catalog(false), configuration: configuration, registry: .builtIn)
+    XCTAssertEqual(names(LaneBalance.entries(of: known, lanes: 4)),
+                   ["M.Z[z1(),z2(),z3(),z4()]", "M.T[t1(),t2()]", "M.T[t3(),t4()]"])
+    let unknown = try Runner.Plan(catalog: catalog(nil), configuration: configuration, registry: .builtIn)
+    XCTAssertEqual(names(LaneBalance.entries(of: unknown, lanes: 4)), ["M.T[t1(),t2(),t3(),t4()]", "M.Z[z1(),z2(),z3(),z4()]"])
+  }
+
+  /// The suites in a serialized suite (`M.Z` holds `M.Z/In`) are laid right after it, in its
+  /// chain, even where another suite lies between them in the plan; with no record too, where
+  /// every other entry is a chain of its own, in plan order.
+  func testTheSuitesInASerializedSuiteRunInItsChainWithOrWithoutARecord() throws {
+    func tests(_ suite: String, _ names: [String], in serialized: String?) -> [ExistingTest] {
+      existing(.swiftTesting, suite, names).map { test in
+        var test = test
+        test.isSerialized = serialized != nil
+        test.serializedSuite = serialized
+        return test
+      }
+    }
+    let catalog = Catalog(existing: tests("M.Z", ["z()"], in: "M.Z") + tests("M.T", ["t()"], in: nil)
+      + tests("M.Z/In", ["i()"], in: "M.Z"))
+    let none = try Runner.Plan(catalog: catalog, configuration: Configuration(), registry: .builtIn)
+    XCTAssertEqual(names(LaneBalance.entries(of: none, lanes: 2)), ["M.Z[z()] M.Z/In[i()]", "M.T[t()]"])
+    XCTAssertEqual(LaneBalance.entries(of: none, lanes: 2)?.first?.first?.chain.map(name), ["M.Z/In[i()]"])
+    var configuration = Configuration()
+    configuration.lastDurations = RecordedDurations(tests: [
+      TestPath(suite: "M.Z", name: "z()"): 0.1, TestPath(suite: "M.T", name: "t()"): 0.5,
+      TestPath(suite: "M.Z/In", name: "i()"): 0.1,
+    ])
+    let timed = try Runner.Plan(catalog: catalog, configuration: configuration, registry: .builtIn)
+    XCTAssertEqual(names(LaneBalance.entries(of: timed, lanes: 2)), ["M.T[t()]", "M.Z[z()] M.Z/In[i()]"])
   }
 
   /// Without a record, with one lane, or with no test timed, nothing changes: entries whole,

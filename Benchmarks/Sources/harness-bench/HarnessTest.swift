@@ -9,17 +9,20 @@ import Darwin
 
 // MARK: 10. harness test against swift test
 
-/// Two generated packages of XCTest and Swift Testing tests, one XCTest-heavy and one Swift
-/// Testing-heavy, each built once and run by `swift test` and by the root package's `harness
-/// test` (the `harness` executable built beside this one, a dependency of this target): wall
-/// time with one worker and with `--workers 2` against `swift test`, and, with one crashing
+/// Three generated packages of XCTest and Swift Testing tests, one XCTest-heavy, one Swift
+/// Testing-heavy, and one whose Swift Testing tests sit in one big suite (each blocking its
+/// thread, so that one process runs them two at a time on two cores), each built once and run
+/// by `swift test` and by the root package's `harness test` (the `harness` executable built
+/// beside this one, a dependency of this target): wall time with one worker and with
+/// `--workers 2` against `swift test`, and, with one crashing
 /// test in the first class and in the first suite of the Swift Testing-heavy package
 /// (`HARNESS_BENCH_CRASH=1`, the same build), how many tests each ran.
 func measureHarnessTest(_ counts: Counts, _ report: Report) {
   let shape = counts.existingTests
   report.section("10. harness test against swift test: an XCTest-heavy and a Swift Testing-heavy package of "
     + "\(shape.classes)×\(shape.perClass) tests of one library and \(shape.perClass) of the other, each awaiting "
-    + "\(shape.sleepMilliseconds) ms (wall, median of \(shape.repeats))")
+    + "\(shape.sleepMilliseconds) ms, and one of a Swift Testing suite of \(shape.classes * shape.perClass) tests that "
+    + "each block \(shape.sleepMilliseconds) ms (wall, median of \(shape.repeats))")
   guard let scratch = makeScratch("existing") else { return }
   defer { try? FileManager.default.removeItem(at: scratch) }
   let log = scratch.appendingPathComponent("out.txt").path
@@ -210,6 +213,9 @@ struct ExistingTestsShape {
   enum Library: String, CaseIterable {
     case xctest = "XCTest"
     case swiftTesting = "SwiftTesting"
+    /// Swift Testing tests in one suite that is not serialized, which only a cut can spread
+    /// over workers: `classes × perClass` tests, each blocking its thread (`usleep`).
+    case oneSuite = "OneSuite"
   }
 
   var classes: Int
@@ -245,7 +251,7 @@ private func generateExistingTestsPackage(at package: URL, shape: ExistingTestsS
     """
   let sleep = shape.sleepMilliseconds
   var xctest = "import Foundation\nimport XCTest\n\n"
-  var swiftTesting = "import Testing\n\n"
+  var swiftTesting = "import Foundation\nimport Testing\n\n"
   for group in 0..<(heavy == .xctest ? shape.classes : 1) {
     xctest += "final class Class\(group)Tests: XCTestCase {\n"
     for index in 0..<shape.perClass {
@@ -257,10 +263,12 @@ private func generateExistingTestsPackage(at package: URL, shape: ExistingTestsS
   }
   for group in 0..<(heavy == .swiftTesting ? shape.classes : 1) {
     swiftTesting += "@Suite struct Suite\(group) {\n"
-    for index in 0..<shape.perClass {
+    for index in 0..<(heavy == .oneSuite ? shape.classes * shape.perClass : shape.perClass) {
       if group == 0 && index == 1 { swiftTesting += "  @Test func test0Crashes() { #expect(crashIfAsked() == 1) }\n" }
-      swiftTesting += "  @Test func test\(index)() async throws {\n"
-        + "    try await Task.sleep(for: .milliseconds(\(sleep)))\n    #expect(\(index) + \(index) == \(2 * index))\n  }\n"
+      swiftTesting += heavy == .oneSuite
+        ? "  @Test func test\(index)() {\n    usleep(\(sleep * 1000))\n    #expect(\(index) + \(index) == \(2 * index))\n  }\n"
+        : "  @Test func test\(index)() async throws {\n"
+          + "    try await Task.sleep(for: .milliseconds(\(sleep)))\n    #expect(\(index) + \(index) == \(2 * index))\n  }\n"
     }
     swiftTesting += "}\n\n"
   }

@@ -4,8 +4,10 @@
 /// docs/RUNNING-EXISTING-TESTS.md for the bundle's formats.
 ///
 /// Neither listing says whether a Swift Testing suite is `.serialized` or a test
-/// `.disabled` (and why): those are known only when the tests run, from the event stream's
-/// `testSkipped`, and an XCTest skip from its `Test skipped` line (``XCTestOutput``).
+/// `.disabled` (and why): a disabled test is known only when the tests run, from the event
+/// stream's `testSkipped`, and an XCTest skip from its channel's record; whether a Swift
+/// Testing test is serialized, from what the preloaded library says during the listing
+/// (``withSerialization(_:of:)``).
 struct ExistingTest: Sendable, Equatable {
   /// The library the test belongs to; one worker process runs one library's tests.
   var library: TestLibrary
@@ -26,6 +28,14 @@ struct ExistingTest: Sendable, Equatable {
   var isParameterized: Bool
   /// Where the test is declared; unknown for XCTest.
   var sourceLocation: SourceLocation?
+  /// Whether a Swift Testing test runs one at a time with the others of its suite: it, or a
+  /// suite around it, carries `.serialized`. `nil` when not known (XCTest, or a listing whose
+  /// library said nothing).
+  var isSerialized: Bool?
+  /// The outermost suite around a Swift Testing test that carries `.serialized`, by its ID:
+  /// Swift Testing runs every test in it, in the suites in it too, one at a time, so they
+  /// run in one process. `nil` when there is none, or it is not known.
+  var serializedSuite: String?
 }
 
 /// A listing that is not what a test bundle prints.

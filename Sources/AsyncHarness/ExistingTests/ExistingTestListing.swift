@@ -1,3 +1,5 @@
+import AsyncHarnessShared
+
 extension ExistingTest {
   /// The tests of `<bundle> --list-tests` (XCTest): a header line (`Listing 14 tests in
   /// debug.xctest:`), an empty line, then one `Module.Class/method` a line.
@@ -59,6 +61,36 @@ extension ExistingTest {
       let suite = SwiftTestingRecord.enclosingSuite(of: function.id, among: suites.keys)
       test.suite = suite ?? SwiftTestingRecord.module(ofTestAt: function.sourceLocation, id: function.id)
       test.suiteDisplayName = suite.flatMap { suites[$0] ?? nil }
+      return test
+    }
+  }
+
+  /// `tests`, a Swift Testing listing, each with whether it is serialized (``isSerialized``)
+  /// and the outermost serialized suite around it (``serializedSuite``) as `declarations` say: the records the preloaded library wrote during
+  /// the listing (``ChannelRecord/declared(test:suite:serialized:)``, then
+  /// ``ChannelRecord/discovered(tests:)`` with their number). A test is serialized when it or a
+  /// suite around it (one whose ID and a slash begin its own) carries `.serialized`.
+  /// - Returns: `tests` unchanged (none known serialized or not) unless the records are whole,
+  ///   as many as their end says, and declare exactly the listed tests: what the library could
+  ///   not find is not guessed.
+  static func withSerialization(_ declarations: String, of tests: [ExistingTest]) -> [ExistingTest] {
+    var declared: [String: (suite: Bool, serialized: Bool)] = [:]
+    var count: Int?
+    for line in declarations.split(separator: "\n") {
+      switch try? ChannelRecord(decoding: Array(line.utf8)[...]) {
+      case .declared(let test, let suite, let serialized)? where count == nil: declared[test] = (suite, serialized)
+      case .discovered(let tests)? where count == nil: count = tests
+      default: return tests
+      }
+    }
+    let functions = declared.filter { !$0.value.suite }
+    guard count == declared.count, Set(functions.keys) == Set(tests.map(\.id)) else { return tests }
+    let serializedSuites = declared.filter { $0.value.suite && $0.value.serialized }.keys
+    return tests.map { test in
+      var test = test
+      // The shortest ID around the test is the outermost suite.
+      test.serializedSuite = serializedSuites.filter { test.id.hasPrefix($0 + "/") }.min { $0.count < $1.count }
+      test.isSerialized = functions[test.id]?.serialized == true || test.serializedSuite != nil
       return test
     }
   }

@@ -44,8 +44,12 @@ package enum HarnessTestCommand {
       defer { channelLibrary.abandon() }
       let bundle: TestBundle
       do {
+        // With several workers, the library preloaded into the Swift Testing listing says which
+        // tests are serialized (LaneBalance cuts only suites that are not).
         bundle = try TestBundle.build(packagePath: command.packagePath, buildFlags: command.buildFlags,
-                                      skipBuild: command.skipBuild, errors: errors)
+                                      skipBuild: command.skipBuild,
+                                      discovery: command.run.workers > 1 ? { try channelLibrary.ready() } : nil,
+                                      errors: errors)
       } catch {
         errors("error: \(error)\n")
         return 2
@@ -149,11 +153,13 @@ struct TestBundle {
   let xctestCount: Int
 
   /// Builds the package's tests (unless `skipBuild`), finds the bundle where SwiftPM's layout puts
-  /// it (``binDirectory(of:buildFlags:packageFlags:)``) and lists its tests.
+  /// it (``binDirectory(of:buildFlags:packageFlags:)``) and lists its tests; with `discovery`
+  /// (the preloaded library's path, once it is ready), which Swift Testing tests are serialized
+  /// (``ExistingTest/isSerialized``).
   /// - Throws: ``UsageError`` for a directory without Package.swift, a failed build (with
-  ///   the tail of its output), no bundle, or no test at all.
+  ///   the tail of its output), no bundle, or no test at all; what `discovery` throws.
   static func build(packagePath: String, buildFlags: [String], skipBuild: Bool = false,
-                    errors: @Sendable (String) -> Void) throws -> TestBundle {
+                    discovery: (() throws -> String)? = nil, errors: @Sendable (String) -> Void) throws -> TestBundle {
     let package = URL(fileURLWithPath: packagePath).standardizedFileURL
     let manifest = package.appendingPathComponent("Package.swift")
     guard FileManager.default.fileExists(atPath: manifest.path) else {
@@ -178,7 +184,7 @@ struct TestBundle {
     }
     // The two listings run at once: Swift Testing's writes into files, XCTest's into a pipe.
     // A listing that fails is a failure of the run; the tests the other one listed still run.
-    let swiftTestingListing = SwiftTestingListing(bundle: bundle, directory: package)
+    let swiftTestingListing = SwiftTestingListing(bundle: bundle, directory: package, library: try discovery?())
     let listing = try Self.run(bundle, ["--list-tests"], in: package)
     let swiftTesting = swiftTestingListing.tests(errors: errors)
     var failures = swiftTesting.failure.map { [$0] } ?? []
@@ -273,15 +279,25 @@ private struct SwiftTestingListing {
   let bundle: String
   let stream = FileManager.default.temporaryDirectory.appendingPathComponent("harness-list-\(UUID().uuidString).jsonl")
   let log = FileManager.default.temporaryDirectory.appendingPathComponent("harness-list-\(UUID().uuidString).log")
+  /// What the preloaded library says the bundle declares, when it is preloaded.
+  let declarations: URL?
   let process = Process()
   /// Why it could not start, if it could not.
   private var failure: (any Error)?
 
-  /// Starts the listing in `directory`.
-  init(bundle: String, directory: URL) {
+  /// Starts the listing in `directory`, with `library` (the preloaded library) saying which
+  /// tests are serialized when given.
+  init(bundle: String, directory: URL, library: String?) {
     self.bundle = bundle
     process.executableURL = URL(fileURLWithPath: bundle)
     process.currentDirectoryURL = directory
+    let declarations = library.map { _ in FileManager.default.temporaryDirectory
+      .appendingPathComponent("harness-list-\(UUID().uuidString).declared") }
+    self.declarations = declarations
+    if let library, let declarations {
+      process.environment = ProcessInfo.processInfo.environment
+        .merging(BundleChannelLibrary.listingEnvironment(library: library, output: declarations.path)) { $1 }
+    }
     process.arguments = ["--testing-library", "swift-testing", "--list-tests", "--event-stream-output-path", stream.path,
                          "--event-stream-version", "0"]
     do {
@@ -303,8 +319,7 @@ private struct SwiftTestingListing {
   /// cannot be listed, none, and the listing's failure: what it printed, and how it ended.
   func tests(errors: @Sendable (String) -> Void) -> (tests: [ExistingTest], failure: OutsideFailure?) {
     defer {
-      try? FileManager.default.removeItem(at: stream)
-      try? FileManager.default.removeItem(at: log)
+      for file in [stream, log] + (declarations.map { [$0] } ?? []) { try? FileManager.default.removeItem(at: file) }
     }
     let command = "--testing-library swift-testing --list-tests"
     if let failure {
@@ -319,7 +334,9 @@ private struct SwiftTestingListing {
                                             ending: TestBundle.processEnding(of: process), output: output))
     }
     do {
-      return (try ExistingTest.swiftTestingListing(String(decoding: try Data(contentsOf: stream), as: UTF8.self)), nil)
+      let tests = try ExistingTest.swiftTestingListing(String(decoding: try Data(contentsOf: stream), as: UTF8.self))
+      guard let declarations, let declared = try? Data(contentsOf: declarations) else { return (tests, nil) }
+      return (ExistingTest.withSerialization(String(decoding: declared, as: UTF8.self), of: tests), nil)
     } catch {
       return ([], TestBundle.listingFailure(of: bundle, library: .swiftTesting, command: command, ending: .exited(0),
                                             output: "its event stream cannot be read: \(error)"))

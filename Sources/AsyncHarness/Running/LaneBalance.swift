@@ -23,13 +23,18 @@ struct RecordedDurations: Sendable, Hashable {
 ///    own duration last time (`suiteEnded`), else its tests' added up. A test the last run
 ///    did not time counts as the median of those it did.
 /// 2. The entries are laid end to end in plan order and cut where each lane's share of the
-///    whole ends (McNaughton's wrap-around rule: at most one cut per lane boundary). Only an
-///    XCTest class is cut, between two of its tests, and only where both parts last at least
-///    ``smallestPiece``: XCTest runs a class's tests one after another in one process, and a
+///    whole ends (McNaughton's wrap-around rule: at most one cut per lane boundary), between
+///    two of their tests, and only where both parts last at least ``smallestPiece``. An XCTest
+///    class is cut so: XCTest runs a class's tests one after another in one process, and a
 ///    class's `class func setUp()` and `tearDown()` then run once in each process that runs
-///    some of its tests (a failure there is reported by each). A Swift Testing suite is never
-///    cut: its library runs its tests side by side unless it is `.serialized`, which neither
-///    its listing nor its event stream says.
+///    some of its tests (a failure there is reported by each). So is a Swift Testing suite (or
+///    a module's test functions outside any suite) known to hold no serialized test
+///    (``ExistingTest/isSerialized``, from what the library preloaded into the listing says):
+///    its library runs its tests side by side anyway, and two processes run its two pieces
+///    side by side. A suite with a test that is, or may be, `.serialized` (the listing's
+///    library said nothing) is never cut: its tests rely on running one at a time, in order,
+///    in one process; the suites in it are laid right after it, whole, in its chain (Swift
+///    Testing runs them one at a time with it).
 /// 3. The pieces of one library laid next to each other within one lane's share are a chain,
 ///    which one worker runs (its lane takes them one after another), up to half a share: a
 ///    lane takes at least two chains, so that what the estimates missed is still evened out.
@@ -45,9 +50,21 @@ enum LaneBalance {
     var whole: Double
     /// The library that runs it.
     var library: TestLibrary
+    /// Whether its tests may run in several processes: an XCTest class's, a Swift Testing
+    /// suite's that is not serialized.
+    var cuts: Bool
+    /// Whether it runs in the chain of the entry before it, whole: a suite in the same
+    /// serialized suite as that entry (``ExistingTest/serializedSuite``).
+    var joinsPrevious = false
 
-    /// Whether its tests may run in several processes: an XCTest class's.
-    var cuts: Bool { library == .xctest }
+    /// - Parameter serialized: for a Swift Testing suite, whether one of its tests is, or may
+    ///   be, `.serialized`.
+    init(tests: [Double], whole: Double, library: TestLibrary, serialized: Bool = true) {
+      self.tests = tests
+      self.whole = whole
+      self.library = library
+      cuts = library == .xctest || !serialized
+    }
   }
 
   /// A part of an entry.
@@ -60,17 +77,22 @@ enum LaneBalance {
     var seconds: Double
   }
 
-  /// The shortest estimated time of a piece cut from a class: a worker's start (about 20 ms
-  /// for a test bundle on Linux) and the class's set-up must stay small beside it.
+  /// The shortest estimated time of a piece cut from a class or a suite: a worker's start
+  /// (about 20 ms for a test bundle on Linux) and the class's set-up must stay small beside it.
   static let smallestPiece = 0.05
 
   /// The chains of pieces of `loads` for `lanes` lanes, each in plan order, the chains longest
-  /// first (ties in plan order).
+  /// first (ties in plan order). A load that joins the one before it goes whole into its chain.
   static func chains(of loads: [Load], lanes: Int, smallestPiece: Double = smallestPiece) -> [[Piece]] {
     let share = loads.reduce(0) { $0 + $1.whole } / Double(max(1, lanes))
     var chains: [(share: Int, library: TestLibrary, pieces: [Piece])] = []
     var laidUpTo = 0.0
     for (index, load) in loads.enumerated() {
+      if load.joinsPrevious, !chains.isEmpty {
+        chains[chains.count - 1].pieces.append(Piece(entry: index, tests: 0..<load.tests.count, seconds: load.whole))
+        laidUpTo += load.whole
+        continue
+      }
       let boundaries = (1..<max(1, lanes)).map { share * Double($0) }.filter { $0 > laidUpTo && $0 < laidUpTo + load.whole }
       let starts = load.cuts ? cuts(of: load, at: boundaries.map { $0 - laidUpTo }, smallestPiece: smallestPiece) : []
       let bounds = [0] + starts + [load.tests.count]
@@ -127,35 +149,82 @@ extension LaneBalance {
   /// handed out whole and in plan order, unless the plan is another package's tests (no
   /// harness suite, no schedule), run once over several lanes, and the last run timed more
   /// than half of them (``Configuration/lastDurations``). A run with no record, or after a run
-  /// of a few of the tests (`--filter`), is planned as before: the others would all count as
-  /// the median of a few.
+  /// of a few of the tests (`--filter`), is planned as before (the others would all count as
+  /// the median of a few), each entry a chain of its own in plan order, except that the suites
+  /// in a serialized suite are in its chain, never in a worker beside it.
   static func entries(of plan: Runner.Plan, lanes: Int) -> [[Runner.Plan.Entry]]? {
-    guard plan.repetitions == 1 else { return nil }
-    guard lanes > 1, let durations = plan.configuration.lastDurations else { return nil }
+    guard plan.repetitions == 1, lanes > 1 else { return nil }
     var libraries: [TestLibrary] = []
     for entry in plan.entries {
       guard case .library(let library) = entry.host, plan.configuration.schedules(under: entry.host) == nil else { return nil }
       libraries.append(library)
     }
+    let layout = layout(of: plan)
     let recorded = plan.entries.map { entry in
-      entry.tests.map { durations.tests[TestPath(suite: entry.group.name, name: $0.name)] }
+      entry.tests.map { plan.configuration.lastDurations?.tests[TestPath(suite: entry.group.name, name: $0.name)] }
     }
     let timed = recorded.flatMap { $0.compactMap(\.self) }
-    guard timed.count * 2 > recorded.joined().count, let median = TestTiming.median(timed) else { return nil }
-    let loads = zip(plan.entries, zip(libraries, recorded)).map { entry, known in
-      let tests = known.1.map { $0 ?? median }
+    guard let durations = plan.configuration.lastDurations, timed.count * 2 > recorded.joined().count,
+      let median = TestTiming.median(timed)
+    else {
+      // Nothing to balance by: each entry whole, in plan order, but a serialized suite's with it.
+      guard layout.contains(where: \.joinsPrevious) else { return nil }
+      var chains: [[(entry: Int, tests: Range<Int>)]] = []
+      for (entry, joins) in layout {
+        let piece = (entry: entry, tests: plan.entries[entry].tests.indices)
+        if joins, !chains.isEmpty { chains[chains.count - 1].append(piece) } else { chains.append([piece]) }
+      }
+      return chains.map { entries(of: plan, pieces: $0) }
+    }
+    let loads = layout.map { index, joinsPrevious in
+      let (entry, library) = (plan.entries[index], libraries[index])
+      let tests = recorded[index].map { $0 ?? median }
       let added = tests.reduce(0, +)
-      let load = Load(tests: tests, whole: added, library: known.0)
-      return load.cuts ? load : Load(tests: tests, whole: durations.suites[entry.group.name] ?? added, library: known.0)
+      guard library == .swiftTesting else { return Load(tests: tests, whole: added, library: library) }
+      let serialized = entry.tests.contains { item in
+        guard case .existing(let test) = item.source else { return true }
+        return test.isSerialized != false
+      }
+      var load = Load(tests: tests, whole: durations.suites[entry.group.name] ?? added, library: library, serialized: serialized)
+      load.joinsPrevious = joinsPrevious
+      return load
     }
     return chains(of: loads, lanes: lanes).map { chain in
-      var entries = chain.map { piece in
-        let entry = plan.entries[piece.entry]
-        return Runner.Plan.Entry(group: entry.group, host: entry.host, tests: Array(entry.tests[piece.tests]),
-                                 groupIndex: entry.groupIndex)
-      }
-      for index in entries.indices { entries[index].chain = Array(entries[(index + 1)...]) }
-      return entries
+      entries(of: plan, pieces: chain.map { (layout[$0.entry].entry, $0.tests) })
     }
+  }
+
+  /// The plan's entries in the order they are laid end to end: plan order, except that the
+  /// entries of one serialized suite (the suite and the suites in it,
+  /// ``ExistingTest/serializedSuite``) follow the first of them, each joining the one before
+  /// it: Swift Testing runs their tests one at a time, in one process.
+  private static func layout(of plan: Runner.Plan) -> [(entry: Int, joinsPrevious: Bool)] {
+    let serializedSuites = plan.entries.map { entry -> String? in
+      guard case .existing(let test)? = entry.tests.first?.source else { return nil }
+      return test.serializedSuite
+    }
+    var laid = Set<Int>()
+    var layout: [(entry: Int, joinsPrevious: Bool)] = []
+    for index in serializedSuites.indices where !laid.contains(index) {
+      layout.append((index, false))
+      guard let suite = serializedSuites[index] else { continue }
+      for mate in serializedSuites.indices.dropFirst(index + 1) where serializedSuites[mate] == suite {
+        layout.append((mate, true))
+        laid.insert(mate)
+      }
+    }
+    return layout
+  }
+
+  /// A chain of `pieces` of `plan`'s entries (each an entry's place and its tests' places), each
+  /// an entry of those tests, each with the entries after it (``Runner/Plan/Entry/chain``).
+  private static func entries(of plan: Runner.Plan, pieces: [(entry: Int, tests: Range<Int>)]) -> [Runner.Plan.Entry] {
+    var entries = pieces.map { piece in
+      let entry = plan.entries[piece.entry]
+      return Runner.Plan.Entry(group: entry.group, host: entry.host, tests: Array(entry.tests[piece.tests]),
+                               groupIndex: entry.groupIndex)
+    }
+    for index in entries.indices { entries[index].chain = Array(entries[(index + 1)...]) }
+    return entries
   }
 }

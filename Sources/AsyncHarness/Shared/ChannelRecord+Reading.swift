@@ -59,6 +59,11 @@ extension ChannelRecord {
       self = .step(try fields.integer("step"), ran: try fields.string("ran"), virtualTime: try fields.integer("virtualTime"))
     case "stuck":
       self = .stuck(virtualTime: try fields.integer("virtualTime"))
+    case "declared":
+      self = .declared(test: try fields.string("test"), suite: try fields.required("suite", "a Boolean", \.bool),
+                       serialized: try fields.required("serialized", "a Boolean", \.bool))
+    case "discovered":
+      self = .discovered(tests: try fields.integer("tests"))
     case let other:
       throw .unknownKind(other)
     }

@@ -43,6 +43,12 @@ package enum ChannelRecord: Equatable, Sendable {
   /// Under a schedule, the running test's work has nothing left to run, nothing due and
   /// nothing arriving, at `virtualTime` nanoseconds.
   case stuck(virtualTime: Int64)
+  /// A listing's: the bundle declares the Swift Testing test or suite `test` (its ID, as the
+  /// event stream spells it), which carries `.serialized` itself or not.
+  case declared(test: String, suite: Bool, serialized: Bool)
+  /// A listing's, after its `declared` records: the bundle declares this many tests and suites
+  /// in all. Without it, what the bundle declares is not known.
+  case discovered(tests: Int)
 
   /// Where an XCTest failure was.
   package enum IssuePlace: Equatable, Sendable {
@@ -73,6 +79,8 @@ package enum ChannelRecord: Equatable, Sendable {
     case .schedule: "schedule"
     case .step: "step"
     case .stuck: "stuck"
+    case .declared: "declared"
+    case .discovered: "discovered"
     }
   }
 }
@@ -161,6 +169,12 @@ extension ChannelRecord {
       object.integer("virtualTime", virtualTime)
     case .stuck(let virtualTime):
       object.integer("virtualTime", virtualTime)
+    case .declared(let test, let suite, let serialized):
+      object.string("test", test)
+      object.member("suite", raw: "\(suite)")
+      object.member("serialized", raw: "\(serialized)")
+    case .discovered(let tests):
+      object.integer("tests", tests)
     }
     object.bytes.append(UInt8(ascii: "}"))
     return object.bytes

@@ -86,6 +86,9 @@ enum BundleChannelReader {
         + "what it said of the bundle's tests is lost: \(shown)\(line.count > Self.refusedLineShown ? "…" : "")")]
     }
     switch record {
+    case .declared, .discovered:
+      return [.refused("The library the harness preloaded into the test bundle sent a record of a listing to a worker; the "
+        + "harness refuses it: \(String(decoding: line.prefix(Self.refusedLineShown), as: UTF8.self))")]
     case .children(let processes):
       return [.leftProcesses(processes)]
     case .schedule(let steps, let hash, let jobs, let outside, let firstOutsideStep, let escapedAt, let hookedAt):

@@ -21,6 +21,8 @@
 //   lines become records, written on the thread that posts each event. Any other `fopen` is
 //   the C library's. Should Swift Testing not open the path through `fopen`, it opens the
 //   descriptor itself and its records come without markers.
+// In a Swift Testing listing there is no channel: with ASYNC_HARNESS_BUNDLE_DISCOVERY set, the
+// library writes what the bundle declares to the file it names (AsyncHarnessBundleDiscovery.swift).
 #if os(Linux)
 import Glibc
 import Synchronization
@@ -32,6 +34,7 @@ private enum Variable {
   static let library = "ASYNC_HARNESS_BUNDLE_LIBRARY"
   static let marker = "ASYNC_HARNESS_BUNDLE_MARKER"
   static let preload = "ASYNC_HARNESS_BUNDLE_PRELOAD"
+  static let discovery = "ASYNC_HARNESS_BUNDLE_DISCOVERY"
 }
 
 @used @section(".init_array")
@@ -44,10 +47,14 @@ private enum BundleChannel {
   static let streamPath = Mutex<String?>(nil)
 
   static func load() {
+    if let preload = take(Variable.preload) { removeFromPreload(preload) }
+    let discovery = take(Variable.discovery)
+    #if canImport(Testing) && compiler(>=6.3)
+    BundleDiscovery.output.withLock { $0 = discovery }
+    #endif
     guard let channelText = take(Variable.channel), let inherited = Int32(channelText) else { return }
     let library = take(Variable.library)
     let marker = take(Variable.marker) ?? ""
-    if let preload = take(Variable.preload) { removeFromPreload(preload) }
     setvbuf(stdout, nil, _IOLBF, 0)
     // Close-on-exec where it is, for a Swift Testing that opens it itself; and above 100.
     _ = fcntl(inherited, F_SETFD, FD_CLOEXEC)
@@ -213,16 +220,16 @@ private final class ChannelWriter: Sendable {
     }
     return "unknown command"
   }
+}
 
-
-  private func writeWhole(_ bytes: ArraySlice<UInt8>, to descriptor: Int32) {
-    var bytes = bytes
-    while !bytes.isEmpty {
-      let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-      if written < 0 && errno == EINTR { continue }
-      guard written > 0 else { return }
-      bytes = bytes.dropFirst(written)
-    }
+/// Writes `bytes` whole to `descriptor`, unless it fails.
+func writeWhole(_ bytes: ArraySlice<UInt8>, to descriptor: Int32) {
+  var bytes = bytes
+  while !bytes.isEmpty {
+    let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    if written < 0 && errno == EINTR { continue }
+    guard written > 0 else { return }
+    bytes = bytes.dropFirst(written)
   }
 }
 

@@ -37,6 +37,10 @@ struct BundleChannelLibrary {
   /// steps it says as they are taken (``Event/scheduleStepLimit`` under `--trace`, else 0):
   /// `SEED:POLICY:MILLISECONDS:STEPS`.
   static let scheduleVariable = "ASYNC_HARNESS_BUNDLE_SCHEDULE"
+  /// The variable naming the file where the library writes, during a Swift Testing listing,
+  /// each test and suite the bundle declares and whether it is `.serialized`
+  /// (`AsyncHarnessBundleDiscovery.swift`; ``ExistingTest/withSerialization(_:of:)``).
+  static let discoveryVariable = "ASYNC_HARNESS_BUNDLE_DISCOVERY"
   /// The library's sources, in the order they are compiled: its own, and what it shares
   /// with the core (`Sources/AsyncHarness/Shared`, the module AsyncHarnessShared),
   /// from the very files the core is built from.
@@ -48,6 +52,7 @@ struct BundleChannelLibrary {
     ("AsyncHarnessBundleScheduleState.swift", PackageResources.AsyncHarnessBundleScheduleState_swift),
     ("AsyncHarnessBundleDispatchQueues.swift", PackageResources.AsyncHarnessBundleDispatchQueues_swift),
     ("AsyncHarnessBundleExecutors.swift", PackageResources.AsyncHarnessBundleExecutors_swift),
+    ("AsyncHarnessBundleDiscovery.swift", PackageResources.AsyncHarnessBundleDiscovery_swift),
     ("SchedulePicking.swift", PackageResources.SchedulePicking_swift),
     ("ChannelRecord.swift", PackageResources.ChannelRecord_swift),
     ("ChannelRecord+Reading.swift", PackageResources.ChannelRecord_Reading_swift),
@@ -109,10 +114,14 @@ struct BundleChannelLibrary {
     #endif
   }
 
-  /// The library's path, once its compile (if one runs) ended.
+  /// The library's path, once its compile (if one runs) ended; asked again, the same.
   /// - Throws: ``UsageError`` with what the compiler said when it could not compile it.
   func ready() throws -> String {
     guard let compile else { return path }
+    compile.process.waitUntilExit()
+    if !FileManager.default.fileExists(atPath: compile.scratch + ".so") && FileManager.default.fileExists(atPath: path) {
+      return path
+    }
     defer {
       for suffix in ["", ".so", ".log"] { try? FileManager.default.removeItem(atPath: compile.scratch + suffix) }
     }
@@ -159,16 +168,27 @@ struct BundleChannelLibrary {
   static func environment(library path: String, testing library: TestLibrary, marker: String, schedule: Schedule? = nil,
                           saysSteps: Bool = false,
                           inherited: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
+    var variables = preloading(path, inherited: inherited).merging([
+      channelVariable: String(channelDescriptor), libraryVariable: library.name, markerVariable: marker,
+    ]) { $1 }
+    let quiet = quietPeriod.components.seconds * 1000 + quietPeriod.components.attoseconds / 1_000_000_000_000_000
+    variables[scheduleVariable] = schedule.map { "\($0):\(quiet):\(saysSteps ? Event.scheduleStepLimit : 0)" }
+    return variables
+  }
+
+  /// The variables a Swift Testing listing starts with to have the library write what the
+  /// bundle declares to `output`.
+  static func listingEnvironment(library path: String, output: String,
+                                 inherited: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
+    preloading(path, inherited: inherited).merging([discoveryVariable: output]) { $1 }
+  }
+
+  /// The variables that preload the library at `path` (after any the run was given).
+  private static func preloading(_ path: String, inherited: [String: String]) -> [String: String] {
     let preload = inherited["LD_PRELOAD"].map { "\($0):\(path)" } ?? path
     // A bundle built with `-sanitize=address` refuses to start when a library is preloaded
     // before its runtime, unless told not to check.
     let sanitizer = inherited["ASAN_OPTIONS"].map { "\($0):verify_asan_link_order=0" } ?? "verify_asan_link_order=0"
-    var variables = [
-      "LD_PRELOAD": preload, preloadVariable: path, channelVariable: String(channelDescriptor),
-      libraryVariable: library.name, markerVariable: marker, "ASAN_OPTIONS": sanitizer,
-    ]
-    let quiet = quietPeriod.components.seconds * 1000 + quietPeriod.components.attoseconds / 1_000_000_000_000_000
-    variables[scheduleVariable] = schedule.map { "\($0):\(quiet):\(saysSteps ? Event.scheduleStepLimit : 0)" }
-    return variables
+    return ["LD_PRELOAD": preload, preloadVariable: path, "ASAN_OPTIONS": sanitizer]
   }
 }
