@@ -166,6 +166,23 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertTrue(run.errors.contains("--skip-build builds nothing"), run.errors)
   }
 
+  /// A bundle's listing is kept beside it (`asyncharness-listing.json`, ListingCacheTests): the
+  /// next run of the same bundle reads it, and lists the same tests in the same order.
+  func testTheListingKeptForTheSameBundleListsTheSameTests() throws {
+    try Self.package.build()
+    let kept = Self.scratch.path + "/debug/asyncharness-listing.json"  // beside the bundle
+    try? FileManager.default.removeItem(atPath: kept)
+    let list = { try runToEnd(try builtHarness(), ["test", "--package-path", Self.fixture.path, "--skip-build", "--list", "--",
+                                                   "--scratch-path", Self.scratch.path], limit: 300) }
+    let listed = try list()
+    XCTAssertEqual(listed.status, 0, listed.errors)
+    XCTAssertTrue(FileManager.default.fileExists(atPath: kept), "the listing was not kept")
+    let again = try list()
+    XCTAssertEqual(again.status, 0, again.errors)
+    XCTAssertEqual(again.output, listed.output)
+    XCTAssertEqual(listed.output.split(separator: "\n").count, Self.verdicts.count)
+  }
+
   func testSkipBuildRunsTheFixtureAsBuilt() throws {
     try Self.package.build()
     try assertEveryTestEnds(["--package-path", Self.fixture.path, "--skip-build", "--", "--scratch-path", Self.scratch.path])

@@ -8,7 +8,7 @@
 /// stream's `testSkipped`, and an XCTest skip from its channel's record; whether a Swift
 /// Testing test is serialized, from what the preloaded library says during the listing
 /// (``withSerialization(_:of:)``).
-struct ExistingTest: Sendable, Equatable {
+struct ExistingTest: Sendable, Equatable, Codable {
   /// The library the test belongs to; one worker process runs one library's tests.
   var library: TestLibrary
   /// The test's suite: the XCTest class (`LedgerTests.BalanceXCTests`), or the Swift Testing

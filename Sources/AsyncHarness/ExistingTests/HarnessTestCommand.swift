@@ -182,6 +182,9 @@ struct TestBundle {
           + (skipBuild ? " Were its tests built (--skip-build builds nothing)?" : "")
         : "several test bundles in \(directory): \(bundles.joined(separator: ", "))")
     }
+    // A bundle listed before, by this harness, is not listed again.
+    let cache = ListingCache(bundle: bundle, withSerialization: discovery != nil)
+    if let tests = cache?.read() { return TestBundle(path: bundle, packageDirectory: package.path, listed: tests) }
     // The two listings run at once: Swift Testing's writes into files, XCTest's into a pipe.
     // A listing that fails is a failure of the run; the tests the other one listed still run.
     let swiftTestingListing = SwiftTestingListing(bundle: bundle, directory: package, library: try discovery?())
@@ -198,8 +201,17 @@ struct TestBundle {
     guard !xctest.isEmpty || !swiftTesting.tests.isEmpty else {
       throw UsageError(failures.isEmpty ? "no tests found in \(bundle)" : failures.map(\.issue.message).joined(separator: "\n"))
     }
-    return TestBundle(path: bundle, packageDirectory: package.path,
-                      catalog: Catalog(existing: xctest + swiftTesting.tests, listingFailures: failures), xctestCount: xctest.count)
+    if failures.isEmpty { cache?.write(xctest + swiftTesting.tests) }
+    return TestBundle(path: bundle, packageDirectory: package.path, listed: xctest + swiftTesting.tests, failures: failures)
+  }
+
+  /// The bundle at `path`, of the package in `packageDirectory`, that listed `tests` (its
+  /// XCTest tests first), and the listings that failed.
+  init(path: String, packageDirectory: String, listed tests: [ExistingTest], failures: [OutsideFailure] = []) {
+    self.path = path
+    self.packageDirectory = packageDirectory
+    catalog = Catalog(existing: tests, listingFailures: failures)
+    xctestCount = tests.count { $0.library == .xctest }
   }
 
   /// The directory of the package's built products: by SwiftPM's layout (``SwiftPMLayout``),
@@ -268,79 +280,8 @@ struct TestBundle {
   }
 
   /// A process's exit status, or 128 + the signal that ended it.
-  fileprivate static func status(of process: Process) -> Int32 {
+  static func status(of process: Process) -> Int32 {
     process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
-  }
-}
-
-/// The Swift Testing listing of a test bundle, running beside the XCTest one: its event
-/// stream and its other output go into files of their own, so nothing waits on a pipe.
-private struct SwiftTestingListing {
-  let bundle: String
-  let stream = FileManager.default.temporaryDirectory.appendingPathComponent("harness-list-\(UUID().uuidString).jsonl")
-  let log = FileManager.default.temporaryDirectory.appendingPathComponent("harness-list-\(UUID().uuidString).log")
-  /// What the preloaded library says the bundle declares, when it is preloaded.
-  let declarations: URL?
-  let process = Process()
-  /// Why it could not start, if it could not.
-  private var failure: (any Error)?
-
-  /// Starts the listing in `directory`, with `library` (the preloaded library) saying which
-  /// tests are serialized when given.
-  init(bundle: String, directory: URL, library: String?) {
-    self.bundle = bundle
-    process.executableURL = URL(fileURLWithPath: bundle)
-    process.currentDirectoryURL = directory
-    let declarations = library.map { _ in FileManager.default.temporaryDirectory
-      .appendingPathComponent("harness-list-\(UUID().uuidString).declared") }
-    self.declarations = declarations
-    if let library, let declarations {
-      process.environment = ProcessInfo.processInfo.environment
-        .merging(BundleChannelLibrary.listingEnvironment(library: library, output: declarations.path)) { $1 }
-    }
-    process.arguments = ["--testing-library", "swift-testing", "--list-tests", "--event-stream-output-path", stream.path,
-                         "--event-stream-version", "0"]
-    do {
-      guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
-        throw UsageError("cannot create \(log.path)")
-      }
-      let output = try FileHandle(forWritingTo: log)
-      defer { try? output.close() }
-      process.standardOutput = output
-      process.standardError = output
-      try process.run()
-    } catch {
-      failure = error
-    }
-  }
-
-  /// The tests listed, once the listing ended; none when the bundle has none (Swift Testing
-  /// then exits with status 69, `EX_UNAVAILABLE`: a package of XCTest tests only). When they
-  /// cannot be listed, none, and the listing's failure: what it printed, and how it ended.
-  func tests(errors: @Sendable (String) -> Void) -> (tests: [ExistingTest], failure: OutsideFailure?) {
-    defer {
-      for file in [stream, log] + (declarations.map { [$0] } ?? []) { try? FileManager.default.removeItem(at: file) }
-    }
-    let command = "--testing-library swift-testing --list-tests"
-    if let failure {
-      errors("warning: the Swift Testing tests of \(bundle) cannot be listed: \(failure)\n")
-      return ([], nil)
-    }
-    process.waitUntilExit()
-    if TestBundle.status(of: process) == 69 { return ([], nil) }
-    let output = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
-    guard TestBundle.status(of: process) == 0 else {
-      return ([], TestBundle.listingFailure(of: bundle, library: .swiftTesting, command: command,
-                                            ending: TestBundle.processEnding(of: process), output: output))
-    }
-    do {
-      let tests = try ExistingTest.swiftTestingListing(String(decoding: try Data(contentsOf: stream), as: UTF8.self))
-      guard let declarations, let declared = try? Data(contentsOf: declarations) else { return (tests, nil) }
-      return (ExistingTest.withSerialization(String(decoding: declared, as: UTF8.self), of: tests), nil)
-    } catch {
-      return ([], TestBundle.listingFailure(of: bundle, library: .swiftTesting, command: command, ending: .exited(0),
-                                            output: "its event stream cannot be read: \(error)"))
-    }
   }
 }
 

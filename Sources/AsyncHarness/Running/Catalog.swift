@@ -176,7 +176,7 @@
 }
 
 /// A testing library whose tests `harness test` runs in their own test bundle.
-@_spi(ForToolsIntegrationOnly) public enum TestLibrary: Sendable, Hashable, CaseIterable {
+@_spi(ForToolsIntegrationOnly) public enum TestLibrary: Sendable, Hashable, CaseIterable, Codable {
   /// XCTest: an `XCTestCase` method, run by `<bundle> Module.Class/method,…`.
   case xctest
   /// Swift Testing: a `@Test` function, run by `<bundle> --testing-library swift-testing`.
