@@ -77,6 +77,7 @@ final class HarnessTestCommandTests: ReportTestCase {
     "LedgerTests.OtherEnds/recordsAWarning()": .passed,
     "LedgerTests.OtherEnds/cancelsItself()": .skipped,
     "LedgerTests.OtherEnds/crashesForTwo(value:)": .errored,
+    "LedgerTests.OtherEnds/countsItsWarning()": .passed,
     // Each fails outside its body only with EXISTING_TESTS_OUTSIDE (HarnessOutsideFailuresTests).
     "LedgerTests.ClassSetUpXCTests/testOne": .passed,
     "LedgerTests.ClassSetUpXCTests/testTwo": .passed,
@@ -123,12 +124,21 @@ final class HarnessTestCommandTests: ReportTestCase {
     ], limit: 300)
     XCTAssertEqual(run.status, 0, run.errors)
     var verdicts: [String: Verdict] = [:]
+    var warnings: [String: [String]] = [:]
     for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
-      if case .testEnded(let test, let result) = try Event(jsonLine: line).kind { verdicts[test.path] = result.verdict }
+      switch try Event(jsonLine: line).kind {
+      case .testEnded(let test, let result): verdicts[test.path] = result.verdict
+      case .issueRecorded(let test, let issue) where issue.kind == .warning: warnings[test.path, default: []].append(issue.message)
+      default: break
+      }
     }
     var expected = Self.verdicts.filter { test in ["OnlyInParallel", "InItsOrder", "OtherEnds"].contains { test.key.contains($0) } }
     expected["LedgerTests.OtherEnds/crashesForTwo(value:)"] = .passed  // crashes only when rude
     XCTAssertEqual(verdicts, expected)
+    // Warnings are on, as under `swift test`: a test's issue handler is handed its warning
+    // (countsItsWarning passes), and the report shows each, which version 0 of the stream left out.
+    XCTAssertEqual(warnings["LedgerTests.OtherEnds/recordsAWarning()"], ["Issue recorded - only a warning"])
+    XCTAssertNil(warnings["LedgerTests.OtherEnds/countsItsWarning()"])
   }
 
   /// `--rerun-failed` runs again exactly the tests that failed or errored in the last run of
