@@ -40,6 +40,7 @@ let package = Package(
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleDispatchQueues.swift"),
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleExecutors.swift"),
         .embedInCode("Shared/SchedulePicking.swift"),
+        .embedInCode("Shared/ReadyOrder.swift"),
         .embedInCode("Shared/ChannelRecord.swift"),
         .embedInCode("Shared/ChannelRecord+Reading.swift"),
         .embedInCode("Shared/RoutedExecutors.swift"),

@@ -49,6 +49,7 @@ struct BundleChannelLibrary {
     ("AsyncHarnessBundleDispatchQueues.swift", PackageResources.AsyncHarnessBundleDispatchQueues_swift),
     ("AsyncHarnessBundleExecutors.swift", PackageResources.AsyncHarnessBundleExecutors_swift),
     ("SchedulePicking.swift", PackageResources.SchedulePicking_swift),
+    ("ReadyOrder.swift", PackageResources.ReadyOrder_swift),
     ("ChannelRecord.swift", PackageResources.ChannelRecord_swift),
     ("ChannelRecord+Reading.swift", PackageResources.ChannelRecord_Reading_swift),
     ("RoutedExecutors.swift", PackageResources.RoutedExecutors_swift),
