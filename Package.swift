@@ -41,6 +41,7 @@ let package = Package(
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleExecutors.swift"),
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleDiscovery.swift"),
         .embedInCode("Shared/SchedulePicking.swift"),
+        .embedInCode("Shared/ReadyOrder.swift"),
         .embedInCode("Shared/ChannelRecord.swift"),
         .embedInCode("Shared/ChannelRecord+Reading.swift"),
         .embedInCode("Shared/RoutedExecutors.swift"),

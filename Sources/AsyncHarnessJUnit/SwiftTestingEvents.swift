@@ -3,8 +3,9 @@ import Foundation
 
 /// Converts a Swift Testing event stream into a JUnit report, through ``JUnitReporter``.
 ///
-/// The stream is the file `swift test --event-stream-output-path PATH --event-stream-version 0`
-/// writes: one JSON record a line, the tests first, then the events as they happen. Each
+/// The stream is the file `swift test --event-stream-output-path PATH --event-stream-version 6.3`
+/// writes (version 0 is read too; with 6.3, set `SWT_EXPERIMENTAL_EVENT_STREAM_FIELDS_ENABLED=1`
+/// for skip reasons, thrown errors and a case's arguments): one JSON record a line, the tests first, then the events as they happen. Each
 /// suite (`Module.Suite`, or the module for tests outside a suite) becomes a `<testsuite>`
 /// and each test function a `<testcase>` (a parameterized test is one testcase; a failing
 /// case's arguments follow its message). An issue fails its test at the issue's file and
@@ -85,10 +86,10 @@ struct SwiftTestingStream {
       } catch {
         throw JUnitError.unreadableEventStream(path: path, reason: "line \(number) is not an event stream record")
       }
-      guard record.version == 0 else {
+      guard record.isReadable else {
         throw JUnitError.unreadableEventStream(
           path: path,
-          reason: "line \(number) is version \(record.version); this tool reads version 0 (swift test --event-stream-version 0)")
+          reason: "line \(number) is version \(record.version); this tool reads versions 0 and \(SwiftTestingRecord.runVersion) (swift test --event-stream-version \(SwiftTestingRecord.runVersion))")
       }
       read(record)
     }

@@ -90,8 +90,9 @@ struct HarnessJUnit: ParsableCommand {
       commandName: "from-swift-testing",
       abstract: "Convert a Swift Testing event stream into a JUnit report.",
       discussion: """
-        The stream is what swift test --event-stream-output-path PATH --event-stream-version 0 \
-        writes. A test that started and never ended (the process crashed) is an error naming it. \
+        The stream is what swift test --event-stream-output-path PATH --event-stream-version 6.3 \
+        writes (with SWT_EXPERIMENTAL_EVENT_STREAM_FIELDS_ENABLED=1 for skip reasons and thrown \
+        errors), or --event-stream-version 0. A test that started and never ended (the process crashed) is an error naming it. \
         Example: harness-junit from-swift-testing events.jsonl -o report.xml
         """
     )

@@ -11,7 +11,8 @@ struct SwiftTestOutcome {
 }
 
 /// Runs `swift test arguments…` with the XCTest observer's variable set and Swift Testing's
-/// event stream on, then writes one report from both: the XCTest report
+/// event stream on (version 6.3 with its underscored fields, ``SwiftTestingRecord/runVersion``:
+/// an older version turns warnings off inside the run, which changes what tests see), then writes one report from both: the XCTest report
 /// (`AsyncHarnessXCTestJUnit`) and the converted event stream, merged.
 ///
 /// The parts are written to a temporary directory that is removed afterwards.
@@ -32,8 +33,9 @@ func runSwiftTest(arguments: [String], report: String, profile: JUnitProfile) th
   let process = Process()
   process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
   process.arguments = ["swift", "test"] + arguments
-    + ["--event-stream-output-path", events, "--event-stream-version", "0"]
+    + ["--event-stream-output-path", events, "--event-stream-version", SwiftTestingRecord.runVersion]
   var environment = ProcessInfo.processInfo.environment
+  environment[SwiftTestingRecord.experimentalFieldsVariable] = "1"
   environment["ASYNCHARNESS_JUNIT"] = xctest
   environment["ASYNCHARNESS_JUNIT_PROFILE"] = profile.name
   process.environment = environment

@@ -122,7 +122,7 @@ final class BridgeReportTests: ReportTestCase {
       .write(toFile: path("v1.jsonl"), atomically: true, encoding: .utf8)
     let cases: [(String, String)] = [
       ("torn.jsonl", "line 2 is not an event stream record"),
-      ("v1.jsonl", "line 1 is version 1; this tool reads version 0 (swift test --event-stream-version 0)"),
+      ("v1.jsonl", "line 1 is version 1; this tool reads versions 0 and 6.3 (swift test --event-stream-version 6.3)"),
       ("missing.jsonl", "No such file or directory"),
     ]
     for (file, reason) in cases {

@@ -196,7 +196,7 @@ final class ExploringExistingTestsTests: ReportTestCase {
   func testCorrectTestsThatAwaitRealWorkReadClocksOrHookTheExecutorPassInEveryOrder() throws {
     let runs = try explore(["--explore", "5", "--workers", "2", "--filter", "RealWork", "--filter", "OwnExecutorHook"])
     XCTAssertEqual(runs.status, 0, runs.output)
-    XCTAssertEqual(runs.bySeed.count, 6, "\(runs.bySeed.keys.sorted())")
+    XCTAssertEqual(runs.bySeed.count, 7, "\(runs.bySeed.keys.sorted())")
     for (test, seeds) in runs.bySeed {
       XCTAssertEqual(seeds.values.map(\.result.verdict), Array(repeating: .passed, count: 5), test)
       let warnings = Set(seeds.values.flatMap { $0.result.issues.filter { $0.kind == .warning }.map(\.message) })

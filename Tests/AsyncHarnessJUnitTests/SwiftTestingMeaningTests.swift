@@ -143,4 +143,42 @@ final class SwiftTestingMeaningTests: ReportTestCase {
       .flatMap { $0.elements(named: "testcase") }.map { $0.attribute("name") ?? "" }
     XCTAssertEqual(Set(names), ["initializationError", "executionError"])
   }
+
+  /// Version 6.3 of the stream, which `harness test` and `harness-junit swift-test` ask for (an
+  /// older one turns warnings off inside the run): its records are read by both readers, its
+  /// warning is a warning and its thrown error an error, as the fixture's tests write them
+  /// (`SWT_EXPERIMENTAL_EVENT_STREAM_FIELDS_ENABLED=1`, Swift 6.3.1, backtraces trimmed).
+  func testVersionSixThreeRecordsMeanWhatVersionZeroOnesDo() throws {
+    let warns = "LedgerTests.OtherEnds/recordsAWarning()/RunLikeSwiftTest.swift:47:4"
+    let throwsError = "LedgerTests.OtherEnds/throwsAnError()/RunLikeSwiftTest.swift:64:4"
+    let location = #""sourceLocation":{"_filePath":"\/p\/RunLikeSwiftTest.swift","column":17,"fileID":"LedgerTests\/RunLikeSwiftTest.swift","filePath":"\/p\/RunLikeSwiftTest.swift","line":48}"#
+    let lines = [
+      #"{"kind":"test","payload":{"id":"LedgerTests.OtherEnds","kind":"suite","name":"OtherEnds",\#(location)},"version":"6.3.0"}"#,
+      Self.declaration(warns, name: "recordsAWarning()", line: 47).replacingOccurrences(of: #""version":0"#, with: #""version":"6.3.0""#),
+      Self.declaration(throwsError, name: "throwsAnError()", line: 64).replacingOccurrences(of: #""version":0"#, with: #""version":"6.3.0""#),
+      #"{"kind":"event","payload":{"instant":{"absolute":0,"since1970":1795680000},"kind":"runStarted","messages":[]},"version":"6.3.0"}"#,
+      Self.event("testStarted", warns, at: 1).replacingOccurrences(of: #""version":0"#, with: #""version":"6.3.0""#),
+      #"{"kind":"event","payload":{"_comments":["only a warning"],"instant":{"absolute":1,"since1970":1795680001},"issue":{"isFailure":false,"isKnown":false,"severity":"warning",\#(location)},"kind":"issueRecorded","messages":[{"symbol":"warning","text":"Issue recorded"},{"symbol":"details","text":"only a warning"}],"testID":"\#(warns.replacingOccurrences(of: "/", with: "\\/"))"},"version":"6.3.0"}"#,
+      Self.event("testEnded", warns, at: 1).replacingOccurrences(of: #""version":0"#, with: #""version":"6.3.0""#),
+      Self.event("testStarted", throwsError, at: 2).replacingOccurrences(of: #""version":0"#, with: #""version":"6.3.0""#),
+      #"{"kind":"event","payload":{"instant":{"absolute":2,"since1970":1795680002},"issue":{"_error":{"description":"not prepared"},"isFailure":true,"isKnown":false,"severity":"error",\#(location)},"kind":"issueRecorded","messages":[{"symbol":"fail","text":"Caught error: not prepared"}],"testID":"\#(throwsError.replacingOccurrences(of: "/", with: "\\/"))"},"version":"6.3.0"}"#,
+      Self.event("testEnded", throwsError, at: 2).replacingOccurrences(of: #""version":0"#, with: #""version":"6.3.0""#),
+      #"{"kind":"event","payload":{"instant":{"absolute":3,"since1970":1795680003},"kind":"runEnded","messages":[]},"version":"6.3.0"}"#,
+    ]
+    var reader = BundleChannelReader(.swiftTesting)
+    let issues = lines.flatMap { reader.read(Array($0.utf8)[...]) }.compactMap { note -> Issue? in
+      if case .issue(_, let issue) = note { issue } else { nil }
+    }
+    let expected = [
+      Issue(kind: .warning, message: "Issue recorded - only a warning",
+            sourceLocation: SourceLocation(fileID: "LedgerTests/RunLikeSwiftTest.swift", filePath: "/p/RunLikeSwiftTest.swift", line: 48, column: 17)),
+      Issue(kind: .errorThrown, message: "Caught error: not prepared",
+            sourceLocation: SourceLocation(fileID: "LedgerTests/RunLikeSwiftTest.swift", filePath: "/p/RunLikeSwiftTest.swift", line: 48, column: 17)),
+    ]
+    XCTAssertEqual(issues, expected)
+    let stream = path("six-three.jsonl")
+    try (lines.joined(separator: "\n") + "\n").write(toFile: stream, atomically: true, encoding: .utf8)
+    let summary = try convertSwiftTestingEvents(stream, toJUnit: path("six-three.xml"))
+    XCTAssertEqual([summary.passed, summary.failed, summary.errored], [1, 0, 1])
+  }
 }

@@ -120,7 +120,7 @@ final class BundleChannelReaderTests: XCTestCase {
       "--testing-library", "swift-testing", "--filter",
       #"^(LedgerTests\.LedgerSuite/parameterized\(amount:\)/LedgerSwiftTests\.swift:38:4|LedgerTests\.freeFunction\(\)/LedgerSwiftTests\.swift:118:2)$"#,
       "--verbosity", "-9223372036854775808", "--event-stream-output-path", "/dev/fd/3",
-      "--event-stream-version", "0",
+      "--event-stream-version", "6.3",
     ])
     XCTAssertEqual(BundleInvocation(library: .swiftTesting).environment, ["NO_COLOR": "1"])
     let xctest = ExistingTest(library: .xctest, suite: "M.C", name: "testA", id: "M.C/testA", isParameterized: false)

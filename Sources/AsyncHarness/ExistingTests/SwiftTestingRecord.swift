@@ -1,21 +1,44 @@
 import Foundation
 
-/// One line of a Swift Testing event stream, version 0 (`--event-stream-output-path PATH
-/// --event-stream-version 0`): a declared test (`kind` `test`) or an event (`kind` `event`).
+/// One line of a Swift Testing event stream (`--event-stream-output-path PATH
+/// --event-stream-version V`), of version 0 or 6.3: a declared test (`kind` `test`) or an
+/// event (`kind` `event`).
 /// The one reader of those records: `harness test`'s Swift Testing worker
 /// (``BundleExecutor``) reads them as a test bundle writes them, and AsyncHarnessJUnit's
 /// `convertSwiftTestingEvents` reads a whole stream; both take their meaning from one decoder
 /// (``SwiftTestingDecoder``). See docs/RUNNING-EXISTING-TESTS.md for the format as measured.
 package struct SwiftTestingRecord: Sendable {
-  /// The record's version; this reader understands 0.
-  package var version: Int
+  /// The record's version as written: `0`, or `6.3.0` for a stream asked for as `6.3`
+  /// (``SwiftTestingRecord/runVersion``); this reader understands those two
+  /// (``isReadable``).
+  package var version: String
   /// `test` or `event`.
   package var kind: String
   /// The test or the event.
   package var payload: Payload
 
+  /// The version of the stream the harness asks Swift Testing for when it runs tests (`harness
+  /// test`'s workers, `harness-junit swift-test`): the oldest that runs tests as `swift test`
+  /// runs them. An older version (0) turns warnings off inside the run: Swift Testing then
+  /// hands a test's `Issue.record(…, severity: .warning)` to no issue handler
+  /// (`IssueHandlingTrait`), so a test that counts its warnings fails where `swift test`
+  /// passes it. Its underscored fields (a skip's comments, a thrown error, a test case's
+  /// arguments) come only with `SWT_EXPERIMENTAL_EVENT_STREAM_FIELDS_ENABLED` set
+  /// (``experimentalFieldsVariable``).
+  package static let runVersion = "6.3"
+
+  /// The variable that asks Swift Testing for its stream's underscored fields in version 6.3.
+  package static let experimentalFieldsVariable = "SWT_EXPERIMENTAL_EVENT_STREAM_FIELDS_ENABLED"
+
+  /// Whether this reader understands the record's version: 0, or 6.3 (`6.3.0`), whose records
+  /// are version 0's with more fields (an issue's `severity` and `isFailure`, a warning's
+  /// `issueRecorded`).
+  package var isReadable: Bool {
+    version == "0" || version == Self.runVersion || version.hasPrefix(Self.runVersion + ".")
+  }
+
   /// Reads one line, with the core's JSON reader (``JSONValue``), as events and marks are read.
-  /// - Throws: ``EventDecodingError`` when the line is not a record (of version 0).
+  /// - Throws: ``EventDecodingError`` when the line is not a record.
   package init(line: some Collection<UInt8>) throws {
     guard let value = JSONValue.parse(line) else { throw EventDecodingError(reason: "the line is not one JSON value") }
     try self.init(JSONFields(value))
@@ -24,7 +47,11 @@ package struct SwiftTestingRecord: Sendable {
   /// Reads a record from its JSON object's fields.
   /// - Throws: ``EventDecodingError`` when a field is missing or has the wrong type.
   init(_ fields: JSONFields) throws {
-    version = try fields.number("version")
+    switch fields.optional("version") {
+    case .string(let text)?: version = text
+    case .number?: version = String(try fields.number("version", as: Int.self))
+    default: throw fields.wrongType("version")
+    }
     kind = try fields.string("kind")
     payload = try Payload(fields.object("payload"))
   }
@@ -167,7 +194,7 @@ package struct SwiftTestingRecord: Sendable {
 
     init(_ fields: JSONFields) throws {
       fileID = try fields.string("fileID")
-      filePath = try fields.optionalString("_filePath")
+      filePath = try fields.optionalString("_filePath") ?? fields.optionalString("filePath")
       line = try fields.number("line")
       column = try fields.number("column")
     }

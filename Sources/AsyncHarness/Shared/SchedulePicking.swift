@@ -65,9 +65,13 @@ package struct SchedulePicking: Sendable {
   }
 
   /// Picks one of `candidates` (queue indices, in the order the queues were made; never
-  /// empty) to run at `step` (counted from 1).
-  package mutating func choose(among candidates: [Int], step: Int) -> Int {
-    guard pctDepth != nil else { return candidates[Int(draw(below: UInt64(candidates.count)))] }
+  /// empty) to run at `step` (counted from 1). A random walk reads only the one it picks (the
+  /// preloaded library passes its ``ReadyOrder``, whose every element costs O(log n) to read).
+  package mutating func choose<Candidates: RandomAccessCollection<Int>>(among candidates: Candidates, step: Int) -> Int
+  where Candidates.Index == Int {
+    guard pctDepth != nil else {
+      return candidates[candidates.startIndex + Int(draw(below: UInt64(candidates.count)))]
+    }
     let chosen = candidates.max { priorities[$0] < priorities[$1] }!
     for change in changePoints where change.step == step {
       priorities[chosen] = change.priority

@@ -8,10 +8,13 @@
 ///   as `swift test` runs it: XCTest's suites are then `All tests` and the bundle's
 ///   (`debug.xctest`), which observers the tests add see.
 /// - Swift Testing: `<bundle> --testing-library swift-testing --filter '^(id1|id2)$'
-///   --verbosity <Int.min> --event-stream-output-path /dev/fd/3 --event-stream-version 0`:
+///   --verbosity <Int.min> --event-stream-output-path /dev/fd/3 --event-stream-version 6.3`:
 ///   its own event stream on the channel, and no console output of its own (the lowest
-///   verbosity). Swift Testing runs the tests in its default parallel run, as `swift test`
-///   does, so that it honours `.serialized`, its suites' traits and its own width.
+///   verbosity). Version 6.3 (``SwiftTestingRecord/runVersion``), as an older one turns off
+///   the warnings that `swift test` hands a test's issue handlers; the preloaded library
+///   turns its underscored fields on. Swift Testing runs the tests in its default parallel
+///   run, as `swift test` does, so that it honours `.serialized`, its suites' traits and its
+///   own width.
 struct BundleInvocation {
   /// The library whose tests the bundle runs.
   let library: TestLibrary
@@ -46,7 +49,7 @@ struct BundleInvocation {
     let filter = "^(" + tests.map { Self.escaped($0.id) }.joined(separator: "|") + ")$"
     return ["--testing-library", "swift-testing", "--filter", filter] + (oneAtATime ? ["--no-parallel"] : [])
       + ["--verbosity", String(Int.min), "--event-stream-output-path", "/dev/fd/\(BundleChannelLibrary.channelDescriptor)",
-         "--event-stream-version", "0"]
+         "--event-stream-version", SwiftTestingRecord.runVersion]
   }
 
   /// The variables the bundle's library is run with, as `swift test` runs it: `NO_COLOR=1`

@@ -67,6 +67,7 @@ private enum BundleChannel {
       XCTestObservationCenter.shared.addTestObserver(ChannelObserver(writer: writer))
     } else {
       streamPath.withLock { $0 = "/dev/fd/\(inherited)" }
+      ExperimentalFields.turnOn()
     }
     self.writer = writer
   }
@@ -97,6 +98,7 @@ private enum BundleChannel {
     if let descriptor = Int32(opened.dropFirst("/dev/fd/".count)) { close(descriptor) }
     var functions = cookie_io_functions_t()
     functions.write = { _, bytes, count in
+      ExperimentalFields.putBack()
       guard let bytes, let writer = BundleChannel.writer else { return count }
       writer.sendLines(UnsafeRawBufferPointer(start: bytes, count: count))
       return count
@@ -108,6 +110,31 @@ private enum BundleChannel {
   /// The C library's `fopen` and `fopen64`.
   static let nextOpen = dlsym(UnsafeMutableRawPointer(bitPattern: -1), "fopen").map { unsafeBitCast($0, to: Open.self) }
   static let nextOpen64 = dlsym(UnsafeMutableRawPointer(bitPattern: -1), "fopen64").map { unsafeBitCast($0, to: Open.self) }
+}
+
+/// The underscored fields of Swift Testing's stream (a skip's comments, a thrown error, a test
+/// case's arguments), which version 6.3, the one the harness asks for, writes only with
+/// SWT_EXPERIMENTAL_EVENT_STREAM_FIELDS_ENABLED set (an older version would turn off the
+/// warnings that `swift test` hands a test's issue handlers). Swift Testing reads the variable
+/// once, as it encodes its first record, before any test runs: it is set at load time and put
+/// back as the process had it as that record is written, so that tests see their own.
+private enum ExperimentalFields {
+  static let name = "SWT_EXPERIMENTAL_EVENT_STREAM_FIELDS_ENABLED"
+  /// The variable as the process was started with it (`.some(nil)`: unset), until it is put back.
+  static let original = Mutex<String??>(nil)
+
+  static func turnOn() {
+    original.withLock { $0 = .some(getenv(name).map { String(cString: $0) }) }
+    setenv(name, "1", 1)
+  }
+
+  static func putBack() {
+    guard let value = original.withLock({ original -> String?? in
+      defer { original = nil }
+      return original
+    }) else { return }
+    if let value { setenv(name, value, 1) } else { unsetenv(name) }
+  }
 }
 
 /// `fopen`, as this process calls it: Swift Testing's stream, or the C library's.

@@ -9,7 +9,8 @@ import Glibc
 /// schedule's own and the main thread (whose being free is asked apart) that runs, or waits
 /// in a system call that ends by itself or by something outside the process (I/O, a sleep, a
 /// wait with a timeout, a child process), or waits for events (`epoll`, `poll`) while a timer
-/// is armed to go off within the hour or a socket is open. A thread that waits only for another thread (a futex wait
+/// is armed to go off within the hour, a socket is open, or a child process can end (a
+/// `pidfd` is open, or a child still runs: swift-subprocess waits for its child's exit so). A thread that waits only for another thread (a futex wait
 /// with no timeout, an idle Dispatch worker waiting for work, a wait for a signal) cannot:
 /// when every thread is so, nothing can resume the test, and it is stuck. Read from
 /// `/proc/self`: each thread's state and the system call it waits in, and each timer's due time.
@@ -47,7 +48,7 @@ enum OutsideWork {
       case .forAnotherThread: continue
       }
     }
-    return waitsForEvents && timerArmedOrSocketOpen()
+    return waitsForEvents && (timerArmedOrSocketOrProcessOpen() || childRunning())
   }
 
   /// The kernel's IDs of the process's threads.
@@ -85,21 +86,32 @@ enum OutsideWork {
     }
   }
 
-  /// Whether a timer (`timerfd`) of the process is armed or a socket is open: what can end a
-  /// wait for events from outside.
-  private static func timerArmedOrSocketOpen() -> Bool {
+  /// Whether a timer (`timerfd`) of the process is armed, a socket is open or a process is
+  /// watched (`pidfd`): what can end a wait for events from outside.
+  private static func timerArmedOrSocketOrProcessOpen() -> Bool {
     var target = [CChar](repeating: 0, count: 256)
     for name in directoryEntries("/proc/self/fd") where Int(name) != nil {
       let count = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
       guard count > 0 else { continue }
       let link = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      if link.hasPrefix("socket:") { return true }
+      if link.hasPrefix("socket:") || link == "anon_inode:[pidfd]" { return true }
       if link == "anon_inode:[timerfd]", let seconds = secondsLeft(onTimer: readSmallFile("/proc/self/fdinfo/\(name)")),
         seconds < horizon {
         return true
       }
     }
     return false
+  }
+
+  /// Whether a child process of the process still runs: its exit, or what it writes, can end
+  /// a wait for events (on a pipe, a `signalfd`).
+  private static func childRunning() -> Bool {
+    threads().contains { thread in
+      readSmallFile("/proc/self/task/\(thread)/children").split(separator: " ").contains { child in
+        let state = readSmallFile("/proc/\(child)/stat").split(separator: ")").last?.split(separator: " ").first
+        return state != nil && state != "Z" && state != "X"
+      }
+    }
   }
 
   /// How far away, in seconds, a timer or a sleeper may be due and still count as one that can

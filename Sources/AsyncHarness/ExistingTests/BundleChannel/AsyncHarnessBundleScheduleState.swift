@@ -92,8 +92,9 @@ extension ExplorerScheduler {
 /// and before those sent after it.
 struct ReadyJobs {
   private var jobs: [Int: [ExplorerScheduler.Job]] = [:]
-  /// The queues with a job ready, in the order they became ready.
-  private(set) var queues: [Int] = []
+  /// The queues with a job ready, in the order they became ready (Shared/ReadyOrder.swift:
+  /// each step costs O(log n), with a hundred thousand child tasks ready as with one).
+  private(set) var queues = ReadyOrder()
   /// Of each concurrent Dispatch queue with a barrier waiting, its blocks waiting (their
   /// schedule's queues), in the order sent, and whether each is a barrier.
   private var barriered: [UInt: [(queue: Int, barrier: Bool)]] = [:]
@@ -111,14 +112,14 @@ struct ReadyJobs {
 
   /// The queues whose first job may run now: any but a block of a concurrent queue sent after
   /// a barrier still waiting, or a barrier sent after blocks still waiting.
-  var candidates: [Int] {
+  var candidates: ReadyOrder {
     guard !barriered.isEmpty else { return queues }
-    return queues.filter { queue in
+    return ReadyOrder(queues.filter { queue in
       guard let sent = jobs[queue]?.first?.sentBlock, let waiting = barriered[sent.queue],
         let index = waiting.firstIndex(where: { $0.queue == queue })
       else { return true }
       return sent.barrier ? index == 0 : !waiting[..<index].contains { $0.barrier }
-    }
+    })
   }
 
   /// Takes the first job of `queue`, which has one.
@@ -127,7 +128,7 @@ struct ReadyJobs {
     count -= 1
     if jobs[queue]!.isEmpty {
       jobs[queue] = nil
-      queues.removeAll { $0 == queue }
+      queues.remove(queue)
     }
     if let sent = job.sentBlock, var waiting = barriered[sent.queue] {
       waiting.removeAll { $0.queue == queue }
@@ -139,7 +140,7 @@ struct ReadyJobs {
   /// Takes the blocks that keep the order of the Dispatch queue at `address`, in the order sent.
   mutating func removeBlocks(orderedBy address: UInt) -> [SentBlock] {
     var taken: [SentBlock] = []
-    for queue in queues {
+    for queue in Array(queues) {
       while let sent = jobs[queue]?.first?.sentBlock, sent.orderedBy == address {
         taken.append(removeFirst(of: queue).sentBlock!)
       }
@@ -150,7 +151,7 @@ struct ReadyJobs {
   /// Takes every job, queue by queue.
   mutating func removeAll() -> [ExplorerScheduler.Job] {
     defer { self = ReadyJobs() }
-    return queues.flatMap { jobs[$0] ?? [] }
+    return queues.removeAll().flatMap { jobs[$0] ?? [] }
   }
 }
 #endif

@@ -54,6 +54,7 @@ struct BundleChannelLibrary {
     ("AsyncHarnessBundleExecutors.swift", PackageResources.AsyncHarnessBundleExecutors_swift),
     ("AsyncHarnessBundleDiscovery.swift", PackageResources.AsyncHarnessBundleDiscovery_swift),
     ("SchedulePicking.swift", PackageResources.SchedulePicking_swift),
+    ("ReadyOrder.swift", PackageResources.ReadyOrder_swift),
     ("ChannelRecord.swift", PackageResources.ChannelRecord_swift),
     ("ChannelRecord+Reading.swift", PackageResources.ChannelRecord_Reading_swift),
     ("RoutedExecutors.swift", PackageResources.RoutedExecutors_swift),

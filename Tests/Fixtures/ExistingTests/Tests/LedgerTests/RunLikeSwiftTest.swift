@@ -2,9 +2,9 @@ import Foundation
 import Synchronization
 import Testing
 
-// Swift Testing tests whose verdict depends on being run as `swift test` runs them: side by
-// side in Swift Testing's default parallel run, a `.serialized` suite in its order, an exit
-// test, a warning, a cancelled test, and a parameterized test one of whose arguments crashes.
+// Swift Testing tests whose verdict depends on being run as `swift test` runs them: side by side
+// in Swift Testing's default parallel run, a `.serialized` suite in its order, an exit test, a
+// warning (one its issue handler counts), a cancelled test, a parameterized test that crashes.
 
 /// Two tests that pass only when they run side by side: each waits for the other to arrive.
 @Suite struct OnlyInParallel {
@@ -56,5 +56,22 @@ import Testing
   @Test(arguments: [1, 2, 3]) func crashesForTwo(value: Int) {
     guard rude, value == 2 else { return }
     fatalError("crashed for the argument 2")
+  }
+
+  /// The warnings this suite's `countsItsWarning()` was handed.
+  static let warningsHandled = Atomic(0)
+
+  /// Counts the warning it records with an issue handler of its own, as swift-property-based
+  /// counts its checks' warnings: Swift Testing hands a warning to issue handlers under `swift
+  /// test`, but not in a run that asked for an event stream older than 6.3, where this fails.
+  @Test func countsItsWarning() async throws {
+    let counting = IssueHandlingTrait.compactMapIssues { issue in
+      if issue.severity == .warning { OtherEnds.warningsHandled.add(1, ordering: .sequentiallyConsistent) }
+      return nil
+    }
+    try await counting.provideScope(for: Test.current!, testCase: Test.Case.current) {
+      Issue.record("a warning it counts", severity: .warning)
+    }
+    #expect(Self.warningsHandled.load(ordering: .sequentiallyConsistent) == 1, "its issue handler was not handed its warning")
   }
 }

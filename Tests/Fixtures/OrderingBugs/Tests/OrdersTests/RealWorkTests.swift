@@ -5,7 +5,7 @@ import Testing
 import XCTest
 
 // Correct tests that wait on real work the schedule does not run (a Dispatch timer, a thread
-// reading a file, a queue fulfilling an expectation), that check how long a sleep took, or
+// reading a file, a queue fulfilling an expectation, a child process's exit), that check how long a sleep took, or
 // that install their own executor hook and check the order it gives. Each passes under
 // `swift test`, and must pass in every order `harness test --explore` tries.
 
@@ -23,6 +23,33 @@ func countBytesOnAThread(of path: String) async -> Int {
 func answerFromADispatchTimer(after seconds: Double) async -> String {
   await withCheckedContinuation { continuation in
     DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { continuation.resume(returning: "ready") }
+  }
+}
+
+/// The exit status of a child process that sleeps `seconds`, waited for on a thread of its own
+/// as swift-subprocess waits for its children: polling the child's pidfd with no timeout, so
+/// that only the child's exit, from outside the process, ends the wait.
+func exitOfAChildWatchedThroughItsPidfd(sleeping seconds: String) async -> Int32 {
+  typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
+  guard let open = dlsym(dlopen(nil, RTLD_NOW), "pidfd_open").map({ unsafeBitCast($0, to: PidfdOpen.self) }) else {
+    return -2
+  }
+  var pid: pid_t = 0
+  var argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup(seconds), nil]
+  defer { argv.forEach { free($0) } }
+  guard posix_spawn(&pid, "/bin/sleep", nil, nil, &argv, environ) == 0 else { return -1 }
+  let child = pid
+  let pidfd = open(child, 0)
+  return await withCheckedContinuation { continuation in
+    let thread = Thread {
+      var watched = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+      _ = poll(&watched, 1, -1)
+      var status: Int32 = 0
+      _ = waitpid(child, &status, 0)
+      close(pidfd)
+      continuation.resume(returning: status)
+    }
+    thread.start()
   }
 }
 
@@ -50,6 +77,10 @@ final class RealWorkXCTests: XCTestCase {
 @Suite struct RealWorkTests {
   @Test func anAnswerFromADispatchTimerIsAwaited() async {
     #expect(await answerFromADispatchTimer(after: 0.4) == "ready")
+  }
+
+  @Test func aChildProcessExitIsAwaited() async {
+    #expect(await exitOfAChildWatchedThroughItsPidfd(sleeping: "0.5") == 0)
   }
 
   @Test func aSleepTakesTheTimeItSays() async throws {
