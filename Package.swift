@@ -33,6 +33,7 @@ let package = Package(
       // never compiled into AsyncHarness; with it, the sources it shares with the core.
       resources: [
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleChannel.swift"),
+        .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleXCTestObserver.swift"),
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleExplorer.swift"),
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleDispatch.swift"),
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleOutsideWork.swift"),

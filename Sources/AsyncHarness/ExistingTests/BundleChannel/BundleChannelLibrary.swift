@@ -46,6 +46,7 @@ struct BundleChannelLibrary {
   /// from the very files the core is built from.
   static let sources = [
     ("AsyncHarnessBundleChannel.swift", PackageResources.AsyncHarnessBundleChannel_swift),
+    ("AsyncHarnessBundleXCTestObserver.swift", PackageResources.AsyncHarnessBundleXCTestObserver_swift),
     ("AsyncHarnessBundleExplorer.swift", PackageResources.AsyncHarnessBundleExplorer_swift),
     ("AsyncHarnessBundleDispatch.swift", PackageResources.AsyncHarnessBundleDispatch_swift),
     ("AsyncHarnessBundleOutsideWork.swift", PackageResources.AsyncHarnessBundleOutsideWork_swift),
