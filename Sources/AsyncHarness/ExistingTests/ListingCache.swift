@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CoreFoundation
 import Foundation
 
 /// The tests a test bundle listed, kept beside it (`asyncharness-listing.json`) so that the
