@@ -19,7 +19,7 @@ final class ConcurrencyScheduleTests: XCTestCase {
     let result = try scheduled(Test("sleeps, then fulfils") { t async throws in
       let done = t.expectation("done", expectedFulfillmentCount: 2)
       Task {
-        try await Task.sleep(for: .seconds(1))
+        try await Task.sleep(for: .seconds(1))  // virtual time under test: no real sleep
         woke.append("\(t.virtualNow)")
         done.fulfill()
       }

@@ -230,7 +230,7 @@ struct RunTimeline {
     add(Attempt(test: test, track: track, start: start, duration: end - start, verdict: verdict, retried: retried,
                 scheduleTrace: trace))
     guard verdict != nil else { return }
-    place(attempt, on: track, from: start, to: end)
+    placeWaitsAndSteps(of: attempt, on: track, from: start, to: end)
     for issue in attempt.instants { entries.append(.instant(issue, of: test, track: track, at: end)) }
     for reason in attempt.replaced { entries.append(.workerReplaced(reason: reason, of: test, track: track, at: end)) }
   }
@@ -255,7 +255,7 @@ struct RunTimeline {
   /// Places the waits and schedule steps of `attempt`, which ran on `track` from `start` to
   /// `end`: each inside the attempt, after the one before it of its kind (so the slices nest),
   /// and all in time order (so times never go back on the track).
-  private mutating func place(_ attempt: Running, on track: Track, from start: Int64, to end: Int64) {
+  private mutating func placeWaitsAndSteps(of attempt: Running, on track: Track, from start: Int64, to end: Int64) {
     var waits = attempt.waits
     var floor = start
     for index in waits.indices {
