@@ -134,38 +134,4 @@ final class BundleChannelReaderTests: XCTestCase {
     XCTAssertEqual(unchosen.arguments(running: [xctest, other]), [])
     XCTAssertEqual(unchosen.arguments(running: [other]), ["M.C/testB"])
   }
-
-  // MARK: Output cut at markers
-
-  func testOutputBeforeAMarkerIsHandedOutOnlyOnceItsRecordIsRelayedWhateverTheReadsCutItInto() {
-    let marked = "A\n\u{1}M 1\nB1\nB2\n\u{1}M 2\nC\n"
-    let bytes = Array(marked.utf8)
-    // Every cut of the text into two reads gives the same pieces.
-    for cut in 0...bytes.count {
-      var output = MarkedOutput(marker: Array("\u{1}M ".utf8))
-      var beforeRecord1 = Array(output.append(bytes[..<cut], recordsRelayed: 0))
-      beforeRecord1 += output.append(bytes[cut...], recordsRelayed: 0)
-      XCTAssertEqual(String(decoding: beforeRecord1, as: UTF8.self), "A\n", "cut at \(cut)")
-      XCTAssertEqual(String(decoding: output.release(recordsRelayed: 1), as: UTF8.self), "B1\nB2\n", "cut at \(cut)")
-      XCTAssertEqual(String(decoding: output.release(recordsRelayed: 2), as: UTF8.self), "C\n", "cut at \(cut)")
-    }
-  }
-
-  func testALostMarkerLeavesTheNextOnesInStep() {
-    // Marker 1 never reached the output (a test had redirected it): marker 2 still cuts.
-    var output = MarkedOutput(marker: Array("\u{1}M ".utf8))
-    XCTAssertEqual(String(decoding: output.append(Array("A\n".utf8)[...], recordsRelayed: 0), as: UTF8.self), "A\n")
-    XCTAssertEqual(String(decoding: output.append(Array("B\n\u{1}M 2\nC".utf8)[...], recordsRelayed: 1), as: UTF8.self), "B\n")
-    XCTAssertEqual(String(decoding: output.release(recordsRelayed: 2), as: UTF8.self), "C")
-    // A marker of a record already relayed is dropped as it is read.
-    XCTAssertEqual(String(decoding: output.append(Array("\u{1}M 2\nD\n".utf8)[...], recordsRelayed: 2), as: UTF8.self), "D\n")
-    XCTAssertEqual(String(decoding: output.append(Array("\u{1}M".utf8)[...], recordsRelayed: 2), as: UTF8.self), "")
-    XCTAssertEqual(String(decoding: output.rest(), as: UTF8.self), "\u{1}M", "the end is handed out whole")
-  }
-
-  func testOutputWithoutMarkersIsHandedOutAsRead() {
-    var output = MarkedOutput(marker: Array("\u{1}M ".utf8))
-    XCTAssertEqual(String(decoding: output.append(Array("A\u{1}N 1\nB".utf8)[...], recordsRelayed: 0), as: UTF8.self),
-                   "A\u{1}N 1\nB")
-  }
 }

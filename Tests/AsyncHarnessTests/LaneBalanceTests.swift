@@ -182,8 +182,9 @@ final class LaneBalanceTests: XCTestCase {
   }
 
   /// The suites in a serialized suite (`M.Z` holds `M.Z/In`) are laid right after it, in its
-  /// chain, even where another suite lies between them in the plan; with no record too, where
-  /// every other entry is a chain of its own, in plan order.
+  /// chain, even where another suite lies between them in the plan; with no record too, and
+  /// with repeated tests (`--repeat`), where every other entry is a chain of its own, in plan
+  /// order.
   func testTheSuitesInASerializedSuiteRunInItsChainWithOrWithoutARecord() throws {
     func tests(_ suite: String, _ names: [String], in serialized: String?) -> [ExistingTest] {
       existing(.swiftTesting, suite, names).map { test in
@@ -205,6 +206,9 @@ final class LaneBalanceTests: XCTestCase {
     ])
     let timed = try Runner.Plan(catalog: catalog, configuration: configuration, registry: .builtIn)
     XCTAssertEqual(names(LaneBalance.entries(of: timed, lanes: 2)), ["M.T[t()]", "M.Z[z()] M.Z/In[i()]"])
+    configuration.repetitions = 2
+    let repeated = try Runner.Plan(catalog: catalog, configuration: configuration, registry: .builtIn)
+    XCTAssertEqual(names(LaneBalance.entries(of: repeated, lanes: 2)), ["M.Z[z()] M.Z/In[i()]", "M.T[t()]"])
   }
 
   /// Without a record, with one lane, or with no test timed, nothing changes: entries whole,

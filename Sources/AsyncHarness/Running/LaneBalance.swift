@@ -147,13 +147,15 @@ extension LaneBalance {
   /// tests, each entry of a chain with the entries after it (``Runner/Plan/Entry/chain``), in
   /// the order they are handed out (``chains(of:lanes:smallestPiece:)``); `nil`, for entries
   /// handed out whole and in plan order, unless the plan is another package's tests (no
-  /// harness suite, no schedule), run once over several lanes, and the last run timed more
-  /// than half of them (``Configuration/lastDurations``). A run with no record, or after a run
-  /// of a few of the tests (`--filter`), is planned as before (the others would all count as
-  /// the median of a few), each entry a chain of its own in plan order, except that the suites
-  /// in a serialized suite are in its chain, never in a worker beside it.
+  /// harness suite, no schedule) over several lanes. They are balanced when the tests run once
+  /// and the last run timed more than half of them (``Configuration/lastDurations``). A run
+  /// with no record, after a run of a few of the tests (`--filter`; the others would all count
+  /// as the median of a few), or of repeated tests (`--repeat`: each entry runs its
+  /// repetitions in its lane) is planned as before, each entry a chain of its own in plan
+  /// order, except that the suites in a serialized suite are in its chain, never in a worker
+  /// beside it.
   static func entries(of plan: Runner.Plan, lanes: Int) -> [[Runner.Plan.Entry]]? {
-    guard plan.repetitions == 1, lanes > 1 else { return nil }
+    guard lanes > 1 else { return nil }
     var libraries: [TestLibrary] = []
     for entry in plan.entries {
       guard case .library(let library) = entry.host, plan.configuration.schedules(under: entry.host) == nil else { return nil }
@@ -164,7 +166,7 @@ extension LaneBalance {
       entry.tests.map { plan.configuration.lastDurations?.tests[TestPath(suite: entry.group.name, name: $0.name)] }
     }
     let timed = recorded.flatMap { $0.compactMap(\.self) }
-    guard let durations = plan.configuration.lastDurations, timed.count * 2 > recorded.joined().count,
+    guard plan.repetitions == 1, let durations = plan.configuration.lastDurations, timed.count * 2 > recorded.joined().count,
       let median = TestTiming.median(timed)
     else {
       // Nothing to balance by: each entry whole, in plan order, but a serialized suite's with it.

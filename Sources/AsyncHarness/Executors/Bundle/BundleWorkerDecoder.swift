@@ -73,7 +73,7 @@ struct BundleWorkerDecoder: WorkerDecoder {
   }
 
   mutating func output(_ bytes: ArraySlice<UInt8>, into supervision: inout WorkerSupervision) {
-    supervision.printed(output.append(bytes, recordsRelayed: recordsRead))
+    supervision.printed(output.append(bytes, passed: recordsRead))
   }
 
   /// Relays the records read; true once the asked test ended.
@@ -83,7 +83,7 @@ struct BundleWorkerDecoder: WorkerDecoder {
       for note in reader.read(line) { relay(note, into: &supervision) }
       recordsRead += 1
       // What the tests printed before the next record is the tests' that ran then.
-      supervision.printed(output.release(recordsRelayed: recordsRead))
+      supervision.printed(output.release(passed: recordsRead))
       if let asked, ended[asked.planned.id] != nil { return true }
     }
     return false

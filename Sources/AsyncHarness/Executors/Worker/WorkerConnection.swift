@@ -15,14 +15,14 @@ struct WorkerConnection {
   /// The `run` requests sent, in the order the worker runs them; the first is running or next.
   var inFlight: [(id: TestID, planIndex: Int?, ref: Int)] = []
 
-  /// Starts a worker; `marker` is the line it writes to its output as each `run` request's
-  /// test starts, `nil` for a worker that runs tests side by side.
+  /// Starts a worker; `marker` starts the numbered line it writes to its output as each `run`
+  /// request's test starts, `nil` for a worker that runs tests side by side.
   init(executable: String, marker: String?, gracePeriod: Duration, stop: StopRequest?) throws {
     process = try WorkerProcess(executable: executable, arguments: [WorkerMain.flag],
                                 environment: marker.map { [WorkerMain.markerVariable: $0] } ?? [:])
     watch = WorkerWatch(process: process.process, channel: process.channel, requests: process, stop: stop)
     supervision = WorkerSupervision(gracePeriod: gracePeriod)
-    messages = WorkerMessages(marker: marker.map { Array(($0 + "\n").utf8) })
+    messages = WorkerMessages(marker: marker.map { Array($0.utf8) })
   }
 
   /// How many attempts run.
@@ -105,9 +105,9 @@ extension WorkerConnection: WatchedWorker {
 /// attempt's timeline, or a reply that ends an attempt. Lines that are none of these (a test
 /// wrote to the channel?) are shown as output rather than lost.
 ///
-/// The output of a worker that runs its tests one at a time is cut at the marker line it
-/// writes as each test starts (``OutputSplitter``): what it printed after the next test's
-/// marker waits for that test's attempt to begin.
+/// The output of a worker that runs its tests one at a time is cut at the numbered marker
+/// line it writes as each test starts (``MarkedOutput``): what it printed after the next
+/// test's marker waits for that test's attempt to begin.
 struct WorkerMessages: WorkerDecoder {
   /// A reply: the attempt it ended, and what the worker said of itself.
   struct Reply {
@@ -118,7 +118,9 @@ struct WorkerMessages: WorkerDecoder {
     var retire: WorkerRetirement?
   }
 
-  private var splitter: OutputSplitter?
+  private var output: MarkedOutput?
+  /// How many attempts began in the worker: its markers up to this number are passed.
+  private var attemptsBegun = 0
   private var lines = LineSplitter()
   private var replies: [Reply] = []
   /// Where the events of tests that ended go (late signals): the sink of the last attempt begun.
@@ -127,12 +129,13 @@ struct WorkerMessages: WorkerDecoder {
   private(set) var retiring = false
 
   init(marker: [UInt8]?) {
-    splitter = marker.map(OutputSplitter.init(marker:))
+    output = marker.map(MarkedOutput.init(marker:))
   }
 
   /// The output of the next test that was read already.
   mutating func startNextTest() -> ArraySlice<UInt8> {
-    splitter?.startNextTest() ?? []
+    attemptsBegun += 1
+    return output?.release(passed: attemptsBegun) ?? []
   }
 
   mutating func takeReplies() -> [Reply] {
@@ -141,10 +144,10 @@ struct WorkerMessages: WorkerDecoder {
   }
 
   mutating func output(_ bytes: ArraySlice<UInt8>, into supervision: inout WorkerSupervision) {
-    if splitter == nil {
+    if output == nil {
       supervision.printed(bytes)
     } else {
-      supervision.printed(splitter!.append(bytes))
+      supervision.printed(output!.append(bytes, passed: attemptsBegun))
     }
   }
 

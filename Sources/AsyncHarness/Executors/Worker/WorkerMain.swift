@@ -21,8 +21,8 @@ import Darwin
 enum WorkerMain {
   /// The first argument that makes a suites executable a worker.
   static let flag = "--harness-worker"
-  /// The environment variable holding the marker line the worker writes to its output as
-  /// each test starts.
+  /// The environment variable holding the marker the worker writes to its output as each
+  /// test starts, followed by the test's number in the worker and a newline.
   static let markerVariable = "ASYNC_HARNESS_WORKER_MARKER"
 
   /// Serves requests until told to stop (or the channel ends), then exits the process.
@@ -34,7 +34,7 @@ enum WorkerMain {
       FileHandleOutput.standardError.write("AsyncHarness worker: \(error)\n")
       exit(2)
     }
-    let marker = ProcessInfo.processInfo.environment[markerVariable].map { Array($0.utf8) + [0x0A] }
+    let marker = ProcessInfo.processInfo.environment[markerVariable]
     unsetenv(markerVariable)
     // Output reaches the parent as it is written, so it lands on the test that wrote it and
     // survives a crash.
@@ -47,6 +47,8 @@ enum WorkerMain {
     CrashNotice.install(channel: channel.descriptor)
     var requests = WorkerRequests(channel: channel, sideBySide: sideBySide)
     var paused = false
+    /// The tests started, each after its numbered marker (``MarkedOutput``).
+    var testsStarted = 0
     while let request = requests.next() {
       switch request {
       case .stop:
@@ -68,9 +70,10 @@ enum WorkerMain {
         sideBySide.awaitNoneRunning()
         channel.testStarts()
         streams.restore()
+        testsStarted += 1
         if let marker {
           fflush(nil)  // a partial line a test printed lands before the marker
-          try? writeWhole(marker, to: 1, path: "standard output")
+          try? writeWhole(Array("\(marker)\(testsStarted)\n".utf8), to: 1, path: "standard output")
         }
         switch catalog.plannedTest(for: request) {
         case .success(let planned):
