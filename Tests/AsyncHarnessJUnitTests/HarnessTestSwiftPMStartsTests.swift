@@ -28,12 +28,24 @@ final class HarnessTestSwiftPMStartsTests: ReportTestCase {
       + "\(Self.package.scratch.path) --build-system native"])
   }
 
+  /// `swift test -c release` compiles the package for testing, so that `@testable import`
+  /// builds in release too; `harness test` asks its build for the same. (This `swift` stops
+  /// there: the build is not run.)
+  func testAReleaseBuildIsCompiledForTesting() throws {
+    let run = try runCountingSwiftStarts([], buildFlags: ["-c", "release"], swiftRuns: false)
+    XCTAssertEqual(run.status, 2, run.errors)
+    XCTAssertEqual(run.starts, ["build --build-tests --package-path \(Self.package.directory.path) --scratch-path "
+      + "\(Self.package.scratch.path) -c release -Xswiftc -enable-testing"])
+    XCTAssertTrue(run.errors.contains("swift build --build-tests failed (exit status 1):\nnot built here"), run.errors)
+  }
+
   // MARK: Helpers
 
   /// Runs one passing test of the fixture with `harness test` and `flags`, the fixture's
   /// scratch path and `buildFlags` after `--`; returns its status, what it wrote to standard
-  /// error, and the arguments of each `swift` it started.
-  private func runCountingSwiftStarts(_ flags: [String], buildFlags: [String] = []) throws
+  /// error, and the arguments of each `swift` it started (which then runs the real one, unless
+  /// `swiftRuns` is false: it then fails, saying `not built here`).
+  private func runCountingSwiftStarts(_ flags: [String], buildFlags: [String] = [], swiftRuns: Bool = true) throws
     -> (status: Int32, errors: String, starts: [String]) {
     try Self.package.build()
     let harness = try builtHarness()
@@ -45,7 +57,8 @@ final class HarnessTestSwiftPMStartsTests: ReportTestCase {
     let log = self.path("swift-starts.log")
     try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
     let script = bin.appendingPathComponent("swift").path
-    try "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '\(log)'\nexec '\(swift)' \"$@\"\n".write(toFile: script, atomically: true, encoding: .utf8)
+    let then = swiftRuns ? "exec '\(swift)' \"$@\"" : "echo 'not built here'; exit 1"
+    try "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '\(log)'\n\(then)\n".write(toFile: script, atomically: true, encoding: .utf8)
     try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
     environment["PATH"] = "\(bin.path):\(path)"
     let run = try runToEnd(harness, ["test", "--package-path", Self.package.directory.path, "--filter",

@@ -47,6 +47,18 @@ final class SwiftPMLayoutTests: XCTestCase {
     XCTAssertEqual(binPath(["--scratch-path", "/s", "-c", "release"]), .directory("/s/release"))
   }
 
+  /// The configuration the flags build, however it is written, the last one given winning;
+  /// a value of another option that reads `release` is not one.
+  func testTheConfigurationIsTheLastOneGiven() {
+    XCTAssertEqual(SwiftPMLayout.configuration(in: []), "debug")
+    for flags in [["-c", "release"], ["--configuration", "release"], ["--configuration=release"], ["-c=release"],
+                  ["-c", "debug", "-j", "2", "-c", "release"]] {
+      XCTAssertEqual(SwiftPMLayout.configuration(in: flags), "release", "\(flags)")
+    }
+    XCTAssertEqual(SwiftPMLayout.configuration(in: ["-c", "release", "--configuration=debug"]), "debug")
+    XCTAssertEqual(SwiftPMLayout.configuration(in: ["--scratch-path", "release", "-Xswiftc", "-c"]), "debug")
+  }
+
   /// As SwiftPM reads an option given twice: the last one wins.
   func testTheLastOfAnOptionGivenTwiceWins() {
     XCTAssertEqual(binPath(["-c", "release", "--configuration", "debug"]), .directory("/work/Package/.build/debug"))

@@ -168,7 +168,9 @@ struct TestBundle {
     let packageFlags = ["--package-path", packagePath] + buildFlags
     if !skipBuild {
       errors("Building the tests of \(packagePath)…\n")
-      let build = try Self.run("/usr/bin/env", ["swift", "build", "--build-tests"] + packageFlags)
+      // `swift test` compiles a release build for testing too, so that `@testable import` builds.
+      let testing = SwiftPMLayout.configuration(in: buildFlags) == "release" ? ["-Xswiftc", "-enable-testing"] : []
+      let build = try Self.run("/usr/bin/env", ["swift", "build", "--build-tests"] + packageFlags + testing)
       guard build.status == 0 else {
         let tail = build.output.split(separator: "\n", omittingEmptySubsequences: false).suffix(30).joined(separator: "\n")
         throw UsageError("swift build --build-tests failed (\(build.ending)):\n\(tail)")

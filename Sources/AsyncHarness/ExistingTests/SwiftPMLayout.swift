@@ -65,6 +65,19 @@ enum SwiftPMLayout {
     return .directory(absolute(configuration, in: scratch))
   }
 
+  /// The configuration `buildFlags` build (`-c`, `--configuration`; the last one given wins),
+  /// `debug` when they name none.
+  static func configuration(in buildFlags: [String]) -> String {
+    var configuration = "debug"
+    var flags = buildFlags[...]
+    while let flag = flags.popFirst() {
+      let (name, joined) = split(flag)
+      guard options[name] == .configuration, let value = joined ?? flags.popFirst() else { continue }
+      configuration = value
+    }
+    return configuration
+  }
+
   /// `directory` (`<scratch>/<configuration>`) with its link followed, as SwiftPM names it
   /// (`<scratch>/<triple>/<configuration>`); itself when it is no link.
   static func followingLink(_ directory: String) -> String {
