@@ -39,13 +39,30 @@ final class HarnessTestSwiftPMStartsTests: ReportTestCase {
     XCTAssertTrue(run.errors.contains("swift build --build-tests failed (exit status 1):\nnot built here"), run.errors)
   }
 
+  /// Without `--package-path`, the package is the nearest directory holding Package.swift
+  /// from the working directory up, as `swift test` finds it: run in a test target's folder,
+  /// the fixture's tests build and run; where no directory up holds one, the run says so.
+  func testWithoutAPackagePathThePackageIsFoundFromTheWorkingDirectoryUp() throws {
+    let inside = Self.package.directory.appendingPathComponent("Tests/LedgerTests")
+    let run = try runCountingSwiftStarts([], packagePath: nil, in: inside)
+    XCTAssertEqual(run.status, 0, run.errors)
+    XCTAssertEqual(run.starts, ["build --build-tests --package-path \(Self.package.directory.path) --scratch-path "
+      + Self.package.scratch.path])
+    let outside = try runToEnd(try builtHarness(), ["test", "--skip-build"], in: URL(fileURLWithPath: "/"), limit: 60)
+    XCTAssertEqual(outside.status, 2, outside.errors)
+    XCTAssertEqual(outside.errors, "error: no Package.swift in / or any directory above it: run harness test in a package, "
+      + "or name one with --package-path\n")
+  }
+
   // MARK: Helpers
 
   /// Runs one passing test of the fixture with `harness test` and `flags`, the fixture's
   /// scratch path and `buildFlags` after `--`; returns its status, what it wrote to standard
   /// error, and the arguments of each `swift` it started (which then runs the real one, unless
-  /// `swiftRuns` is false: it then fails, saying `not built here`).
-  private func runCountingSwiftStarts(_ flags: [String], buildFlags: [String] = [], swiftRuns: Bool = true) throws
+  /// `swiftRuns` is false: it then fails, saying `not built here`); with `--package-path
+  /// packagePath` unless it is `nil`, in `workingDirectory` when given.
+  private func runCountingSwiftStarts(_ flags: [String], buildFlags: [String] = [], swiftRuns: Bool = true,
+                                      packagePath: String? = package.directory.path, in workingDirectory: URL? = nil) throws
     -> (status: Int32, errors: String, starts: [String]) {
     try Self.package.build()
     let harness = try builtHarness()
@@ -61,10 +78,10 @@ final class HarnessTestSwiftPMStartsTests: ReportTestCase {
     try "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '\(log)'\n\(then)\n".write(toFile: script, atomically: true, encoding: .utf8)
     try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
     environment["PATH"] = "\(bin.path):\(path)"
-    let run = try runToEnd(harness, ["test", "--package-path", Self.package.directory.path, "--filter",
-                                     "LedgerXCTests/testPasses"] + flags
+    let run = try runToEnd(harness, ["test"] + (packagePath.map { ["--package-path", $0] } ?? [])
+                                     + ["--filter", "LedgerXCTests/testPasses"] + flags
                                      + ["--", "--scratch-path", Self.package.scratch.path] + buildFlags,
-                           environment: environment, limit: 300)
+                           environment: environment, in: workingDirectory, limit: 300)
     let starts = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     return (run.status, run.errors, starts)
   }

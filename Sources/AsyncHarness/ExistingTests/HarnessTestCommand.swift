@@ -152,14 +152,17 @@ struct TestBundle {
   /// How many XCTest tests it lists.
   let xctestCount: Int
 
-  /// Builds the package's tests (unless `skipBuild`), finds the bundle where SwiftPM's layout puts
+  /// Builds the tests of the package in `packagePath` (else the nearest directory holding
+  /// Package.swift, from the working directory up, as SwiftPM finds a package) unless
+  /// `skipBuild`, finds the bundle where SwiftPM's layout puts
   /// it (``binDirectory(of:buildFlags:packageFlags:)``) and lists its tests; with `discovery`
   /// (the preloaded library's path, once it is ready), which Swift Testing tests are serialized
   /// (``ExistingTest/isSerialized``).
   /// - Throws: ``UsageError`` for a directory without Package.swift, a failed build (with
   ///   the tail of its output), no bundle, or no test at all; what `discovery` throws.
-  static func build(packagePath: String, buildFlags: [String], skipBuild: Bool = false,
+  static func build(packagePath given: String?, buildFlags: [String], skipBuild: Bool = false,
                     discovery: (() throws -> String)? = nil, errors: @Sendable (String) -> Void) throws -> TestBundle {
+    let packagePath = try given ?? enclosingPackage(of: FileManager.default.currentDirectoryPath)
     let package = URL(fileURLWithPath: packagePath).standardizedFileURL
     let manifest = package.appendingPathComponent("Package.swift")
     guard FileManager.default.fileExists(atPath: manifest.path) else {
@@ -214,6 +217,20 @@ struct TestBundle {
     self.packageDirectory = packageDirectory
     catalog = Catalog(existing: tests, listingFailures: failures)
     xctestCount = tests.count { $0.library == .xctest }
+  }
+
+  /// The nearest directory holding Package.swift from `directory` up, as SwiftPM finds the
+  /// package it builds when no `--package-path` names one.
+  static func enclosingPackage(of directory: String) throws -> String {
+    var candidate = URL(fileURLWithPath: directory).standardizedFileURL
+    while true {
+      if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("Package.swift").path) { return candidate.path }
+      let parent = candidate.deletingLastPathComponent()
+      guard parent.path != candidate.path else { break }
+      candidate = parent
+    }
+    throw UsageError("no Package.swift in \(directory) or any directory above it: run harness test in a package, or "
+      + "name one with --package-path")
   }
 
   /// The directory of the package's built products: by SwiftPM's layout (``SwiftPMLayout``),
@@ -310,8 +327,9 @@ struct HarnessTestSubcommand: ParsableCommand {
         + "does not build, or one with no test.")
   }
 
-  @Option(help: ArgumentHelp("The package's directory.", valueName: "dir"))
-  var packagePath = "."
+  @Option(help: ArgumentHelp("The package's directory (default: the nearest one holding Package.swift, from the working "
+    + "directory up, as swift test finds it).", valueName: "dir"))
+  var packagePath: String?
 
   @Flag(help: "Run the tests an earlier build left, without building them (as swift test --skip-build).")
   var skipBuild = false
