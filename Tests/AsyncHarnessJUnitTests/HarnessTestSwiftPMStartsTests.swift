@@ -41,13 +41,22 @@ final class HarnessTestSwiftPMStartsTests: ReportTestCase {
 
   /// Without `--package-path`, the package is the nearest directory holding Package.swift
   /// from the working directory up, as `swift test` finds it: run in a test target's folder,
-  /// the fixture's tests build and run; where no directory up holds one, the run says so.
+  /// the fixture's tests build and run there; where no directory up holds one, the run says so.
   func testWithoutAPackagePathThePackageIsFoundFromTheWorkingDirectoryUp() throws {
     let inside = Self.package.directory.appendingPathComponent("Tests/LedgerTests")
     let run = try runCountingSwiftStarts([], packagePath: nil, in: inside)
     XCTAssertEqual(run.status, 0, run.errors)
     XCTAssertEqual(run.starts, ["build --build-tests --package-path \(Self.package.directory.path) --scratch-path "
       + Self.package.scratch.path])
+    // The bundle runs where `swift test` runs it: in the working directory, where the package's
+    // file a test reads by a relative path is not (it is, in the package's directory).
+    let reads = ["--skip-build", "--filter", "FilesXCTests", "--", "--scratch-path", Self.package.scratch.path]
+    let fromInside = try runToEnd(try builtHarness(), ["test"] + reads, in: inside, limit: 300)
+    XCTAssertEqual(fromInside.status, 1, fromInside.errors)
+    XCTAssertTrue(fromInside.output.contains("run in \(inside.path)"), fromInside.output)
+    let fromThePackage = try runToEnd(try builtHarness(), ["test", "--package-path", Self.package.directory.path] + reads,
+                                      in: inside, limit: 300)
+    XCTAssertEqual(fromThePackage.status, 0, fromThePackage.output)
     let outside = try runToEnd(try builtHarness(), ["test", "--skip-build"], in: URL(fileURLWithPath: "/"), limit: 60)
     XCTAssertEqual(outside.status, 2, outside.errors)
     XCTAssertEqual(outside.errors, "error: no Package.swift in / or any directory above it: run harness test in a package, "

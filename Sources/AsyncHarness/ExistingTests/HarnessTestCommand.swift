@@ -76,7 +76,7 @@ package enum HarnessTestCommand {
       ) { _, configuration in
         let allXCTests = configuration.choosesTests ? nil : bundle.xctestCount
         return {
-          BundleExecutor(bundle: bundle.path, directory: bundle.packageDirectory, channelLibrary: library,
+          BundleExecutor(bundle: bundle.path, directory: bundle.runDirectory, channelLibrary: library,
                          allXCTests: allXCTests, stop: interrupts)
         }
       }
@@ -143,8 +143,9 @@ struct TestBundle {
   let path: String
   /// The directory it was built into.
   var directory: String { (path as NSString).deletingLastPathComponent }
-  /// The package's directory, absolute: the bundle runs there, as under `swift test`.
-  let packageDirectory: String
+  /// Where the bundle runs, as under `swift test`: the package's directory when
+  /// `--package-path` names it, else the directory `harness test` runs in.
+  let runDirectory: String
   /// The tests (``Catalog/init(existing:)``): a group per XCTest class (`Module.Class`), in
   /// the order XCTest runs them; then one per Swift Testing suite (its ID), its tests in
   /// declaration order.
@@ -162,7 +163,8 @@ struct TestBundle {
   ///   the tail of its output), no bundle, or no test at all; what `discovery` throws.
   static func build(packagePath given: String?, buildFlags: [String], skipBuild: Bool = false,
                     discovery: (() throws -> String)? = nil, errors: @Sendable (String) -> Void) throws -> TestBundle {
-    let packagePath = try given ?? enclosingPackage(of: FileManager.default.currentDirectoryPath)
+    let workingDirectory = FileManager.default.currentDirectoryPath
+    let packagePath = try given ?? enclosingPackage(of: workingDirectory)
     let package = URL(fileURLWithPath: packagePath).standardizedFileURL
     let manifest = package.appendingPathComponent("Package.swift")
     guard FileManager.default.fileExists(atPath: manifest.path) else {
@@ -189,11 +191,12 @@ struct TestBundle {
     }
     // A bundle listed before, by this harness, is not listed again.
     let cache = ListingCache(bundle: bundle, withSerialization: discovery != nil)
-    if let tests = cache?.read() { return TestBundle(path: bundle, packageDirectory: package.path, listed: tests) }
+    let runDirectory = given == nil ? URL(fileURLWithPath: workingDirectory) : package
+    if let tests = cache?.read() { return TestBundle(path: bundle, runDirectory: runDirectory.path, listed: tests) }
     // The two listings run at once: Swift Testing's writes into files, XCTest's into a pipe.
     // A listing that fails is a failure of the run; the tests the other one listed still run.
-    let swiftTestingListing = SwiftTestingListing(bundle: bundle, directory: package, library: try discovery?())
-    let listing = try Self.run(bundle, ["--list-tests"], in: package)
+    let swiftTestingListing = SwiftTestingListing(bundle: bundle, directory: runDirectory, library: try discovery?())
+    let listing = try Self.run(bundle, ["--list-tests"], in: runDirectory)
     let swiftTesting = swiftTestingListing.tests(errors: errors)
     var failures = swiftTesting.failure.map { [$0] } ?? []
     var xctest: [ExistingTest] = []
@@ -207,14 +210,14 @@ struct TestBundle {
       throw UsageError(failures.isEmpty ? "no tests found in \(bundle)" : failures.map(\.issue.message).joined(separator: "\n"))
     }
     if failures.isEmpty { cache?.write(xctest + swiftTesting.tests) }
-    return TestBundle(path: bundle, packageDirectory: package.path, listed: xctest + swiftTesting.tests, failures: failures)
+    return TestBundle(path: bundle, runDirectory: runDirectory.path, listed: xctest + swiftTesting.tests, failures: failures)
   }
 
-  /// The bundle at `path`, of the package in `packageDirectory`, that listed `tests` (its
-  /// XCTest tests first), and the listings that failed.
-  init(path: String, packageDirectory: String, listed tests: [ExistingTest], failures: [OutsideFailure] = []) {
+  /// The bundle at `path`, run in `runDirectory`, that listed `tests` (its XCTest tests
+  /// first), and the listings that failed.
+  init(path: String, runDirectory: String, listed tests: [ExistingTest], failures: [OutsideFailure] = []) {
     self.path = path
-    self.packageDirectory = packageDirectory
+    self.runDirectory = runDirectory
     catalog = Catalog(existing: tests, listingFailures: failures)
     xctestCount = tests.count { $0.library == .xctest }
   }
