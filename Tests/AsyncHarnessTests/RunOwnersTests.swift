@@ -156,10 +156,25 @@ final class RunOwnersTests: XCTestCase {
     ])
   }
 
-  // MARK: The test's owner
+  // MARK: The test's owner, through a lane
 
-  private func rules(stop: StopRequest? = nil) -> TestLife.Rules {
-    TestLife.Rules(slow: nil, watchesHangs: false, hangGrace: nil, stop: stop, replaying: nil, hung: { _, _ in })
+  private func rules() -> TestLife.Rules {
+    TestLife.Rules(slow: nil, watchesHangs: false, hangGrace: nil, stop: nil, replaying: nil, hung: { _, _ in })
+  }
+
+  /// Runs `suites` in one lane (``Lane``) with `executor`, no process started; returns the
+  /// run's total and what the reporters heard of its tests.
+  private func runInALane(_ suites: [Suite], with executor: any TestExecutor,
+                          stop: StopRequest? = nil) throws -> (total: Summary, events: [String]) {
+    let recorder = EventRecorder()
+    let total = try Runner(suites: suites, executor: executor, stop: stop, reporters: [recorder]).run()
+    let tests = recorder.events.filter {
+      switch $0.kind {
+      case .runStarted, .runEnded, .suiteStarted, .suiteEnded: false
+      default: true
+      }
+    }
+    return (total, tests.map(\.outline))
   }
 
   /// Fails the first `failing` attempts of every test, then passes; counts its runs.
@@ -177,60 +192,111 @@ final class RunOwnersTests: XCTestCase {
     }
   }
 
-  func testTheTestsOwnerRetriesAFailingAttemptAndCallsALatePassFlaky() throws {
-    let recorder = EventRecorder()
-    let step = try XCTUnwrap(steps(of: plan([Suite("R") { Test("r", .retries(2)) { _ in } }]), suite: 0).first)
+  func testAFailingAttemptRunsAgainInItsLaneAndALatePassIsFlaky() throws {
     let executor = FailingFirst(failing: 1)
-    let life = TestLife(rules: rules(), events: EventSink { recorder.handle($0) })
-    let result = life.runAttempts(of: life.start(step, lane: 1), with: executor)
-    XCTAssertEqual(result.verdict, .flaky)
+    let run = try runInALane([Suite("R") { Test("r", .retries(2)) { _ in } }], with: executor)
+    XCTAssertEqual(run.total.flaky, 1)
     XCTAssertEqual(executor.runs.withLock { $0 }, 2)
-    XCTAssertEqual(recorder.events.map(\.outline), [
+    XCTAssertEqual(run.events, [
       "testStarted r", "issueRecorded attempt 1 fails", "testStarted r", "testEnded r flaky, attempt 1 failed",
     ])
   }
 
-  func testTheTestsOwnerStopsRetryingWhenTheRunStopsOrRetriesRunOut() throws {
-    let step = try XCTUnwrap(steps(of: plan([Suite("R") { Test("r", .retries(1)) { _ in } }]), suite: 0).first)
+  func testAttemptsStopRunningAgainWhenTheRunStopsOrRetriesRunOut() throws {
+    let suites = [Suite("R") { Test("r", .retries(1)) { _ in } }]
     let outOfRetries = FailingFirst(failing: 5)
-    let life = TestLife(rules: rules(), events: EventSink { _ in })
-    XCTAssertEqual(life.runAttempts(of: life.start(step, lane: 1), with: outOfRetries).verdict, .failed)
+    XCTAssertEqual(try runInALane(suites, with: outOfRetries).total.failed, 1)
     XCTAssertEqual(outOfRetries.runs.withLock { $0 }, 2)
 
+    // A stop requested while the attempt runs: it ends the test, and no other starts.
     let stop = StopRequest()
-    stop.request(signal: SIGINT)
-    let stopped = FailingFirst(failing: 5)
-    let ends = Mutex<[TestEnd]>([])
-    let stoppedLife = TestLife(rules: rules(stop: stop), events: EventSink { event in
-      if case .testEnded(_, let end) = event.kind { ends.withLock { $0.append(end) } }
-    })
-    let result = stoppedLife.runAttempts(of: stoppedLife.start(step, lane: 1), with: stopped)
-    XCTAssertEqual(result.verdict, .failed)
-    XCTAssertEqual(ends.withLock { $0.map(\.attempts.count) }, [1], "one attempt, and the test's end")
-    XCTAssertEqual(stopped.runs.withLock { $0 }, 1)
+    final class StoppingRun: TestExecutor {
+      let stop: StopRequest
+      let runs = Mutex(0)
+      init(stop: StopRequest) { self.stop = stop }
+      func run(_ step: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
+        runs.withLock { $0 += 1 }
+        stop.request(signal: SIGINT)
+        events(.issueRecorded(step.id, Issue(kind: .expectationFailed, message: "fails")))
+        return .returned(duration: 0)
+      }
+    }
+    let stopping = StoppingRun(stop: stop)
+    let stopped = try runInALane([Suite("R") { Test("r", .retries(1)) { _ in }; Test("s") { _ in } }], with: stopping,
+                                 stop: stop)
+    XCTAssertEqual(stopped.total.failed, 1)
+    XCTAssertEqual(stopped.events, ["testStarted r", "issueRecorded fails", "testEnded r failed"],
+                   "one attempt, and the test's end")
+    XCTAssertEqual(stopping.runs.withLock { $0 }, 1)
+  }
+
+  /// Runs `async` tests side by side, two at once: fails the first attempt of `a1`, and ends
+  /// the attempts started in pairs, the earliest first; says how each was started.
+  private final class TwoBesideEachOther: TestExecutor {
+    private struct State {
+      var running: [(id: TestID, events: EventSink)] = []
+      var log: [String] = []
+      var mostAtOnce = 0
+    }
+    private let state = Mutex(State())
+    var log: [String] { state.withLock { $0.log } }
+    var mostAtOnce: Int { state.withLock { $0.mostAtOnce } }
+    var sideBySideWidth: Int { 2 }
+    var isolatesTests: Bool { true }
+
+    func run(_ step: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
+      state.withLock { $0.log.append("alone \(step.id.name)#\(step.id.attempt)") }
+      return .returned(duration: 0)
+    }
+
+    func startSideBySide(_ step: Runner.PlannedTest, events: EventSink) -> AttemptEnd? {
+      state.withLock { state in
+        state.log.append("beside \(step.id.name)#\(step.id.attempt)")
+        state.running.append((step.id, events))
+        state.mostAtOnce = max(state.mostAtOnce, state.running.count)
+      }
+      return nil
+    }
+
+    func waitSideBySide() -> [SideBySideEnd] {
+      guard let (id, events) = state.withLock({ $0.running.isEmpty ? nil : $0.running.removeFirst() }) else { return [] }
+      if id.name == "a1" && id.attempt == 1 {
+        events(.issueRecorded(id, Issue(kind: .expectationFailed, message: "attempt 1 fails")))
+      }
+      return [SideBySideEnd(test: id, end: .returned(duration: 0))]
+    }
+  }
+
+  /// A lane starts the `async` tests of a parallel suite side by side up to its executor's
+  /// width, and a failing one's retry side by side too, as soon as it ended; the blocking test
+  /// after them runs alone, once none of them runs.
+  func testALaneRunsTestsSideBySideAndTheirRetriesBesideOthers() throws {
+    let executor = TwoBesideEachOther()
+    let suites = [
+      Suite("A", .parallel) { for number in 0..<3 { Test("a\(number)", .retries(1)) { _ async in } } },
+      Suite("B") { Test("b") { _ in } },
+    ]
+    let run = try runInALane(suites, with: executor)
+    XCTAssertEqual([run.total.passed, run.total.flaky], [3, 1])
+    XCTAssertEqual(executor.log, ["beside a0#1", "beside a1#1", "beside a2#1", "beside a1#2", "alone b#1"])
+    XCTAssertEqual(executor.mostAtOnce, 2)
   }
 
   func testASkippedTestIsReportedWholeAndNeverReachesTheExecutor() throws {
-    let recorder = EventRecorder()
-    let step = try XCTUnwrap(steps(of: plan([Suite("K") { Test("k", .skip("not today")) { _ in } }]), suite: 0).first)
     let executor = FailingFirst(failing: 0)
-    let life = TestLife(rules: rules(), events: EventSink { recorder.handle($0) })
-    XCTAssertEqual(life.runAttempts(of: life.start(step, lane: 1), with: executor), TestResult(verdict: .skipped, reason: "not today"))
+    let run = try runInALane([Suite("K") { Test("k", .skip("not today")) { _ in } }], with: executor)
+    XCTAssertEqual(run.total.skipped, 1)
     XCTAssertEqual(executor.runs.withLock { $0 }, 0)
-    XCTAssertEqual(recorder.events.map(\.outline), ["testStarted k", "testEnded k skipped"])
+    XCTAssertEqual(run.events, ["testStarted k", "testEnded k skipped"])
   }
 
   func testAnAttemptThatDidNotReturnErrorsWithTheIssueThatSaysWhy() throws {
     struct Crashing: TestExecutor {
       func run(_ step: Runner.PlannedTest, events: EventSink) -> AttemptEnd { .couldNotStart(reason: "no worker") }
     }
-    let recorder = EventRecorder()
-    let step = try XCTUnwrap(steps(of: plan([Suite("C") { Test("c", .knownIssue("flaky disk")) { _ in } }]), suite: 0).first)
-    let life = TestLife(rules: rules(), events: EventSink { recorder.handle($0) })
-    let result = life.runAttempts(of: life.start(step, lane: 1), with: Crashing())
-    XCTAssertEqual(result.verdict, .errored, "a known issue does not cover an attempt that never returned")
-    XCTAssertEqual(result.issues.map(\.message), ["no worker"])
-    XCTAssertEqual(recorder.events.map(\.outline), ["testStarted c", "issueRecorded no worker", "testEnded c errored"])
+    let run = try runInALane([Suite("C") { Test("c", .knownIssue("flaky disk")) { _ in } }], with: Crashing())
+    XCTAssertEqual(run.total.errored, 1, "a known issue does not cover an attempt that never returned")
+    XCTAssertEqual(run.events, ["testStarted c", "issueRecorded no worker", "testEnded c errored"])
   }
 
   // MARK: Judging

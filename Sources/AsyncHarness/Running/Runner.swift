@@ -146,17 +146,19 @@ public final class Runner: Sendable {
                                                deliversBeforeGoingOn: !first.isolatesTests),
                          events: channel.sink)
     let width = min(lanes, run.mostAtOnce)
-    let shared = Shared(plan: plan, run: run, tests: tests, channel: channel, isAlone: width <= 1)
+    let shared = Shared(plan: plan, run: run, tests: tests, channel: channel, stop: stop, isAlone: width <= 1)
     if width <= 1 {
-      try walk(shared, number: 1, executor: first)
+      var lane = Lane(number: 1, executor: first, shared: shared)
+      try lane.run()
     } else {
       let errors = Mutex<[any Error]>([])
       let group = DispatchGroup()
       for index in 0..<width {
         group.enter()
         let executor = index == 0 ? first : makeExecutor()
-        Thread.detachNewThread { [self] in
-          do { try walk(shared, number: index + 1, executor: executor) } catch { errors.withLock { $0.append(error) } }
+        Thread.detachNewThread {
+          var lane = Lane(number: index + 1, executor: executor, shared: shared)
+          do { try lane.run() } catch { errors.withLock { $0.append(error) } }
           group.leave()
         }
       }
@@ -168,58 +170,16 @@ public final class Runner: Sendable {
     return total
   }
 
-  /// What every lane of a run shares: the plan, the run's owner, the tests' owner and the
-  /// reporting channel.
+  /// What every lane of a run shares: the plan, the run's owner, the tests' owner, the
+  /// reporting channel and the request to stop.
   struct Shared: Sendable {
     let plan: Plan
     let run: RunLife
     let tests: TestLife
     let channel: ReportingChannel
+    let stop: StopRequest?
     /// Whether this is the run's only lane, which therefore runs every entry in plan order.
     let isAlone: Bool
-  }
-
-  /// One lane: takes work from the run's owner until none is left or the run stops, and
-  /// runs it with the lane's executor: an entry whole, or one test of an entry whose tests
-  /// run in parallel. `number` counts lanes from 1: each test's `testStarted` names it.
-  private func walk(_ shared: Shared, number: Int, executor: any TestExecutor) throws {
-    defer { executor.finish() }
-    while let work = shared.run.next(startingWith: shared.tests, lane: number) {
-      try shared.channel.checkReporters()
-      switch work {
-      case .entry(let entry):
-        try run(entry, in: shared, number: number, executor: executor)
-      case .test(let planned, let started, let prepare):
-        if planned.runsSideBySide && executor.sideBySideWidth > 1 {
-          runSideBySide(from: (planned, started), in: shared, number: number, executor: executor)
-        } else {
-          executor.prepare(prepare)
-          shared.run.ended(planned, with: shared.tests.runAttempts(of: started, with: executor))
-        }
-      }
-    }
-  }
-
-  /// Runs one entry (already announced) with `executor`, repetition by repetition, then
-  /// has the run's owner end it.
-  private func run(_ entry: Plan.Entry, in shared: Shared, number: Int, executor: any TestExecutor) throws {
-    repetitions: for repetition in 1...shared.plan.repetitions {
-      var failed = false
-      let plannedTests = shared.plan.plannedTests(of: entry, repetition: repetition)
-      executor.prepare(plannedTests)
-      if shared.isAlone && repetition == shared.plan.repetitions {
-        executor.prepare(following: shared.run.untakenEntries, of: shared.plan)
-      }
-      for planned in plannedTests {
-        guard stop?.signal == nil else { break repetitions }
-        try shared.channel.checkReporters()
-        let result = shared.tests.runAttempts(of: shared.tests.start(planned, lane: number), with: executor)
-        shared.run.ended(planned, with: result)
-        failed = failed || result.verdict.isFailure
-      }
-      if failed && configuration.untilFailure { break }
-    }
-    shared.run.ended(entry)
   }
 }
 

@@ -3,14 +3,14 @@ import Foundation
 import Synchronization
 
 /// The one owner of each test's life in a run: it skips a test that carries a skip trait,
-/// starts the first attempt, runs every attempt with the executor it is given, judges each
-/// (``TestResult/init(judging:knownIssue:at:)``, then retries and flaky results) and ends
-/// the test once, after its last attempt, with every attempt (``TestEnd``). It alone sends
-/// `testStarted` and `testEnded`; an executor only runs an attempt, streams what it
-/// records, and returns an ``AttemptEnd``.
+/// announces each attempt, judges each as it ends (``TestResult/init(judging:knownIssue:at:)``,
+/// then retries and flaky results: ``end(_:as:)``) and ends the test once, after its last
+/// attempt, with every attempt (``TestEnd``). It alone sends `testStarted` and `testEnded`;
+/// an executor only runs an attempt, streams what it records, and returns an ``AttemptEnd``;
+/// the lane (``Lane``) starts each attempt, the retries too.
 ///
-/// A test starts in two tests so that the run's owner can start tests in plan order under
-/// its own lock (``start(_:)``) while lanes run them later (``runAttempts(of:with:)``).
+/// A test's first attempt is announced apart from its run so that the run's owner can start
+/// tests in plan order under its own lock (``start(_:lane:)``) while lanes run them later.
 struct TestLife: Sendable {
   /// What every attempt of a run is watched and judged under.
   struct Rules: Sendable {
@@ -56,22 +56,6 @@ struct TestLife: Sendable {
     events.send(Event(.testStarted(planned.id), lane: lane))
     events(.testEnded(planned.id, TestEnd(verdict: .skipped, reason: reason, attempts: [skipped])))
     return .skipped(TestResult(verdict: .skipped, reason: reason))
-  }
-
-  /// Runs a started test to its last attempt with `executor` and returns the test's result
-  /// (its verdict, and its last attempt's issues): a failing attempt runs again while retries
-  /// are left.
-  func runAttempts(of started: Started, with executor: any TestExecutor) -> TestResult {
-    var attempt: Attempt
-    switch started {
-    case .skipped(let result): return result
-    case .running(let first): attempt = first
-    }
-    while true {
-      let (result, retry) = end(attempt, as: executor.run(attempt.planned, events: attempt.sink))
-      guard let retry else { return result }
-      attempt = retry
-    }
   }
 
   /// Ends `attempt` as `ending` says; returns its result (the test's, when it was the last
