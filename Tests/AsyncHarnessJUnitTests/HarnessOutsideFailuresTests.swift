@@ -212,6 +212,28 @@ final class HarnessOutsideFailuresTests: ReportTestCase {
     try assertReported(run, name: "initializationError", classname: "ExistingTestsPackageTests [swift-testing]")
   }
 
+  /// Every test passes, then an `atexit` handler a test left ends the bundle with status 1:
+  /// `swift test` is red and prints nothing; the status is not XCTest's (it ends with 0 when
+  /// no test failed), so it is a failure of the process after them, in every worker layout.
+  func testAStatusOneAfterEveryTestPassedIsAFailureOfTheProcess() throws {
+    for (outside, suite, library, test) in [
+      ("exitStatusXCTest", "LedgerTests.ExitStatusXCTests", "xctest", "testLeavesAnExitHandler"),
+      ("exitStatusSwiftTesting", "LedgerTests.ExitStatusSwiftTests", "swift-testing", "leavesAnExitHandler()"),
+    ] {
+      for flags in [[], ["--workers", "2"]] {
+        let run = try run(outside, [suite], flags: flags)
+        let failure = try assertOneFailure(run, .process, under: suite, library: library, saying: [
+          "The test bundle ended with exit status 1 while none of its tests ran, after \(suite)/\(test) returned: none of "
+            + "the tests it ran failed, so \(library == "xctest" ? "XCTest" : "Swift Testing") itself ends with status 0: "
+            + "code that ran after them (an atexit handler, a thread calling exit) ended the process so; it printed nothing",
+        ])
+        XCTAssertEqual(failure.suspects, ["\(suite)/\(test)"])
+        XCTAssertEqual(run.verdicts, ["\(suite)/\(test)": .passed])
+        try assertReported(run, name: "executionError", classname: "\(suite) [\(library)]")
+      }
+    }
+  }
+
   /// What a test prints is its output, whole, even when it looks like XCTest's own lines;
   /// XCTest's own lines are not in it.
   func testATestsOutputIsKeptWholeWhateverItLooksLike() throws {

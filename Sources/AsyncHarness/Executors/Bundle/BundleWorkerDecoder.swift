@@ -47,6 +47,9 @@ struct BundleWorkerDecoder: WorkerDecoder {
   var exitLimit: Duration?
   /// The warnings those tests keep from this worker.
   private(set) var kept: [TestID: [Issue]] = [:]
+  /// Whether the worker's library told of a failure (an issue of a test, a suite or no test,
+  /// or a record refused): only then is its exit status 1 its library's own.
+  private var toldOfAFailure = false
 
   init(reader: BundleChannelReader, marker: [UInt8], batch: [(planned: Runner.PlannedTest, test: ExistingTest)], oneAtATime: Bool,
        bundleSuite: SuiteRun) {
@@ -95,6 +98,11 @@ struct BundleWorkerDecoder: WorkerDecoder {
 
   /// Relays what one record says.
   private mutating func relay(_ note: BundleNote, into supervision: inout WorkerSupervision) {
+    switch note {
+    case .issue(_, let issue), .issueOfNoTest(let issue): toldOfAFailure = toldOfAFailure || issue.isFailure
+    case .refused: toldOfAFailure = true
+    default: break
+    }
     switch note {
     case .started(let id, let time):
       started.insert(id)
@@ -237,8 +245,9 @@ struct BundleWorkerDecoder: WorkerDecoder {
   ///   the exit, `outputHeldBy`), are under review (``crashUnderReview``); when the worker
   ///   ended by itself after other tests had ended in it, no running test is blamed yet.
   /// - None running, the worker not stopped: a library that ran every test it knows ended
-  ///   so (the tests it never started are none of its); otherwise the worker ended outside
-  ///   every test's body (``BundleEdges/endedBetweenTests(_:stoppedAt:output:suite:)``): the
+  ///   so (the tests it never started are none of its), with status 1 only when it told of a
+  ///   failure; otherwise the worker ended outside every test's body
+  ///   (``BundleEdges/endedBetweenTests(_:stoppedAt:output:because:suite:)``): the
   ///   tests it never started run again in a new worker, but for those of a class whose
   ///   `class func setUp()` failed, which end skipped. So does a worker stopped at the time
   ///   limit while no test ran (a hang between tests, or at its exit).
@@ -267,15 +276,15 @@ struct BundleWorkerDecoder: WorkerDecoder {
       }
       return
     }
-    let complete = supervision.stopping == nil && BundleInvocation(library: reader.library).statusesOfACompleteRun.contains { exit == .exited($0) }
-    if complete {
+    let invocation = BundleInvocation(library: reader.library)
+    if supervision.stopping == nil && invocation.isCompleteRun(exit, toldOfAFailure: toldOfAFailure) {
       for (id, planned) in planned where !started.contains(id) {
         if let suite = planned.existing.flatMap({ edges.failedSuite(holding: $0.suite) }) {
           ended[planned.id] = BundleWorker.Ended(end: .skipped(
             reason: "Not run: its suite \(suite) failed before it; see the suite's initializationError", duration: 0))
         } else {
           ended[planned.id] = BundleWorker.Ended(end: .couldNotStart(
-            reason: "The test bundle ran no test \(planned.id.path): it has no such \(BundleInvocation(library: reader.library).libraryName) test"))
+            reason: "The test bundle ran no test \(planned.id.path): it has no such \(invocation.libraryName) test"))
         }
       }
       return
@@ -286,7 +295,8 @@ struct BundleWorkerDecoder: WorkerDecoder {
     if !interrupted && (!finished.isEmpty || edges.openClass != nil || asked == nil) {
       let limit = supervision.stopping == nil ? nil : asked?.planned.timeLimit ?? exitLimit
       let planned = self.planned
-      let failedSetUp = edges.endedBetweenTests(exit, stoppedAt: limit, output: supervision.tail) { name in
+      let cause = limit == nil && exit == .exited(1) ? invocation.statusOneUnexplained : nil
+      let failedSetUp = edges.endedBetweenTests(exit, stoppedAt: limit, output: supervision.tail, because: cause) { name in
         planned.values.first { $0.existing?.suite == name }?.id.suiteRun
       }
       guard let failedSetUp else { return }

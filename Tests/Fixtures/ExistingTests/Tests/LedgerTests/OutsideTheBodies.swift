@@ -14,6 +14,8 @@ import XCTest
 //   next test started (`✘ Test «unknown» recorded an issue`); the next test waits for it.
 // - suiteTrait: a suite trait's scope throws before any test of its suite runs.
 // - listing: a test's trait reads a value that is not set, and crashes as the tests are listed.
+// - exitStatusXCTest, exitStatusSwiftTesting: a test that passes leaves an `atexit` handler that
+//   ends the process with status 1 once every test passed.
 
 /// The case of failure outside a test's body this run shows (EXISTING_TESTS_OUTSIDE), if any.
 let outsideCase = ProcessInfo.processInfo.environment["EXISTING_TESTS_OUTSIDE"] ?? ""
@@ -115,3 +117,17 @@ func requiredCurrency() -> String {
 }
 
 @Test(NeedsCurrency(code: requiredCurrency())) func convertsCurrency() {}
+
+/// Leaves an `atexit` handler that ends the process with status 1, when `name` is the case of this run.
+func exitWithStatusOneAtTheEnd(ifTheCaseIs name: String) {
+  guard outsideCase == name else { return }
+  atexit { _exit(1) }
+}
+
+final class ExitStatusXCTests: XCTestCase {
+  func testLeavesAnExitHandler() { exitWithStatusOneAtTheEnd(ifTheCaseIs: "exitStatusXCTest") }
+}
+
+@Suite struct ExitStatusSwiftTests {
+  @Test func leavesAnExitHandler() { exitWithStatusOneAtTheEnd(ifTheCaseIs: "exitStatusSwiftTesting") }
+}
