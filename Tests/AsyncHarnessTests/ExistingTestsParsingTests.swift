@@ -48,6 +48,19 @@ final class ExistingTestsParsingTests: XCTestCase {
     XCTAssertTrue(tests.allSatisfy { $0.library == .swiftTesting })
   }
 
+  /// A type of tests without `@Suite` is declared by no record of the listing, but its tests'
+  /// IDs name it, and Swift Testing runs it as a suite: it is their suite.
+  func testATypeOfTestsWithoutSuiteIsTheirSuite() throws {
+    let unmarked = #"{"kind":"test","payload":{"id":"LedgerTests.Unmarked\/Inner\/opens()\/UnmarkedSuites.swift:13:4","#
+      + #""kind":"function","name":"opens()","sourceLocation":{"column":4,"fileID":"LedgerTests\/UnmarkedSuites.swift","#
+      + #""line":13}},"version":0}"#
+    let tests = try ExistingTest.swiftTestingListing(Self.swiftTestingList + "\n" + unmarked + "\n")
+    XCTAssertEqual(tests.last?.suite, "LedgerTests.Unmarked/Inner")
+    XCTAssertNil(tests.last?.suiteDisplayName)
+    XCTAssertEqual(tests.first { $0.name == "freeFunction()" }?.suite, "LedgerTests")
+    XCTAssertEqual(SwiftTestingRecord.type(ofFunction: "LedgerTests.freeFunction()/LedgerSwiftTests.swift:118:2"), nil)
+  }
+
   func testASwiftTestingTestIsSelectedByItsFullIDAndPointsAtItsDeclaration() throws {
     let tests = try ExistingTest.swiftTestingListing(Self.swiftTestingList)
     let test = try XCTUnwrap(tests.first { $0.name == "parameterized(amount:)" })

@@ -23,7 +23,8 @@ extension ExistingTest {
   /// --list-tests --event-stream-output-path FILE --event-stream-version 0` writes: one
   /// `{"kind":"test","payload":{…},"version":0}` record a line, suites and functions, in no
   /// stable order. Records of other kinds are skipped.
-  /// - Returns: The test functions, each with its enclosing suite, in declaration order
+  /// - Returns: The test functions, each with its enclosing suite (a type of test functions
+  ///   without `@Suite` is one, as Swift Testing runs it, though the stream declares none), in declaration order
   ///   (by file, line and column), which is the order `--no-parallel` runs them in.
   /// - Throws: ``ExistingTestsListingError`` naming the first line that is not a version 0
   ///   record or a `test` record that lacks a field.
@@ -55,6 +56,10 @@ extension ExistingTest {
       functions.append(ExistingTest(
         library: .swiftTesting, suite: "", name: name, displayName: declared.displayName, id: declared.id,
         isParameterized: declared.isParameterized, sourceLocation: location))
+    }
+    // A type of test functions without `@Suite` is a suite too, as Swift Testing runs it.
+    for type in functions.compactMap({ SwiftTestingRecord.type(ofFunction: $0.id) }) where suites[type] == nil {
+      suites[type] = .some(nil)
     }
     return functions.sorted { declarationOrder($0) < declarationOrder($1) }.map { function in
       var test = function
