@@ -234,6 +234,26 @@ final class HarnessOutsideFailuresTests: ReportTestCase {
     }
   }
 
+  /// A test trait's `prepare` and an `.enabled(if:)` condition that throw: Swift Testing
+  /// records the error as the test's issue and never starts it (`✘ Test prepared() recorded
+  /// an issue: Caught error: …`). Each test errors with that issue at its declaration, not as
+  /// a test the bundle does not have, and nothing fails outside the tests.
+  func testATestTraitThatThrowsIsTheTestsOwnIssueInSwiftTestingsWords() throws {
+    for flags in [[], ["--workers", "2"]] {
+      let run = try run("testTrait", ["UnpreparedTests"], flags: flags)
+      XCTAssertEqual(run.status, 1, run.output)
+      XCTAssertEqual(run.failures, [])
+      XCTAssertEqual(run.verdicts, ["LedgerTests.UnpreparedTests/prepared()": .errored,
+                                    "LedgerTests.UnpreparedTests/enabledIfOpen()": .errored])
+      for (test, line) in [("prepared()", 156), ("enabledIfOpen()", 157)] {
+        XCTAssertTrue(run.output.contains("ERROR LedgerTests.UnpreparedTests/\(test) [swift-testing] ("), run.output)
+        XCTAssertTrue(run.output.contains("/LedgerTests/OutsideTheBodies.swift:\(line): Caught error: the ledger could not be "
+          + "opened\n"), run.output)
+      }
+      XCTAssertFalse(run.output.contains("no such Swift Testing test"), run.output)
+    }
+  }
+
   /// What a test prints is its output, whole, even when it looks like XCTest's own lines;
   /// XCTest's own lines are not in it.
   func testATestsOutputIsKeptWholeWhateverItLooksLike() throws {

@@ -84,6 +84,8 @@ extension HarnessTestCommandTests {
     "LedgerTests.BrokenFixtureTests/first()": .passed,
     "LedgerTests.BrokenFixtureTests/second()": .passed,
     "LedgerTests/convertsCurrency()": .passed,
+    "LedgerTests.UnpreparedTests/prepared()": .passed,
+    "LedgerTests.UnpreparedTests/enabledIfOpen()": .passed,
     "LedgerTests.ExitStatusXCTests/testLeavesAnExitHandler": .passed,
     "LedgerTests.ExitStatusSwiftTests/leavesAnExitHandler()": .passed,
     // The twin fails only with EXISTING_TESTS_UNMARKED=1 (SwiftTestingUnmarkedSuitesTests).

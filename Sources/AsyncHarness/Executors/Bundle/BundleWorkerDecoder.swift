@@ -47,6 +47,10 @@ struct BundleWorkerDecoder: WorkerDecoder {
   var exitLimit: Duration?
   /// The warnings those tests keep from this worker.
   private(set) var kept: [TestID: [Issue]] = [:]
+  /// The issues recorded for tests that had not started, by their test's ID: Swift Testing
+  /// records so what fails as a test is prepared (a trait's `prepare`, an `.enabled(if:)`
+  /// condition that throws), and never runs the test.
+  private var issuesBeforeStart: [String: [Issue]] = [:]
   /// Whether the worker's library told of a failure (an issue of a test, a suite or no test,
   /// or a record refused): only then is its exit status 1 its library's own.
   private var toldOfAFailure = false
@@ -119,6 +123,8 @@ struct BundleWorkerDecoder: WorkerDecoder {
           supervision.record(Event(.issueRecorded(test.id, issue)), of: test.id)
         } else if finished.contains(test.id) {
           edges.recordedAfterItsTest(issue, test: test)
+        } else if !started.contains(id) {
+          issuesBeforeStart[id, default: []].append(issue)
         }
       } else if reader.library == .swiftTesting {
         // A suite's issue (a trait of it threw): under its suite, after its tests if one started.
@@ -245,8 +251,8 @@ struct BundleWorkerDecoder: WorkerDecoder {
   ///   the exit, `outputHeldBy`), are under review (``crashUnderReview``); when the worker
   ///   ended by itself after other tests had ended in it, no running test is blamed yet.
   /// - None running, the worker not stopped: a library that ran every test it knows ended
-  ///   so (the tests it never started are none of its), with status 1 only when it told of a
-  ///   failure; otherwise the worker ended outside every test's body
+  ///   so (the tests it never started are none of its, but for those it recorded issues for
+  ///   instead, which end with them), with status 1 only when it told of a failure; otherwise the worker ended outside every test's body
   ///   (``BundleEdges/endedBetweenTests(_:stoppedAt:output:because:suite:)``): the
   ///   tests it never started run again in a new worker, but for those of a class whose
   ///   `class func setUp()` failed, which end skipped. So does a worker stopped at the time
@@ -279,7 +285,11 @@ struct BundleWorkerDecoder: WorkerDecoder {
     let invocation = BundleInvocation(library: reader.library)
     if supervision.stopping == nil && invocation.isCompleteRun(exit, toldOfAFailure: toldOfAFailure) {
       for (id, planned) in planned where !started.contains(id) {
-        if let suite = planned.existing.flatMap({ edges.failedSuite(holding: $0.suite) }) {
+        if let issues = issuesBeforeStart[id] {
+          // Its library recorded them instead of running it: they are its end, in its words.
+          ended[planned.id] = BundleWorker.Ended(events: issues.map { Event(.issueRecorded(planned.id, $0)) },
+                                                 end: .returned(duration: 0))
+        } else if let suite = planned.existing.flatMap({ edges.failedSuite(holding: $0.suite) }) {
           ended[planned.id] = BundleWorker.Ended(end: .skipped(
             reason: "Not run: its suite \(suite) failed before it; see the suite's initializationError", duration: 0))
         } else {

@@ -14,6 +14,8 @@ import XCTest
 //   next test started (`✘ Test «unknown» recorded an issue`); the next test waits for it.
 // - suiteTrait: a suite trait's scope throws before any test of its suite runs.
 // - listing: a test's trait reads a value that is not set, and crashes as the tests are listed.
+// - testTrait: a test trait's `prepare` throws, and so does an `.enabled(if:)` condition: Swift
+//   Testing records the error as each test's issue and never runs it.
 // - exitStatusXCTest, exitStatusSwiftTesting: a test that passes leaves an `atexit` handler that
 //   ends the process with status 1 once every test passed.
 
@@ -130,4 +132,27 @@ final class ExitStatusXCTests: XCTestCase {
 
 @Suite struct ExitStatusSwiftTests {
   @Test func leavesAnExitHandler() { exitWithStatusOneAtTheEnd(ifTheCaseIs: "exitStatusSwiftTesting") }
+}
+
+/// The error of a ledger that could not be opened, when the case is `testTrait`.
+struct LedgerClosed: Error, CustomStringConvertible {
+  var description: String { "the ledger could not be opened" }
+}
+
+/// A test trait whose `prepare` throws when the case is `testTrait`.
+struct OpensTheLedger: TestTrait {
+  func prepare(for test: Test) async throws {
+    if outsideCase == "testTrait" { throw LedgerClosed() }
+  }
+}
+
+/// Whether the ledger is open: throws when the case is `testTrait`.
+func ledgerIsOpen() throws -> Bool {
+  if outsideCase == "testTrait" { throw LedgerClosed() }
+  return true
+}
+
+@Suite struct UnpreparedTests {
+  @Test(OpensTheLedger()) func prepared() {}
+  @Test(.enabled(if: try ledgerIsOpen())) func enabledIfOpen() {}
 }
