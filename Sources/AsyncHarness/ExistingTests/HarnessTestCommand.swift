@@ -15,7 +15,7 @@ package enum HarnessTestCommand {
 
   /// Runs the `harness` executable's command line (without the executable) and returns its
   /// exit status: that of a suites executable, and 2 when the package cannot be built or
-  /// has no test.
+  /// has no test bundle; a bundle of no test is an empty run, as under `swift test`.
   package static func status(arguments: [String], junit: JUnitSupport?, interrupts: StopRequest? = StopRequest(),
                              environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
     let output: @Sendable (String) -> Void = { FileHandleOutput.standardOutput.write($0) }
@@ -53,6 +53,11 @@ package enum HarnessTestCommand {
       } catch {
         errors("error: \(error)\n")
         return 2
+      }
+      // A bundle of no test passes under `swift test`: its run is empty, and green.
+      if bundle.listsNone {
+        if bundle.catalog.listingFailures.isEmpty { errors("warning: the test bundle \(bundle.path) has no tests\n") }
+        options.run.allowEmpty = true
       }
       // The record of the last run, for --rerun-failed, is the build's, beside its bundle; it
       // keeps the run's flags, not the package's or the build's.
@@ -151,13 +156,15 @@ struct TestBundle {
   let catalog: Catalog
   /// How many XCTest tests it lists.
   let xctestCount: Int
+  /// Whether it lists no test at all.
+  let listsNone: Bool
 
   /// Builds the package's tests (unless `skipBuild`), finds the bundle where SwiftPM's layout puts
   /// it (``binDirectory(of:buildFlags:packageFlags:)``) and lists its tests; with `discovery`
   /// (the preloaded library's path, once it is ready), which Swift Testing tests are serialized
   /// (``ExistingTest/isSerialized``).
   /// - Throws: ``UsageError`` for a directory without Package.swift, a failed build (with
-  ///   the tail of its output), no bundle, or no test at all; what `discovery` throws.
+  ///   the tail of its output), or no bundle; what `discovery` throws.
   static func build(packagePath: String, buildFlags: [String], skipBuild: Bool = false,
                     discovery: (() throws -> String)? = nil, errors: @Sendable (String) -> Void) throws -> TestBundle {
     let package = URL(fileURLWithPath: packagePath).standardizedFileURL
@@ -198,9 +205,6 @@ struct TestBundle {
       failures.insert(listingFailure(of: bundle, library: .xctest, command: "--list-tests", ending: listing.ending,
                                      output: listing.output), at: 0)
     }
-    guard !xctest.isEmpty || !swiftTesting.tests.isEmpty else {
-      throw UsageError(failures.isEmpty ? "no tests found in \(bundle)" : failures.map(\.issue.message).joined(separator: "\n"))
-    }
     if failures.isEmpty { cache?.write(xctest + swiftTesting.tests) }
     return TestBundle(path: bundle, packageDirectory: package.path, listed: xctest + swiftTesting.tests, failures: failures)
   }
@@ -212,6 +216,7 @@ struct TestBundle {
     self.packageDirectory = packageDirectory
     catalog = Catalog(existing: tests, listingFailures: failures)
     xctestCount = tests.count { $0.library == .xctest }
+    listsNone = tests.isEmpty
   }
 
   /// The directory of the package's built products: by SwiftPM's layout (``SwiftPMLayout``),
