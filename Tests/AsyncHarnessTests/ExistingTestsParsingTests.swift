@@ -22,6 +22,17 @@ final class ExistingTestsParsingTests: XCTestCase {
     XCTAssertTrue(tests.allSatisfy { $0.sourceLocation == nil && $0.displayName == nil && $0.library == .xctest })
   }
 
+  /// What the bundle prints before XCTest's header (a library's banner as it loads) and after
+  /// the tests the header counts is its own output, not the listing.
+  func testWhatTheBundlePrintsAroundTheXCTestListingIsNotTheListing() throws {
+    let text = "libledger 1.0 loaded\nlibledger unloaded\nListing 2 tests in debug.xctest:\n\nM.A/testOne\nM.A/testTwo\n"
+      + "a last word\n"
+    XCTAssertEqual(try ExistingTest.xctestListing(text).map(\.id), ["M.A/testOne", "M.A/testTwo"])
+    XCTAssertEqual(try ExistingTest.xctestListing("libledger 1.0 loaded\nListing 1 test in debug.xctest:\n\nM.A/testOne\n")
+      .map(\.id), ["M.A/testOne"])
+    XCTAssertEqual(try ExistingTest.xctestListing("libledger 1.0 loaded\nListing 0 tests in debug.xctest:\n\n"), [])
+  }
+
   func testALineThatIsNotClassSlashMethodIsRefusedWithItsNumber() {
     XCTAssertThrowsError(try ExistingTest.xctestListing("Listing 1 tests in debug.xctest:\n\nLedgerTests.A/b/c")) {
       XCTAssertEqual(reason(of: $0), "line 3 is not Module.Class/method: LedgerTests.A/b/c")

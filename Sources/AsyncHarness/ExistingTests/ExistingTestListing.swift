@@ -2,13 +2,19 @@ import AsyncHarnessShared
 
 extension ExistingTest {
   /// The tests of `<bundle> --list-tests` (XCTest): a header line (`Listing 14 tests in
-  /// debug.xctest:`), an empty line, then one `Module.Class/method` a line.
+  /// debug.xctest:`), an empty line, then one `Module.Class/method` a line, as many as the
+  /// header says. What the bundle printed before the header or after those lines (a library's
+  /// banner as it loads, an `atexit` handler's words) is its own output, not the listing.
   /// - Returns: The tests, in the listing's order.
   /// - Throws: ``ExistingTestsListingError`` naming the first line that is none of these.
   static func xctestListing(_ text: String) throws -> [ExistingTest] {
     var tests: [ExistingTest] = []
-    for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-      if line.isEmpty || (index == 0 && line.hasPrefix("Listing ")) { continue }
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    let header = lines.firstIndex { listedCount(inHeader: $0) != nil }
+    let count = header.flatMap { listedCount(inHeader: lines[$0]) }
+    for (index, line) in lines.enumerated().dropFirst(header.map { $0 + 1 } ?? 0) {
+      if let count, tests.count == count { break }
+      if line.isEmpty { continue }
       let parts = line.split(separator: "/", omittingEmptySubsequences: false)
       guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !line.contains(" ") else {
         throw ExistingTestsListingError(reason: "line \(index + 1) is not Module.Class/method: \(line)")
@@ -17,6 +23,15 @@ extension ExistingTest {
         library: .xctest, suite: String(parts[0]), name: String(parts[1]), id: String(line), isParameterized: false))
     }
     return tests
+  }
+
+  /// How many tests XCTest's header line (`Listing 14 tests in debug.xctest:`, `Listing 1
+  /// test in …:`) says follow; `nil` for any other line.
+  private static func listedCount(inHeader line: Substring) -> Int? {
+    guard line.hasPrefix("Listing "), line.hasSuffix(":") else { return nil }
+    let words = line.split(separator: " ")
+    guard words.count >= 4, ["test", "tests"].contains(words[2]), words[3] == "in" else { return nil }
+    return Int(words[1])
   }
 
   /// The tests of the event stream that `<bundle> --testing-library swift-testing
