@@ -84,6 +84,10 @@ extension HarnessTestCommandTests {
     "LedgerTests.BrokenFixtureTests/first()": .passed,
     "LedgerTests.BrokenFixtureTests/second()": .passed,
     "LedgerTests/convertsCurrency()": .passed,
+    "LedgerTests/convertsAtTheRate()": .passed,
+    "LedgerTests.WarnedSuiteTests/balances()": .passed,
+    "LedgerTests.WarningAfterItsTest/detachesAWarning()": .passed,
+    "LedgerTests.WarningAfterItsTest/waitsForIt()": .passed,
     "LedgerTests.UnpreparedTests/prepared()": .passed,
     // Each closes or fails only with EXISTING_TESTS_DESCRIPTORS=1 (ClosedDescriptorsTests).
     "LedgerTests.ClosesDescriptorsXCTests/testA_ClosesEveryDescriptorAbove2": .passed,

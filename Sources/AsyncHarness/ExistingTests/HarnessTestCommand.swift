@@ -1,5 +1,10 @@
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `harness test [FLAGS] [--package-path DIR] [--skip-build] [-- BUILD FLAGS]` (``HarnessCommand``,
 /// ``HarnessTestSubcommand``): builds a
@@ -47,7 +52,7 @@ package enum HarnessTestCommand {
         // With several workers, the library preloaded into the Swift Testing listing says which
         // tests are serialized (LaneBalance cuts only suites that are not).
         bundle = try TestBundle.build(packagePath: command.packagePath, buildFlags: command.buildFlags,
-                                      skipBuild: command.skipBuild,
+                                      skipBuild: command.skipBuild, listingLimit: try TimeLimit(command.run.timeLimit).duration,
                                       discovery: command.run.workers > 1 ? { try channelLibrary.ready() } : nil,
                                       errors: errors)
       } catch {
@@ -165,7 +170,7 @@ struct TestBundle {
   /// (``ExistingTest/isSerialized``).
   /// - Throws: ``UsageError`` for a directory without Package.swift, a failed build (with
   ///   the tail of its output), or no bundle; what `discovery` throws.
-  static func build(packagePath: String, buildFlags: [String], skipBuild: Bool = false,
+  static func build(packagePath: String, buildFlags: [String], skipBuild: Bool = false, listingLimit: Duration? = nil,
                     discovery: (() throws -> String)? = nil, errors: @Sendable (String) -> Void) throws -> TestBundle {
     let package = URL(fileURLWithPath: packagePath).standardizedFileURL
     let manifest = package.appendingPathComponent("Package.swift")
@@ -194,15 +199,17 @@ struct TestBundle {
     if let tests = cache?.read() { return TestBundle(path: bundle, packageDirectory: package.path, listed: tests) }
     // The two listings run at once: Swift Testing's writes into files, XCTest's into a pipe.
     // A listing that fails is a failure of the run; the tests the other one listed still run.
-    let swiftTestingListing = SwiftTestingListing(bundle: bundle, directory: package, library: try discovery?())
-    let listing = try Self.run(bundle, ["--list-tests"], in: package)
+    let swiftTestingListing = SwiftTestingListing(bundle: bundle, directory: package, library: try discovery?(),
+                                                  limit: listingLimit)
+    let listing = try Self.run(bundle, ["--list-tests"], in: package, limit: listingLimit)
     let swiftTesting = swiftTestingListing.tests(errors: errors)
     var failures = swiftTesting.failure.map { [$0] } ?? []
     var xctest: [ExistingTest] = []
     if listing.status == 0 {
       xctest = try ExistingTest.xctestListing(listing.output)
     } else {
-      failures.insert(listingFailure(of: bundle, library: .xctest, command: "--list-tests", ending: listing.ending,
+      failures.insert(listingFailure(of: bundle, library: .xctest, command: "--list-tests",
+                                     ending: listing.stopped ? nil : listing.ending, limit: listingLimit,
                                      output: listing.output), at: 0)
     }
     if failures.isEmpty { cache?.write(xctest + swiftTesting.tests) }
@@ -241,8 +248,8 @@ struct TestBundle {
 
   /// A listing of `library`'s tests (`bundle COMMAND`) that ended with `ending` having printed
   /// `output`: a failure outside every test, under the bundle's name.
-  static func listingFailure(of bundle: String, library: TestLibrary, command: String, ending: ProcessEnding,
-                             output: String) -> OutsideFailure {
+  static func listingFailure(of bundle: String, library: TestLibrary, command: String, ending: ProcessEnding?,
+                             limit: Duration? = nil, output: String) -> OutsideFailure {
     let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
     let quoted = lines.prefix(listingLinesQuoted).joined(separator: "\n")
       + (lines.count > listingLinesQuoted ? "\n… (\(lines.count - listingLinesQuoted) more lines)" : "")
@@ -251,7 +258,9 @@ struct TestBundle {
       place: .listing, suite: SuiteRun(suite: name.hasSuffix(".xctest") ? String(name.dropLast(".xctest".count)) : name,
                                        host: library.name),
       issue: Issue(kind: .crashed, message: "The \(library == .xctest ? "XCTest" : "Swift Testing") tests of the test bundle "
-        + "could not be listed: \(name) \(command) ended with \(ending)"
+        + "could not be listed: \(name) \(command) "
+        + (ending.map { "ended with \($0)" } ?? "did not end within \(limit?.secondsDescription ?? "the") seconds "
+          + "(--time-limit), so it was stopped with SIGKILL")
         + (quoted.isEmpty ? "; it printed nothing" : ":\n\(quoted)")),
       afterTests: false)
   }
@@ -264,8 +273,8 @@ struct TestBundle {
 
   /// Runs `executable` to its end, in `directory` when given, and returns its status and
   /// what it wrote (standard output and standard error together).
-  static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws
-    -> (status: Int32, ending: ProcessEnding, output: String) {
+  static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil, limit: Duration? = nil) throws
+    -> (status: Int32, ending: ProcessEnding, output: String, stopped: Bool) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     if let directory { process.currentDirectoryURL = directory }
@@ -274,9 +283,29 @@ struct TestBundle {
     process.standardOutput = pipe
     process.standardError = pipe
     try process.run()
+    let start = ContinuousClock.now
+    let stopping = stop(process, after: limit)
     let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    return (status(of: process), processEnding(of: process), output)
+    stopping?.cancel()
+    return (status(of: process), processEnding(of: process), output, wasStopped(process, at: limit, since: start))
+  }
+
+  /// Stops `process` with SIGKILL once it has run `limit` (a listing that hangs); what is
+  /// returned, cancelled once it ended, stops it no more.
+  static func stop(_ process: Process, after limit: Duration?) -> DispatchWorkItem? {
+    guard let limit else { return nil }
+    let id = process.processIdentifier
+    let stopping = DispatchWorkItem { _ = kill(id, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + limit.timeInterval, execute: stopping)
+    return stopping
+  }
+
+  /// Whether `process`, which ended, was stopped at `limit` (``stop(_:after:)``), having run
+  /// since `start`.
+  static func wasStopped(_ process: Process, at limit: Duration?, since start: ContinuousClock.Instant) -> Bool {
+    guard let limit else { return false }
+    return processEnding(of: process) == .signaled(SIGKILL) && start.duration(to: .now) >= limit
   }
 
   /// How a process that ended did.

@@ -51,6 +51,9 @@ struct BundleWorkerDecoder: WorkerDecoder {
   /// records so what fails as a test is prepared (a trait's `prepare`, an `.enabled(if:)`
   /// condition that throws), and never runs the test.
   private var issuesBeforeStart: [String: [Issue]] = [:]
+  /// The warnings of Swift Testing suites (by ID) recorded while no test of theirs ran: the next
+  /// test of the suite to start is handed them.
+  private var suiteWarnings: [String: [Issue]] = [:]
   /// Whether the worker's library told of a failure (an issue of a test, a suite or no test,
   /// or a record refused): only then is its exit status 1 its library's own.
   private var toldOfAFailure = false
@@ -116,13 +119,20 @@ struct BundleWorkerDecoder: WorkerDecoder {
       let streams = planned.id == asked?.planned.id && runsOneTestAtATime
       let deadline = planned.timeLimit.map { ContinuousClock().now + $0 }
       supervision.start(planned, sink: streams ? asked?.events : nil, streams: streams, deadline: deadline, at: time ?? Date())
+      let suite = planned.existing?.suite ?? ""
+      let warnings = suiteWarnings.keys.filter { suite == $0 || suite.hasPrefix($0 + "/") }.sorted()
+        .flatMap { suiteWarnings.removeValue(forKey: $0) ?? [] }
+      for issue in (issuesBeforeStart.removeValue(forKey: id) ?? []) + warnings {
+        supervision.record(Event(.issueRecorded(planned.id, issue)), of: planned.id)
+      }
     case .issue(let id, var issue):
       if let test = planned[id] {
         if issue.sourceLocation == nil { issue.sourceLocation = test.test.sourceLocation }
         if supervision.runs(test.id) {
           supervision.record(Event(.issueRecorded(test.id, issue)), of: test.id)
         } else if finished.contains(test.id) {
-          edges.recordedAfterItsTest(issue, test: test)
+          // A warning once its test ended fails nothing, as under `swift test`.
+          if issue.isFailure { edges.recordedAfterItsTest(issue, test: test) }
         } else if !started.contains(id) {
           issuesBeforeStart[id, default: []].append(issue)
         }
@@ -132,10 +142,19 @@ struct BundleWorkerDecoder: WorkerDecoder {
         // which that test judges.)
         let tests = planned.values.filter { $0.existing?.suite == id || $0.existing?.suite.hasPrefix(id + "/") == true }
         let suite = tests.first?.id.suiteRun ?? SuiteRun(suite: id, host: reader.library.name)
-        edges.suiteRecorded(issue, id: id, suite: suite, afterTests: tests.contains { started.contains($0.existing?.id ?? "") })
+        if issue.isFailure {
+          edges.suiteRecorded(issue, id: id, suite: suite, afterTests: tests.contains { started.contains($0.existing?.id ?? "") })
+        } else if let running = tests.first(where: { supervision.runs($0.id) }) {
+          // A suite's warning fails nothing, as under `swift test`: it is a warning of a test of the
+          // suite, one running, else the next to start.
+          supervision.record(Event(.issueRecorded(running.id, issue)), of: running.id)
+        } else {
+          suiteWarnings[id, default: []].append(issue)
+        }
       }
     case .issueOfNoTest(let issue):
-      edges.recordedAfterItsTest(issue)
+      // A warning of no test fails nothing, as under `swift test`.
+      if issue.isFailure { edges.recordedAfterItsTest(issue) }
     case .classStarted(let name):
       edges.classStarted(name)
     case .classEnded:

@@ -14,8 +14,13 @@ import XCTest
 //   next test started (`✘ Test «unknown» recorded an issue`); the next test waits for it.
 // - suiteTrait: a suite trait's scope throws before any test of its suite runs.
 // - listing: a test's trait reads a value that is not set, and crashes as the tests are listed.
+// - listingHangs: a test's trait reads a value that blocks for ever, as the tests are listed
+//   (`swift test` never ends).
 // - testTrait: a test trait's `prepare` throws, and so does an `.enabled(if:)` condition: Swift
 //   Testing records the error as each test's issue and never runs it.
+// - suiteWarning, lateWarning: a suite trait records a warning in its scope, and a test leaves a
+//   thread that records a warning once the next test started: `swift test` passes both
+//   (`⚠︎ Suite WarnedSuiteTests recorded a warning`, `⚠︎ Test «unknown» recorded a warning`).
 // - exitStatusXCTest, exitStatusSwiftTesting: a test that passes leaves an `atexit` handler that
 //   ends the process with status 1 once every test passed.
 
@@ -156,3 +161,44 @@ func ledgerIsOpen() throws -> Bool {
   @Test(OpensTheLedger()) func prepared() {}
   @Test(.enabled(if: try ledgerIsOpen())) func enabledIfOpen() {}
 }
+
+/// A suite trait that records a warning in its scope when the case is `suiteWarning`.
+struct WarnsOfTheLedger: SuiteTrait, TestScoping {
+  func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+    if outsideCase == "suiteWarning" { Issue.record("the ledger is nearly full", severity: .warning) }
+    try await function()
+  }
+}
+
+@Suite(WarnsOfTheLedger()) struct WarnedSuiteTests {
+  @Test func balances() {}
+}
+
+@Suite(.serialized) struct WarningAfterItsTest {
+  static let nextTestStarted = DispatchSemaphore(value: 0)
+  static let recorded = DispatchSemaphore(value: 0)
+
+  /// Leaves a thread that records a warning once the next test started: its own has returned.
+  @Test func detachesAWarning() {
+    guard outsideCase == "lateWarning" else { return }
+    Thread {
+      _ = Self.nextTestStarted.wait(timeout: .now() + 5)
+      Issue.record("warned after its test returned", severity: .warning)
+      Self.recorded.signal()
+    }.start()
+  }
+
+  @Test func waitsForIt() {
+    guard outsideCase == "lateWarning" else { return }
+    Self.nextTestStarted.signal()
+    _ = Self.recorded.wait(timeout: .now() + 5)
+  }
+}
+
+/// The rate the tests run with: blocks for ever, as the tests are listed, when the case is `listingHangs`.
+func requiredRate() -> String {
+  if outsideCase == "listingHangs" { blockForever() }
+  return "EUR/USD"
+}
+
+@Test(NeedsCurrency(code: requiredRate())) func convertsAtTheRate() {}
