@@ -299,6 +299,21 @@ final class HarnessOutsideFailuresTests: ReportTestCase {
                                   "LedgerTests.ClassTearDownXCTests/testTwo": .passed])
   }
 
+  /// A test that calls `exit(0)` never ends: `swift test` is green (the bundle's run stops there,
+  /// and the tests after it never run), `harness test` errors that test, in words that say it
+  /// exited rather than crashed, and runs the test after it.
+  func testATestThatExitsWithZeroNeverEnded() throws {
+    let run = try run("exitZero", ["ExitsWithZeroXCTests"])
+    XCTAssertEqual(run.status, 1, run.output)
+    XCTAssertEqual(run.failures, [])
+    XCTAssertEqual(run.verdicts, ["LedgerTests.ExitsWithZeroXCTests/testA_ExitsWithZero": .errored,
+                                  "LedgerTests.ExitsWithZeroXCTests/testB_After": .passed])
+    XCTAssertEqual(run.issues["LedgerTests.ExitsWithZeroXCTests/testA_ExitsWithZero"]?.map(\.message), [
+      "Exited: the worker process running the test ended with exit status 0 before the test returned (a call to exit), so "
+        + "the test never ended; it printed nothing",
+    ])
+  }
+
   /// What a test prints is its output, whole, even when it looks like XCTest's own lines;
   /// XCTest's own lines are not in it.
   func testATestsOutputIsKeptWholeWhateverItLooksLike() throws {

@@ -97,6 +97,8 @@ extension HarnessTestCommandTests {
     "LedgerTests.ClosesDescriptorsSwiftTests/failsAfterIt()": .passed,
     "LedgerTests.ClosesDescriptorsSwiftTests/passesAfterIt()": .passed,
     "LedgerTests.UnpreparedTests/enabledIfOpen()": .passed,
+    "LedgerTests.ExitsWithZeroXCTests/testA_ExitsWithZero": .passed,
+    "LedgerTests.ExitsWithZeroXCTests/testB_After": .passed,
     "LedgerTests.ExitStatusXCTests/testLeavesAnExitHandler": .passed,
     "LedgerTests.ExitStatusSwiftTests/leavesAnExitHandler()": .passed,
     // The twin fails only with EXISTING_TESTS_UNMARKED=1 (SwiftTestingUnmarkedSuitesTests).

@@ -21,6 +21,8 @@ import XCTest
 // - suiteWarning, lateWarning: a suite trait records a warning in its scope, and a test leaves a
 //   thread that records a warning once the next test started: `swift test` passes both
 //   (`⚠︎ Suite WarnedSuiteTests recorded a warning`, `⚠︎ Test «unknown» recorded a warning`).
+// - exitZero: a test calls exit(0) before it returns. `swift test` is green (exit status 0, no
+//   summary): the bundle's run stops there, and the test after it never runs.
 // - exitStatusXCTest, exitStatusSwiftTesting: a test that passes leaves an `atexit` handler that
 //   ends the process with status 1 once every test passed.
 
@@ -202,3 +204,8 @@ func requiredRate() -> String {
 }
 
 @Test(NeedsCurrency(code: requiredRate())) func convertsAtTheRate() {}
+
+final class ExitsWithZeroXCTests: XCTestCase {
+  func testA_ExitsWithZero() { if outsideCase == "exitZero" { exit(0) } }
+  func testB_After() {}
+}
