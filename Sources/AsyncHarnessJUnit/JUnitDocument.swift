@@ -13,6 +13,8 @@ final class JUnitDocument {
   let destination: String
   /// The totals of the suites written so far.
   private(set) var counts = JUnitCounts()
+  /// How many suites were written so far.
+  private var suites = 0
   /// The directory the report and its temporary files are written in.
   let directory: String
   private let fileName: String
@@ -60,10 +62,16 @@ final class JUnitDocument {
     try contents(body)
     try body.endElement()
     self.counts.add(counts)
+    suites += 1
   }
 
-  /// Writes the report and renames it onto the destination.
+  /// Writes the report and renames it onto the destination. A report of no suite (a run of no
+  /// test) gets one, empty and named as the report: the Surefire schema and the dashboards'
+  /// readers want at least one `<testsuite>`.
   func commit(name: String, time: Double) throws {
+    if suites == 0 {
+      try writeSuite(name: XMLText(attribute: name), counts: JUnitCounts(), time: JUnitFormat.time(time), timestamp: nil) { _ in }
+    }
     try body.closeFile()
     let report = try XMLWriter(temporaryFileIn: directory, named: fileName, for: destination)
     try report.startDocument()

@@ -23,6 +23,7 @@ final class HarnessOutsideFailuresTests: ReportTestCase {
     var verdicts: [String: Verdict] = [:]
     var reasons: [String: String] = [:]
     var attempts: [String: Int] = [:]
+    var issues: [String: [Issue]] = [:]
     var junit: String
   }
 
@@ -46,6 +47,7 @@ final class HarnessOutsideFailuresTests: ReportTestCase {
         run.verdicts[test.path] = end.verdict
         run.reasons[test.path] = end.reason
         run.attempts[test.path] = end.attempts.count
+        run.issues[test.path] = end.attempts.flatMap(\.issues)
       case .runEnded(let summary, _): XCTAssertEqual(summary.outsideFailures, run.failures.count, "runEnded counts them")
       default: break
       }
@@ -66,6 +68,13 @@ final class HarnessOutsideFailuresTests: ReportTestCase {
     XCTAssertTrue(run.output.contains("ERROR \(suite) [\(library)] \(place.description): "), run.output, file: file, line: line)
     XCTAssertTrue(run.output.contains(", 1 failed outside tests in "), run.output, file: file, line: line)
     return failure
+  }
+
+  /// The line of the fixture's `OutsideTheBodies.swift` that contains `text`, counted from 1.
+  private func fixtureLine(containing text: String) throws -> Int {
+    let source = Self.package.directory.appendingPathComponent("Tests/LedgerTests/OutsideTheBodies.swift")
+    let lines = try String(contentsOf: source, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+    return try XCTUnwrap(lines.firstIndex { $0.contains(text) }, text) + 1
   }
 
   /// The JUnit report holds the failure's testcase, errored, under its suite's classname, and
@@ -210,6 +219,99 @@ final class HarnessOutsideFailuresTests: ReportTestCase {
     XCTAssertEqual(run.verdicts, ["LedgerTests.ClassTearDownXCTests/testOne": .passed,
                                   "LedgerTests.ClassTearDownXCTests/testTwo": .passed])
     try assertReported(run, name: "initializationError", classname: "ExistingTestsPackageTests [swift-testing]")
+  }
+
+  /// Every test passes, then an `atexit` handler a test left ends the bundle with status 1:
+  /// `swift test` is red and prints nothing; the status is not XCTest's (it ends with 0 when
+  /// no test failed), so it is a failure of the process after them, in every worker layout.
+  func testAStatusOneAfterEveryTestPassedIsAFailureOfTheProcess() throws {
+    for (outside, suite, library, test) in [
+      ("exitStatusXCTest", "LedgerTests.ExitStatusXCTests", "xctest", "testLeavesAnExitHandler"),
+      ("exitStatusSwiftTesting", "LedgerTests.ExitStatusSwiftTests", "swift-testing", "leavesAnExitHandler()"),
+    ] {
+      for flags in [[], ["--workers", "2"]] {
+        let run = try run(outside, [suite], flags: flags)
+        let failure = try assertOneFailure(run, .process, under: suite, library: library, saying: [
+          "The test bundle ended with exit status 1 while none of its tests ran, after \(suite)/\(test) returned: none of "
+            + "the tests it ran failed, so \(library == "xctest" ? "XCTest" : "Swift Testing") itself ends with status 0: "
+            + "code that ran after them (an atexit handler, a thread calling exit) ended the process so; it printed nothing",
+        ])
+        XCTAssertEqual(failure.suspects, ["\(suite)/\(test)"])
+        XCTAssertEqual(run.verdicts, ["\(suite)/\(test)": .passed])
+        try assertReported(run, name: "executionError", classname: "\(suite) [\(library)]")
+      }
+    }
+  }
+
+  /// A test trait's `prepare` and an `.enabled(if:)` condition that throw: Swift Testing
+  /// records the error as the test's issue and never starts it (`✘ Test prepared() recorded
+  /// an issue: Caught error: …`). Each test errors with that issue at its declaration, not as
+  /// a test the bundle does not have, and nothing fails outside the tests.
+  func testATestTraitThatThrowsIsTheTestsOwnIssueInSwiftTestingsWords() throws {
+    for flags in [[], ["--workers", "2"]] {
+      let run = try run("testTrait", ["UnpreparedTests"], flags: flags)
+      XCTAssertEqual(run.status, 1, run.output)
+      XCTAssertEqual(run.failures, [])
+      XCTAssertEqual(run.verdicts, ["LedgerTests.UnpreparedTests/prepared()": .errored,
+                                    "LedgerTests.UnpreparedTests/enabledIfOpen()": .errored])
+      for test in ["prepared()", "enabledIfOpen()"] {
+        let line = try fixtureLine(containing: "func \(test)")
+        XCTAssertTrue(run.output.contains("ERROR LedgerTests.UnpreparedTests/\(test) [swift-testing] ("), run.output)
+        XCTAssertTrue(run.output.contains("/LedgerTests/OutsideTheBodies.swift:\(line): Caught error: the ledger could not be "
+          + "opened\n"), run.output)
+      }
+      XCTAssertFalse(run.output.contains("no such Swift Testing test"), run.output)
+    }
+  }
+
+  /// A suite's warning, and a warning recorded once its test returned, fail nothing: `swift
+  /// test` passes both (`⚠︎ Suite WarnedSuiteTests recorded a warning …`, `⚠︎ Test «unknown»
+  /// recorded a warning …`). The suite's warning is one of its test's.
+  func testAWarningOutsideATestFailsNothing() throws {
+    for flags in [[], ["--workers", "2"]] {
+      let warned = try run("suiteWarning", ["WarnedSuiteTests"], flags: flags)
+      XCTAssertEqual(warned.status, 0, warned.output)
+      XCTAssertEqual(warned.failures, [])
+      XCTAssertEqual(warned.verdicts, ["LedgerTests.WarnedSuiteTests/balances()": .passed])
+      XCTAssertEqual(warned.issues["LedgerTests.WarnedSuiteTests/balances()"]?.map(\.kind), [.warning])
+      XCTAssertEqual(warned.issues["LedgerTests.WarnedSuiteTests/balances()"]?.map(\.message),
+                     ["Issue recorded - the ledger is nearly full"])
+      XCTAssertTrue(warned.output.contains("Result: 1 passed, 0 failed, 0 skipped in "), warned.output)
+      let late = try run("lateWarning", ["WarningAfterItsTest"], flags: flags)
+      XCTAssertEqual(late.status, 0, late.output)
+      XCTAssertEqual(late.failures, [])
+      XCTAssertEqual(late.verdicts, ["LedgerTests.WarningAfterItsTest/detachesAWarning()": .passed,
+                                     "LedgerTests.WarningAfterItsTest/waitsForIt()": .passed])
+      XCTAssertTrue(late.output.contains("Result: 2 passed, 0 failed, 0 skipped in "), late.output)
+    }
+  }
+
+  /// The Swift Testing listing hangs (`swift test` never ends): it is stopped at `--time-limit`,
+  /// the run is red with how long it ran, and the XCTest tests, which could be listed, still run.
+  func testAListingThatHangsIsStoppedAtTheTimeLimit() throws {
+    let run = try run("listingHangs", ["ClassTearDownXCTests"], flags: ["--time-limit", "3"])
+    let failure = try assertOneFailure(run, .listing, under: "ExistingTestsPackageTests", library: "swift-testing", saying: [
+      "The Swift Testing tests of the test bundle could not be listed: ExistingTestsPackageTests.xctest --testing-library "
+        + "swift-testing --list-tests did not end within 3 seconds (--time-limit), so it was stopped with SIGKILL",
+    ])
+    XCTAssertFalse(failure.afterTests)
+    XCTAssertEqual(run.verdicts, ["LedgerTests.ClassTearDownXCTests/testOne": .passed,
+                                  "LedgerTests.ClassTearDownXCTests/testTwo": .passed])
+  }
+
+  /// A test that calls `exit(0)` never ends: `swift test` is green (the bundle's run stops there,
+  /// and the tests after it never run), `harness test` errors that test, in words that say it
+  /// exited rather than crashed, and runs the test after it.
+  func testATestThatExitsWithZeroNeverEnded() throws {
+    let run = try run("exitZero", ["ExitsWithZeroXCTests"])
+    XCTAssertEqual(run.status, 1, run.output)
+    XCTAssertEqual(run.failures, [])
+    XCTAssertEqual(run.verdicts, ["LedgerTests.ExitsWithZeroXCTests/testA_ExitsWithZero": .errored,
+                                  "LedgerTests.ExitsWithZeroXCTests/testB_After": .passed])
+    XCTAssertEqual(run.issues["LedgerTests.ExitsWithZeroXCTests/testA_ExitsWithZero"]?.map(\.message), [
+      "Exited: the worker process running the test ended with exit status 0 before the test returned (a call to exit), so "
+        + "the test never ended; it printed nothing",
+    ])
   }
 
   /// What a test prints is its output, whole, even when it looks like XCTest's own lines;

@@ -72,10 +72,16 @@ final class HarnessTestCommandTests: ReportTestCase {
   }
 
   /// `--rerun-failed` runs again exactly the tests that failed or errored in the last run of
-  /// the same build, and says so.
+  /// the same build, and says so. The bundle runs from a scratch path of this test's own: the
+  /// record of the last run is kept beside the bundle, and the other tests of the fixture run
+  /// it meanwhile (`--workers 2`).
   func testRerunFailedRunsTheTestsThatFailedLastTime() throws {
     try Self.package.build()
-    let build = ["--", "--scratch-path", Self.scratch.path]
+    let own = directory.appendingPathComponent("scratch")
+    try FileManager.default.createDirectory(at: own.appendingPathComponent("debug"), withIntermediateDirectories: true)
+    let bundle = "debug/ExistingTestsPackageTests.xctest"
+    try FileManager.default.copyItem(at: Self.scratch.appendingPathComponent(bundle), to: own.appendingPathComponent(bundle))
+    let build = ["--", "--scratch-path", own.path]
     let first = path("first.jsonl")
     var run = try runToEnd(try builtHarness(), ["test", "--package-path", Self.fixture.path, "--skip-build", "--json", first] + build,
                            limit: 300)

@@ -48,6 +48,18 @@ final class JUnitReporterTests: ReportTestCase {
     XCTAssertEqual(report.testCases.map { $0.attribute("time") }, Array(repeating: "0.250", count: 6))
   }
 
+  /// A run of no test (an empty bundle, `--allow-empty`) still has one `<testsuite>`, empty
+  /// and named as the report: the Surefire schema and the dashboards' readers want one.
+  func testARunOfNoTestHasOneEmptySuite() throws {
+    let report = try report(runEvents())
+    XCTAssertEqual(report.attributeMap, ["name": "AsyncHarness", "time": "1.500", "tests": "0", "failures": "0", "errors": "0"])
+    XCTAssertEqual(report.elements.map(\.name), ["testsuite"])
+    XCTAssertEqual(report.elements.first?.attributeMap, [
+      "name": "AsyncHarness", "tests": "0", "failures": "0", "errors": "0", "skipped": "0", "time": "1.500",
+    ])
+    XCTAssertEqual(report.elements.first?.elements.count, 0)
+  }
+
   func testAFailureUnderAScheduleEndsWithTheFlagThatReplaysIt() throws {
     let failure = Issue(kind: .expectationFailed, message: "Expected second, got first", sourceLocation: localLocation("T/A.swift", line: 18))
     let id = TestID(suite: "Race", name: "last writer wins", host: "scheduled", schedule: "1:random:3db54b")

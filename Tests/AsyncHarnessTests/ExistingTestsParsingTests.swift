@@ -22,6 +22,17 @@ final class ExistingTestsParsingTests: XCTestCase {
     XCTAssertTrue(tests.allSatisfy { $0.sourceLocation == nil && $0.displayName == nil && $0.library == .xctest })
   }
 
+  /// What the bundle prints before XCTest's header (a library's banner as it loads) and after
+  /// the tests the header counts is its own output, not the listing.
+  func testWhatTheBundlePrintsAroundTheXCTestListingIsNotTheListing() throws {
+    let text = "libledger 1.0 loaded\nlibledger unloaded\nListing 2 tests in debug.xctest:\n\nM.A/testOne\nM.A/testTwo\n"
+      + "a last word\n"
+    XCTAssertEqual(try ExistingTest.xctestListing(text).map(\.id), ["M.A/testOne", "M.A/testTwo"])
+    XCTAssertEqual(try ExistingTest.xctestListing("libledger 1.0 loaded\nListing 1 test in debug.xctest:\n\nM.A/testOne\n")
+      .map(\.id), ["M.A/testOne"])
+    XCTAssertEqual(try ExistingTest.xctestListing("libledger 1.0 loaded\nListing 0 tests in debug.xctest:\n\n"), [])
+  }
+
   func testALineThatIsNotClassSlashMethodIsRefusedWithItsNumber() {
     XCTAssertThrowsError(try ExistingTest.xctestListing("Listing 1 tests in debug.xctest:\n\nLedgerTests.A/b/c")) {
       XCTAssertEqual(reason(of: $0), "line 3 is not Module.Class/method: LedgerTests.A/b/c")
@@ -46,6 +57,19 @@ final class ExistingTestsParsingTests: XCTestCase {
     XCTAssertEqual(tests.map(\.displayName), ["A test with a display name", nil, nil, nil, nil, nil])
     XCTAssertEqual(tests.map(\.isParameterized), [false, true, false, false, false, false])
     XCTAssertTrue(tests.allSatisfy { $0.library == .swiftTesting })
+  }
+
+  /// A type of tests without `@Suite` is declared by no record of the listing, but its tests'
+  /// IDs name it, and Swift Testing runs it as a suite: it is their suite.
+  func testATypeOfTestsWithoutSuiteIsTheirSuite() throws {
+    let unmarked = #"{"kind":"test","payload":{"id":"LedgerTests.Unmarked\/Inner\/opens()\/UnmarkedSuites.swift:13:4","#
+      + #""kind":"function","name":"opens()","sourceLocation":{"column":4,"fileID":"LedgerTests\/UnmarkedSuites.swift","#
+      + #""line":13}},"version":0}"#
+    let tests = try ExistingTest.swiftTestingListing(Self.swiftTestingList + "\n" + unmarked + "\n")
+    XCTAssertEqual(tests.last?.suite, "LedgerTests.Unmarked/Inner")
+    XCTAssertNil(tests.last?.suiteDisplayName)
+    XCTAssertEqual(tests.first { $0.name == "freeFunction()" }?.suite, "LedgerTests")
+    XCTAssertEqual(SwiftTestingRecord.type(ofFunction: "LedgerTests.freeFunction()/LedgerSwiftTests.swift:118:2"), nil)
   }
 
   func testASwiftTestingTestIsSelectedByItsFullIDAndPointsAtItsDeclaration() throws {

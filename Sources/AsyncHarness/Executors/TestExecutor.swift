@@ -128,6 +128,10 @@ extension TestExecutor {
     switch self {
     case .returned, .skipped:
       return nil
+    case .processEnded(.exited(0), let output):
+      // No crash: the test called exit(0), and its process ended as if all were well.
+      return Issue(kind: .crashed, message: "Exited: the worker process running the test ended with exit status 0 before "
+        + "the test returned (a call to exit), so the test never ended" + said(output), sourceLocation: location)
     case .processEnded(let ending, let output):
       return Issue(kind: .crashed, message: "Crashed: the worker process running the test ended with \(ending)"
         + said(output), sourceLocation: location)

@@ -2,13 +2,19 @@ import AsyncHarnessShared
 
 extension ExistingTest {
   /// The tests of `<bundle> --list-tests` (XCTest): a header line (`Listing 14 tests in
-  /// debug.xctest:`), an empty line, then one `Module.Class/method` a line.
+  /// debug.xctest:`), an empty line, then one `Module.Class/method` a line, as many as the
+  /// header says. What the bundle printed before the header or after those lines (a library's
+  /// banner as it loads, an `atexit` handler's words) is its own output, not the listing.
   /// - Returns: The tests, in the listing's order.
   /// - Throws: ``ExistingTestsListingError`` naming the first line that is none of these.
   static func xctestListing(_ text: String) throws -> [ExistingTest] {
     var tests: [ExistingTest] = []
-    for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-      if line.isEmpty || (index == 0 && line.hasPrefix("Listing ")) { continue }
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    let header = lines.firstIndex { listedCount(inHeader: $0) != nil }
+    let count = header.flatMap { listedCount(inHeader: lines[$0]) }
+    for (index, line) in lines.enumerated().dropFirst(header.map { $0 + 1 } ?? 0) {
+      if let count, tests.count == count { break }
+      if line.isEmpty { continue }
       let parts = line.split(separator: "/", omittingEmptySubsequences: false)
       guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !line.contains(" ") else {
         throw ExistingTestsListingError(reason: "line \(index + 1) is not Module.Class/method: \(line)")
@@ -19,11 +25,21 @@ extension ExistingTest {
     return tests
   }
 
+  /// How many tests XCTest's header line (`Listing 14 tests in debug.xctest:`, `Listing 1
+  /// test in …:`) says follow; `nil` for any other line.
+  private static func listedCount(inHeader line: Substring) -> Int? {
+    guard line.hasPrefix("Listing "), line.hasSuffix(":") else { return nil }
+    let words = line.split(separator: " ")
+    guard words.count >= 4, ["test", "tests"].contains(words[2]), words[3] == "in" else { return nil }
+    return Int(words[1])
+  }
+
   /// The tests of the event stream that `<bundle> --testing-library swift-testing
   /// --list-tests --event-stream-output-path FILE --event-stream-version 0` writes: one
   /// `{"kind":"test","payload":{…},"version":0}` record a line, suites and functions, in no
   /// stable order. Records of other kinds are skipped.
-  /// - Returns: The test functions, each with its enclosing suite, in declaration order
+  /// - Returns: The test functions, each with its enclosing suite (a type of test functions
+  ///   without `@Suite` is one, as Swift Testing runs it, though the stream declares none), in declaration order
   ///   (by file, line and column), which is the order `--no-parallel` runs them in.
   /// - Throws: ``ExistingTestsListingError`` naming the first line that is not a version 0
   ///   record or a `test` record that lacks a field.
@@ -55,6 +71,10 @@ extension ExistingTest {
       functions.append(ExistingTest(
         library: .swiftTesting, suite: "", name: name, displayName: declared.displayName, id: declared.id,
         isParameterized: declared.isParameterized, sourceLocation: location))
+    }
+    // A type of test functions without `@Suite` is a suite too, as Swift Testing runs it.
+    for type in functions.compactMap({ SwiftTestingRecord.type(ofFunction: $0.id) }) where suites[type] == nil {
+      suites[type] = .some(nil)
     }
     return functions.sorted { declarationOrder($0) < declarationOrder($1) }.map { function in
       var test = function

@@ -1,5 +1,10 @@
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `harness test [FLAGS] [--package-path DIR] [--skip-build] [-- BUILD FLAGS]` (``HarnessCommand``,
 /// ``HarnessTestSubcommand``): builds a
@@ -15,7 +20,7 @@ package enum HarnessTestCommand {
 
   /// Runs the `harness` executable's command line (without the executable) and returns its
   /// exit status: that of a suites executable, and 2 when the package cannot be built or
-  /// has no test.
+  /// has no test bundle; a bundle of no test is an empty run, as under `swift test`.
   package static func status(arguments: [String], junit: JUnitSupport?, interrupts: StopRequest? = StopRequest(),
                              environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
     let output: @Sendable (String) -> Void = { FileHandleOutput.standardOutput.write($0) }
@@ -47,12 +52,17 @@ package enum HarnessTestCommand {
         // With several workers, the library preloaded into the Swift Testing listing says which
         // tests are serialized (LaneBalance cuts only suites that are not).
         bundle = try TestBundle.build(packagePath: command.packagePath, buildFlags: command.buildFlags,
-                                      skipBuild: command.skipBuild,
+                                      skipBuild: command.skipBuild, listingLimit: try TimeLimit(command.run.timeLimit).duration,
                                       discovery: command.run.workers > 1 ? { try channelLibrary.ready() } : nil,
                                       errors: errors)
       } catch {
         errors("error: \(error)\n")
         return 2
+      }
+      // A bundle of no test passes under `swift test`: its run is empty, and green.
+      if bundle.listsNone {
+        if bundle.catalog.listingFailures.isEmpty { errors("warning: the test bundle \(bundle.path) has no tests\n") }
+        options.run.allowEmpty = true
       }
       // The record of the last run, for --rerun-failed, is the build's, beside its bundle; it
       // keeps the run's flags, not the package's or the build's.
@@ -152,6 +162,8 @@ struct TestBundle {
   let catalog: Catalog
   /// How many XCTest tests it lists.
   let xctestCount: Int
+  /// Whether it lists no test at all.
+  let listsNone: Bool
 
   /// Builds the tests of the package in `packagePath` (else the nearest directory holding
   /// Package.swift, from the working directory up, as SwiftPM finds a package) unless
@@ -160,8 +172,8 @@ struct TestBundle {
   /// (the preloaded library's path, once it is ready), which Swift Testing tests are serialized
   /// (``ExistingTest/isSerialized``).
   /// - Throws: ``UsageError`` for a directory without Package.swift, a failed build (with
-  ///   the tail of its output), no bundle, or no test at all; what `discovery` throws.
-  static func build(packagePath given: String?, buildFlags: [String], skipBuild: Bool = false,
+  ///   the tail of its output), or no bundle; what `discovery` throws.
+  static func build(packagePath given: String?, buildFlags: [String], skipBuild: Bool = false, listingLimit: Duration? = nil,
                     discovery: (() throws -> String)? = nil, errors: @Sendable (String) -> Void) throws -> TestBundle {
     let workingDirectory = FileManager.default.currentDirectoryPath
     let packagePath = try given ?? enclosingPackage(of: workingDirectory)
@@ -195,19 +207,18 @@ struct TestBundle {
     if let tests = cache?.read() { return TestBundle(path: bundle, runDirectory: runDirectory.path, listed: tests) }
     // The two listings run at once: Swift Testing's writes into files, XCTest's into a pipe.
     // A listing that fails is a failure of the run; the tests the other one listed still run.
-    let swiftTestingListing = SwiftTestingListing(bundle: bundle, directory: runDirectory, library: try discovery?())
-    let listing = try Self.run(bundle, ["--list-tests"], in: runDirectory)
+    let swiftTestingListing = SwiftTestingListing(bundle: bundle, directory: runDirectory, library: try discovery?(),
+                                                  limit: listingLimit)
+    let listing = try Self.run(bundle, ["--list-tests"], in: runDirectory, limit: listingLimit)
     let swiftTesting = swiftTestingListing.tests(errors: errors)
     var failures = swiftTesting.failure.map { [$0] } ?? []
     var xctest: [ExistingTest] = []
     if listing.status == 0 {
       xctest = try ExistingTest.xctestListing(listing.output)
     } else {
-      failures.insert(listingFailure(of: bundle, library: .xctest, command: "--list-tests", ending: listing.ending,
+      failures.insert(listingFailure(of: bundle, library: .xctest, command: "--list-tests",
+                                     ending: listing.stopped ? nil : listing.ending, limit: listingLimit,
                                      output: listing.output), at: 0)
-    }
-    guard !xctest.isEmpty || !swiftTesting.tests.isEmpty else {
-      throw UsageError(failures.isEmpty ? "no tests found in \(bundle)" : failures.map(\.issue.message).joined(separator: "\n"))
     }
     if failures.isEmpty { cache?.write(xctest + swiftTesting.tests) }
     return TestBundle(path: bundle, runDirectory: runDirectory.path, listed: xctest + swiftTesting.tests, failures: failures)
@@ -220,6 +231,7 @@ struct TestBundle {
     self.runDirectory = runDirectory
     catalog = Catalog(existing: tests, listingFailures: failures)
     xctestCount = tests.count { $0.library == .xctest }
+    listsNone = tests.isEmpty
   }
 
   /// The nearest directory holding Package.swift from `directory` up, as SwiftPM finds the
@@ -258,8 +270,8 @@ struct TestBundle {
 
   /// A listing of `library`'s tests (`bundle COMMAND`) that ended with `ending` having printed
   /// `output`: a failure outside every test, under the bundle's name.
-  static func listingFailure(of bundle: String, library: TestLibrary, command: String, ending: ProcessEnding,
-                             output: String) -> OutsideFailure {
+  static func listingFailure(of bundle: String, library: TestLibrary, command: String, ending: ProcessEnding?,
+                             limit: Duration? = nil, output: String) -> OutsideFailure {
     let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
     let quoted = lines.prefix(listingLinesQuoted).joined(separator: "\n")
       + (lines.count > listingLinesQuoted ? "\n… (\(lines.count - listingLinesQuoted) more lines)" : "")
@@ -268,7 +280,9 @@ struct TestBundle {
       place: .listing, suite: SuiteRun(suite: name.hasSuffix(".xctest") ? String(name.dropLast(".xctest".count)) : name,
                                        host: library.name),
       issue: Issue(kind: .crashed, message: "The \(library == .xctest ? "XCTest" : "Swift Testing") tests of the test bundle "
-        + "could not be listed: \(name) \(command) ended with \(ending)"
+        + "could not be listed: \(name) \(command) "
+        + (ending.map { "ended with \($0)" } ?? "did not end within \(limit?.secondsDescription ?? "the") seconds "
+          + "(--time-limit), so it was stopped with SIGKILL")
         + (quoted.isEmpty ? "; it printed nothing" : ":\n\(quoted)")),
       afterTests: false)
   }
@@ -281,8 +295,8 @@ struct TestBundle {
 
   /// Runs `executable` to its end, in `directory` when given, and returns its status and
   /// what it wrote (standard output and standard error together).
-  static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws
-    -> (status: Int32, ending: ProcessEnding, output: String) {
+  static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil, limit: Duration? = nil) throws
+    -> (status: Int32, ending: ProcessEnding, output: String, stopped: Bool) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     if let directory { process.currentDirectoryURL = directory }
@@ -291,9 +305,29 @@ struct TestBundle {
     process.standardOutput = pipe
     process.standardError = pipe
     try process.run()
+    let start = ContinuousClock.now
+    let stopping = stop(process, after: limit)
     let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    return (status(of: process), processEnding(of: process), output)
+    stopping?.cancel()
+    return (status(of: process), processEnding(of: process), output, wasStopped(process, at: limit, since: start))
+  }
+
+  /// Stops `process` with SIGKILL once it has run `limit` (a listing that hangs); what is
+  /// returned, cancelled once it ended, stops it no more.
+  static func stop(_ process: Process, after limit: Duration?) -> DispatchWorkItem? {
+    guard let limit else { return nil }
+    let id = process.processIdentifier
+    let stopping = DispatchWorkItem { _ = kill(id, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + limit.timeInterval, execute: stopping)
+    return stopping
+  }
+
+  /// Whether `process`, which ended, was stopped at `limit` (``stop(_:after:)``), having run
+  /// since `start`.
+  static func wasStopped(_ process: Process, at limit: Duration?, since start: ContinuousClock.Instant) -> Bool {
+    guard let limit else { return false }
+    return processEnding(of: process) == .signaled(SIGKILL) && start.duration(to: .now) >= limit
   }
 
   /// How a process that ended did.

@@ -11,11 +11,16 @@ struct SwiftTestingListing {
   let process = Process()
   /// Why it could not start, if it could not.
   private var failure: (any Error)?
+  /// How long it may run before it is stopped, if at all, when it started, and what stops it.
+  private let limit: Duration?
+  private let start = ContinuousClock.now
+  private var stopping: DispatchWorkItem?
 
   /// Starts the listing in `directory`, with `library` (the preloaded library) saying which
-  /// tests are serialized when given.
-  init(bundle: String, directory: URL, library: String?) {
+  /// tests are serialized when given, stopped once it has run `limit` (a listing that hangs).
+  init(bundle: String, directory: URL, library: String?, limit: Duration? = nil) {
     self.bundle = bundle
+    self.limit = limit
     process.executableURL = URL(fileURLWithPath: bundle)
     process.currentDirectoryURL = directory
     let declarations = library.map { _ in FileManager.default.temporaryDirectory
@@ -36,6 +41,7 @@ struct SwiftTestingListing {
       process.standardOutput = output
       process.standardError = output
       try process.run()
+      stopping = TestBundle.stop(process, after: limit)
     } catch {
       failure = error
     }
@@ -54,11 +60,14 @@ struct SwiftTestingListing {
       return ([], nil)
     }
     process.waitUntilExit()
+    stopping?.cancel()
     if TestBundle.status(of: process) == 69 { return ([], nil) }
     let output = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
     guard TestBundle.status(of: process) == 0 else {
+      let stopped = TestBundle.wasStopped(process, at: limit, since: start)
       return ([], TestBundle.listingFailure(of: bundle, library: .swiftTesting, command: command,
-                                            ending: TestBundle.processEnding(of: process), output: output))
+                                            ending: stopped ? nil : TestBundle.processEnding(of: process), limit: limit,
+                                            output: output))
     }
     do {
       let tests = try ExistingTest.swiftTestingListing(String(decoding: try Data(contentsOf: stream), as: UTF8.self))

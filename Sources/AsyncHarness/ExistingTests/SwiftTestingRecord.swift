@@ -65,6 +65,15 @@ package struct SwiftTestingRecord: Sendable {
     suites.filter { encloses($0, id) }.max { $0.count < $1.count }
   }
 
+  /// The type a test function of ID `id` (`Module.Type/name()/File.swift:line:column`) is
+  /// declared in (`Module.Type`; `Module.Outer/Inner` for a nested one), `nil` for a function
+  /// outside any type. Swift Testing runs such a type as a suite even without `@Suite`, but its
+  /// listing declares only the suites written so.
+  package static func type(ofFunction id: String) -> String? {
+    let components = id.split(separator: "/", omittingEmptySubsequences: false)
+    return components.count > 2 ? components.dropLast(2).joined(separator: "/") : nil
+  }
+
   /// Whether the suite `suite` encloses the test or suite `id`.
   package static func encloses(_ suite: String, _ id: String) -> Bool {
     id.count > suite.count && id.hasPrefix(suite) && ["/", "."].contains(id[id.index(id.startIndex, offsetBy: suite.count)])

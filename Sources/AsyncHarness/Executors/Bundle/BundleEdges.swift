@@ -89,12 +89,13 @@ struct BundleEdges {
                                 afterTests: true))
   }
 
-  /// The worker ended with `exit` while none of its tests ran and before it ran all of them:
-  /// in an XCTest class's `class func setUp()` (no test of it had started), in its
-  /// `class func tearDown()`, or in the process, after the tests that ended last. `suite`
+  /// The worker ended with `exit` while none of its tests ran and before it ran all of them
+  /// (or with a status its library would not end with): in an XCTest class's
+  /// `class func setUp()` (no test of it had started), in its `class func tearDown()`, or in
+  /// the process, after the tests that ended last, `because` of what, when that is known. `suite`
   /// finds the suite of an XCTest class. Returns the class whose set-up failed, if that is
   /// where it happened: its tests that did not start never run.
-  mutating func endedBetweenTests(_ exit: ProcessEnding, stoppedAt limit: Duration?, output: String,
+  mutating func endedBetweenTests(_ exit: ProcessEnding, stoppedAt limit: Duration?, output: String, because cause: String? = nil,
                                   suite: (String) -> SuiteRun?) -> String? {
     let how = limit.map { "was stopped at the time limit of \($0.secondsDescription) seconds, still running, "
       + "\(exit == .signaled(SIGKILL) ? "with SIGKILL" : "with SIGTERM")" } ?? "ended with \(exit)"
@@ -109,7 +110,7 @@ struct BundleEdges {
         suspects: open.testsStarted ? suspects : [], afterTests: open.testsStarted))
       return open.testsStarted ? nil : open.name
     }
-    add(OutsideFailure.endedBetweenTests("The test bundle", how, after: ended, output: output, suite: lastSuite,
+    add(OutsideFailure.endedBetweenTests("The test bundle", how, after: ended, because: cause, output: output, suite: lastSuite,
                                          kind: limit == nil ? .crashed : .timeLimitExceeded))
     return nil
   }

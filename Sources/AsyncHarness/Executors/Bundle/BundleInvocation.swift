@@ -32,10 +32,24 @@ struct BundleInvocation {
   /// its tests side by side).
   var runsOneTestAtATime: Bool { library == .xctest }
 
-  /// The exit statuses of a worker that ran every test it found: XCTest's 0 and 1 (a
-  /// failure), and Swift Testing's 69 too (no test matched the filter).
-  var statusesOfACompleteRun: [Int32] {
-    library == .xctest ? [0, 1] : [0, 1, 69]
+  /// Whether a worker that ended so while none of its tests ran had run every test it found:
+  /// with status 0; with 1 only when its library told of a failure (`toldOfAFailure`), the
+  /// one thing it ends so for; and Swift Testing's with 69 too (no test matched the filter).
+  /// A status 1 without a failure came from code that ran after the tests (an `atexit`
+  /// handler, a thread calling `exit(1)`), and `swift test` is red for it.
+  func isCompleteRun(_ exit: ProcessEnding, toldOfAFailure: Bool) -> Bool {
+    switch exit {
+    case .exited(0): true
+    case .exited(1): toldOfAFailure
+    case .exited(69): library == .swiftTesting
+    default: false
+    }
+  }
+
+  /// Why a worker's status 1 is a failure of its own when its library told of none.
+  var statusOneUnexplained: String {
+    "none of the tests it ran failed, so \(libraryName) itself ends with status 0: code that ran after them (an "
+      + "atexit handler, a thread calling exit) ended the process so"
   }
 
   /// The most bytes of test IDs one worker's list holds. The list is one argument, and Linux

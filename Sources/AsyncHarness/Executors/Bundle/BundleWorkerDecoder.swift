@@ -47,6 +47,16 @@ struct BundleWorkerDecoder: WorkerDecoder {
   var exitLimit: Duration?
   /// The warnings those tests keep from this worker.
   private(set) var kept: [TestID: [Issue]] = [:]
+  /// The issues recorded for tests that had not started, by their test's ID: Swift Testing
+  /// records so what fails as a test is prepared (a trait's `prepare`, an `.enabled(if:)`
+  /// condition that throws), and never runs the test.
+  private var issuesBeforeStart: [String: [Issue]] = [:]
+  /// The warnings of Swift Testing suites (by ID) recorded while no test of theirs ran: the next
+  /// test of the suite to start is handed them.
+  private var suiteWarnings: [String: [Issue]] = [:]
+  /// Whether the worker's library told of a failure (an issue of a test, a suite or no test,
+  /// or a record refused): only then is its exit status 1 its library's own.
+  private var toldOfAFailure = false
 
   init(reader: BundleChannelReader, marker: [UInt8], batch: [(planned: Runner.PlannedTest, test: ExistingTest)], oneAtATime: Bool,
        bundleSuite: SuiteRun) {
@@ -96,6 +106,11 @@ struct BundleWorkerDecoder: WorkerDecoder {
   /// Relays what one record says.
   private mutating func relay(_ note: BundleNote, into supervision: inout WorkerSupervision) {
     switch note {
+    case .issue(_, let issue), .issueOfNoTest(let issue): toldOfAFailure = toldOfAFailure || issue.isFailure
+    case .refused: toldOfAFailure = true
+    default: break
+    }
+    switch note {
     case .started(let id, let time):
       started.insert(id)
       guard let planned = planned[id], !runAgainAlone.contains(planned.id) else { return }
@@ -104,13 +119,22 @@ struct BundleWorkerDecoder: WorkerDecoder {
       let streams = planned.id == asked?.planned.id && runsOneTestAtATime
       let deadline = planned.timeLimit.map { ContinuousClock().now + $0 }
       supervision.start(planned, sink: streams ? asked?.events : nil, streams: streams, deadline: deadline, at: time ?? Date())
+      let suite = planned.existing?.suite ?? ""
+      let warnings = suiteWarnings.keys.filter { suite == $0 || suite.hasPrefix($0 + "/") }.sorted()
+        .flatMap { suiteWarnings.removeValue(forKey: $0) ?? [] }
+      for issue in (issuesBeforeStart.removeValue(forKey: id) ?? []) + warnings {
+        supervision.record(Event(.issueRecorded(planned.id, issue)), of: planned.id)
+      }
     case .issue(let id, var issue):
       if let test = planned[id] {
         if issue.sourceLocation == nil { issue.sourceLocation = test.test.sourceLocation }
         if supervision.runs(test.id) {
           supervision.record(Event(.issueRecorded(test.id, issue)), of: test.id)
         } else if finished.contains(test.id) {
-          edges.recordedAfterItsTest(issue, test: test)
+          // A warning once its test ended fails nothing, as under `swift test`.
+          if issue.isFailure { edges.recordedAfterItsTest(issue, test: test) }
+        } else if !started.contains(id) {
+          issuesBeforeStart[id, default: []].append(issue)
         }
       } else if reader.library == .swiftTesting {
         // A suite's issue (a trait of it threw): under its suite, after its tests if one started.
@@ -118,10 +142,19 @@ struct BundleWorkerDecoder: WorkerDecoder {
         // which that test judges.)
         let tests = planned.values.filter { $0.existing?.suite == id || $0.existing?.suite.hasPrefix(id + "/") == true }
         let suite = tests.first?.id.suiteRun ?? SuiteRun(suite: id, host: reader.library.name)
-        edges.suiteRecorded(issue, id: id, suite: suite, afterTests: tests.contains { started.contains($0.existing?.id ?? "") })
+        if issue.isFailure {
+          edges.suiteRecorded(issue, id: id, suite: suite, afterTests: tests.contains { started.contains($0.existing?.id ?? "") })
+        } else if let running = tests.first(where: { supervision.runs($0.id) }) {
+          // A suite's warning fails nothing, as under `swift test`: it is a warning of a test of the
+          // suite, one running, else the next to start.
+          supervision.record(Event(.issueRecorded(running.id, issue)), of: running.id)
+        } else {
+          suiteWarnings[id, default: []].append(issue)
+        }
       }
     case .issueOfNoTest(let issue):
-      edges.recordedAfterItsTest(issue)
+      // A warning of no test fails nothing, as under `swift test`.
+      if issue.isFailure { edges.recordedAfterItsTest(issue) }
     case .classStarted(let name):
       edges.classStarted(name)
     case .classEnded:
@@ -237,8 +270,9 @@ struct BundleWorkerDecoder: WorkerDecoder {
   ///   the exit, `outputHeldBy`), are under review (``crashUnderReview``); when the worker
   ///   ended by itself after other tests had ended in it, no running test is blamed yet.
   /// - None running, the worker not stopped: a library that ran every test it knows ended
-  ///   so (the tests it never started are none of its); otherwise the worker ended outside
-  ///   every test's body (``BundleEdges/endedBetweenTests(_:stoppedAt:output:suite:)``): the
+  ///   so (the tests it never started are none of its, but for those it recorded issues for
+  ///   instead, which end with them), with status 1 only when it told of a failure; otherwise the worker ended outside every test's body
+  ///   (``BundleEdges/endedBetweenTests(_:stoppedAt:output:because:suite:)``): the
   ///   tests it never started run again in a new worker, but for those of a class whose
   ///   `class func setUp()` failed, which end skipped. So does a worker stopped at the time
   ///   limit while no test ran (a hang between tests, or at its exit).
@@ -267,15 +301,19 @@ struct BundleWorkerDecoder: WorkerDecoder {
       }
       return
     }
-    let complete = supervision.stopping == nil && BundleInvocation(library: reader.library).statusesOfACompleteRun.contains { exit == .exited($0) }
-    if complete {
+    let invocation = BundleInvocation(library: reader.library)
+    if supervision.stopping == nil && invocation.isCompleteRun(exit, toldOfAFailure: toldOfAFailure) {
       for (id, planned) in planned where !started.contains(id) {
-        if let suite = planned.existing.flatMap({ edges.failedSuite(holding: $0.suite) }) {
+        if let issues = issuesBeforeStart[id] {
+          // Its library recorded them instead of running it: they are its end, in its words.
+          ended[planned.id] = BundleWorker.Ended(events: issues.map { Event(.issueRecorded(planned.id, $0)) },
+                                                 end: .returned(duration: 0))
+        } else if let suite = planned.existing.flatMap({ edges.failedSuite(holding: $0.suite) }) {
           ended[planned.id] = BundleWorker.Ended(end: .skipped(
             reason: "Not run: its suite \(suite) failed before it; see the suite's initializationError", duration: 0))
         } else {
           ended[planned.id] = BundleWorker.Ended(end: .couldNotStart(
-            reason: "The test bundle ran no test \(planned.id.path): it has no such \(BundleInvocation(library: reader.library).libraryName) test"))
+            reason: "The test bundle ran no test \(planned.id.path): it has no such \(invocation.libraryName) test"))
         }
       }
       return
@@ -286,7 +324,8 @@ struct BundleWorkerDecoder: WorkerDecoder {
     if !interrupted && (!finished.isEmpty || edges.openClass != nil || asked == nil) {
       let limit = supervision.stopping == nil ? nil : asked?.planned.timeLimit ?? exitLimit
       let planned = self.planned
-      let failedSetUp = edges.endedBetweenTests(exit, stoppedAt: limit, output: supervision.tail) { name in
+      let cause = limit == nil && exit == .exited(1) ? invocation.statusOneUnexplained : nil
+      let failedSetUp = edges.endedBetweenTests(exit, stoppedAt: limit, output: supervision.tail, because: cause) { name in
         planned.values.first { $0.existing?.suite == name }?.id.suiteRun
       }
       guard let failedSetUp else { return }

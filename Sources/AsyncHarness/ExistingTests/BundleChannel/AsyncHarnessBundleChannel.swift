@@ -7,7 +7,8 @@
 //
 // At load time, before `main`, a constructor reads the variables the harness set and removes
 // them (and this library from LD_PRELOAD), so that test code and the processes it starts never
-// see them, moves the channel above descriptor 100, close-on-exec, and puts standard output in
+// see them, moves the channel above descriptor 100, close-on-exec (and keeps `close` from closing
+// it: a test may close every descriptor above 2), and puts standard output in
 // line buffering (what a test prints just before it crashes is not lost in a buffer). Each
 // record goes to the channel whole, just after a numbered marker line written to standard
 // output (after what the tests printed so far), so that the harness cuts the output into
@@ -43,6 +44,8 @@ private let load: @convention(c) () -> Void = { BundleChannel.load() }
 private enum BundleChannel {
   /// The channel's writer: set at load time, before any other thread runs, and only read after.
   nonisolated(unsafe) static var writer: ChannelWriter?
+  /// The channel's descriptor (-1 without one): set and read as ``writer`` is.
+  nonisolated(unsafe) static var channel: Int32 = -1
   /// The path Swift Testing's stream is opened at, until it is.
   static let streamPath = Mutex<String?>(nil)
 
@@ -60,6 +63,7 @@ private enum BundleChannel {
     _ = fcntl(inherited, F_SETFD, FD_CLOEXEC)
     let channel = fcntl(inherited, F_DUPFD_CLOEXEC, 100)
     guard channel >= 0 else { return }
+    self.channel = channel
     let writer = ChannelWriter(channel: channel, marker: marker)
     BundleExplorer.send = { writer.send($0) }
     if library == "xctest" {
@@ -106,6 +110,10 @@ private enum BundleChannel {
     return fopencookie(nil, "w", functions)
   }
 
+  /// The C library's `close`.
+  static let nextClose = dlsym(UnsafeMutableRawPointer(bitPattern: -1), "close")
+    .map { unsafeBitCast($0, to: (@convention(c) (Int32) -> Int32).self) }
+
   typealias Open = @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> UnsafeMutablePointer<FILE>?
   /// The C library's `fopen` and `fopen64`.
   static let nextOpen = dlsym(UnsafeMutableRawPointer(bitPattern: -1), "fopen").map { unsafeBitCast($0, to: Open.self) }
@@ -149,6 +157,21 @@ public func asyncHarnessOpen(_ path: UnsafePointer<CChar>?, _ mode: UnsafePointe
 public func asyncHarnessOpen64(_ path: UnsafePointer<CChar>?, _ mode: UnsafePointer<CChar>?) -> UnsafeMutablePointer<FILE>? {
   if let path, let stream = BundleChannel.stream(at: path) { return stream }
   return BundleChannel.nextOpen64?(path, mode)
+}
+
+/// `close`, as this process calls it: the C library's, but for the channel's descriptor, which
+/// stays open (and the call succeeds). A test that closes every descriptor above 2, as code
+/// that detaches itself does, would otherwise cut the harness off from its tests: the test and
+/// those after it in the process would have no end. No descriptor the test opened can be the
+/// channel's, which is in use.
+@_cdecl("close")
+public func asyncHarnessClose(_ descriptor: Int32) -> Int32 {
+  if descriptor >= 0 && descriptor == BundleChannel.channel { return 0 }
+  guard let close = BundleChannel.nextClose else {
+    errno = ENOSYS
+    return -1
+  }
+  return close(descriptor)
 }
 
 /// Writes records to the channel, each after its numbered marker on standard output: its own

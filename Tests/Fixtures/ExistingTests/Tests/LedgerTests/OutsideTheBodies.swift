@@ -14,6 +14,17 @@ import XCTest
 //   next test started (`✘ Test «unknown» recorded an issue`); the next test waits for it.
 // - suiteTrait: a suite trait's scope throws before any test of its suite runs.
 // - listing: a test's trait reads a value that is not set, and crashes as the tests are listed.
+// - listingHangs: a test's trait reads a value that blocks for ever, as the tests are listed
+//   (`swift test` never ends).
+// - testTrait: a test trait's `prepare` throws, and so does an `.enabled(if:)` condition: Swift
+//   Testing records the error as each test's issue and never runs it.
+// - suiteWarning, lateWarning: a suite trait records a warning in its scope, and a test leaves a
+//   thread that records a warning once the next test started: `swift test` passes both
+//   (`⚠︎ Suite WarnedSuiteTests recorded a warning`, `⚠︎ Test «unknown» recorded a warning`).
+// - exitZero: a test calls exit(0) before it returns. `swift test` is green (exit status 0, no
+//   summary): the bundle's run stops there, and the test after it never runs.
+// - exitStatusXCTest, exitStatusSwiftTesting: a test that passes leaves an `atexit` handler that
+//   ends the process with status 1 once every test passed.
 
 /// The case of failure outside a test's body this run shows (EXISTING_TESTS_OUTSIDE), if any.
 let outsideCase = ProcessInfo.processInfo.environment["EXISTING_TESTS_OUTSIDE"] ?? ""
@@ -115,3 +126,86 @@ func requiredCurrency() -> String {
 }
 
 @Test(NeedsCurrency(code: requiredCurrency())) func convertsCurrency() {}
+
+/// Leaves an `atexit` handler that ends the process with status 1, when `name` is the case of this run.
+func exitWithStatusOneAtTheEnd(ifTheCaseIs name: String) {
+  guard outsideCase == name else { return }
+  atexit { _exit(1) }
+}
+
+final class ExitStatusXCTests: XCTestCase {
+  func testLeavesAnExitHandler() { exitWithStatusOneAtTheEnd(ifTheCaseIs: "exitStatusXCTest") }
+}
+
+@Suite struct ExitStatusSwiftTests {
+  @Test func leavesAnExitHandler() { exitWithStatusOneAtTheEnd(ifTheCaseIs: "exitStatusSwiftTesting") }
+}
+
+/// The error of a ledger that could not be opened, when the case is `testTrait`.
+struct LedgerClosed: Error, CustomStringConvertible {
+  var description: String { "the ledger could not be opened" }
+}
+
+/// A test trait whose `prepare` throws when the case is `testTrait`.
+struct OpensTheLedger: TestTrait {
+  func prepare(for test: Test) async throws {
+    if outsideCase == "testTrait" { throw LedgerClosed() }
+  }
+}
+
+/// Whether the ledger is open: throws when the case is `testTrait`.
+func ledgerIsOpen() throws -> Bool {
+  if outsideCase == "testTrait" { throw LedgerClosed() }
+  return true
+}
+
+@Suite struct UnpreparedTests {
+  @Test(OpensTheLedger()) func prepared() {}
+  @Test(.enabled(if: try ledgerIsOpen())) func enabledIfOpen() {}
+}
+
+/// A suite trait that records a warning in its scope when the case is `suiteWarning`.
+struct WarnsOfTheLedger: SuiteTrait, TestScoping {
+  func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+    if outsideCase == "suiteWarning" { Issue.record("the ledger is nearly full", severity: .warning) }
+    try await function()
+  }
+}
+
+@Suite(WarnsOfTheLedger()) struct WarnedSuiteTests {
+  @Test func balances() {}
+}
+
+@Suite(.serialized) struct WarningAfterItsTest {
+  static let nextTestStarted = DispatchSemaphore(value: 0)
+  static let recorded = DispatchSemaphore(value: 0)
+
+  /// Leaves a thread that records a warning once the next test started: its own has returned.
+  @Test func detachesAWarning() {
+    guard outsideCase == "lateWarning" else { return }
+    Thread {
+      _ = Self.nextTestStarted.wait(timeout: .now() + 5)
+      Issue.record("warned after its test returned", severity: .warning)
+      Self.recorded.signal()
+    }.start()
+  }
+
+  @Test func waitsForIt() {
+    guard outsideCase == "lateWarning" else { return }
+    Self.nextTestStarted.signal()
+    _ = Self.recorded.wait(timeout: .now() + 5)
+  }
+}
+
+/// The rate the tests run with: blocks for ever, as the tests are listed, when the case is `listingHangs`.
+func requiredRate() -> String {
+  if outsideCase == "listingHangs" { blockForever() }
+  return "EUR/USD"
+}
+
+@Test(NeedsCurrency(code: requiredRate())) func convertsAtTheRate() {}
+
+final class ExitsWithZeroXCTests: XCTestCase {
+  func testA_ExitsWithZero() { if outsideCase == "exitZero" { exit(0) } }
+  func testB_After() {}
+}

@@ -1,0 +1,2 @@
+/// Nothing to test yet.
+public enum Empty {}
