@@ -187,9 +187,13 @@ struct TestBundle {
     if let tests = cache?.read() { return TestBundle(path: bundle, packageDirectory: package.path, listed: tests) }
     // The two listings run at once: Swift Testing's writes into files, XCTest's into a pipe.
     // A listing that fails is a failure of the run; the tests the other one listed still run.
-    let swiftTestingListing = SwiftTestingListing(bundle: bundle, directory: package, library: try discovery?())
+    // A bundle built from the package's own entry point (Tests/LinuxMain.swift, which calls
+    // XCTMain) runs XCTest alone under `swift test`: its Swift Testing tests are never listed.
+    let ownEntryPoint = SwiftPMLayout.ownTestEntryPoint(ofBundle: bundle)
+    let swiftTestingListing = ownEntryPoint == nil
+      ? SwiftTestingListing(bundle: bundle, directory: package, library: try discovery?()) : nil
     let listing = try Self.run(bundle, ["--list-tests"], in: package)
-    let swiftTesting = swiftTestingListing.tests(errors: errors)
+    let swiftTesting = swiftTestingListing?.tests(errors: errors) ?? (tests: [], failure: nil)
     var failures = swiftTesting.failure.map { [$0] } ?? []
     var xctest: [ExistingTest] = []
     if listing.status == 0 {
