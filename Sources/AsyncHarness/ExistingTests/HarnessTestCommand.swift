@@ -74,6 +74,8 @@ package enum HarnessTestCommand {
         console: .forStandardOutput(), output: output, errors: errors, interrupts: interrupts, bazel: bazel,
         recorder: RunRecorder(path: record, executable: "harness test", arguments: flags, warn: errors)
       ) { _, configuration in
+        // A bundle whose own entry point lists no test runs whole, in this process.
+        guard !bundle.runsWhole else { return { InProcessExecutor(capturesOutput: true) } }
         let allXCTests = configuration.choosesTests ? nil : bundle.xctestCount
         return {
           BundleExecutor(bundle: bundle.path, directory: bundle.packageDirectory, channelLibrary: library,
@@ -151,6 +153,9 @@ struct TestBundle {
   let catalog: Catalog
   /// How many XCTest tests it lists.
   let xctestCount: Int
+  /// Whether it runs whole, as one test of this process: its main is the package's own, and
+  /// does not call `XCTMain` (``OwnEntryPoint``).
+  var runsWhole = false
 
   /// Builds the package's tests (unless `skipBuild`), finds the bundle where SwiftPM's layout puts
   /// it (``binDirectory(of:buildFlags:packageFlags:)``) and lists its tests; with `discovery`
@@ -182,14 +187,18 @@ struct TestBundle {
           + (skipBuild ? " Were its tests built (--skip-build builds nothing)?" : "")
         : "several test bundles in \(directory): \(bundles.joined(separator: ", "))")
     }
+    // A bundle built from an entry point of the package's own runs as `swift test` runs it:
+    // whole, when that entry point does not call XCTMain; else its XCTest tests alone.
+    let ownEntryPoint = SwiftPMLayout.ownTestEntryPoint(ofBundle: bundle).map { OwnEntryPoint(bundle: bundle, source: $0) }
+    if let ownEntryPoint, !ownEntryPoint.callsXCTMain {
+      return TestBundle(path: bundle, packageDirectory: package.path, runningWhole: ownEntryPoint)
+    }
     // A bundle listed before, by this harness, is not listed again.
     let cache = ListingCache(bundle: bundle, withSerialization: discovery != nil)
     if let tests = cache?.read() { return TestBundle(path: bundle, packageDirectory: package.path, listed: tests) }
     // The two listings run at once: Swift Testing's writes into files, XCTest's into a pipe.
     // A listing that fails is a failure of the run; the tests the other one listed still run.
-    // A bundle built from the package's own entry point (Tests/LinuxMain.swift, which calls
-    // XCTMain) runs XCTest alone under `swift test`: its Swift Testing tests are never listed.
-    let ownEntryPoint = SwiftPMLayout.ownTestEntryPoint(ofBundle: bundle)
+    // Swift Testing never runs in a bundle built from the package's own entry point.
     let swiftTestingListing = ownEntryPoint == nil
       ? SwiftTestingListing(bundle: bundle, directory: package, library: try discovery?()) : nil
     let listing = try Self.run(bundle, ["--list-tests"], in: package)
@@ -216,6 +225,16 @@ struct TestBundle {
     self.packageDirectory = packageDirectory
     catalog = Catalog(existing: tests, listingFailures: failures)
     xctestCount = tests.count { $0.library == .xctest }
+  }
+
+  /// The bundle at `path`, of the package in `packageDirectory`, whose own entry point lists
+  /// no test: one test runs it whole (``OwnEntryPoint/suite(directory:)``).
+  init(path: String, packageDirectory: String, runningWhole entryPoint: OwnEntryPoint) {
+    self.path = path
+    self.packageDirectory = packageDirectory
+    catalog = Catalog(suites: [entryPoint.suite(directory: packageDirectory)])
+    xctestCount = 0
+    runsWhole = true
   }
 
   /// The directory of the package's built products: by SwiftPM's layout (``SwiftPMLayout``),

@@ -82,12 +82,17 @@ enum SwiftPMLayout {
   /// `CSV.swiftPackageTests` is `CSV_swiftPackageTests`); `nil` when SwiftPM generated the entry
   /// point (`<bundle>.derived/runner.swift`) or the build left no such list.
   static func ownTestEntryPoint(ofBundle bundle: String) -> String? {
-    let name = ((bundle as NSString).lastPathComponent as NSString).deletingPathExtension
-    let module = String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
-    let sources = "\((bundle as NSString).deletingLastPathComponent)/\(module).build/sources"
-    guard let list = try? String(contentsOfFile: sources, encoding: .utf8) else { return nil }
+    guard let list = try? String(contentsOfFile: "\(mainModuleDirectory(ofBundle: bundle))/sources", encoding: .utf8)
+    else { return nil }
     return list.split(separator: "\n").map(String.init)
       .first { testEntryPointNames.contains(($0 as NSString).lastPathComponent) }
+  }
+
+  /// The directory of the build of the bundle's main module (`<module>.build`, beside it).
+  static func mainModuleDirectory(ofBundle bundle: String) -> String {
+    let name = ((bundle as NSString).lastPathComponent as NSString).deletingPathExtension
+    let module = String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
+    return "\((bundle as NSString).deletingLastPathComponent)/\(module).build"
   }
 
   /// `--name=value` (or `-c=value`) as its name and value; any other flag as itself, with no value.
