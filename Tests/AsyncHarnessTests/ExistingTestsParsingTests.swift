@@ -48,6 +48,15 @@ final class ExistingTestsParsingTests: XCTestCase {
     XCTAssertTrue(tests.allSatisfy { $0.library == .swiftTesting })
   }
 
+  /// A function's ID names the type it is declared in, a suite whether it has a record or not.
+  func testAFunctionsIDNamesTheTypeItIsDeclaredIn() {
+    XCTAssertEqual(SwiftTestingRecord.suite(ofFunction: "Snap.BaseSuite/MainActorTests/dump()/A.swift:17:8", named: "dump()"),
+                   "Snap.BaseSuite/MainActorTests")
+    XCTAssertEqual(SwiftTestingRecord.suite(ofFunction: "M.S//(lhs:rhs:)/A.swift:3:4", named: "/(lhs:rhs:)"), "M.S")
+    XCTAssertNil(SwiftTestingRecord.suite(ofFunction: "LedgerTests.freeFunction()/LedgerSwiftTests.swift:118:2",
+                                          named: "freeFunction()"))
+  }
+
   func testASwiftTestingTestIsSelectedByItsFullIDAndPointsAtItsDeclaration() throws {
     let tests = try ExistingTest.swiftTestingListing(Self.swiftTestingList)
     let test = try XCTUnwrap(tests.first { $0.name == "parameterized(amount:)" })

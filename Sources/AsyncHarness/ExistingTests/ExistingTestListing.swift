@@ -23,7 +23,8 @@ extension ExistingTest {
   /// --list-tests --event-stream-output-path FILE --event-stream-version 0` writes: one
   /// `{"kind":"test","payload":{…},"version":0}` record a line, suites and functions, in no
   /// stable order. Records of other kinds are skipped.
-  /// - Returns: The test functions, each with its enclosing suite, in declaration order
+  /// - Returns: The test functions, each with its enclosing suite (a type without `@Suite`
+  ///   that holds them too, which has no record), in declaration order
   ///   (by file, line and column), which is the order `--no-parallel` runs them in.
   /// - Throws: ``ExistingTestsListingError`` naming the first line that is not a version 0
   ///   record or a `test` record that lacks a field.
@@ -55,6 +56,12 @@ extension ExistingTest {
       functions.append(ExistingTest(
         library: .swiftTesting, suite: "", name: name, displayName: declared.displayName, id: declared.id,
         isParameterized: declared.isParameterized, sourceLocation: location))
+    }
+    // A type without `@Suite` that holds tests has no record, but is a suite as they run.
+    for function in functions {
+      if let suite = SwiftTestingRecord.suite(ofFunction: function.id, named: function.name), suites[suite] == nil {
+        suites.updateValue(nil, forKey: suite)
+      }
     }
     return functions.sorted { declarationOrder($0) < declarationOrder($1) }.map { function in
       var test = function

@@ -65,6 +65,15 @@ package struct SwiftTestingRecord: Sendable {
     suites.filter { encloses($0, id) }.max { $0.count < $1.count }
   }
 
+  /// The suite whose ID a test function's ID `id` begins with, the function being `name`:
+  /// `Module.Suite/Type` of `Module.Suite/Type/name()/File.swift:8:8`; `nil` for a function
+  /// outside any type (`Module.name()/File.swift:3:2`). A type without `@Suite` that holds tests
+  /// is a suite Swift Testing makes as it runs them, of which its listing has no record.
+  package static func suite(ofFunction id: String, named name: String) -> String? {
+    guard let location = id.lastIndex(of: "/"), id[..<location].hasSuffix("/" + name) else { return nil }
+    return String(id[..<location].dropLast(name.count + 1))
+  }
+
   /// Whether the suite `suite` encloses the test or suite `id`.
   package static func encloses(_ suite: String, _ id: String) -> Bool {
     id.count > suite.count && id.hasPrefix(suite) && ["/", "."].contains(id[id.index(id.startIndex, offsetBy: suite.count)])
