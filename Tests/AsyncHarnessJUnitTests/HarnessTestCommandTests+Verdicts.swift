@@ -113,5 +113,7 @@ extension HarnessTestCommandTests {
     "LedgerTests.PrintsItsProcessInOrder/third()": .passed,
     "LedgerTests.PrintsItsProcessInOrder/fourth()": .passed,
     "LedgerTests.PrintsItsProcessInOrder/Inside/fifth()": .passed,
+    "LedgerTests.HoldsUnmarked/First/same()": .passed,
+    "LedgerTests.HoldsUnmarked/Second/same()": .passed,
   ]
 }

@@ -69,7 +69,15 @@ final class ExistingTestsParsingTests: XCTestCase {
     XCTAssertEqual(tests.last?.suite, "LedgerTests.Unmarked/Inner")
     XCTAssertNil(tests.last?.suiteDisplayName)
     XCTAssertEqual(tests.first { $0.name == "freeFunction()" }?.suite, "LedgerTests")
-    XCTAssertEqual(SwiftTestingRecord.type(ofFunction: "LedgerTests.freeFunction()/LedgerSwiftTests.swift:118:2"), nil)
+    XCTAssertNil(SwiftTestingRecord.type(ofFunction: "LedgerTests.freeFunction()/LedgerSwiftTests.swift:118:2",
+                                           named: "freeFunction()"))
+  }
+
+  /// A function's ID names the type it is declared in, whose name may hold `/` (an operator).
+  func testAFunctionsIDNamesTheTypeItIsDeclaredIn() {
+    XCTAssertEqual(SwiftTestingRecord.type(ofFunction: "Snap.BaseSuite/MainActorTests/dump()/A.swift:17:8", named: "dump()"),
+                   "Snap.BaseSuite/MainActorTests")
+    XCTAssertEqual(SwiftTestingRecord.type(ofFunction: "M.S//(lhs:rhs:)/A.swift:3:4", named: "/(lhs:rhs:)"), "M.S")
   }
 
   func testASwiftTestingTestIsSelectedByItsFullIDAndPointsAtItsDeclaration() throws {

@@ -100,4 +100,29 @@ final class SwiftPMLayoutTests: XCTestCase {
     XCTAssertEqual(SwiftPMLayout.followingLink(scratch.appendingPathComponent("release").path),
                    scratch.appendingPathComponent("release").path, "no link: the path itself")
   }
+
+  /// A bundle built from the package's own `Tests/LinuxMain.swift` (or `XCTMain.swift`) lists
+  /// it among the sources of its main module, which SwiftPM names as modules are named
+  /// (`CSV.swiftPackageTests` is `CSV_swiftPackageTests`); one SwiftPM generated lists its
+  /// `runner.swift`.
+  func testTheBundlesOwnEntryPointIsTheOneItsMainModuleWasBuiltFrom() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftpm-layout-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    func bundle(_ name: String, builtFrom sources: [String]) throws -> String {
+      let module = directory.appendingPathComponent("\(name.replacingOccurrences(of: ".", with: "_")).build")
+      try FileManager.default.createDirectory(at: module, withIntermediateDirectories: true)
+      try (sources.joined(separator: "\n") + "\n").write(to: module.appendingPathComponent("sources"), atomically: true,
+                                                        encoding: .utf8)
+      return directory.appendingPathComponent("\(name).xctest").path
+    }
+    XCTAssertEqual(SwiftPMLayout.ownTestEntryPoint(ofBundle: try bundle("InkPackageTests", builtFrom: ["/p/Tests/LinuxMain.swift"])),
+                   "/p/Tests/LinuxMain.swift")
+    XCTAssertEqual(SwiftPMLayout.ownTestEntryPoint(ofBundle: try bundle("CSV.swiftPackageTests", builtFrom: ["/p/Tests/XCTMain.swift"])),
+                   "/p/Tests/XCTMain.swift")
+    XCTAssertNil(SwiftPMLayout.ownTestEntryPoint(ofBundle: try bundle("PlotPackageTests", builtFrom: [
+      "/p/.build/x86_64-unknown-linux-gnu/debug/PlotPackageTests.derived/runner.swift",
+    ])))
+    XCTAssertNil(SwiftPMLayout.ownTestEntryPoint(ofBundle: directory.appendingPathComponent("NonePackageTests.xctest").path),
+                 "no list of sources: SwiftPM's own entry point")
+  }
 }

@@ -73,7 +73,7 @@ extension ExistingTest {
         isParameterized: declared.isParameterized, sourceLocation: location))
     }
     // A type of test functions without `@Suite` is a suite too, as Swift Testing runs it.
-    for type in functions.compactMap({ SwiftTestingRecord.type(ofFunction: $0.id) }) where suites[type] == nil {
+    for type in functions.compactMap({ SwiftTestingRecord.type(ofFunction: $0.id, named: $0.name) }) where suites[type] == nil {
       suites[type] = .some(nil)
     }
     return functions.sorted { declarationOrder($0) < declarationOrder($1) }.map { function in

@@ -85,6 +85,29 @@ enum SwiftPMLayout {
     return absolute(destination, in: (directory as NSString).deletingLastPathComponent)
   }
 
+  /// The names SwiftPM gives a test entry point a package writes itself, in a test directory
+  /// (`Tests/LinuxMain.swift`): the bundle is built from it instead of the one SwiftPM generates.
+  static let testEntryPointNames: Set<String> = ["XCTMain.swift", "LinuxMain.swift"]
+
+  /// The test entry point of the package's own that the test bundle at `bundle` was built from,
+  /// by the list of sources SwiftPM compiled into the bundle's main module, beside it
+  /// (`<module>.build/sources`, the module named for the bundle as SwiftPM names modules:
+  /// `CSV.swiftPackageTests` is `CSV_swiftPackageTests`); `nil` when SwiftPM generated the entry
+  /// point (`<bundle>.derived/runner.swift`) or the build left no such list.
+  static func ownTestEntryPoint(ofBundle bundle: String) -> String? {
+    guard let list = try? String(contentsOfFile: "\(mainModuleDirectory(ofBundle: bundle))/sources", encoding: .utf8)
+    else { return nil }
+    return list.split(separator: "\n").map(String.init)
+      .first { testEntryPointNames.contains(($0 as NSString).lastPathComponent) }
+  }
+
+  /// The directory of the build of the bundle's main module (`<module>.build`, beside it).
+  static func mainModuleDirectory(ofBundle bundle: String) -> String {
+    let name = ((bundle as NSString).lastPathComponent as NSString).deletingPathExtension
+    let module = String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
+    return "\((bundle as NSString).deletingLastPathComponent)/\(module).build"
+  }
+
   /// `--name=value` (or `-c=value`) as its name and value; any other flag as itself, with no value.
   private static func split(_ flag: String) -> (name: String, value: String?) {
     guard flag.hasPrefix("--") || flag.hasPrefix("-c="), let equals = flag.firstIndex(of: "=") else { return (flag, nil) }

@@ -68,10 +68,11 @@ package struct SwiftTestingRecord: Sendable {
   /// The type a test function of ID `id` (`Module.Type/name()/File.swift:line:column`) is
   /// declared in (`Module.Type`; `Module.Outer/Inner` for a nested one), `nil` for a function
   /// outside any type. Swift Testing runs such a type as a suite even without `@Suite`, but its
-  /// listing declares only the suites written so.
-  package static func type(ofFunction id: String) -> String? {
-    let components = id.split(separator: "/", omittingEmptySubsequences: false)
-    return components.count > 2 ? components.dropLast(2).joined(separator: "/") : nil
+  /// listing declares only the suites written so. `name` is the function's, which may hold `/`
+  /// (an operator, `/(lhs:rhs:)`).
+  package static func type(ofFunction id: String, named name: String) -> String? {
+    guard let location = id.lastIndex(of: "/"), id[..<location].hasSuffix("/" + name) else { return nil }
+    return String(id[..<location].dropLast(name.count + 1))
   }
 
   /// Whether the suite `suite` encloses the test or suite `id`.

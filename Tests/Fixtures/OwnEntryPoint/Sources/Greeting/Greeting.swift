@@ -1,0 +1,2 @@
+/// The words a greeting says to `name`.
+public func greeting(for name: String) -> String { "Hello, \(name)" }
