@@ -1,10 +1,5 @@
 import ArgumentParser
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `harness test [FLAGS] [--package-path DIR] [--skip-build] [-- BUILD FLAGS]` (``HarnessCommand``,
 /// ``HarnessTestSubcommand``): builds a
