@@ -87,9 +87,10 @@ enum BundleExplorer {
     scheduler?.record()
   }
 
-  /// A test began: from here its work having nothing to run is its being stuck.
-  static func testStarted() {
-    scheduler?.testStarted()
+  /// A test began, on the main thread (an XCTest test) or not: from here its work having
+  /// nothing to run is its being stuck.
+  static func testStarted(holdingTheMainThread: Bool) {
+    scheduler?.testStarted(holdingTheMainThread: holdingTheMainThread)
   }
 }
 
@@ -200,8 +201,9 @@ final class ExplorerScheduler: Sendable {
   }
 
   /// A test began.
-  func testStarted() {
+  func testStarted(holdingTheMainThread: Bool) {
     state.withLock { state in
+      state.testHoldsTheMainThread = holdingTheMainThread
       state.jobsAtTestStart = state.jobs
       state.swiftJobsAtTestStart = state.swiftJobs
       state.stepsAtTestStart = state.steps
@@ -308,6 +310,6 @@ final class ExplorerScheduler: Sendable {
 enum BundleExplorer {
   nonisolated(unsafe) static var send: (@Sendable (ChannelRecord) -> Void)?
   static func record() -> ChannelRecord? { nil }
-  static func testStarted() {}
+  static func testStarted(holdingTheMainThread: Bool) {}
 }
 #endif
