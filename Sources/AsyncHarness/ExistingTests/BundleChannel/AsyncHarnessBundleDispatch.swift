@@ -88,6 +88,11 @@ extension ExplorerScheduler.State {
          delay: delay)
   }
 
+  /// Whether a notify block's group is empty: it may run now.
+  var noticeDue: Bool {
+    notices.contains { RealDispatch.groupWait?($0.notified, 0) == 0 }
+  }
+
   /// Takes the notify blocks whose group is empty now, in the order they were sent.
   mutating func takeNotifiedBlocks() {
     guard !notices.isEmpty else { return }

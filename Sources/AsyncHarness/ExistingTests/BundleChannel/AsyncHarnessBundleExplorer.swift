@@ -181,7 +181,8 @@ final class ExplorerScheduler: Sendable {
   }
 
   /// Every quiet period: when the job running is the one that ran a quiet period ago and
-  /// others wait, it blocks on them, and every job goes to Swift's own executors from then on.
+  /// others wait (ready, asleep, or a notify block whose group is empty), it blocks on them,
+  /// and every job goes to Swift's own executors and Dispatch from then on.
   private func watch() {
     Self.ownThreads.withLock { _ = $0.insert(OutsideWork.currentThread()) }
     var lastStep = -1
@@ -190,7 +191,7 @@ final class ExplorerScheduler: Sendable {
       let handedOver = state.withLock { state -> [(job: Job, delay: Int64?)]? in
         defer { lastStep = state.steps }
         guard state.escapedAt == nil, state.running, state.steps == lastStep,
-          !state.ready.isEmpty || !state.sleepers.isEmpty
+          !state.ready.isEmpty || !state.sleepers.isEmpty || state.noticeDue
         else { return nil }
         return state.escape()
       }
