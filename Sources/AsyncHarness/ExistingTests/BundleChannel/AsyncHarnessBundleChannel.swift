@@ -211,7 +211,7 @@ final class ChannelWriter: Sendable {
       state.lines.append(Array(bytes)[...])
       while let line = state.lines.next() {
         if line.firstRange(of: Self.testEnded) != nil { sendEndNotes(&state) }
-        if line.firstRange(of: Self.testStarted) != nil { BundleExplorer.testStarted() }
+        if line.firstRange(of: Self.testStarted) != nil { BundleExplorer.testStarted(holdingTheMainThread: false) }
         send(line, records: &state.records)
       }
     }

@@ -47,6 +47,18 @@ extension ExplorerScheduler {
     return true
   }
 
+  /// A block was cancelled (`dispatch_block_cancel`): asleep in the schedule, it would run
+  /// nothing when due, so it goes back to Dispatch with what is left of its time, and no
+  /// longer keeps the test waiting. XCTest cancels its waiter's timeout so as the wait ends.
+  func cancelled(_ block: UnsafeRawPointer) {
+    let address = UInt(bitPattern: block)
+    let handedBack = state.withLock { $0.removeSleepers { $0.sentBlock?.address == address } }
+    guard !handedBack.isEmpty else { return }
+    for sleeper in handedBack { sleeper.job.sentBlock?.send(after: sleeper.delay, then: nil) }
+    // The schedule may sleep until that block was due: it looks at what is left.
+    wake.signal()
+  }
+
   /// Before `dispatch_sync` onto the queue at `address`: the blocks sent to it (or to a queue
   /// of the same serial order) and not run yet run first, here, in the order sent, so the
   /// synchronous block never jumps ahead of them.
@@ -74,6 +86,11 @@ extension ExplorerScheduler.State {
     take(ExplorerScheduler.Job(work: .dispatch(sent), onMainThread: onMain, queue: queue(ofDispatchQueue: sent),
                                label: "\(what) on \(onMain ? "the main queue" : RealDispatch.label(of: sent.queue))"),
          delay: delay)
+  }
+
+  /// Whether a notify block's group is empty: it may run now.
+  var noticeDue: Bool {
+    notices.contains { RealDispatch.groupWait?($0.notified, 0) == 0 }
   }
 
   /// Takes the notify blocks whose group is empty now, in the order they were sent.
@@ -112,6 +129,13 @@ final class SentBlock: @unchecked Sendable {
   let barrier: Bool
   let group: OpaquePointer?
   let notified: OpaquePointer?
+  /// Whether the main thread sent it from outside the schedule's work (XCTest's waiter's
+  /// timeout, when it is sent for later).
+  let sentByTheMainThread = gettid() == getpid() && !ExplorerScheduler.ownThread.isSet
+
+  /// The block's address (a block on the heap, as every block that can be cancelled is, keeps
+  /// its own as it is copied).
+  var address: UInt { UInt(bitPattern: copied) }
 
   init(queue: OpaquePointer?, block: UnsafeRawPointer, barrier: Bool = false, group: OpaquePointer? = nil,
        notified: OpaquePointer? = nil) {
@@ -250,6 +274,14 @@ public func asyncHarnessDispatchGroupNotify(_ group: OpaquePointer?, _ queue: Op
   if BundleExplorer.scheduler?.submit(SentBlock(queue: queue, block: block, notified: group)) != true {
     RealDispatch.groupNotify?(group, queue, block)
   }
+}
+
+/// `dispatch_block_cancel`, as this process calls it: a cancelled block asleep in the schedule
+/// goes back to Dispatch.
+@_cdecl("dispatch_block_cancel")
+public func asyncHarnessDispatchBlockCancel(_ block: UnsafeRawPointer) {
+  RealDispatch.blockCancel?(block)
+  BundleExplorer.scheduler?.cancelled(block)
 }
 
 /// `dispatch_sync`, as this process calls it: the blocks sent to the queue before run first.

@@ -25,6 +25,7 @@ enum RealDispatch {
   typealias GroupQueueWork = @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?, Work) -> Void
   /// A call on two Dispatch objects: an object and the queue it targets.
   typealias GroupQueueCall = @convention(c) (OpaquePointer?, OpaquePointer?) -> Void
+  typealias BlockCall = @convention(c) (UnsafeRawPointer) -> Void
   typealias GroupWait = @convention(c) (OpaquePointer?, UInt64) -> Int
   typealias QueueCreate = @convention(c) (UnsafePointer<CChar>?, OpaquePointer?) -> OpaquePointer?
   typealias QueueCreateWithTarget = @convention(c) (UnsafePointer<CChar>?, OpaquePointer?, OpaquePointer?) -> OpaquePointer?
@@ -54,6 +55,7 @@ enum RealDispatch {
   static let groupNotify = next("dispatch_group_notify").map { unsafeBitCast($0, to: GroupQueueBlock.self) }
   /// `dispatch_group_wait`: 0 once the group is empty, within the time given.
   static let groupWait = next("dispatch_group_wait").map { unsafeBitCast($0, to: GroupWait.self) }
+  static let blockCancel = next("dispatch_block_cancel").map { unsafeBitCast($0, to: BlockCall.self) }
   static let setTargetQueue = next("dispatch_set_target_queue").map { unsafeBitCast($0, to: GroupQueueCall.self) }
   static let queueCreate = next("dispatch_queue_create").map { unsafeBitCast($0, to: QueueCreate.self) }
   static let queueCreateWithTarget = next("dispatch_queue_create_with_target")

@@ -87,9 +87,10 @@ enum BundleExplorer {
     scheduler?.record()
   }
 
-  /// A test began: from here its work having nothing to run is its being stuck.
-  static func testStarted() {
-    scheduler?.testStarted()
+  /// A test began, on the main thread (an XCTest test) or not: from here its work having
+  /// nothing to run is its being stuck.
+  static func testStarted(holdingTheMainThread: Bool) {
+    scheduler?.testStarted(holdingTheMainThread: holdingTheMainThread)
   }
 }
 
@@ -180,7 +181,8 @@ final class ExplorerScheduler: Sendable {
   }
 
   /// Every quiet period: when the job running is the one that ran a quiet period ago and
-  /// others wait, it blocks on them, and every job goes to Swift's own executors from then on.
+  /// others wait (ready, asleep, or a notify block whose group is empty), it blocks on them,
+  /// and every job goes to Swift's own executors and Dispatch from then on.
   private func watch() {
     Self.ownThreads.withLock { _ = $0.insert(OutsideWork.currentThread()) }
     var lastStep = -1
@@ -189,7 +191,7 @@ final class ExplorerScheduler: Sendable {
       let handedOver = state.withLock { state -> [(job: Job, delay: Int64?)]? in
         defer { lastStep = state.steps }
         guard state.escapedAt == nil, state.running, state.steps == lastStep,
-          !state.ready.isEmpty || !state.sleepers.isEmpty
+          !state.ready.isEmpty || !state.sleepers.isEmpty || state.noticeDue
         else { return nil }
         return state.escape()
       }
@@ -200,8 +202,9 @@ final class ExplorerScheduler: Sendable {
   }
 
   /// A test began.
-  func testStarted() {
+  func testStarted(holdingTheMainThread: Bool) {
     state.withLock { state in
+      state.testHoldsTheMainThread = holdingTheMainThread
       state.jobsAtTestStart = state.jobs
       state.swiftJobsAtTestStart = state.swiftJobs
       state.stepsAtTestStart = state.steps
@@ -308,6 +311,6 @@ final class ExplorerScheduler: Sendable {
 enum BundleExplorer {
   nonisolated(unsafe) static var send: (@Sendable (ChannelRecord) -> Void)?
   static func record() -> ChannelRecord? { nil }
-  static func testStarted() {}
+  static func testStarted(holdingTheMainThread: Bool) {}
 }
 #endif

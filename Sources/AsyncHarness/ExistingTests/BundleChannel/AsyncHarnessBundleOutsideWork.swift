@@ -155,12 +155,17 @@ extension ExplorerScheduler {
   /// concurrency work and none of it can run, none is due and none came for the quiet
   /// period, while the main thread is free (it answers within another quiet period: a
   /// synchronous test body blocking it, as XCTest runs one, is running, not stuck); once a test.
-  /// A synchronous XCTest body waiting in XCTest's waiter is not: its timeout, sent for later
+  /// An XCTest test holds the main thread: it can be stuck only while the main thread waits in
+  /// XCTest's waiter (for its `async` body, `setUp` or `tearDown`). Otherwise its synchronous
+  /// body runs there, even as it runs the run loop between its own looks at the clock
+  /// (Nimble's `toEventually` and `toAlways` poll so), and is given its real time. A
+  /// synchronous body waiting in XCTest's waiter is not stuck either: its timeout, sent for later
   /// from the main thread, is a sleeper due within the hour.
   func stuck() -> ChannelRecord? {
     let candidate = state.withLock { state in
       state.escapedAt == nil && state.idle && state.ready.isEmpty && !state.sleeperDueWithinTheHorizon && !state.stuckReported
         && state.jobsAtTestStart != nil && state.swiftJobs > state.swiftJobsAtTestStart
+        && (!state.testHoldsTheMainThread || state.mainThreadWaits)
     }
     guard candidate else { return nil }
     guard RealDispatch.mainThreadFree(within: BundleExplorer.quietPeriod) else { return nil }
@@ -171,7 +176,7 @@ extension ExplorerScheduler {
     }
     return state.withLock { state in
       guard state.idle, state.ready.isEmpty, !state.sleeperDueWithinTheHorizon, !state.stuckReported,
-        state.jobsAtTestStart != nil
+        state.jobsAtTestStart != nil, !state.testHoldsTheMainThread || state.mainThreadWaits
       else { return nil }
       state.stuckReported = true
       return .stuck(virtualTime: state.now)

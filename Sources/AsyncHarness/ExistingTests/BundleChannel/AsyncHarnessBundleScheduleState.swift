@@ -38,6 +38,8 @@ extension ExplorerScheduler {
     var jobsAtTestStart: Int?
     var swiftJobsAtTestStart = 0
     var stuckReported = false
+    /// Whether the running test holds the main thread (an XCTest test: XCTest runs each on it).
+    var testHoldsTheMainThread = false
     /// The steps taken when the running test began.
     var stepsAtTestStart: Int?
     /// The step whose job kept the schedule's thread, after which every job went to Swift's
@@ -61,17 +63,32 @@ extension ExplorerScheduler {
     /// sleep, go to Swift's own executors.
     mutating func escape() -> [(job: Job, delay: Int64?)] {
       escapedAt = steps
-      defer {
-        sleepers = []
-        notices = []
-      }
-      let realNow = ContinuousClock.now
+      defer { notices = [] }
       // A notify block waiting for its group is sent to Dispatch's own notify.
       let noticesLeft = notices.map { (Job(work: .dispatch($0), onMainThread: false, queue: 0, label: ""), Int64?.none) }
-      return ready.removeAll().map { ($0, nil) } + noticesLeft + sleepers.map { sleeper in
+      return ready.removeAll().map { ($0, nil) } + noticesLeft + removeSleepers { _ in true }
+    }
+
+    /// Takes the sleepers `isTaken` says, each with what is left of its sleep, in nanoseconds.
+    mutating func removeSleepers(where isTaken: (Job) -> Bool) -> [(job: Job, delay: Int64?)] {
+      let realNow = ContinuousClock.now
+      let taken = sleepers.filter { isTaken($0.job) }.map { sleeper in
         let left = realNow.duration(to: sleeper.realDue)
-        return (sleeper.job, max(sleeper.due - now, left > .zero ? Int64(left.components.seconds) * 1_000_000_000
-          + left.components.attoseconds / 1_000_000_000 : 0))
+        return (sleeper.job, Int64?.some(max(sleeper.due - now, left > .zero ? Int64(left.components.seconds) * 1_000_000_000
+          + left.components.attoseconds / 1_000_000_000 : 0)))
+      }
+      if !taken.isEmpty { sleepers.removeAll { isTaken($0.job) } }
+      return taken
+    }
+
+    /// Whether the main thread waits in XCTest's waiter (for an `async` test's body, its
+    /// `async` `setUp` or `tearDown`, or an expectation): the waiter's timeout, a block the main
+    /// thread sent for later from outside the schedule to the waiter's queue, sleeps in the
+    /// schedule, not cancelled (XCTest cancels it as the wait ends).
+    var mainThreadWaits: Bool {
+      sleepers.contains { sleeper in
+        guard let sent = sleeper.job.sentBlock, sent.sentByTheMainThread else { return false }
+        return RealDispatch.label(of: sent.queue) == "org.swift.XCTest.XCTWaiter"
       }
     }
 

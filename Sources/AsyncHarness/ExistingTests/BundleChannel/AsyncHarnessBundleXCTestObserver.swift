@@ -52,7 +52,7 @@ final class ChannelObserver: NSObject, XCTestObservation, Sendable {
   func testCaseWillStart(_ testCase: XCTestCase) {
     thrownSeen.withLock { $0[ObjectIdentifier(testCase)] = 0 }
     writer.send(.started(test: id(of: testCase)))
-    BundleExplorer.testStarted()
+    BundleExplorer.testStarted(holdingTheMainThread: true)
   }
 
   func testCase(_ testCase: XCTestCase, didFailWithDescription description: String, inFile filePath: String?,

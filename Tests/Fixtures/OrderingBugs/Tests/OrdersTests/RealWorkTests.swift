@@ -65,6 +65,21 @@ final class RealWorkXCTests: XCTestCase {
     XCTAssertGreaterThan(bytes, 0)
   }
 
+  /// A synchronous body that looks at a value until a deadline on the clock, running the main
+  /// run loop between its looks, as Nimble's `toAlways` and `toEventually` do in a synchronous
+  /// test, while a block it sent to the main queue for later changes the value. Its looks keep
+  /// the main thread busy: it never sleeps in the run loop.
+  func testASynchronousBodyPollingTheMainRunLoopIsGivenItsTime() {
+    let value = Atomic(1)
+    DispatchQueue.main.asyncAfter(deadline: .now() + 0.1) { value.store(2, ordering: .relaxed) }
+    let deadline = Date().addingTimeInterval(1)
+    while Date() < deadline {
+      XCTAssertGreaterThan(value.load(ordering: .relaxed), 0)
+      RunLoop.main.run(until: Date())
+    }
+    XCTAssertEqual(value.load(ordering: .relaxed), 2)
+  }
+
   func testASleepTakesTheTimeItSays() async throws {
     let start = ContinuousClock.now
     let date = Date()

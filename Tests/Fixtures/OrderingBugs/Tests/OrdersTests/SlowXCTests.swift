@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Testing
 import XCTest
 
 /// Tests that keep a thread longer than a schedule's quiet period. Each passes in every order.
@@ -19,6 +20,35 @@ final class SlowXCTests: XCTestCase {
     Task { semaphore.signal() }
     waitBlocking(for: semaphore)
     XCTAssertTrue(true)
+  }
+
+  /// An async body calling a synchronous API that blocks until a group's notify block runs.
+  func testAJobWaitingForAGroupsNotifyBlockPasses() async {
+    closeSynchronously()
+    XCTAssertTrue(true)
+  }
+}
+
+/// Closes a store synchronously, as async-kit's `syncShutdownGracefully()` does: a thread of
+/// its own does the closing and leaves a group, whose notify block signals the semaphore the
+/// caller blocks on.
+func closeSynchronously() {
+  let group = DispatchGroup()
+  let queue = DispatchQueue(label: "store.closing")
+  let closed = DispatchSemaphore(value: 0)
+  group.enter()
+  Thread { queue.async { group.leave() } }.start()
+  group.notify(queue: queue) { closed.signal() }
+  waitBlocking(for: closed)
+}
+
+/// An async test calling a synchronous API that blocks until a group's notify block runs: the
+/// job blocks the schedule's thread, so the schedule hands its jobs (the notify block among
+/// them) to Swift's own executors and Dispatch after a quiet period, and says so.
+@Suite struct SlowTests {
+  @Test func aJobWaitingForAGroupsNotifyBlockPasses() async {
+    closeSynchronously()
+    #expect(Bool(true))
   }
 }
 
