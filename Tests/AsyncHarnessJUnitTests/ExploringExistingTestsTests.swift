@@ -26,7 +26,7 @@ final class ExploringExistingTestsTests: ReportTestCase {
   /// Every bug is found in at least 5 of 100 seeds (so 100 seeds find it with more than 99 %
   /// probability), every fixed twin passes all 100, and each test's every seed is reported.
   func testExploringFindsEveryBugAndPassesEveryFixedTwin() throws {
-    let runs = try explore(["--explore", "100", "--workers", "2", "--filter", ".OrdersXCTests/", "--filter", ".OrdersTests/"])
+    let runs = try explore(["--explore", "100", "--workers", "2", "--filter", "\\.OrdersXCTests/", "--filter", "\\.OrdersTests/"])
     XCTAssertEqual(runs.status, 1, runs.errors)
     XCTAssertEqual(Set(runs.bySeed.keys).count, 17, "every test of the fixture is explored: \(runs.bySeed.keys.sorted())")
     for (test, seeds) in runs.bySeed {
@@ -153,7 +153,7 @@ final class ExploringExistingTestsTests: ReportTestCase {
   /// found in at least 5 of 100 seeds, in XCTest and in Swift Testing, their
   /// fixed twins pass all 100, and each failing schedule replays five times out of five.
   func testDispatchBlocksAreOrderedByTheSchedule() throws {
-    let runs = try explore(["--explore", "100", "--workers", "2", "--filter", "DispatchOrders"])
+    let runs = try explore(["--explore", "100", "--workers", "2", "--filter", "\\.DispatchOrders"])
     XCTAssertEqual(runs.status, 1, runs.errors)
     // A global queue's blocks in any order, two serial queues' in any order between them, a
     // concurrent queue's in any order between its barriers, a group's notify as soon as it is empty.

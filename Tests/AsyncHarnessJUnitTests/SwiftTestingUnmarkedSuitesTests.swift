@@ -33,7 +33,7 @@ final class SwiftTestingUnmarkedSuitesTests: ReportTestCase {
 
   func testATypeWithoutSuiteIsTheSuiteOfItsTests() throws {
     for flags in [[], ["--workers", "2"]] {
-      let run = try run(".Unmarked", flags: flags)
+      let run = try run("\\.Unmarked", flags: flags)
       XCTAssertEqual(run.status, 1, run.output)
       XCTAssertEqual(run.verdicts, ["LedgerTests.UnmarkedLedgerTests/opens()": .passed,
                                     "LedgerTests.UnmarkedTwinTests/opens()": .failed])

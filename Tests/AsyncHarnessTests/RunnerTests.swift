@@ -86,6 +86,25 @@ final class RunnerTests: XCTestCase {
     XCTAssertEqual(byTag.results.map(\.test.name), ["saves"])
   }
 
+  /// `--skip` leaves out what the same text would select as a filter, after the filters chose.
+  func testSkipsLeaveOutWhatTheyMatch() throws {
+    let suite = Suite("Filters") {
+      Test("loads messages") { _ in }
+      Test("loads drafts", .tags("db")) { _ in }
+      Test("other") { _ in }
+    }
+    let byPath = try runSuites([suite]) { $0.skips = ["messages"] }
+    XCTAssertEqual(byPath.results.map(\.test.name), ["loads drafts", "other"])
+    let both = try runSuites([suite]) { $0.filters = ["loads"]; $0.skips = ["tag:db"] }
+    XCTAssertEqual(both.results.map(\.test.name), ["loads messages"])
+    var configuration = Configuration()
+    configuration.skips = ["Filters"]
+    XCTAssertThrowsError(try Runner(suites: [suite], configuration: configuration, reporters: []).run()) { error in
+      XCTAssertEqual((error as? RunnerError)?.description,
+                     "no test matches --skip \"Filters\" (--list shows the tests; --allow-empty allows an empty run)")
+    }
+  }
+
   /// A filter matches as the standard library's `String.contains` does (character by
   /// character: `é` written as `e` and a combining accent is the character `é`, `\r\n` is one
   /// character), whether the byte-by-byte path (ASCII) or the character-by-character one

@@ -228,7 +228,10 @@ public enum HarnessMain {
       if let warning = try options.run.applySharding(to: &configuration, catalog: catalog, bazel: bazel, junit: junit) {
         errors("warning: \(warning)\n")
       }
-      try configuration.checkSelection(in: catalog)
+      // An empty run that --allow-empty allows says which flags left it empty.
+      if case .emptySelection(let filters, let skips)? = try configuration.checkSelection(in: catalog) {
+        errors("warning: no test matches \(RunnerError.selection(filters: filters, skips: skips)): the run is empty\n")
+      }
       // Only another package's tests are balanced by them (``LaneBalance``): a suites executable
       // of a million tests does not read its record for nothing.
       if options.workers > 1, configuration.lastDurations == nil, catalog.suites.isEmpty {

@@ -6,7 +6,8 @@ extension HarnessOptions {
   static var synopsis: String {
     "\(executableName) [--waiter <name|all>] [--timeout <seconds>] [--isolation <mode>] [--parallel] [--async-width <N>] "
       + "[--no-capture] [--jitter [<seed>]] "
-      + "[--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] "
+      + "[--filter <text> ...] [--skip <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] "
+      + "[--retries <N>] [--fail-on-flaky] "
       + "[--shuffle [<seed>]] [--json <path>] [--junit <path>] [--trace <path>] [--report-html <path>] "
       + "[--junit-profile <name>] [--time-limit <seconds|none>] [--slow <seconds>] [--workers <N>] [--explore <N>] "
       + "[--explore-policy <policy>] [--schedule <token>] [--format <text|json>] "

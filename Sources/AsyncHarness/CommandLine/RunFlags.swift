@@ -6,8 +6,12 @@ import Foundation
 /// may take, how many workers, and the reports. ``HarnessOptions`` adds those of harness
 /// suites alone; `harness test` adds its package and build.
 struct RunFlags: ParsableArguments {
-  @Option(help: ArgumentHelp("Run only tests whose Suite/test path contains this text, or tag:NAME (repeatable).", valueName: "text"))
+  @Option(help: ArgumentHelp("Run only tests whose Suite/test path contains this text, or tag:NAME (repeatable). "
+    + "harness test reads it as swift test does: a regular expression a test's ID contains.", valueName: "text"))
   var filter: [String] = []
+
+  @Option(help: ArgumentHelp("Leave out the tests this would select as --filter (repeatable).", valueName: "text"))
+  var skip: [String] = []
 
   @Flag(help: "List the selected tests' IDs (Suite/test, one a line) and exit.")
   var list = false
@@ -104,6 +108,7 @@ struct RunFlags: ParsableArguments {
   func configuration() throws -> Configuration {
     var configuration = Configuration()
     configuration.filters = filter
+    configuration.skips = skip
     configuration.allowsEmptySelection = allowEmpty
     configuration.repetitions = repetitions
     configuration.untilFailure = untilFailure

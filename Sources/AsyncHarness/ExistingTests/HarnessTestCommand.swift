@@ -30,8 +30,17 @@ package enum HarnessTestCommand {
         + "toolchain lacks: the tests' orders cannot be explored here\n")
       return 2
     }
+    do {
+      try SwiftTestPatterns.validate(command.run.filter, flag: "--filter")
+      try SwiftTestPatterns.validate(command.run.skip, flag: "--skip")
+    } catch {
+      errors("error: \(error)\n")
+      return 2
+    }
     guard var options = try? HarnessOptions.parse([]) else { return 2 }
     options.run = command.run
+    // As under `swift test`, filters that match no test make an empty run, green, with a warning.
+    if !command.run.filter.isEmpty || !command.run.skip.isEmpty { options.run.allowEmpty = true }
     return HarnessMain.withBazel(environment: environment, interrupts: interrupts) { bazel in
       // Compiled (once a machine and toolchain) while the package builds.
       let channelLibrary: BundleChannelLibrary

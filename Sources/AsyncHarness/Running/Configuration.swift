@@ -13,8 +13,17 @@ public struct Configuration: Sendable {
   /// Which waiter strategies suites run under.
   public var waiters: WaiterSelection = .suiteDefault
   /// Keeps only tests whose `Suite/test` path contains one of these strings, or that carry
-  /// a tag given as `tag:NAME`. Empty keeps every test.
-  public var filters: [String] = []
+  /// a tag given as `tag:NAME`. Empty keeps every test. Another package's tests (`harness
+  /// test`) read them as `swift test --filter` does: regular expressions their IDs contain.
+  public var filters: [String] = [] {
+    didSet { swiftTestPatterns = SwiftTestPatterns(filters: filters, skips: skips) }
+  }
+  /// Leaves out the tests these would keep as ``filters`` (`--skip`).
+  public var skips: [String] = [] {
+    didSet { swiftTestPatterns = SwiftTestPatterns(filters: filters, skips: skips) }
+  }
+  /// ``filters`` and ``skips``, compiled, for another package's tests.
+  private var swiftTestPatterns = SwiftTestPatterns(filters: [], skips: [])
   /// How many times each test runs.
   public var repetitions = 1
   /// Stop repeating at the first repetition with a failure (with a large ``repetitions``).
@@ -82,7 +91,7 @@ public struct Configuration: Sendable {
   var lastDurations: RecordedDurations?
 
   /// Whether a selection with no test is a valid, empty run. Off by default: a filter that
-  /// matches nothing is a mistake, and the run fails with ``RunnerError/emptySelection(filters:)``
+  /// matches nothing is a mistake, and the run fails with ``RunnerError/emptySelection(filters:skips:)``
   /// instead of ending green with an empty report.
   public var allowsEmptySelection = false
 
@@ -90,25 +99,30 @@ public struct Configuration: Sendable {
   public init() {}
 
   /// Checks that the selection holds at least one test of `catalog`, unless
-  /// ``allowsEmptySelection`` is on.
-  /// - Throws: ``RunnerError/emptySelection(filters:)`` when it holds none.
-  func checkSelection(in catalog: Catalog) throws {
-    guard !allowsEmptySelection else { return }
+  /// ``allowsEmptySelection`` is on; then a selection that filters left empty is returned, to
+  /// be told as a warning.
+  /// - Throws: ``RunnerError/emptySelection(filters:skips:)`` when it holds none.
+  @discardableResult
+  func checkSelection(in catalog: Catalog) throws -> RunnerError? {
     let selected = catalog.groups.contains { group in group.tests.contains { includes($0, in: group) } }
-    if !selected, let replay { throw RunnerError.noTestForSchedule(replay.description) }
-    if !selected { throw RunnerError.emptySelection(filters: filters) }
+    guard !selected else { return nil }
+    if allowsEmptySelection {
+      return filters.isEmpty && skips.isEmpty ? nil : RunnerError.emptySelection(filters: filters, skips: skips)
+    }
+    if let replay { throw RunnerError.noTestForSchedule(replay.description) }
+    throw RunnerError.emptySelection(filters: filters, skips: skips)
   }
 
-  /// Whether the filters (and the test a replayed schedule was made for) keep this test.
+  /// Whether the filters and skips (and the test a replayed schedule was made for) keep this test.
   func includes(_ test: Catalog.Item, in group: Catalog.Group) -> Bool {
     let path = "\(group.name)/\(test.name)"
     if let replay, !replay.matches(testAt: path) { return false }
     if let only, !only.contains(TestPath(suite: group.name, name: test.name)) { return false }
-    guard !filters.isEmpty else { return true }
-    return filters.contains { filter in
-      if filter.hasPrefix("tag:") { return test.tags.contains(String(filter.dropFirst(4))) }
-      return Self.text(path, contains: filter)
+    if case .existing(let existing) = test.source { return swiftTestPatterns.selects(existing) }
+    let matches = { (filter: String) in
+      filter.hasPrefix("tag:") ? test.tags.contains(String(filter.dropFirst(4))) : Self.text(path, contains: filter)
     }
+    return (filters.isEmpty || filters.contains(where: matches)) && !skips.contains(where: matches)
   }
 
   /// Whether `text` contains `part`, as `String.contains` says: compared byte by byte when

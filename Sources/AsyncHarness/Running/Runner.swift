@@ -187,11 +187,16 @@ public final class Runner: Sendable {
 public enum RunnerError: Error, Equatable, CustomStringConvertible {
   /// `--waiter` named a strategy that is not registered.
   case unknownWaiter(String, known: [String])
-  /// The suites and filters select no test, and ``Configuration/allowsEmptySelection`` is
-  /// off: a run that tests nothing must not look green.
-  case emptySelection(filters: [String])
+  /// The suites, filters and skips select no test, and ``Configuration/allowsEmptySelection``
+  /// is off: a run that tests nothing must not look green.
+  case emptySelection(filters: [String], skips: [String] = [])
   /// `--schedule` replays a schedule made for a test that none of the selected tests is.
   case noTestForSchedule(String)
+
+  /// The flags that chose the tests, as a command line spells them: `--filter "a", --skip "b"`.
+  static func selection(filters: [String], skips: [String]) -> String {
+    (filters.map { "--filter \"\($0)\"" } + skips.map { "--skip \"\($0)\"" }).joined(separator: ", ")
+  }
 
   /// The message a user reads.
   public var description: String {
@@ -200,12 +205,11 @@ public enum RunnerError: Error, Equatable, CustomStringConvertible {
       "unknown waiter \"\(name)\"; known strategies: \(known.joined(separator: ", ")), or all"
     case .noTestForSchedule(let token):
       "no selected test matches --schedule \(token): a replay token reruns the test it was printed for"
-    case .emptySelection(let filters) where filters.isEmpty:
+    case .emptySelection(let filters, let skips) where filters.isEmpty && skips.isEmpty:
       "no test to run: the suites contain no test (--allow-empty allows an empty run)"
-    case .emptySelection(let filters):
-      "no test matches "
-        + filters.map { "--filter \"\($0)\"" }.joined(separator: ", ")
-        + " (--list shows the tests; --allow-empty allows an empty run)"
+    case .emptySelection(let filters, let skips):
+      "no test matches \(Self.selection(filters: filters, skips: skips)) (--list shows the tests; --allow-empty "
+        + "allows an empty run)"
     }
   }
 }
