@@ -232,39 +232,6 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertEqual(failure?.descendants.first { $0.attribute("class") == "location" }?.text.hasSuffix("LedgerXCTests.swift:17"), true)
   }
 
-  /// `harness test --help` shows its own flags and those it shares with suites executables,
-  /// not those of harness suites alone.
-  func testTheHelpShowsOnlyTheFlagsThatApply() throws {
-    let run = try runToEnd(try builtHarness(), ["test", "--help"])
-    XCTAssertEqual(run.status, 0, run.errors)
-    for flag in ["--package-path <dir>", "--skip-build", "--filter <text>", "--retries <N>", "--workers <N>", "--junit <path>",
-                 "--shuffle [<seed>]", "--rerun-failed", "--shard <index/count>", "--explore <N>", "--explore-policy <policy>",
-                 "--schedule <token>", "<build flags>"] {
-      XCTAssertTrue(run.output.contains("  \(flag)"), "\(flag) is missing from\n\(run.output)")
-    }
-    for flag in ["--waiter", "--isolation", "--timeout", "--jitter", "--no-capture", "--async-width"] {
-      XCTAssertFalse(run.output.contains(flag), "\(flag) does not apply, yet\n\(run.output)")
-    }
-    let root = try runToEnd(try builtHarness(), ["--help"])
-    XCTAssertEqual(root.status, 0, root.errors)
-    XCTAssertTrue(root.output.contains("USAGE: harness <subcommand>") && root.output.contains("\n  test "), root.output)
-    let none = try runToEnd(try builtHarness(), [])
-    XCTAssertEqual(none.status, 2)
-    XCTAssertTrue(none.errors.hasPrefix("error: no command; the command is test\n"), none.errors)
-  }
-
-  func testAFlagOfSuitesOnlyIsRefused() throws {
-    for flags in [["--waiter", "semaphore"], ["--jitter"], ["--isolation", "none"], ["--async-width", "10"]] {
-      let run = try runToEnd(try builtHarness(), ["test"] + flags)
-      XCTAssertEqual(run.status, 2)
-      XCTAssertTrue(run.errors.hasPrefix("error: \(flags[0]) does not apply to harness test: the package's tests run in its "
-        + "test bundle, under its own testing library\nUSAGE: harness test "), run.errors)
-    }
-    let unknown = try runToEnd(try builtHarness(), ["test", "--no-such-flag"])
-    XCTAssertEqual(unknown.status, 2)
-    XCTAssertTrue(unknown.errors.hasPrefix("error: Unknown option '--no-such-flag'\n"), unknown.errors)
-  }
-
   // MARK: Helpers
 
   @discardableResult

@@ -128,22 +128,42 @@ package enum HarnessTestCommand {
         output(HarnessOptions.showingOptionalSeed(HarnessCommand.fullMessage(for: error)) + "\n")
         return .exit(0)
       }
-      var message = HarnessCommand.message(for: error)
-      if let flag = suitesOnlyFlag(in: message) {
-        message = "\(flag) does not apply to harness test: the package's tests run in its test bundle, under its own "
-          + "testing library"
-      }
-      errors("error: \(message)\nUSAGE: \(usage)\n  See 'harness test --help' for more information.\n")
+      let message = HarnessCommand.message(for: error)
+      errors("error: \(unknownFlag(in: message).flatMap(explanation) ?? message)\nUSAGE: \(usage)\n"
+        + "  See 'harness test --help' for more information.\n")
       return .exit(2)
     }
   }
 
-  /// The flag an "Unknown option '--flag'" message names, when a suites executable has it
-  /// (``HarnessOptions``'s own, which `harness test` does not share).
-  private static func suitesOnlyFlag(in message: String) -> String? {
+  /// `swift test`'s flags that `harness test` spells otherwise, and what to write instead.
+  static let swiftTestFlags = [
+    "--parallel": "--workers N runs the tests in N worker processes",
+    "--num-workers": "--workers N runs the tests in N worker processes",
+    "--xunit-output": "--junit PATH writes a JUnit XML report",
+  ]
+
+  /// The flags of `swift build` a user may give `harness test` as to `swift test`: they go after `--`.
+  static let swiftBuildFlags: Set = [
+    "-c", "--configuration", "-Xswiftc", "-Xcc", "-Xcxx", "-Xlinker", "--scratch-path", "--build-path", "--sanitize",
+    "--triple", "--swift-sdk", "-j", "--jobs", "--enable-code-coverage", "--disable-sandbox", "--static-swift-stdlib",
+    "--traits", "--enable-all-traits", "--disable-default-traits", "--enable-testable-imports",
+  ]
+
+  /// The flag an "Unknown option '--flag'" message names.
+  private static func unknownFlag(in message: String) -> String? {
     guard let quoted = message.firstRange(of: "Unknown option '") else { return nil }
-    let flag = message[quoted.upperBound...].prefix { $0 != "'" && $0 != "=" }
-    return HarnessOptions.synopsis.contains("[\(flag) ") || HarnessOptions.synopsis.contains("[\(flag)]") ? String(flag) : nil
+    return String(message[quoted.upperBound...].prefix { $0 != "'" && $0 != "=" })
+  }
+
+  /// Why `flag` is not `harness test`'s, and what to write instead, when that is known: a flag
+  /// of suites executables alone (``HarnessOptions``'s own), of `swift test`, or of `swift build`.
+  private static func explanation(of flag: String) -> String? {
+    if let instead = swiftTestFlags[flag] { return "\(flag) is a flag of swift test; in harness test, \(instead)" }
+    if swiftBuildFlags.contains(flag) {
+      return "\(flag) is a flag of swift build: build flags go after --, as in harness test -- \(flag) …"
+    }
+    guard HarnessOptions.synopsis.contains("[\(flag) ") || HarnessOptions.synopsis.contains("[\(flag)]") else { return nil }
+    return "\(flag) does not apply to harness test: the package's tests run in its test bundle, under its own testing library"
   }
 
   /// The executable `name` in the first directory of the `PATH` that has one.
