@@ -61,6 +61,8 @@ extension HarnessTestCommandTests {
     "LedgerTests.LeakingXCTests/testLeavesAChildHoldingItsOutput": .passed,
     "LedgerTests.PrivateChannelXCTests/testSeesNoneOfTheHarness": .passed,
     "LedgerTests.PrivateChannelSwiftTests/seesNoneOfTheHarness()": .passed,
+    "LedgerTests.EnvironmentXCTests/testWritesTheEnvironment": .passed,
+    "LedgerTests.EnvironmentSwiftTests/writesTheEnvironment()": .passed,
     "LedgerTests.OnlyInParallel/meetsTheOtherOne()": .passed,
     "LedgerTests.OnlyInParallel/meetsTheOtherTwo()": .passed,
     "LedgerTests.InItsOrder/first()": .passed,

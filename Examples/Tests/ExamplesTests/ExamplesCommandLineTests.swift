@@ -6,7 +6,7 @@ import XCTest
 final class ExamplesCommandLineTests: XCTestCase {
   private var examples: URL { builtExecutable("examples", for: Self.self) }
 
-  private let usage = "examples [--waiter <name|all>] [--timeout <seconds>] [--isolation <mode>] [--parallel] [--async-width <N>] [--no-capture] [--jitter [<seed>]] [--filter <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--trace <path>] [--report-html <path>] [--junit-profile <name>] [--time-limit <seconds|none>] [--slow <seconds>] [--workers <N>] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--rerun-failed] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
+  private let usage = "examples [--waiter <name|all>] [--timeout <seconds>] [--isolation <mode>] [--parallel] [--async-width <N>] [--no-capture] [--jitter [<seed>]] [--filter <text> ...] [--skip <text> ...] [--list] [--allow-empty] [--repeat <N>] [--until-failure] [--retries <N>] [--fail-on-flaky] [--shuffle [<seed>]] [--json <path>] [--junit <path>] [--trace <path>] [--report-html <path>] [--junit-profile <name>] [--time-limit <seconds|none>] [--slow <seconds>] [--workers <N>] [--explore <N>] [--explore-policy <policy>] [--schedule <token>] [--format <text|json>] [--only <id> ...] [--only-from <path>] [--rerun-failed] [--shard <index/count>] [--shard-by <suite|test>] [--shard-timings <path>]"
 
   func testHelpNamesTheExecutableAndShowsTheSeedAsOptional() throws {
     let result = try runToEnd(examples, ["--help"])
@@ -43,7 +43,11 @@ final class ExamplesCommandLineTests: XCTestCase {
                                 ordering bugs); without a seed, a random one is
                                 printed.
         --filter <text>         Run only tests whose Suite/test path contains this
-                                text, or tag:NAME (repeatable).
+                                text, or tag:NAME (repeatable). harness test reads it
+                                as swift test does: a regular expression a test's ID
+                                contains.
+        --skip <text>           Leave out the tests this would select as --filter
+                                (repeatable).
         --list                  List the selected tests' IDs (Suite/test, one a line)
                                 and exit.
         --allow-empty           Accept a selection with no test as an empty, passing

@@ -6,7 +6,8 @@
 // bundle that links AsyncHarness itself never sees a second copy of it.
 //
 // At load time, before `main`, a constructor reads the variables the harness set and removes
-// them (and this library from LD_PRELOAD), so that test code and the processes it starts never
+// them (and this library from LD_PRELOAD; and puts back those set for the runtimes' start
+// alone, SWIFT_BACKTRACE and ASAN_OPTIONS), so that test code and the processes it starts never
 // see them, moves the channel above descriptor 100, close-on-exec (and keeps `close` from closing
 // it: a test may close every descriptor above 2), and puts standard output in
 // line buffering (what a test prints just before it crashes is not lost in a buffer). Each
@@ -36,6 +37,8 @@ private enum Variable {
   static let marker = "ASYNC_HARNESS_BUNDLE_MARKER"
   static let preload = "ASYNC_HARNESS_BUNDLE_PRELOAD"
   static let discovery = "ASYNC_HARNESS_BUNDLE_DISCOVERY"
+  static let putBack = "ASYNC_HARNESS_BUNDLE_PUT_BACK"
+  static let originalPrefix = "ASYNC_HARNESS_BUNDLE_WAS_"
 }
 
 @used @section(".init_array")
@@ -51,6 +54,10 @@ private enum BundleChannel {
 
   static func load() {
     if let preload = take(Variable.preload) { removeFromPreload(preload) }
+    // Set for the runtimes' start alone, which read them before this library loads.
+    for name in take(Variable.putBack)?.split(separator: ",").map(String.init) ?? [] {
+      if let original = take(Variable.originalPrefix + name) { setenv(name, original, 1) } else { unsetenv(name) }
+    }
     let discovery = take(Variable.discovery)
     #if canImport(Testing) && compiler(>=6.3)
     BundleDiscovery.output.withLock { $0 = discovery }

@@ -41,6 +41,15 @@ struct BundleChannelLibrary {
   /// each test and suite the bundle declares and whether it is `.serialized`
   /// (`AsyncHarnessBundleDiscovery.swift`; ``ExistingTest/withSerialization(_:of:)``).
   static let discoveryVariable = "ASYNC_HARNESS_BUNDLE_DISCOVERY"
+  /// The variable naming, comma-separated, the variables set for the bundle's start alone
+  /// (``startOnly``), which the library puts back as the run had them: each one's value is in
+  /// the variable of its name after ``originalPrefix``, unset when that is absent.
+  static let putBackVariable = "ASYNC_HARNESS_BUNDLE_PUT_BACK"
+  static let originalPrefix = "ASYNC_HARNESS_BUNDLE_WAS_"
+  /// The variables the bundle's runtimes read as it loads, set for that alone: the Swift
+  /// runtime's backtracer is off (``ChildProcess``), and AddressSanitizer accepts a library
+  /// preloaded before it. The tests, and the processes they start, see them as the run had them.
+  static let startOnly = ["ASAN_OPTIONS", "SWIFT_BACKTRACE"]
   /// The library's sources, in the order they are compiled: its own, and what it shares
   /// with the core (`Sources/AsyncHarness/Shared`, the module AsyncHarnessShared),
   /// from the very files the core is built from.
@@ -191,6 +200,11 @@ struct BundleChannelLibrary {
     // A bundle built with `-sanitize=address` refuses to start when a library is preloaded
     // before its runtime, unless told not to check.
     let sanitizer = inherited["ASAN_OPTIONS"].map { "\($0):verify_asan_link_order=0" } ?? "verify_asan_link_order=0"
-    return ["LD_PRELOAD": preload, preloadVariable: path, "ASAN_OPTIONS": sanitizer]
+    var variables = ["LD_PRELOAD": preload, preloadVariable: path, "ASAN_OPTIONS": sanitizer,
+                     putBackVariable: startOnly.joined(separator: ",")]
+    for name in startOnly { variables[originalPrefix + name] = inherited[name] }
+    // As `swift test` tells the tests when its own output is not a terminal.
+    if inherited["NO_COLOR"] == nil, isatty(STDOUT_FILENO) == 0 { variables["NO_COLOR"] = "1" }
+    return variables
   }
 }
