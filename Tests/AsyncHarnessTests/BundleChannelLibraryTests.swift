@@ -53,14 +53,20 @@ final class BundleChannelLibraryTests: TemporaryDirectoryTestCase {
   func testAWorkerPreloadsTheLibraryAfterTheRunsOwnAndIsToldItsLibraryAndMarker() {
     // Its own variables, and AddressSanitizer told not to refuse a library preloaded before it.
     XCTAssertEqual(
-      BundleChannelLibrary.environment(library: "/b/lib.so", testing: .xctest, marker: "M", inherited: ["LD_PRELOAD": "/u/own.so"]),
+      BundleChannelLibrary.environment(library: "/b/lib.so", testing: .xctest, marker: "M",
+                                       inherited: ["LD_PRELOAD": "/u/own.so", "NO_COLOR": "0"]),
       ["LD_PRELOAD": "/u/own.so:/b/lib.so", "ASYNC_HARNESS_BUNDLE_PRELOAD": "/b/lib.so", "ASYNC_HARNESS_BUNDLE_CHANNEL": "3",
        "ASYNC_HARNESS_BUNDLE_LIBRARY": "xctest", "ASYNC_HARNESS_BUNDLE_MARKER": "M",
-       "ASAN_OPTIONS": "verify_asan_link_order=0"])
+       "ASAN_OPTIONS": "verify_asan_link_order=0", "ASYNC_HARNESS_BUNDLE_PUT_BACK": "ASAN_OPTIONS,SWIFT_BACKTRACE"])
     XCTAssertEqual(
       BundleChannelLibrary.environment(library: "/b/lib.so", testing: .xctest, marker: "M",
                                        inherited: ["ASAN_OPTIONS": "detect_leaks=1"])["ASAN_OPTIONS"],
       "detect_leaks=1:verify_asan_link_order=0")
+    // The run's own values of what is set for the bundle's start alone, for the library to put back.
+    let own = BundleChannelLibrary.environment(library: "/b/lib.so", testing: .xctest, marker: "M",
+                                               inherited: ["ASAN_OPTIONS": "detect_leaks=1", "SWIFT_BACKTRACE": "enable=yes"])
+    XCTAssertEqual(own["ASYNC_HARNESS_BUNDLE_WAS_ASAN_OPTIONS"], "detect_leaks=1")
+    XCTAssertEqual(own["ASYNC_HARNESS_BUNDLE_WAS_SWIFT_BACKTRACE"], "enable=yes")
     XCTAssertEqual(
       BundleChannelLibrary.environment(library: "/b/lib.so", testing: .swiftTesting, marker: "M", inherited: [:])["LD_PRELOAD"],
       "/b/lib.so")
