@@ -104,6 +104,9 @@ struct BundleRuns: WatchedLane {
 
   static var workerSlots: [WritableKeyPath<BundleRuns, BundleWorker?>] { [\.worker] }
 
+  /// Never: a lane holds one test bundle's worker at a time, and waits for it.
+  mutating func endedUnawaited(_ slot: WritableKeyPath<BundleRuns, BundleWorker?>, _ exit: ProcessEnding) -> Bool { false }
+
   /// Runs `planned` in the worker that was given it, or in a new worker given it and the
   /// prepared tests after it that have not ended yet; what follows for the worker is as
   /// ``AttemptFollowUp`` decides.
@@ -360,7 +363,4 @@ extension BundleWorker: WatchedWorker {
   mutating func withWatch<Result>(_ body: (inout WorkerWatch, inout BundleWorkerDecoder, inout WorkerSupervision) -> Result) -> Result {
     body(&watch, &decoder, &supervision)
   }
-
-  /// Never: a lane holds one test bundle's worker at a time, and waits for it.
-  mutating func endedUnawaited(_ exit: ProcessEnding) -> Bool { false }
 }
