@@ -204,14 +204,31 @@ final class WorkerLaneMachineTests: XCTestCase {
     let tests = try tests(2)
     var machine = machine(tests)
     let ended = WorkerSupervision.Finished.ended(attempt(tests[0]), .returned(duration: 0), note: nil)
-    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: [ended], workerEnded: true, workerLeftWork: false, running: 0))),
+    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: [ended], workerEnded: true, workerStopped: false, workerLeftWork: false, running: 0))),
                    ["forget sideBySide", "deliver t0"])
-    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: [ended], workerEnded: false, workerLeftWork: true, running: 1))),
+    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: [ended], workerEnded: false, workerStopped: false, workerLeftWork: true, running: 1))),
                    ["deliver t0"], "it still runs a test")
-    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: [ended], workerEnded: false, workerLeftWork: true, running: 0))),
+    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: [ended], workerEnded: false, workerStopped: false, workerLeftWork: true, running: 0))),
                    ["retire sideBySide", "deliver t0"])
-    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: [ended], workerEnded: false, workerLeftWork: false, running: 0))),
+    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: [ended], workerEnded: false, workerStopped: false, workerLeftWork: false, running: 0))),
                    ["deliver t0"])
+  }
+
+  func testAWorkerSentAStopSignalIsWatchedToItsEndBeforeWhatFollowsItsTestsIsDecided() throws {
+    let tests = try tests(2)
+    var machine = machine(tests)
+    // Its reply came with the signal sent at t1's deadline: the worker starts nothing more.
+    let replied = WorkerSupervision.Finished.ended(attempt(tests[0]), .returned(duration: 0), note: nil)
+    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: [replied], workerEnded: false, workerStopped: true,
+                                                     workerLeftWork: false, running: 1))), ["wait"])
+    let stopped = WorkerSupervision.Finished.ended(attempt(tests[1]), .stoppedAtLimit(.seconds(1), killed: false,
+                                                                                        gracePeriod: .seconds(1), output: ""),
+                                                   note: nil)
+    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: [stopped], workerEnded: true, workerStopped: true,
+                                                     workerLeftWork: false, running: 0))),
+                   ["forget sideBySide", "deliver t0", "deliver t1"], "both delivered once, in order")
+    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: [], workerEnded: false, workerStopped: false,
+                                                     workerLeftWork: false, running: 0))), [], "and forgotten")
   }
 
   func testAttemptsTheCrashDidNotNameRunAgainAtOnceBesideTheOthersWhenTheCulpritIsKnown() throws {
@@ -223,7 +240,7 @@ final class WorkerLaneMachineTests: XCTestCase {
       .runAgain(attempt(tests[1]), note: note, company: .besideOthers),
       .runAgain(attempt(tests[2], kept: [leak]), note: note, company: .besideOthers),
     ]
-    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: finished, workerEnded: true, workerLeftWork: false, running: 0))),
+    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: finished, workerEnded: true, workerStopped: false, workerLeftWork: false, running: 0))),
                    ["forget sideBySide", "deliver t0", "tell t1 ran again", "start t1 #1", "tell t2 ran again, leaked", "start t2 #2"])
     XCTAssertTrue(machine.takesSideBySide(workerRetiring: false), "no half waits")
     XCTAssertFalse(machine.takesSideBySide(workerRetiring: true), "a retiring worker starts nothing new")
@@ -233,27 +250,27 @@ final class WorkerLaneMachineTests: XCTestCase {
     let tests = try tests(5)
     var machine = machine(tests)
     let all = (0..<5).map { WorkerSupervision.Finished.runAgain(attempt(tests[$0]), note: note, company: .inHalves) }
-    _ = machine.handle(.waitedBeside(finished: all, workerEnded: true, workerLeftWork: false, running: 0))
+    _ = machine.handle(.waitedBeside(finished: all, workerEnded: true, workerStopped: false, workerLeftWork: false, running: 0))
     XCTAssertFalse(machine.takesSideBySide(workerRetiring: false), "halves run beside nothing else")
     XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 0))), ["start t0 #1", "start t1 #2", "start t2 #3"])
     XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 3))), ["wait"])
     // The first half crashes again, naming none: it is halved, and goes before the second half.
     let again = (0..<3).map { WorkerSupervision.Finished.runAgain(attempt(tests[$0]), note: note, company: .inHalves) }
-    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: again, workerEnded: true, workerLeftWork: false, running: 0))),
+    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: again, workerEnded: true, workerStopped: false, workerLeftWork: false, running: 0))),
                    ["forget sideBySide"], "each was told once why it runs again")
     XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 0))), ["start t0 #4", "start t1 #5"])
     // One of the half cannot start: the lane does not wait for it.
     XCTAssertEqual(said(machine.handle(.notStarted(tests[1].id))), [])
     let passed = WorkerSupervision.Finished.ended(attempt(tests[0]), .returned(duration: 0), note: nil)
-    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: [passed], workerEnded: false, workerLeftWork: false, running: 0))),
+    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: [passed], workerEnded: false, workerStopped: false, workerLeftWork: false, running: 0))),
                    ["deliver t0"])
     XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 0))), ["start t2 #6"])
     _ = machine.handle(.waitedBeside(finished: [.ended(attempt(tests[2]), .returned(duration: 0), note: nil)],
-                                     workerEnded: false, workerLeftWork: false, running: 0))
+                                     workerEnded: false, workerStopped: false, workerLeftWork: false, running: 0))
     XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 0))), ["start t3 #7", "start t4 #8"])
     XCTAssertFalse(machine.takesSideBySide(workerRetiring: false), "the last half runs")
     _ = machine.handle(.waitedBeside(finished: [3, 4].map { .ended(attempt(tests[$0]), .returned(duration: 0), note: nil) },
-                                     workerEnded: false, workerLeftWork: false, running: 0))
+                                     workerEnded: false, workerStopped: false, workerLeftWork: false, running: 0))
     XCTAssertTrue(machine.takesSideBySide(workerRetiring: false))
     XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 0))), [])
   }

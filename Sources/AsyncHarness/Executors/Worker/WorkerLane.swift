@@ -253,18 +253,11 @@ struct WorkerLane: WatchedLane {
     return ends
   }
 
-  /// Waits for the side-by-side worker and carries out what follows. A worker sent a stop
-  /// signal (a test's deadline, its reply in the same read) starts no other test: it is
-  /// watched to its end (the grace period at most), and its tests still running end with it.
+  /// Waits for the side-by-side worker and carries out what follows.
   private mutating func waitedSideBySide() -> [SideBySideEnd] {
-    var (replies, finished, ended) = wait(\.sideBySide)
-    while !ended && sideBySide!.stopped {
-      let more = wait(\.sideBySide)
-      replies += more.replies
-      finished += more.finished
-      ended = more.ended
-    }
+    let (replies, finished, ended) = wait(\.sideBySide)
     return carryOut(.waitedBeside(finished: replies.map(\.finished) + finished, workerEnded: ended,
-                                  workerLeftWork: sideBySide!.retiring, running: sideBySide!.count))
+                                  workerStopped: sideBySide!.stopped, workerLeftWork: sideBySide!.retiring,
+                                  running: sideBySide!.count))
   }
 }

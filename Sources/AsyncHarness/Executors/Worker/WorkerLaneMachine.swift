@@ -77,8 +77,10 @@ struct WorkerLaneMachine {
     /// The lane waits for attempts side by side, `running` of them running.
     case awaitingBeside(running: Int)
     /// The wait for the side-by-side worker found these attempts finished; the worker ended,
-    /// must not run another test (`workerLeftWork`), and runs `running` attempts still.
-    case waitedBeside(finished: [WorkerSupervision.Finished], workerEnded: Bool, workerLeftWork: Bool, running: Int)
+    /// was sent a stop signal, must not run another test (`workerLeftWork`), and runs
+    /// `running` attempts still.
+    case waitedBeside(finished: [WorkerSupervision.Finished], workerEnded: Bool, workerStopped: Bool, workerLeftWork: Bool,
+                      running: Int)
     /// The run ends; attempts still run side by side when `besideRunning`.
     case finishing(besideRunning: Bool)
   }
@@ -139,6 +141,9 @@ struct WorkerLaneMachine {
   private(set) var halves: [[WorkerSupervision.Attempt]] = []
   /// The attempts of the half running again now.
   private var halfRunning: Set<TestID> = []
+  /// The attempts side by side that finished while their worker, sent a stop signal, is
+  /// watched to its end.
+  private var finishedBeside: [WorkerSupervision.Finished] = []
 
   init(freshWorkerPerTest: Bool, pipelineDepth: Int) {
     self.freshWorkerPerTest = freshWorkerPerTest
@@ -192,14 +197,20 @@ struct WorkerLaneMachine {
       let half = halves.removeFirst()
       halfRunning.formUnion(half.map(\.planned.id))
       return half.map { start($0.planned, sink: $0.sink) }
-    case .waitedBeside(let finished, let ended, let leftWork, let running):
-      return waitedBeside(finished, workerEnded: ended, workerLeftWork: leftWork, running: running)
+    case .waitedBeside(let finished, let ended, let stopped, let leftWork, let running):
+      finishedBeside += finished
+      // A worker sent a stop signal (a test's deadline, its reply in the same read) starts no
+      // other test: it is watched to its end (the grace period at most), and its tests still
+      // running end with it.
+      if stopped && !ended { return [.waitBeside] }
+      defer { finishedBeside = [] }
+      return waitedBeside(finishedBeside, workerEnded: ended, workerLeftWork: leftWork, running: running)
     case .finishing(let besideRunning):
       var commands: [Command] = sent.isEmpty ? [] : [.kill(.worker)]
       if besideRunning { commands.append(.kill(.sideBySide)) }
       commands += Slot.allCases.map(Command.retire)
       (hasWorker, hasSpare, sent, prepared, asked) = (false, false, [], nil, nil)
-      (halves, halfRunning, warnedOfRunningAgain) = ([], [], [])
+      (halves, halfRunning, warnedOfRunningAgain, finishedBeside) = ([], [], [], [])
       return commands
     }
   }
