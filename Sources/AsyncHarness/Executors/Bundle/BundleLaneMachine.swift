@@ -104,7 +104,7 @@ struct BundleLaneMachine {
   /// The tests the runner said it hands over next.
   private(set) var prepared: Runner.Plan.PlannedTests?
   /// The entries the runner hands over after the prepared tests, when it knows them.
-  private(set) var following: (entries: ArraySlice<Runner.Plan.Entry>, configuration: Configuration)?
+  private var following: (entries: ArraySlice<Runner.Plan.Entry>, configuration: Configuration)?
   /// The tests that ended before the runner asked for them.
   private(set) var ended: [TestID: BundleWorker.Ended] = [:]
   /// The tests that were running when their worker crashed (side by side, or after other

@@ -87,7 +87,8 @@ struct WorkerLaneMachine {
 
   /// What the lane's driver does.
   enum Command {
-    /// Start a worker in the slot (answered: ``Event/spawned(_:)`` or ``Event/couldNotSpawn(_:reason:)``).
+    /// Start a worker in the slot, ``Slot/worker`` or ``Slot/spare`` (answered:
+    /// ``Event/spawned(_:)`` or ``Event/couldNotSpawn(_:reason:)``).
     case spawn(Slot)
     /// The spare becomes the worker running tests one at a time.
     case takeSpare
@@ -123,13 +124,13 @@ struct WorkerLaneMachine {
   /// How many requests the worker running tests one at a time holds at most.
   let pipelineDepth: Int
   /// Whether the lane holds a worker running tests one at a time, and a spare.
-  private(set) var hasWorker = false
-  private(set) var hasSpare = false
+  private var hasWorker = false
+  private var hasSpare = false
   /// The requests the worker running tests one at a time holds, in the order it runs them.
   private(set) var sent: [Sent] = []
   /// The tests the runner said it hands over next, and the index of the first not sent yet.
-  private(set) var prepared: Runner.Plan.PlannedTests?
-  private(set) var nextToSend = 0
+  private var prepared: Runner.Plan.PlannedTests?
+  private var nextToSend = 0
   /// The last reference given to a request on any worker's channel.
   private var lastRef = 0
   /// The test asked for alone while an answer is awaited.
@@ -138,7 +139,7 @@ struct WorkerLaneMachine {
   private var warnedOfRunningAgain: Set<TestID> = []
   /// The attempts side by side waiting to run again in halves after crashes that named none
   /// of them, in order: each group side by side with nothing else.
-  private(set) var halves: [[WorkerSupervision.Attempt]] = []
+  private var halves: [[WorkerSupervision.Attempt]] = []
   /// The attempts of the half running again now.
   private var halfRunning: Set<TestID> = []
   /// The attempts side by side that finished while their worker, sent a stop signal, is
