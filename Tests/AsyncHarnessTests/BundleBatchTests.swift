@@ -23,42 +23,37 @@ final class BundleBatchTests: XCTestCase {
     return try Runner.Plan(catalog: catalog, configuration: Configuration(), registry: .builtIn)
   }
 
-  /// A bundle that no test here starts.
-  private static let kind = TestBundleKind(bundle: "/nonexistent/Tests.xctest", directory: "/", channelLibrary: "/nonexistent.so",
-                                           stop: nil)
-
-  /// The runs of a lane that starts `plan`'s first entry, told of the rest when `alone`.
-  private func runs(_ plan: Runner.Plan, alone: Bool) -> BundleRuns {
-    var runs = BundleRuns(kind: Self.kind)
-    runs.prepared = plan.plannedTests(of: plan.entries[0], repetition: 1)
-    if alone { runs.following = (plan.entries[1...], plan.configuration) }
+  /// The lane of a bundle that no test here starts, told it is handed `plan`'s entry at
+  /// `entry`, and told of the entries after it when `alone`.
+  private func lane(_ plan: Runner.Plan, entry: Int = 0, alone: Bool) -> BundleLaneMachine {
+    var runs = BundleLaneMachine(bundle: "/nonexistent/Tests.xctest")
+    XCTAssertTrue(runs.handle(.prepared(plan.plannedTests(of: plan.entries[entry], repetition: 1))).isEmpty)
+    if alone { XCTAssertTrue(runs.handle(.following(plan.entries[(entry + 1)...], plan.configuration)).isEmpty) }
     return runs
   }
 
   func testAWorkerOfTheOnlyLaneRunsEveryLaterClassOfItsLibraryAndNoOtherLibrarys() throws {
     let plan = try bundle(classes: 3, suites: 2, perSuite: 2)
-    let runs = runs(plan, alone: true)
+    let runs = lane(plan, alone: true)
     let batch = runs.batch(from: runs.prepared![0])
     XCTAssertEqual(batch.map(\.test.id), (0..<3).flatMap { ["Module.Class\($0)/test0000", "Module.Class\($0)/test0001"] })
     XCTAssertEqual(batch.map(\.planned.id.suite), batch.map(\.test.suite))
 
     // The first Swift Testing suite's worker runs both suites.
-    var swiftTesting = BundleRuns(kind: Self.kind)
-    swiftTesting.prepared = plan.plannedTests(of: plan.entries[3], repetition: 1)
-    swiftTesting.following = (plan.entries[4...], plan.configuration)
+    let swiftTesting = lane(plan, entry: 3, alone: true)
     XCTAssertEqual(swiftTesting.batch(from: swiftTesting.prepared![0]).map(\.test.suite),
                    ["Module.Suite0", "Module.Suite0", "Module.Suite1", "Module.Suite1"])
   }
 
   func testAWorkerOfOneOfSeveralLanesRunsItsOwnClassOnly() throws {
     let plan = try bundle(classes: 3, suites: 0, perSuite: 2)
-    let runs = runs(plan, alone: false)
+    let runs = lane(plan, alone: false)
     XCTAssertEqual(runs.batch(from: runs.prepared![1]).map(\.test.id), ["Module.Class0/test0001"])
   }
 
   func testAStepThatWasNeverPreparedRunsAlone() throws {
     let plan = try bundle(classes: 2, suites: 0, perSuite: 2)
-    let runs = runs(plan, alone: true)
+    let runs = lane(plan, alone: true)
     let unprepared = plan.plannedTests(of: plan.entries[1], repetition: 2)[0]
     XCTAssertEqual(runs.batch(from: unprepared).map(\.test.id), ["Module.Class1/test0000"])
   }
@@ -67,7 +62,7 @@ final class BundleBatchTests: XCTestCase {
   /// worker, started at the first test left out, goes on from there.
   func testTheListOfTestsStopsBeforeOneArgumentIsFull() throws {
     let plan = try bundle(classes: 4, suites: 0, perSuite: 1000, nameLength: 26)
-    let runs = runs(plan, alone: true)
+    let runs = lane(plan, alone: true)
     let batch = runs.batch(from: runs.prepared![0])
     let listBytes = batch.map(\.test.id.utf8.count).reduce(0, +) + batch.count - 1
     XCTAssertEqual(batch.map(\.test.id.utf8.count).max(), 40)
@@ -76,10 +71,7 @@ final class BundleBatchTests: XCTestCase {
     XCTAssertEqual(batch.count, (BundleInvocation.listLimit + 1) / 41)
 
     let next = plan.entries.lazy.flatMap { plan.plannedTests(of: $0, repetition: 1) }.dropFirst(batch.count).first!
-    var later = BundleRuns(kind: Self.kind)
-    let entry = plan.entries.firstIndex { $0.group.name == next.id.suite }!
-    later.prepared = plan.plannedTests(of: plan.entries[entry], repetition: 1)
-    later.following = (plan.entries[(entry + 1)...], plan.configuration)
+    let later = lane(plan, entry: plan.entries.firstIndex { $0.group.name == next.id.suite }!, alone: true)
     XCTAssertEqual(later.batch(from: next).first?.planned.id, next.id)
   }
 }

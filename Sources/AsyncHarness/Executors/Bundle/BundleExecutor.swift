@@ -58,16 +58,13 @@ final class BundleExecutor: TestExecutor {
   /// them (the entry's chain, ``LaneBalance``): the worker started for a test runs them after
   /// it in the same process.
   func prepare(_ planned: Runner.Plan.PlannedTests) {
-    state.withLock { state in
-      state.prepared = planned
-      state.following = planned.entry.chain.isEmpty ? nil : (planned.entry.chain[...], planned.configuration)
-    }
+    state.withLock { _ = $0.machine.handle(.prepared(planned)) }
   }
 
   /// Remembers the entries the runner hands over after the prepared tests: a new worker runs
   /// their tests too.
   func prepare(following entries: ArraySlice<Runner.Plan.Entry>, of plan: Runner.Plan) {
-    state.withLock { $0.following = (entries, plan.configuration) }
+    state.withLock { _ = $0.machine.handle(.following(entries, plan.configuration)) }
   }
 
   /// Runs `test` in the worker that was given it, or in a new worker given it and the
@@ -82,151 +79,91 @@ final class BundleExecutor: TestExecutor {
   }
 }
 
-/// The executor's worker, the tests prepared, and the tests that ended before the runner
-/// asked for them.
+/// A test bundle's lane: the driver of its ``BundleLaneMachine``, which decides, while the
+/// lane holds the worker and carries out what the machine asks (start, wait, retire, stop,
+/// send what a test recorded).
 struct BundleRuns: WatchedLane {
   /// How its workers start.
   let kind: TestBundleKind
   fileprivate var worker: BundleWorker?
-  var prepared: Runner.Plan.PlannedTests?
-  /// The entries the runner hands over after the prepared tests, when it knows them.
-  var following: (entries: ArraySlice<Runner.Plan.Entry>, configuration: Configuration)?
-  fileprivate var ended: [TestID: BundleWorker.Ended] = [:]
-  /// The tests that were running when their worker crashed (side by side, or after other
-  /// tests ended in it): each runs again alone, in a worker of its own.
-  var alone: Set<TestID> = []
-  /// The crashes whose interrupted tests run again alone, to tell whose crash it was.
-  var underReview: [CrashUnderReview] = []
+  /// What the lane decides.
+  var machine: BundleLaneMachine
 
   init(kind: TestBundleKind) {
     self.kind = kind
+    machine = BundleLaneMachine(bundle: kind.bundle)
   }
 
   static var workerSlots: [WritableKeyPath<BundleRuns, BundleWorker?>] { [\.worker] }
 
+  /// Never: a lane holds one test bundle's worker at a time, and waits for it.
+  mutating func endedUnawaited(_ slot: WritableKeyPath<BundleRuns, BundleWorker?>, _ exit: ProcessEnding) -> Bool { false }
+
   /// Runs `planned` in the worker that was given it, or in a new worker given it and the
-  /// prepared tests after it that have not ended yet; what follows for the worker is as
-  /// ``AttemptFollowUp`` decides.
+  /// prepared tests after it that have not ended yet, carrying out what the machine asks and
+  /// answering it, until the attempt ends.
   mutating func run(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
-    // The warnings it kept from a worker it ran in before running again alone are its own.
-    defer { for issue in kept.removeValue(forKey: planned.id) ?? [] { events(.issueRecorded(planned.id, issue)) } }
+    var next: BundleLaneMachine.Event = .asked(planned, workerHolds: worker?.holds(planned.id) == true)
     while true {
-      if let ended = ended.removeValue(forKey: planned.id) {
-        alone.remove(planned.id)
-        for event in ended.events { events.send(event) }
-        review(planned.id, endedAs: ended.end, events: events)
-        return ended.end
-      }
-      if worker?.holds(planned.id) != true {
-        guard planned.existing != nil else {
-          return .couldNotStart(reason: "\(planned.id.path) is not a test of the test bundle \(kind.bundle)")
-        }
-        // A worker running other tests (the runner asked for a retry first) is stopped:
-        // the tests it had not ended run again in a new worker.
-        worker?.kill()
-        do {
-          worker = try BundleWorker(kind, batch: batch(from: planned), oneAtATime: alone.contains(planned.id))
-        } catch {
+      var answer: BundleLaneMachine.Event?
+      for command in machine.handle(next) {
+        switch command {
+        case .spawn(let batch, let oneAtATime):
+          do {
+            worker = try BundleWorker(kind, batch: batch, oneAtATime: oneAtATime)
+            answer = .spawned
+          } catch {
+            worker = nil
+            answer = .couldNotSpawn(reason: "\(error)")
+          }
+        case .wait(let planned):
+          var ended = machine.ended
+          let exited = !watchWorker(until: (planned, events), ended: &ended)
+          answer = .waited(worker!.facts(exited: exited, asked: planned.id), ended: ended)
+        case .waitForExit:
+          var ended = machine.ended
+          _ = watchWorker(until: nil, ended: &ended)
+          answer = .exited(ended: ended)
+        case .retire:
+          answer = .retired(worker!.retire())
           worker = nil
-          return .couldNotStart(reason: "\(error)")
+        case .kill:
+          worker?.kill()
+          worker = nil
+        case .deliver(let recorded):
+          for event in recorded { events.send(event) }
+        case .report(let failure):
+          events(.outsideFailure(failure))
+        case .tell(let issues):
+          for issue in issues { events(.issueRecorded(planned.id, issue)) }
+        case .end(let end):
+          return end
         }
       }
-      let exited = !watchWorker(until: (planned, events))
-      switch worker!.followUp(exited: exited) {
-      case .replace:
-        retire(events: events)
-      case .retire:
-        // What the test left running goes with the worker's process group, and a worker
-        // whose schedule ran (one schedule, one test) ends with it.
-        worker?.kill()
-        worker = nil
-      case .keep where worker!.holdsNone:
-        // Its end is heard: a crash after its last test fails outside every test.
-        _ = watchWorker(until: nil)
-        retire(events: events)
-      case .keep:
-        break
-      }
+      // The machine ends every list with the attempt's end or a command it awaits the answer to.
+      guard let answer else { return .couldNotStart(reason: "the lane ended \(planned.id.path) without an end") }
+      next = answer
     }
   }
 
   /// Stops the worker left, if any, and forgets what the runner said it hands over.
   mutating func finish() {
-    worker?.kill()
-    worker = nil
-    prepared = nil
-    following = nil
-    alone = []
+    for case .kill in machine.handle(.finishing) {
+      worker?.kill()
+      worker = nil
+    }
   }
 
   /// Reads the worker (``LaneWatch``) until the test `asked` for ends (`true`: the worker
-  /// runs on) or it exits (`false`); every test that ends meanwhile goes to ``ended``, the
-  /// test asked for's events to its sink. Without a test asked for, reads the worker, which
-  /// has no test left to run, until it exits, and judges how: a crash or a hang after its last
-  /// test is a failure outside every test (``BundleWorker/takeOutsideFailures()``).
-  mutating func watchWorker(until asked: (planned: Runner.PlannedTest, events: EventSink)?) -> Bool {
+  /// runs on) or it exits (`false`); every test that ends meanwhile goes to `ended`, the test
+  /// asked for's events to its sink. Without a test asked for, reads the worker, which has no
+  /// test left to run, until it exits, and judges how: a crash or a hang after its last test
+  /// is a failure outside every test (``BundleWorker/retire()``).
+  private mutating func watchWorker(until asked: (planned: Runner.PlannedTest, events: EventSink)?,
+                                    ended: inout [TestID: BundleWorker.Ended]) -> Bool {
     worker!.await(asked)
     let exit = LaneWatch.watch(&self, until: \.worker)
     return worker!.waited(exited: exit, ended: &ended)
-  }
-
-  /// Ends the worker that exited: its failures outside every test are sent, the tests it
-  /// interrupted run again alone, and its crash is reviewed as they end.
-  mutating func retire(events: EventSink) {
-    guard var worker else { return }
-    for failure in worker.takeOutsideFailures() { events(.outsideFailure(failure)) }
-    alone.formUnion(worker.runAgainAlone)
-    kept.merge(worker.kept, uniquingKeysWith: +)
-    if let crash = worker.crashUnderReview { underReview.append(crash) }
-    worker.kill()
-    self.worker = nil
-  }
-
-  /// `test` ended as `end`: a crash it ran again alone for is a failure outside every test
-  /// once none of the tests it interrupted crashed again.
-  mutating func review(_ test: TestID, endedAs end: AttemptEnd, events: EventSink) {
-    for index in underReview.indices {
-      if let failure = underReview[index].ended(test, as: end) { events(.outsideFailure(failure)) }
-    }
-    underReview.removeAll { $0.isSettled }
-  }
-
-  /// The warnings of tests that run again alone, kept from the worker they ran in first
-  /// (``WorkerSupervision/Attempt/kept``): each test's, given to it when it ends.
-  var kept: [TestID: [Issue]] = [:]
-
-  /// `test`, then the prepared tests after it and the tests of the following entries, of the
-  /// same library (the same waiter), that run and have not ended, each with the test it
-  /// stands for: what a new worker runs, as many as its list of tests holds. The tests that
-  /// must run alone go in a batch of their own (run one at a time), the others in another.
-  func batch(from planned: Runner.PlannedTest) -> [(planned: Runner.PlannedTest, test: ExistingTest)] {
-    guard let test = planned.existing else { return [] }
-    var batch = [(planned: planned, test: test)]
-    // A schedule's executors are installed as the bundle starts: its test runs alone in it.
-    guard planned.schedule == nil else { return batch }
-    // A test run again alone after a crash runs in a worker of its own.
-    guard !alone.contains(planned.id) else { return batch }
-    var listBytes = test.id.utf8.count
-    var first = planned.id
-    first.attempt = 1
-    guard let prepared, let index = prepared.firstIndex(where: { $0.id == first }) else { return batch }
-    /// Adds the candidates that run; false once the list is full.
-    func add(_ candidates: some Sequence<Runner.PlannedTest>) -> Bool {
-      for candidate in candidates
-      where candidate.test.skipReason == nil && ended[candidate.id] == nil && !alone.contains(candidate.id)
-        && candidate.host.name == planned.host.name && candidate.schedule == nil {
-        guard let test = candidate.existing else { continue }
-        listBytes += 1 + test.id.utf8.count
-        guard listBytes <= BundleInvocation.listLimit else { return false }
-        batch.append((candidate, test))
-      }
-      return true
-    }
-    guard add(prepared[(index + 1)...]), let following else { return batch }
-    for entry in following.entries where entry.host.name == planned.host.name {
-      guard add(Runner.Plan.PlannedTests.all(of: entry, repetition: 1, configuration: following.configuration)) else { break }
-    }
-    return batch
   }
 }
 
@@ -284,14 +221,23 @@ struct BundleWorker {
   /// (`swift test` would wait for ever).
   static let exitLimit: Duration = .seconds(30)
 
-  /// Whether every test given to the worker ended or runs again elsewhere.
-  var holdsNone: Bool { decoder.holdsNone }
+  /// What the lane's machine is told once a wait for the test `asked` for is over, the
+  /// worker having `exited` or not (``AttemptFollowUp``): whether it was sent a stop signal (a
+  /// test's deadline passed as its end came: a stopped worker runs no other test), a test left
+  /// a process running, it ran a schedule, it holds no test or the one asked for.
+  func facts(exited: Bool, asked: TestID) -> BundleLaneMachine.Waited {
+    BundleLaneMachine.Waited(exited: exited, stopped: !supervision.takesAttempts, leftProcesses: decoder.leftProcesses,
+                             ranSchedule: decoder.scheduled, holdsNone: decoder.holdsNone, holdsAsked: holds(asked))
+  }
 
-  /// The crash that made the tests it interrupted run again alone, once the worker ended.
-  var crashUnderReview: CrashUnderReview? { decoder.crashUnderReview }
-
-  /// Hands over the failures outside every test found so far.
-  mutating func takeOutsideFailures() -> [OutsideFailure] { decoder.takeOutsideFailures() }
+  /// Hands over what the worker, which ended, leaves (its failures outside every test so far,
+  /// the tests it interrupted, which run again alone, the warnings they keep from it, its
+  /// crash under review), and stops its process group.
+  mutating func retire() -> BundleLaneMachine.Retired {
+    defer { kill() }
+    return BundleLaneMachine.Retired(failures: decoder.takeOutsideFailures(), runAgainAlone: decoder.runAgainAlone,
+                                     kept: decoder.kept, crash: decoder.crashUnderReview)
+  }
 
   /// Begins a wait for the test `asked` for to end, or, without one, for the worker (which
   /// has no test left to run) to exit, within the time limit of the test asked for last
@@ -319,22 +265,6 @@ struct BundleWorker {
   /// Whether the test is one this worker runs and has not ended yet.
   func holds(_ id: TestID) -> Bool { decoder.holds(id) }
 
-  /// What follows for the worker (``AttemptFollowUp``) once the test asked for ended, or it
-  /// `exited` first: it is retired when a test left a process running, when it ran under a
-  /// schedule, or when it was sent a stop signal (a test's deadline passed as its end came):
-  /// a stopped worker runs no other test.
-  func followUp(exited: Bool) -> AttemptFollowUp.Worker {
-    AttemptFollowUp(after: .init(workerEnded: exited, workerStopped: !supervision.takesAttempts,
-                                 workerLeftWork: decoder.leftProcesses, workerRanSchedule: decoder.scheduled)).worker
-  }
-
-  /// The tests that were running side by side when the worker crashed: each runs again
-  /// alone (in a fresh worker running one test at a time), for a verdict of its own.
-  var runAgainAlone: Set<TestID> { decoder.runAgainAlone }
-
-  /// The warnings those tests keep from this worker (``WorkerSupervision/Attempt/kept``).
-  var kept: [TestID: [Issue]] { decoder.kept }
-
   /// Judges the worker's end (``BundleWorkerDecoder/exited(_:into:outputHeldBy:)``). Output still
   /// held after it while no test ran (a process the tests started) is a warning of the last
   /// test that ended, unless the runner has that one already: then of the test it waits for,
@@ -360,7 +290,4 @@ extension BundleWorker: WatchedWorker {
   mutating func withWatch<Result>(_ body: (inout WorkerWatch, inout BundleWorkerDecoder, inout WorkerSupervision) -> Result) -> Result {
     body(&watch, &decoder, &supervision)
   }
-
-  /// Never: a lane holds one test bundle's worker at a time, and waits for it.
-  mutating func endedUnawaited(_ exit: ProcessEnding) -> Bool { false }
 }

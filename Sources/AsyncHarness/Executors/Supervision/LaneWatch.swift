@@ -12,11 +12,6 @@ protocol WatchedWorker {
   var watch: WorkerWatch { get }
   /// Hands the worker's watch, decoder and supervision to `body`, together.
   mutating func withWatch<Result>(_ body: (inout WorkerWatch, inout Decoder, inout WorkerSupervision) -> Result) -> Result
-  /// The worker exited while the lane waited for another of its workers, and what it wrote
-  /// was read: says what that means (a failure outside every test, when it ended by itself
-  /// after its tests), and returns whether the lane forgets it. One that holds work (a
-  /// request sent, a test not run yet) is kept: its end is heard when the lane waits for it.
-  mutating func endedUnawaited(_ exit: ProcessEnding) -> Bool
 }
 
 /// A lane's workers, as its loop sees them: the slots that may hold one.
@@ -24,6 +19,11 @@ protocol WatchedLane {
   associatedtype Worker: WatchedWorker
   /// Every slot of a worker the lane holds.
   static var workerSlots: [WritableKeyPath<Self, Worker?>] { get }
+  /// The worker in `slot` exited while the lane waited for another of its workers, and what
+  /// it wrote was read: says what that means (a failure outside every test, when it ended by
+  /// itself after its tests), and returns whether the lane forgets it. One that holds work (a
+  /// request sent, a test not run yet) is kept: its end is heard when the lane waits for it.
+  mutating func endedUnawaited(_ slot: WritableKeyPath<Self, Worker?>, _ exit: ProcessEnding) -> Bool
 }
 
 /// The one loop of a lane: one poll over every worker the lane holds (the one running tests
@@ -34,7 +34,7 @@ protocol WatchedLane {
 /// the lane waits for happened or it exited. The others are watched meanwhile: their
 /// deadlines pass, and their exits are heard as they happen. One that ends by itself after
 /// its tests ended, while the lane waits for another, is a failure outside every test
-/// (``WatchedWorker/endedUnawaited(_:)``), as it is for `swift test` when a test left work
+/// (``WatchedLane/endedUnawaited(_:_:)``), as it is for `swift test` when a test left work
 /// behind that crashes its process.
 enum LaneWatch {
   /// Watches `lane`'s workers until what the lane waits for of the one in `awaited` happened:
@@ -80,7 +80,7 @@ enum LaneWatch {
             watch.finish(&decoder, &supervision)
           }
           if slot == awaited { return exit }
-          if lane[keyPath: slot]!.endedUnawaited(exit) { lane[keyPath: slot] = nil }
+          if lane.endedUnawaited(slot, exit) { lane[keyPath: slot] = nil }
           slots = watched(lane, besides: awaited)
         }
       }

@@ -6,14 +6,12 @@ import AsyncHarnessShared
 ///
 /// A worker runs its `run` requests one at a time, each attempt's events streamed as they
 /// come, and its `start` requests side by side, each attempt's events held until its reply
-/// (see ``WorkerSupervision``). The requests sent and not answered yet are ``inFlight``.
+/// (see ``WorkerSupervision``). Which requests it holds is its lane's (``WorkerLaneMachine``).
 struct WorkerConnection {
   let process: WorkerProcess
   var watch: WorkerWatch
   var supervision: WorkerSupervision
   var messages: WorkerMessages
-  /// The `run` requests sent, in the order the worker runs them; the first is running or next.
-  var inFlight: [(id: TestID, planIndex: Int?, ref: Int)] = []
 
   /// Starts a worker; `marker` starts the numbered line it writes to its output as each `run`
   /// request's test starts, `nil` for a worker that runs tests side by side.
@@ -83,21 +81,20 @@ struct WorkerConnection {
                                               because: "work a test left behind ended it", output: supervision.tail,
                                               suite: last.suiteRun, kind: .crashed)))
   }
+
+  /// Forgotten once it ran tests and holds none: it ended after them (``endedAfterItsTests(_:telling:)``).
+  /// A worker that ran none yet (a spare) keeps its end for the test that runs in it next.
+  mutating func endedUnawaited(_ exit: ProcessEnding) -> Bool {
+    guard count == 0, !ended.ids.isEmpty else { return false }
+    _ = supervision.exited(exit)
+    endedAfterItsTests(exit, telling: messages.others)
+    return true
+  }
 }
 
 extension WorkerConnection: WatchedWorker {
   mutating func withWatch<Result>(_ body: (inout WorkerWatch, inout WorkerMessages, inout WorkerSupervision) -> Result) -> Result {
     body(&watch, &messages, &supervision)
-  }
-
-  /// Forgotten once it ran tests and holds none: it ended after them (``endedAfterItsTests(_:)``).
-  /// A worker that holds a test sent ahead, or ran none yet (a spare), keeps its end for the
-  /// test that runs in it next.
-  mutating func endedUnawaited(_ exit: ProcessEnding) -> Bool {
-    guard inFlight.isEmpty, count == 0, !ended.ids.isEmpty else { return false }
-    _ = supervision.exited(exit)
-    endedAfterItsTests(exit, telling: messages.others)
-    return true
   }
 }
 

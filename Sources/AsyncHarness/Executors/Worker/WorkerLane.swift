@@ -26,127 +26,144 @@ struct HarnessWorkerKind: Sendable {
   }
 }
 
-/// A lane of harness workers, and what it knows of the tests it was handed: its workers, the
-/// tests sent to them ahead, and the attempts side by side that run again after their worker
-/// ended while they ran. One loop (``LaneWatch``) watches every worker, whichever the lane
-/// waits for, and the lane carries out what ``AttemptFollowUp`` decides for each attempt its
+/// A lane of harness workers: the driver of its ``WorkerLaneMachine``, which decides, while
+/// the lane holds the processes and carries out what the machine asks (start, send, begin,
+/// wait, kill, retire). One loop (``LaneWatch``) watches every worker, whichever the lane
+/// waits for, and the lane reruns what ``AttemptFollowUp`` decides for each attempt its
 /// worker's end cut short: the runner hears of each attempt's end once.
 struct WorkerLane: WatchedLane {
   let kind: HarnessWorkerKind
+  /// What the lane decides.
+  var machine: WorkerLaneMachine
   /// The worker running tests one at a time.
   var worker: WorkerConnection?
   /// Under `--isolation test`, the worker started for the next test while this one runs.
   var spare: WorkerConnection?
   /// The worker running `async` tests side by side, when one was started.
   var sideBySide: WorkerConnection?
-  /// The attempts told why they run again: each is told once.
-  var warnedOfRunningAgain: Set<TestID> = []
-  /// The attempts side by side waiting to run again in halves after crashes that named none
-  /// of them, in order: each group side by side with nothing else.
-  private var halves: [[WorkerSupervision.Attempt]] = []
-  /// The attempts of the half running again now.
-  private var halfRunning: Set<TestID> = []
-  /// The tests the runner said it hands over next, and the index of the first not sent yet.
-  var prepared: Runner.Plan.PlannedTests?
-  var nextToSend = 0
 
   init(kind: HarnessWorkerKind) {
     self.kind = kind
+    machine = WorkerLaneMachine(freshWorkerPerTest: kind.freshWorkerPerTest, pipelineDepth: WorkerExecutor.pipelineDepth)
   }
 
   /// Runs one attempt of `planned` in the worker running tests one at a time (started now
   /// when there is none, or taken from the spare), streaming its issues and output to
   /// `events` as they happen; the tests prepared after it are sent ahead. What follows for
-  /// the worker is as ``AttemptFollowUp`` decides: kept (told to resume after a failure),
-  /// retired or replaced.
+  /// the worker is as the machine decides: kept (told to resume after a failure), retired or
+  /// replaced.
   mutating func run(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
-    if let next = worker?.inFlight.first, next.id != planned.id {
-      // The runner asked for a test other than the one the worker runs next: that worker
-      // cannot be told to forget what it was sent.
-      rewind()
-      worker!.kill()
-      worker = nil
-    }
-    if worker?.inFlight.isEmpty ?? true {
-      // A retry was never prepared; the test asked for is almost always the next one.
-      if planned.id.attempt == 1, let prepared,
-         let index = prepared[nextToSend...].firstIndex(where: { $0.id == planned.id }) {
-        nextToSend = index + 1
-      }
-      if worker != nil, !send(planned) {
-        worker!.kill()
-        worker = nil
-      }
-      if worker == nil {
-        do {
-          worker = try takeSpare() ?? kind.connection()
-        } catch {
-          return .couldNotStart(reason: "\(error)")
-        }
-        // A worker that dies before reading it is reported by the wait.
-        _ = send(planned)
-      }
-    }
-    if kind.freshWorkerPerTest && spare == nil {
-      // The next test's worker starts while this one runs; one that cannot start now is
-      // started (or reported) when the next test needs it.
-      spare = try? kind.connection()
-    }
-    topUp()
-    worker!.begin(planned, ref: worker!.inFlight.first?.ref, events: events, alone: true,
-                  deadline: kind.deadline(of: planned))
+    if let end = carryOut(.asked(planned), events: events).first { return end.end }
     let (replies, finished, ended) = wait(\.worker)
-    if !worker!.inFlight.isEmpty { worker!.inFlight.removeFirst() }
     // A reply read as the worker ended still says how the attempt ended.
     let end = Self.deliver(replies.first?.finished ?? finished.first)
     let reply = replies.first
-    let followUp = AttemptFollowUp(after: .init(
-      workerEnded: reply == nil || ended, workerStopped: worker!.stopped, workerLeftWork: reply?.retire != nil,
-      freshWorkerPerTest: kind.freshWorkerPerTest))
-    switch followUp.worker {
-    case .replace:
-      rewind()
-      worker = nil
-    case .retire:
-      // One worker per test (`--isolation test`), the worker said it must not run another
-      // test (`WorkerRetirement`), or it was sent a stop signal at the test's deadline as its
-      // reply came: the next test gets a fresh one.
-      rewind()
-      retire(\.worker)
-    case .keep:
-      // The worker drops what it was sent until it reads this: the runner may run another
-      // test next (a retry).
-      guard reply?.paused == true else { break }
-      rewind()
-      _ = worker!.process.send(.resume)
-    }
+    _ = carryOut(.endedAlone(.init(workerEnded: reply == nil || ended, workerStopped: worker!.stopped,
+                                   workerLeftWork: reply?.retire != nil, paused: reply?.paused == true)))
     return end
   }
 
   /// Remembers the tests the runner hands over next, to send them ahead (none with a fresh
   /// worker per test).
   mutating func prepare(_ planned: Runner.Plan.PlannedTests) {
-    prepared = kind.freshWorkerPerTest ? planned[planned.startIndex..<planned.startIndex] : planned
-    nextToSend = planned.startIndex
+    _ = carryOut(.prepared(planned))
   }
 
   /// Retires every worker, and stops at once one still holding tests the runner never asked
   /// for (the run stopped).
   mutating func finish() {
-    if worker?.inFlight.isEmpty == false {
-      worker!.kill()
-      worker = nil
-    }
-    if (sideBySide?.count ?? 0) > 0 {
-      sideBySide!.kill()
-      sideBySide = nil
-    }
-    for slot in Self.workerSlots { retire(slot) }
-    forgetReruns()
-    prepared = nil
+    _ = carryOut(.finishing(besideRunning: (sideBySide?.count ?? 0) > 0))
   }
 
   static var workerSlots: [WritableKeyPath<WorkerLane, WorkerConnection?>] { [\.worker, \.spare, \.sideBySide] }
+
+  /// Where the lane holds the worker of `slot`.
+  private static func path(_ slot: WorkerLaneMachine.Slot) -> WritableKeyPath<WorkerLane, WorkerConnection?> {
+    switch slot {
+    case .worker: \.worker
+    case .spare: \.spare
+    case .sideBySide: \.sideBySide
+    }
+  }
+
+  /// Forgotten once it ran tests and holds none: it ended after them
+  /// (``WorkerConnection/endedUnawaited(_:)``). The worker running tests one at a time keeps
+  /// its end while it holds a test sent ahead, for the test that runs in it next.
+  mutating func endedUnawaited(_ slot: WritableKeyPath<WorkerLane, WorkerConnection?>, _ exit: ProcessEnding) -> Bool {
+    guard slot != \.worker || machine.sent.isEmpty else { return false }
+    return self[keyPath: slot]!.endedUnawaited(exit)
+  }
+
+  /// Tells the machine `event` and carries out what it asks, answering each command that can
+  /// fail with the next event; returns the ends of attempts that ended meanwhile (delivered
+  /// side by side, or that could not start). `events` is where the attempt asked for alone
+  /// streams its events.
+  private mutating func carryOut(_ event: WorkerLaneMachine.Event, events: EventSink? = nil) -> [SideBySideEnd] {
+    carryOut(machine.handle(event), events: events)
+  }
+
+  /// Carries out `commands`, answering each command that can fail with the next event.
+  private mutating func carryOut(_ commands: [WorkerLaneMachine.Command], events: EventSink? = nil) -> [SideBySideEnd] {
+    var ends: [SideBySideEnd] = []
+    var commands = commands
+    while !commands.isEmpty {
+      var answer: WorkerLaneMachine.Event?
+      for command in commands {
+        answer = carryOut(command, events: events, ends: &ends)
+      }
+      guard let answer else { break }
+      commands = machine.handle(answer)
+    }
+    return ends
+  }
+
+  /// Carries out one of the machine's commands; returns its answer when it has one.
+  private mutating func carryOut(_ command: WorkerLaneMachine.Command, events: EventSink?,
+                                 ends: inout [SideBySideEnd]) -> WorkerLaneMachine.Event? {
+    switch command {
+    case .spawn(let slot):
+      do {
+        self[keyPath: Self.path(slot)] = try kind.connection()
+        return .spawned(slot)
+      } catch {
+        return .couldNotSpawn(slot, reason: "\(error)")
+      }
+    case .takeSpare:
+      worker = spare
+      spare = nil
+    case .send(let planned, let ref, let answered):
+      let taken = worker?.process.send(planned, ref: ref) == true
+      if answered { return taken ? .taken : .refused }
+    case .begin(let planned, let ref):
+      // `events` is the runner's sink of the attempt asked for.
+      worker!.begin(planned, ref: ref, events: events!, alone: true, deadline: kind.deadline(of: planned))
+    case .resume:
+      _ = worker!.process.send(.resume)
+    case .start(let planned, let ref, let sink):
+      if let end = startSideBySide(planned, ref: ref, events: sink) {
+        ends.append(SideBySideEnd(test: planned.id, end: end))
+        _ = machine.handle(.notStarted(planned.id))
+      }
+    case .waitBeside:
+      ends += waitedSideBySide()
+    case .deliver(let finished):
+      if case .ended(let attempt, _, _) = finished {
+        ends.append(SideBySideEnd(test: attempt.planned.id, end: Self.deliver(finished)))
+      }
+    case .tell(let attempt, let issues):
+      for issue in issues { attempt.sink?(.issueRecorded(attempt.planned.id, issue)) }
+    case .couldNotStart(let id, let reason):
+      ends.append(SideBySideEnd(test: id, end: .couldNotStart(reason: reason)))
+    case .kill(let slot):
+      self[keyPath: Self.path(slot)]?.kill()
+      self[keyPath: Self.path(slot)] = nil
+    case .retire(let slot):
+      retire(Self.path(slot))
+    case .forget(let slot):
+      self[keyPath: Self.path(slot)] = nil
+    }
+    return nil
+  }
 
   /// Watches the lane's workers until an attempt the worker in `slot` replied for ended, one
   /// ended at its deadline and was left running, or that worker ended (how its attempts
@@ -176,40 +193,6 @@ struct WorkerLane: WatchedLane {
     }
   }
 
-  /// The spare worker, which becomes the caller's.
-  mutating func takeSpare() -> WorkerConnection? {
-    defer { spare = nil }
-    return spare
-  }
-
-  /// Sends `test` to the worker; `false` when it no longer reads (it died).
-  mutating func send(_ planned: Runner.PlannedTest, planIndex: Int? = nil) -> Bool {
-    guard let ref = worker!.process.send(planned) else { return false }
-    worker!.inFlight.append((planned.id, planIndex, ref))
-    return true
-  }
-
-  /// Sends prepared tests until the worker holds ``WorkerExecutor/pipelineDepth`` of them.
-  /// A worker that died stops taking them; its session reports the death.
-  mutating func topUp() {
-    guard let prepared else { return }
-    while let worker, worker.inFlight.count < WorkerExecutor.pipelineDepth, nextToSend < prepared.endIndex {
-      let planned = prepared[nextToSend]
-      // A skipped test is reported by the runner and never runs.
-      guard planned.test.skipReason != nil || send(planned, planIndex: nextToSend) else { return }
-      nextToSend += 1
-    }
-  }
-
-  /// Forgets the tests the worker was sent and has not run (it died, drops them after a
-  /// failure, or holds tests the runner did not ask for): they are sent again when the
-  /// runner asks for them.
-  mutating func rewind() {
-    guard let waiting = worker?.inFlight else { return }
-    if let first = waiting.lazy.compactMap(\.planIndex).first { nextToSend = first }
-    worker!.inFlight = []
-  }
-
   /// Sends what an attempt held, and the note of how it ended, to its events; returns how it ended.
   static func deliver(_ finished: WorkerSupervision.Finished?) -> AttemptEnd {
     switch finished {
@@ -224,17 +207,23 @@ struct WorkerLane: WatchedLane {
 
   // MARK: Side by side
 
-  /// Whether another test may start side by side now: not while halves of tests run again
-  /// (each beside nothing else), nor while the worker running them retires
-  /// (``WorkerRetirement``), until the tests it runs ended.
+  /// Whether another test may start side by side now (``WorkerLaneMachine/takesSideBySide(workerRetiring:)``).
   var takesSideBySide: Bool {
-    halves.isEmpty && halfRunning.isEmpty && !(sideBySide?.retiring ?? false)
+    machine.takesSideBySide(workerRetiring: sideBySide?.retiring ?? false)
   }
 
   /// Starts `planned` side by side with the tests running so (``WorkerRequest/start(_:)``), in
   /// the side-by-side worker, started now when there is none; returns how the attempt ended
   /// when it could not start.
   mutating func startSideBySide(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd? {
+    carryOut(.askedBeside(planned, sink: events)).first?.end
+  }
+
+  /// Starts `planned` under `ref` in the side-by-side worker, started now when there is none;
+  /// how the attempt ended when it could not start.
+  private mutating func startSideBySide(_ planned: Runner.PlannedTest, ref: Int, events: EventSink?) -> AttemptEnd? {
+    // An attempt side by side always has its sink: it was begun with the runner's.
+    guard let events else { return .couldNotStart(reason: "\(planned.id.path) has no sink") }
     if sideBySide == nil {
       do {
         sideBySide = try kind.connection(sideBySide: true)
@@ -243,87 +232,32 @@ struct WorkerLane: WatchedLane {
       }
     }
     // A worker that dies before reading it is reported by the wait.
-    let ref = sideBySide!.process.send(planned, sideBySide: true)
+    _ = sideBySide!.process.send(planned, ref: ref, sideBySide: true)
     sideBySide!.begin(planned, ref: ref, events: events, alone: false, deadline: kind.deadline(of: planned))
     return nil
   }
 
   /// Waits until at least one attempt side by side ended, and says how each that did ended;
   /// none once none runs or waits to run again. A worker that ended is forgotten (the next
-  /// test starts a fresh one); a retiring one is retired once its last test ended.
-  ///
-  /// An attempt the worker's end cut short, and not for it, runs again as ``AttemptFollowUp``
-  /// decided, told why once: at once, beside the others, when the test that ended the worker
-  /// is known; else in halves of the attempts that crash named none of, each half side by side
-  /// with nothing else, and a half in which the worker crashes again halved again, until the
-  /// test that crashes it runs alone. A crash among 256 then costs about 2 × 8 rounds, not
-  /// 255 tests one after another.
+  /// test starts a fresh one); a retiring one is retired once its last test ended. An attempt
+  /// the worker's end cut short, and not for it, runs again as the machine decides
+  /// (``WorkerLaneMachine``: beside the others, or in halves).
   mutating func waitSideBySide() -> [SideBySideEnd] {
     var ends: [SideBySideEnd] = []
     while ends.isEmpty {
-      guard (sideBySide?.count ?? 0) > 0 else {
-        guard !halves.isEmpty else { return ends }
-        for attempt in halves.removeFirst() {
-          halfRunning.insert(attempt.planned.id)
-          ends += runAgain(attempt)
-        }
-        continue
-      }
-      var (replies, finished, ended) = wait(\.sideBySide)
-      // A worker sent a stop signal (a test's deadline, its reply in the same read) starts no
-      // other test: it is watched to its end (the grace period at most), and its tests still
-      // running end with it.
-      while !ended && sideBySide!.stopped {
-        let more = wait(\.sideBySide)
-        replies += more.replies
-        finished += more.finished
-        ended = more.ended
-      }
-      switch AttemptFollowUp(after: .init(workerEnded: ended, workerLeftWork: sideBySide!.retiring)).worker {
-      case .replace:
-        sideBySide = nil
-      case .retire where sideBySide!.count == 0:
-        retire(\.sideBySide)
-      case .retire, .keep:
-        break
-      }
-      var unnamed: [WorkerSupervision.Attempt] = []
-      for finished in replies.map(\.finished) + finished {
-        switch finished {
-        case .ended(let attempt, _, _):
-          halfRunning.remove(attempt.planned.id)
-          ends.append(SideBySideEnd(test: attempt.planned.id, end: Self.deliver(finished)))
-        case .runAgain(let attempt, let note, let company):
-          let id = attempt.planned.id
-          halfRunning.remove(id)
-          // Said once: a test run again in halves after crashes that named no test would be
-          // warned at each crash of its half.
-          if let note, warnedOfRunningAgain.insert(id).inserted { attempt.sink?(.issueRecorded(id, note)) }
-          // What it kept of its run in this worker (output held past the worker's exit) stays its own.
-          for issue in attempt.kept { attempt.sink?(.issueRecorded(id, issue)) }
-          if company == .besideOthers { ends += runAgain(attempt) } else { unnamed.append(attempt) }
-        }
-      }
-      let half = (unnamed.count + 1) / 2
-      halves.insert(contentsOf: [Array(unnamed[..<half]), Array(unnamed[half...])].filter { !$0.isEmpty }, at: 0)
+      let commands = machine.handle(.awaitingBeside(running: sideBySide?.count ?? 0))
+      // None runs, and none waits to run again.
+      guard !commands.isEmpty else { return ends }
+      ends += carryOut(commands)
     }
     return ends
   }
 
-  /// Starts `attempt`'s test again side by side; its end when it could not start.
-  private mutating func runAgain(_ attempt: WorkerSupervision.Attempt) -> [SideBySideEnd] {
-    let id = attempt.planned.id
-    // An attempt side by side always has its sink: it was begun with the runner's.
-    guard let sink = attempt.sink else { return [SideBySideEnd(test: id, end: .couldNotStart(reason: "\(id.path) has no sink"))] }
-    guard let end = startSideBySide(attempt.planned, events: sink) else { return [] }
-    halfRunning.remove(id)
-    return [SideBySideEnd(test: id, end: end)]
-  }
-
-  /// Forgets the attempts waiting to run again: the run ends.
-  private mutating func forgetReruns() {
-    halves = []
-    halfRunning = []
-    warnedOfRunningAgain = []
+  /// Waits for the side-by-side worker and carries out what follows.
+  private mutating func waitedSideBySide() -> [SideBySideEnd] {
+    let (replies, finished, ended) = wait(\.sideBySide)
+    return carryOut(.waitedBeside(finished: replies.map(\.finished) + finished, workerEnded: ended,
+                                  workerStopped: sideBySide!.stopped, workerLeftWork: sideBySide!.retiring,
+                                  running: sideBySide!.count))
   }
 }

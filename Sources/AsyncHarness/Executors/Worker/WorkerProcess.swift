@@ -28,8 +28,6 @@ final class WorkerProcess {
   /// Request bytes the socket did not take yet, from `unsentStart` on.
   private var unsent: [UInt8] = []
   private var unsentStart = 0
-  /// The reference of the last test sent.
-  private var lastRef = 0
 
   /// Starts `executable` with `arguments`, this process's environment and `environment`.
   init(executable: String, arguments: [String], environment extra: [String: String]) throws {
@@ -55,13 +53,11 @@ final class WorkerProcess {
     return flush()
   }
 
-  /// Queues a test to run next (`run`), or side by side with others (`start`), under a
-  /// reference of its own (``WorkerRunRequest/ref``); returns it, or `nil` when the worker no
-  /// longer reads.
-  func send(_ planned: Runner.PlannedTest, sideBySide: Bool = false) -> Int? {
-    lastRef += 1
-    let request = WorkerRunRequest(planned, ref: lastRef)
-    return send(sideBySide ? .start(request) : .run(request)) ? lastRef : nil
+  /// Queues a test to run next (`run`), or side by side with others (`start`), under
+  /// `ref` (``WorkerRunRequest/ref``, unique on the channel: its lane gives it); `false` when
+  /// the worker no longer reads.
+  func send(_ planned: Runner.PlannedTest, ref: Int, sideBySide: Bool = false) -> Bool {
+    send(sideBySide ? .start(WorkerRunRequest(planned, ref: ref)) : .run(WorkerRunRequest(planned, ref: ref)))
   }
 
   /// Whether request bytes wait for the channel to take them.
