@@ -347,10 +347,11 @@ final class HarnessTestCommandTests: ReportTestCase {
     XCTAssertEqual(last("LedgerTests.Repeats/Same words#01")?.message, "Issue recorded - the second test with these words")
 
     // Each hang (one XCTest, one Swift Testing) is stopped at its limit each attempt, side
-    // by side or one after the other; everything else takes milliseconds.
+    // by side or one after the other, never waited for: they block forever. (How long the
+    // rest takes depends on the machine's load: 14 s here alone, 18 s in a full run.)
     let duration = try XCTUnwrap(runDuration)
     XCTAssertGreaterThanOrEqual(duration, Self.timeLimit * Double(attempts))
-    XCTAssertLessThan(duration, (Self.timeLimit + 1) * 2 * Double(attempts) + 5)
+    XCTAssertLessThan(duration, 90, "the hangs were stopped at their time limit")
 
     // The report's totals are the run's own verdicts (checked above).
     let final = results.values.map(\.verdict)
