@@ -69,7 +69,13 @@ private func profileSmallRun(in scratch: URL, harness: String, repeats: Int, log
     (0..<repeats).map { _ in spawnToEnd(arguments, output: log).seconds }.sorted()[repeats / 2]
   }
   let here = ["--package-path", package.path]
-  let rows: [(String, [String])] = [
+  // HARNESS_BENCH_BASELINE_HARNESS names another build of `harness` (the one before a change)
+  // to time beside this one in the same run.
+  let baseline = ProcessInfo.processInfo.environment["HARNESS_BENCH_BASELINE_HARNESS"].map { baseline in [
+    ("harness test (baseline build)", [baseline, "test"] + here),
+    ("harness test --skip-build (baseline build)", [baseline, "test", "--skip-build"] + here),
+  ] } ?? []
+  let rows: [(String, [String])] = baseline + [
     ("swift test", ["swift", "test"] + here),
     ("harness test", [harness, "test"] + here),
     ("swift test --skip-build", ["swift", "test", "--skip-build"] + here),
