@@ -53,23 +53,32 @@ func measureHarnessTest(_ counts: Counts, _ report: Report) {
 /// XCTest in 4 classes, 10 Swift Testing), built; each process a run starts, timed alone, beside
 /// the whole runs of `swift test` and `harness test`, with and without `--skip-build`.
 private func profileSmallRun(in scratch: URL, harness: String, repeats: Int, log: String, report: Report) {
-  let package = scratch.appendingPathComponent("BenchExistingSmall")
-  do {
-    try generateExistingTestsPackage(at: package, shape: ExistingTestsShape(classes: 4, perClass: 10, sleepMilliseconds: 0,
-                                                                            repeats: repeats), heavy: .xctest)
-  } catch {
-    return print("cannot write the package: \(error)")
+  // HARNESS_BENCH_BASELINE_HARNESS names another build of `harness` (the one before a change),
+  // timed beside this one in the same run on a copy of the package of its own (a kept listing
+  // names the harness that listed it: the two builds would list again at every turn).
+  let baseline = ProcessInfo.processInfo.environment["HARNESS_BENCH_BASELINE_HARNESS"]
+  var packages: [URL] = []
+  for name in ["BenchExistingSmall"] + (baseline == nil ? [] : ["BenchExistingSmallBaseline"]) {
+    let package = scratch.appendingPathComponent(name)
+    do {
+      try generateExistingTestsPackage(at: package, shape: ExistingTestsShape(classes: 4, perClass: 10, sleepMilliseconds: 0,
+                                                                              repeats: repeats), heavy: .xctest)
+    } catch {
+      return print("cannot write the package: \(error)")
+    }
+    guard spawnToEnd(["swift", "build", "--build-tests", "--package-path", package.path], output: log).status == 0 else {
+      return print((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+    }
+    packages.append(package)
   }
-  guard spawnToEnd(["swift", "build", "--build-tests", "--package-path", package.path], output: log).status == 0 else {
-    return print((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
-  }
+  let package = packages[0]
   let bundle = package.appendingPathComponent(".build/debug/BenchExistingPackageTests.xctest").path
-  /// The median wall time of `repeats` runs of `arguments`.
-  func median(_ arguments: [String]) -> Double {
-    (0..<repeats).map { _ in spawnToEnd(arguments, output: log).seconds }.sorted()[repeats / 2]
-  }
   let here = ["--package-path", package.path]
-  let rows: [(String, [String])] = [
+  let baselineRows: [(String, [String])] = baseline.map { baseline in [
+    ("harness test (baseline build)", [baseline, "test", "--package-path", packages[1].path]),
+    ("harness test --skip-build (baseline build)", [baseline, "test", "--skip-build", "--package-path", packages[1].path]),
+  ] } ?? []
+  let rows: [(String, [String])] = baselineRows + [
     ("swift test", ["swift", "test"] + here),
     ("harness test", [harness, "test"] + here),
     ("swift test --skip-build", ["swift", "test", "--skip-build"] + here),
@@ -81,14 +90,19 @@ private func profileSmallRun(in scratch: URL, harness: String, repeats: Int, log
     ("  the XCTest tests alone (bundle)", [bundle]),
     ("  the Swift Testing tests alone (bundle --testing-library swift-testing)", [bundle, "--testing-library", "swift-testing"]),
   ]
-  print("where a small run's time goes: 50 tests that pass at once (median of \(repeats); harness test --skip-build starts "
-    + "the two listings at once, then one bundle per library in its worker; harness test starts SwiftPM once before)")
-  var seconds: [String: Double] = [:]
-  for (label, arguments) in rows {
-    seconds[label] = median(arguments)
-    print(label.padding(toLength: 74, withPad: " ", startingAt: 0) + String(format: " %6.0f ms", seconds[label]! * 1000))
-    fflush(nil)
+  print("where a small run's time goes: 50 tests that pass at once (median of \(repeats), the rows in turns; harness test "
+    + "--skip-build starts the two listings at once, then one bundle per library in its worker; harness test starts SwiftPM once before)")
+  // Rows in turns, round after round, so that a change in the machine's load falls on every row.
+  var runs: [String: [Double]] = [:]
+  for _ in 0..<repeats {
+    for (label, arguments) in rows { runs[label, default: []].append(spawnToEnd(arguments, output: log).seconds) }
   }
+  var seconds: [String: Double] = [:]
+  for (label, _) in rows {
+    seconds[label] = runs[label]!.sorted()[repeats / 2]
+    print(label.padding(toLength: 74, withPad: " ", startingAt: 0) + String(format: " %6.0f ms", seconds[label]! * 1000))
+  }
+  fflush(nil)
   report.add(Row(label: "harness test · 50 tests · 1 worker", ours: seconds["harness test"]!,
                  anchorLabel: "swift test (target ≤ 1.1×)", anchor: seconds["swift test"]!, unit: "s"))
   report.add(Row(label: "harness test --skip-build · 50 tests", ours: seconds["harness test --skip-build"]!,

@@ -121,6 +121,11 @@ func measureWakeLatency(_ counts: Counts, _ report: Report) {
     ours(waiter, .main, .probe, waits: counts.probeWaits, against: "XCTNSPredicateExpectation", predicate)
   }
   ours(.probePoller, .async, .probe, waits: counts.probeWaits, against: "Nimble await toEventually", nimble)
+  // The probe poller before issue 51, in the same run: the same first 10 ms, another sleep.
+  let before = ProbePollerBeforeIssue51()
+  ours(before, .main, .fulfill, waits: counts.waits, against: "XCTWaiter · main", waiterMain)
+  ours(before, .offMain, .fulfill, waits: counts.waits, against: "XCTWaiter · off-main", waiterOffMain)
+  ours(before, .main, .probe, waits: counts.probeWaits, against: "XCTNSPredicateExpectation", predicate)
   report.note(String(format: "DispatchSemaphore floor p50 %.2f µs (the off-main ideal)", semaphore.p50))
 }
 
@@ -181,6 +186,16 @@ func measureIdleCPU(_ counts: Counts, _ report: Report) {
                      anchorLabel: anchor?.rawValue ?? "0.1 ms run-loop poller",
                      anchor: anchor.flatMap { anchors[$0] } ?? poller, unit: "ms/s"))
     }
+  }
+  // The probe poller before issue 51 (PollerBefore.swift), in the same run.
+  let before = ProbePollerBeforeIssue51()
+  for place in Place.allCases {
+    let figure = perSecond { ourIdleCPU(before, place, probe: false, seconds: seconds) }
+    let label = "\(before.name) · \(place.rawValue)"
+    show(label, figure)
+    let anchor = place == .async ? nil : XCTestIdle.waiterMain
+    report.add(Row(label: "idle CPU · \(label)", ours: figure, anchorLabel: anchor?.rawValue ?? "0.1 ms run-loop poller",
+                   anchor: anchor.flatMap { anchors[$0] } ?? poller, unit: "ms/s"))
   }
   let predicate = anchors[.predicate]
   for waiter in builtInWaiters {

@@ -37,23 +37,17 @@ struct OwnEntryPoint {
     let source = source.hasPrefix(directory + "/") ? String(source.dropFirst(directory.count + 1)) : source
     return Suite(suiteName) {
       Test(testName) { t in
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: bundle)
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.arguments = []
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        FileHandle.standardOutput.write(output)
-        let ending = TestBundle.processEnding(of: process)
+        let child = try ChildProcess(executable: bundle, arguments: [], environment: [:], directory: directory,
+                                     keepsBacktracer: true)
+        let output = child.readOutputToEnd()
+        let ending = child.waitForExit()
+        FileHandle.standardOutput.write(Data(output))
         guard ending != .exited(0) else { return }
         var tail = OutputTail()
-        tail.append(Array(output)[...])
+        tail.append(output[...])
+        let crashed = if case .signaled = ending { true } else { false }
         t.record(Issue(
-          kind: process.terminationReason == .uncaughtSignal ? .crashed : .expectationFailed,
+          kind: crashed ? .crashed : .expectationFailed,
           message: "The test bundle, whose main is the package's own \(source), ended with \(ending)"
             + OutsideFailure.lastOutput(tail.tail)))
       }

@@ -1,14 +1,15 @@
 import Foundation
 
 /// The Swift Testing listing of a test bundle, running beside the XCTest one: its event
-/// stream and its other output go into files of their own, so nothing waits on a pipe.
+/// stream goes into a file of its own; its other output, read once the XCTest listing ended,
+/// waits in its pipe meanwhile.
 struct SwiftTestingListing {
   let bundle: String
   let stream = FileManager.default.temporaryDirectory.appendingPathComponent("harness-list-\(UUID().uuidString).jsonl")
-  let log = FileManager.default.temporaryDirectory.appendingPathComponent("harness-list-\(UUID().uuidString).log")
   /// What the preloaded library says the bundle declares, when it is preloaded.
   let declarations: URL?
-  let process = Process()
+  /// The listing's process; `nil` when it could not start (``failure`` says why).
+  private var child: ChildProcess?
   /// Why it could not start, if it could not.
   private var failure: (any Error)?
   /// How long it may run before it is stopped, if at all, when it started, and what stops it.
@@ -21,27 +22,20 @@ struct SwiftTestingListing {
   init(bundle: String, directory: URL, library: String?, limit: Duration? = nil) {
     self.bundle = bundle
     self.limit = limit
-    process.executableURL = URL(fileURLWithPath: bundle)
-    process.currentDirectoryURL = directory
     let declarations = library.map { _ in FileManager.default.temporaryDirectory
       .appendingPathComponent("harness-list-\(UUID().uuidString).declared") }
     self.declarations = declarations
+    var environment: [String: String] = [:]
     if let library, let declarations {
-      process.environment = ProcessInfo.processInfo.environment
-        .merging(BundleChannelLibrary.listingEnvironment(library: library, output: declarations.path)) { $1 }
+      environment = BundleChannelLibrary.listingEnvironment(library: library, output: declarations.path)
     }
-    process.arguments = ["--testing-library", "swift-testing", "--list-tests", "--event-stream-output-path", stream.path,
-                         "--event-stream-version", "0"]
     do {
-      guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
-        throw UsageError("cannot create \(log.path)")
-      }
-      let output = try FileHandle(forWritingTo: log)
-      defer { try? output.close() }
-      process.standardOutput = output
-      process.standardError = output
-      try process.run()
-      stopping = TestBundle.stop(process, after: limit)
+      let child = try ChildProcess(
+        executable: bundle, arguments: ["--testing-library", "swift-testing", "--list-tests", "--event-stream-output-path",
+                                        stream.path, "--event-stream-version", "0"],
+        environment: environment, directory: directory.path, keepsBacktracer: true)
+      self.child = child
+      stopping = TestBundle.stop(child, after: limit)
     } catch {
       failure = error
     }
@@ -52,22 +46,21 @@ struct SwiftTestingListing {
   /// cannot be listed, none, and the listing's failure: what it printed, and how it ended.
   func tests(errors: @Sendable (String) -> Void) -> (tests: [ExistingTest], failure: OutsideFailure?) {
     defer {
-      for file in [stream, log] + (declarations.map { [$0] } ?? []) { try? FileManager.default.removeItem(at: file) }
+      for file in [stream] + (declarations.map { [$0] } ?? []) { try? FileManager.default.removeItem(at: file) }
     }
     let command = "--testing-library swift-testing --list-tests"
-    if let failure {
-      errors("warning: the Swift Testing tests of \(bundle) cannot be listed: \(failure)\n")
+    guard let child else {
+      errors("warning: the Swift Testing tests of \(bundle) cannot be listed: \(failure.map { "\($0)" } ?? "")\n")
       return ([], nil)
     }
-    process.waitUntilExit()
+    let output = String(decoding: child.readOutputToEnd(), as: UTF8.self)
+    let ending = child.waitForExit()
     stopping?.cancel()
-    if TestBundle.status(of: process) == 69 { return ([], nil) }
-    let output = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
-    guard TestBundle.status(of: process) == 0 else {
-      let stopped = TestBundle.wasStopped(process, at: limit, since: start)
+    if TestBundle.status(of: ending) == 69 { return ([], nil) }
+    guard TestBundle.status(of: ending) == 0 else {
+      let stopped = TestBundle.wasStopped(ending, at: limit, since: start)
       return ([], TestBundle.listingFailure(of: bundle, library: .swiftTesting, command: command,
-                                            ending: stopped ? nil : TestBundle.processEnding(of: process), limit: limit,
-                                            output: output))
+                                            ending: stopped ? nil : ending, limit: limit, output: output))
     }
     do {
       let tests = try ExistingTest.swiftTestingListing(String(decoding: try Data(contentsOf: stream), as: UTF8.self))

@@ -49,7 +49,7 @@ struct TestBundle {
       errors("Building the tests of \(packagePath)…\n")
       // `swift test` compiles a release build for testing too, so that `@testable import` builds.
       let testing = SwiftPMLayout.configuration(in: buildFlags) == "release" ? ["-Xswiftc", "-enable-testing"] : []
-      let build = try Self.run("/usr/bin/env", ["swift", "build", "--build-tests"] + packageFlags + testing)
+      let build = try runSwift(["build", "--build-tests"] + packageFlags + testing)
       guard build.status == 0 else {
         let tail = build.output.split(separator: "\n", omittingEmptySubsequences: false).suffix(30).joined(separator: "\n")
         throw UsageError("swift build --build-tests failed (\(build.ending)):\n\(tail)")
@@ -139,7 +139,7 @@ struct TestBundle {
     case .directory(let directory):
       return SwiftPMLayout.followingLink(directory)
     case .askSwiftPM:
-      let binPath = try Self.run("/usr/bin/env", ["swift", "build", "--show-bin-path"] + packageFlags)
+      let binPath = try runSwift(["build", "--show-bin-path"] + packageFlags)
       return binPath.output.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
     }
   }
@@ -174,40 +174,45 @@ struct TestBundle {
   }
 
   /// Runs `executable` to its end, in `directory` when given, and returns its status and
-  /// what it wrote (standard output and standard error together).
+  /// what it wrote (standard output and standard error together). It is reaped as it ends
+  /// (`waitpid`), where Foundation's `Process.waitUntilExit` looks every 50 ms on Linux: a
+  /// quarter of a run of 50 small tests, once for the build and once for each listing.
   static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil, limit: Duration? = nil) throws
     -> (status: Int32, ending: ProcessEnding, output: String, stopped: Bool) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    if let directory { process.currentDirectoryURL = directory }
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
+    let child = try ChildProcess(executable: executable, arguments: arguments, environment: [:], directory: directory?.path,
+                                 keepsBacktracer: true)
     let start = ContinuousClock.now
-    let stopping = stop(process, after: limit)
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
+    let stopping = stop(child, after: limit)
+    let output = String(decoding: child.readOutputToEnd(), as: UTF8.self)
+    let ending = child.waitForExit()
     stopping?.cancel()
-    return (status(of: process), processEnding(of: process), output, wasStopped(process, at: limit, since: start))
+    return (status(of: ending), ending, output, wasStopped(ending, at: limit, since: start))
   }
 
-  /// Stops `process` with SIGKILL once it has run `limit` (a listing that hangs); what is
-  /// returned, cancelled once it ended, stops it no more.
-  static func stop(_ process: Process, after limit: Duration?) -> DispatchWorkItem? {
+  /// Runs SwiftPM's `swift` with `arguments` to its end (``run(_:_:in:limit:)``): the first
+  /// `swift` on the `PATH`, else as `/usr/bin/env swift` finds it (and says when it cannot).
+  static func runSwift(_ arguments: [String]) throws -> (status: Int32, ending: ProcessEnding, output: String, stopped: Bool) {
+    if let swift = HarnessTestCommand.executable(named: "swift", environment: ProcessInfo.processInfo.environment) {
+      return try run(swift, arguments)
+    }
+    return try run("/usr/bin/env", ["swift"] + arguments)
+  }
+
+  /// Stops `child`, with SIGKILL to its group, once it has run `limit` (a listing that
+  /// hangs); what is returned, cancelled once it ended, stops it no more.
+  static func stop(_ child: ChildProcess, after limit: Duration?) -> DispatchWorkItem? {
     guard let limit else { return nil }
-    let id = process.processIdentifier
-    let stopping = DispatchWorkItem { _ = kill(id, SIGKILL) }
+    let group = child.pid
+    let stopping = DispatchWorkItem { _ = kill(-group, SIGKILL) }
     DispatchQueue.global().asyncAfter(deadline: .now() + limit.timeInterval, execute: stopping)
     return stopping
   }
 
-  /// Whether `process`, which ended, was stopped at `limit` (``stop(_:after:)``), having run
-  /// since `start`.
-  static func wasStopped(_ process: Process, at limit: Duration?, since start: ContinuousClock.Instant) -> Bool {
+  /// Whether a process that ended with `ending` was stopped at `limit` (``stop(_:after:)``),
+  /// having run since `start`.
+  static func wasStopped(_ ending: ProcessEnding, at limit: Duration?, since start: ContinuousClock.Instant) -> Bool {
     guard let limit else { return false }
-    return processEnding(of: process) == .signaled(SIGKILL) && start.duration(to: .now) >= limit
+    return ending == .signaled(SIGKILL) && start.duration(to: .now) >= limit
   }
 
   /// How a process that ended did.
@@ -216,7 +221,10 @@ struct TestBundle {
   }
 
   /// A process's exit status, or 128 + the signal that ended it.
-  static func status(of process: Process) -> Int32 {
-    process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+  static func status(of ending: ProcessEnding) -> Int32 {
+    switch ending {
+    case .exited(let status): status
+    case .signaled(let signal): 128 + signal
+    }
   }
 }

@@ -25,10 +25,12 @@ final class ChildProcess {
   /// Starts `executable` with `arguments`, this process's environment and `environment`,
   /// handing over each of `descriptors` as its `to` descriptor, in `directory` when one is
   /// given (else in this process's). The Swift runtime's crash backtracer is turned off
-  /// unless `SWIFT_BACKTRACE` is set: it takes seconds to symbolicate, and this process
-  /// reports the crash itself.
+  /// unless `SWIFT_BACKTRACE` is set (it takes seconds to symbolicate, and this process
+  /// reports the crash itself), or unless `keepsBacktracer`: a process that prints its own
+  /// crash, as SwiftPM and a test bundle's listing do, keeps it as the environment says.
   init(executable: String, arguments: [String], environment extra: [String: String],
-       handing descriptors: [(descriptor: Int32, to: Int32)] = [], directory: String? = nil) throws {
+       handing descriptors: [(descriptor: Int32, to: Int32)] = [], directory: String? = nil,
+       keepsBacktracer: Bool = false) throws {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -52,7 +54,7 @@ final class ChildProcess {
     posix_spawnattr_setpgroup(&attributes, 0)
 
     var environment = ProcessInfo.processInfo.environment
-    if environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
+    if environment["SWIFT_BACKTRACE"] == nil && !keepsBacktracer { environment["SWIFT_BACKTRACE"] = "enable=no" }
     environment.merge(extra) { $1 }
     let argv = [executable] + arguments
     var pid: pid_t = 0
@@ -64,7 +66,7 @@ final class ChildProcess {
     close(output.write)
     guard status == 0 else {
       close(output.read)
-      throw WorkerError("cannot start a worker process (\(executable)): \(String(cString: strerror(status)))")
+      throw WorkerError("cannot start \(executable): \(String(cString: strerror(status)))")
     }
     self.pid = pid
     self.output = output.read
@@ -125,6 +127,21 @@ final class ChildProcess {
 
   private var reaped: ProcessEnding?
   private var outputOpen = true
+
+  /// Everything it writes to its output pipe, once every process holding the pipe closed it
+  /// (it and whatever it started), read in this thread.
+  func readOutputToEnd() -> [UInt8] {
+    var buffer = ReadBuffer()
+    var bytes: [UInt8] = []
+    while true {
+      let count = buffer.read(from: output)
+      if count > 0 {
+        bytes += buffer.prefix(count)
+      } else if count == 0 || errno != EINTR {
+        return bytes
+      }
+    }
+  }
 
   /// How the process ended, once it has (it is reaped then, once), waiting for that or not;
   /// `nil` while it runs. Its output pipe stays open: a process it started may still write
