@@ -104,26 +104,27 @@ final class ExploringExistingTestsTests: ReportTestCase {
   /// thread, with nothing for the schedule to run: it is running, not stuck, and passes. An
   /// async body that blocks on a task it started, or on a group's notify block it sent (as
   /// async-kit's `syncShutdownGracefully()` does; Swift Testing's hung until its time limit),
-  /// has its jobs handed to Swift's own executors and Dispatch after a quiet period, passes,
-  /// and says so.
+  /// or that loops on the clock while a block it sent runs beside it (as swift-dependencies'
+  /// `testDeadlock` does; it failed in every seed), has its jobs handed to Swift's own
+  /// executors and Dispatch after a long step, passes, and says so.
   func testTestsThatKeepAThreadAreNeitherStuckNorHeld() throws {
     let runs = try explore(["--explore", "2", "--filter", "SlowXCTests", "--filter", "SlowTests", "--time-limit", "30"])
     XCTAssertEqual(runs.status, 0, runs.output)
     let synchronous = runs.ended.filter { $0.test.name == "testASynchronousBodyLongerThanTheQuietPeriodPasses" }
     XCTAssertEqual(synchronous.map(\.result.verdict), [.passed, .passed])
     XCTAssertEqual(synchronous.flatMap(\.result.issues).map(\.kind), [])
-    let blocking = runs.ended.filter {
-      ["testAJobBlockingOnAnotherJobPasses", "testAJobWaitingForAGroupsNotifyBlockPasses", "aJobWaitingForAGroupsNotifyBlockPasses()"]
-        .contains($0.test.name)
+    let keeping = runs.ended.filter {
+      ["testAJobBlockingOnAnotherJobPasses", "testAJobWaitingForAGroupsNotifyBlockPasses", "aJobWaitingForAGroupsNotifyBlockPasses()",
+       "testABlockRunsBesideALoopOnTheClock", "aBlockRunsBesideALoopOnTheClock()"].contains($0.test.name)
     }
-    XCTAssertEqual(blocking.map(\.result.verdict), Array(repeating: .passed, count: 6))
-    for run in blocking {
+    XCTAssertEqual(keeping.map(\.result.verdict), Array(repeating: .passed, count: 10), runs.output)
+    for run in keeping {
       let warning = run.result.issues.first { $0.kind == .warning }?.message ?? ""
       XCTAssertTrue(warning.hasPrefix("The Swift concurrency job of step "), warning)
-      XCTAssertTrue(warning.hasSuffix(" kept the schedule's thread for 0.2 seconds, longer than the quiet period (it blocks "
-        + "its thread: a semaphore, a lock, a synchronous wait for work of another task); the schedule gave Swift "
-        + "concurrency back to Swift's own executors, so the rest of the test runs in real time, neither ordered nor "
-        + "replayed"), warning)
+      XCTAssertTrue(warning.hasSuffix(" kept the schedule's thread for 0.05 seconds, while other work waited to run beside it "
+        + "(it blocks its thread on that work: a semaphore, a lock, a synchronous wait; or it works on without it, as a loop "
+        + "on the clock does); the schedule gave Swift concurrency back to Swift's own executors, so the rest of the test "
+        + "runs in real time, neither ordered nor replayed"), warning)
     }
   }
 

@@ -320,12 +320,14 @@ final class Scheduler: Sendable {
                          sourceLocation: nil))
   }
 
-  /// What a test says when `job` kept its schedule's thread for `duration` and the schedule gave
-  /// Swift concurrency back (with `count` pending jobs, when known): the scheduled strategy's
-  /// words, and a package's own tests' under `harness test --explore`.
-  static func blockedMessage(_ job: String, for duration: Duration, handedBack count: Int?) -> String {
-    "\(job) kept the schedule's thread for \(duration.secondsDescription) seconds, longer than the quiet period (it blocks "
-      + "its thread: a semaphore, a lock, a synchronous wait for work of another task); the schedule gave Swift "
+  /// What a test says when `job` kept its schedule's thread for `duration` (`why` it was too
+  /// long) and the schedule gave Swift concurrency back (with `count` pending jobs, when
+  /// known): the scheduled strategy's words, and a package's own tests' under
+  /// `harness test --explore`.
+  static func blockedMessage(_ job: String, for duration: Duration, why: String = "longer than the quiet period (it blocks "
+                               + "its thread: a semaphore, a lock, a synchronous wait for work of another task)",
+                             handedBack count: Int?) -> String {
+    "\(job) kept the schedule's thread for \(duration.secondsDescription) seconds, \(why); the schedule gave Swift "
       + "concurrency back to Swift's own executors\(count.map { " (\($0) pending job\($0 == 1 ? "" : "s"))" } ?? ""), so the "
       + "rest of the test runs in real time, neither ordered nor replayed"
   }

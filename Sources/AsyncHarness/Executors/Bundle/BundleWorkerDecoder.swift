@@ -193,8 +193,10 @@ struct BundleWorkerDecoder: WorkerDecoder {
       if let hookedAt {
         warnings.append(Self.hookedMessage(after: hookedAt))
       } else if let escapedAt {
-        warnings.append(Scheduler.blockedMessage("The Swift concurrency job of step \(escapedAt)",
-                                                 for: BundleChannelLibrary.quietPeriod, handedBack: nil))
+        warnings.append(Scheduler.blockedMessage("The Swift concurrency job of step \(escapedAt)", for: BundleChannelLibrary.longStep,
+                                                 why: "while other work waited to run beside it (it blocks its thread on that "
+                                                   + "work: a semaphore, a lock, a synchronous wait; or it works on without it, "
+                                                   + "as a loop on the clock does)", handedBack: nil))
       }
       if outside > 0 { warnings.append(Self.outsideMessage(outside: outside, of: jobs, before: trace.firstOutsideStep)) }
       for warning in warnings {

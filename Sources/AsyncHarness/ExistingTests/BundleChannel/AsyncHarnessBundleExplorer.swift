@@ -33,11 +33,12 @@
 // a quiet period (the scheduled strategy's, 200 ms unless the harness says otherwise), while
 // the main thread is free (not running a synchronous test body), is stuck (a continuation
 // never resumed, a lost wake-up): that is reported at once (a `stuck` record), and the harness
-// ends the test there. A job that keeps the schedule's thread for a quiet period while other
-// jobs wait (it blocks on one of them: a semaphore, a synchronous wait) would hold the test
-// until its time limit: the schedule then hands every job to Swift's own executors, from that
-// step on, and says so in its record (`escapedAt`), as the scheduled strategy gives a test's
-// jobs back when one blocks its driver. Under `--trace`, each step a test's schedule takes is
+// ends the test there. A job that keeps the schedule's thread for a long step (a quarter of the
+// quiet period) while other work would run beside it on real threads either blocks on that
+// work (a semaphore, a synchronous wait: it would hold the test until its time limit) or works
+// on without it (a loop on the clock, waiting for it to be done): the schedule then hands every
+// job to Swift's own executors and Dispatch, from that step on, and says so in its record
+// (`escapedAt`), as the scheduled strategy gives a test's jobs back when one blocks its driver. Under `--trace`, each step a test's schedule takes is
 // said as it is taken (a `step` record), up to the harness's limit of steps a test. Every
 // record is a ``ChannelRecord`` (Shared/ChannelRecord.swift), sent by the channel's half.
 #if os(Linux) && compiler(>=6.3)
@@ -62,6 +63,9 @@ enum BundleExplorer {
   /// How long a schedule with nothing to run waits for work from outside before it reports
   /// the running test stuck, in seconds.
   nonisolated(unsafe) static var quietPeriod = 0.2
+  /// How long a job may keep the schedule's thread while other work waits, in seconds: a
+  /// quarter of the quiet period (keep in step with ``BundleChannelLibrary``'s `longStep`).
+  static var longStep: Double { quietPeriod / 4 }
   /// How many steps of each test are said as they are taken (under `--trace`), 0 for none.
   nonisolated(unsafe) static var stepsSaid = 0
 
@@ -180,18 +184,24 @@ final class ExplorerScheduler: Sendable {
     platform.enqueue(ExecutorJob(job))
   }
 
-  /// Every quiet period: when the job running is the one that ran a quiet period ago and
-  /// others wait (ready, asleep, or a notify block whose group is empty), it blocks on them,
-  /// and every job goes to Swift's own executors and Dispatch from then on.
+  /// Every tenth of a long step: when the job running has kept the schedule's thread for a
+  /// long step (``BundleExplorer/longStep``) while other work would run beside it on real
+  /// threads (ready, asleep past its real due time, or a notify block whose group is empty),
+  /// it blocks on that work or works on without it (a loop on the clock waiting for it), and
+  /// every job goes to Swift's own executors and Dispatch from then on.
   private func watch() {
     Self.ownThreads.withLock { _ = $0.insert(OutsideWork.currentThread()) }
-    var lastStep = -1
+    var running = (step: -1, since: ContinuousClock.now)
     while true {
-      usleep(UInt32(BundleExplorer.quietPeriod * 1_000_000))
+      usleep(UInt32(BundleExplorer.longStep * 100_000))
+      let now = ContinuousClock.now
       let handedOver = state.withLock { state -> [(job: Job, delay: Int64?)]? in
-        defer { lastStep = state.steps }
-        guard state.escapedAt == nil, state.running, state.steps == lastStep,
-          !state.ready.isEmpty || !state.sleepers.isEmpty || state.noticeDue
+        guard state.running, state.steps == running.step else {
+          running = (state.steps, now)
+          return nil
+        }
+        guard state.escapedAt == nil, running.since.duration(to: now) >= .seconds(BundleExplorer.longStep),
+          !state.ready.isEmpty || state.sleepers.contains(where: { $0.realDue <= now }) || state.noticeDue
         else { return nil }
         return state.escape()
       }

@@ -76,6 +76,10 @@ struct BundleChannelLibrary {
   /// How long a schedule with nothing to run waits for work from outside before it calls the
   /// running test stuck: the scheduled strategy's.
   static let quietPeriod = ScheduledWaiter().quietPeriod
+  /// How long a job may keep the schedule's thread while other work waits to run beside it
+  /// before the schedule gives every job back: a quarter of the quiet period (keep in step
+  /// with `BundleExplorer.longStep`).
+  static let longStep = quietPeriod / 4
 
   /// Where the library is, once compiled.
   let path: String

@@ -27,6 +27,22 @@ final class SlowXCTests: XCTestCase {
     closeSynchronously()
     XCTAssertTrue(true)
   }
+
+  /// A main-actor body that sends a block to a queue, then loops on the clock, as
+  /// swift-dependencies' `testDeadlock` does: on real threads the block runs beside the loop.
+  @MainActor func testABlockRunsBesideALoopOnTheClock() async {
+    XCTAssertTrue(aBlockRanBesideALoopOnTheClock())
+  }
+}
+
+/// Sends a block to a queue of its own, then loops on the clock for 150 ms without waiting for
+/// it: whether the block ran meanwhile, beside the loop.
+func aBlockRanBesideALoopOnTheClock() -> Bool {
+  let ran = DispatchSemaphore(value: 0)
+  DispatchQueue(label: "beside.the.loop", qos: .utility).async { ran.signal() }
+  let start = ContinuousClock.now
+  while start.duration(to: .now) < .milliseconds(150) {}  // deliberate: the loop on the clock under test
+  return ran.wait(timeout: .now()) == .success
 }
 
 /// Closes a store synchronously, as async-kit's `syncShutdownGracefully()` does: a thread of
@@ -49,6 +65,10 @@ func closeSynchronously() {
   @Test func aJobWaitingForAGroupsNotifyBlockPasses() async {
     closeSynchronously()
     #expect(Bool(true))
+  }
+
+  @Test func aBlockRunsBesideALoopOnTheClock() async {
+    #expect(aBlockRanBesideALoopOnTheClock())
   }
 }
 
