@@ -5,7 +5,7 @@
 /// of any suite around it (`Module.Suite`, `Module.Suite/Nested`), as Swift Testing selects a
 /// suite with every test in it. `id:` before a pattern is dropped, as Swift Testing drops it.
 ///
-/// A test is selected when no filter is given or one matches it, and no skip matches it.
+/// A test is kept as ``Configuration/keeps(filters:skips:matching:)`` says.
 struct SwiftTestPatterns: Sendable {
   /// The compiled `--filter` patterns; empty selects every test.
   nonisolated(unsafe) private let filters: [Regex<AnyRegexOutput>]
@@ -40,7 +40,7 @@ struct SwiftTestPatterns: Sendable {
   func selects(_ test: ExistingTest) -> Bool {
     let ids = Self.ids(of: test)
     let matches = { (regex: Regex<AnyRegexOutput>) in ids.contains { $0.contains(regex) } }
-    return (filters.isEmpty || filters.contains(where: matches)) && !skips.contains(where: matches)
+    return Configuration.keeps(filters: filters, skips: skips, matching: matches)
   }
 
   /// The IDs a pattern is matched against: the test's, and for Swift Testing each suite's around it.

@@ -122,7 +122,13 @@ public struct Configuration: Sendable {
     let matches = { (filter: String) in
       filter.hasPrefix("tag:") ? test.tags.contains(String(filter.dropFirst(4))) : Self.text(path, contains: filter)
     }
-    return (filters.isEmpty || filters.contains(where: matches)) && !skips.contains(where: matches)
+    return Self.keeps(filters: filters, skips: skips, matching: matches)
+  }
+
+  /// The rule of `--filter` and `--skip`, however a pattern matches: a test is kept when no
+  /// filter is given or one matches it, and no skip matches it.
+  static func keeps<Pattern>(filters: [Pattern], skips: [Pattern], matching matches: (Pattern) -> Bool) -> Bool {
+    (filters.isEmpty || filters.contains(where: matches)) && !skips.contains(where: matches)
   }
 
   /// Whether `text` contains `part`, as `String.contains` says: compared byte by byte when
