@@ -164,7 +164,7 @@ final class ArchitecturePageTests: XCTestCase {
   func testThePictureOfALaneNamesEachWorkerTheExecutorHolds() throws {
     let picture = try XCTUnwrap(section("## A lane and its workers", of: text(Self.page)).components(separatedBy: "```").dropFirst().first)
     let lane = try text(Self.core.appendingPathComponent("Executors/Worker/WorkerLane.swift"))
-    let pipeline = try XCTUnwrap(lane.components(separatedBy: "struct WorkerLane: WatchedLane {").dropFirst().first)
+    let pipeline = try XCTUnwrap(lane.components(separatedBy: "struct WorkerLane: WatchedLane, LaneDriver {").dropFirst().first)
     let workers = Set(pipeline.matches(of: /\n  var (\w+): WorkerConnection\?/).map { String($0.1) })
     XCTAssertGreaterThanOrEqual(workers.count, 3, "the lane's workers: \(workers)")
     let drawn = Set(picture.matches(of: /[├└]─ (\w+) ─+ WorkerConnection/).map { String($0.1) })

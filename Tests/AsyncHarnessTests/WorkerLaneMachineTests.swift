@@ -35,6 +35,7 @@ final class WorkerLaneMachineTests: XCTestCase {
       case .kill(let slot): "kill \(slot)"
       case .retire(let slot): "retire \(slot)"
       case .forget(let slot): "forget \(slot)"
+      case .endedAfterItsTests(let slot, let exit): "ended after its tests \(slot): \(exit)"
       }
     }
   }
@@ -138,6 +139,30 @@ final class WorkerLaneMachineTests: XCTestCase {
     XCTAssertEqual(said(machine.handle(.endedAlone(.init(workerEnded: true)))), ["forget worker"])
     XCTAssertEqual(said(machine.handle(.asked(tests[1]))), ["spawn worker"])
     XCTAssertEqual(said(machine.handle(.spawned(.worker))), ["send t1 #4", "send t2 #5", "send t3 #6", "begin t1 #4"])
+  }
+
+  func testAWorkerNotWaitedForThatEndedAfterItsTestsIsJudgedAndForgottenOneHoldingWorkKeepsItsEnd() throws {
+    let tests = try tests(4)
+    var machine = machine(tests)
+    _ = machine.handle(.asked(tests[0]))
+    XCTAssertEqual(said(machine.handle(.spawned(.worker))), ["send t0 #1", "send t1 #2", "send t2 #3", "begin t0 #1"])
+    _ = machine.handle(.endedAlone(.init()))
+    // It holds t1 and t2, sent ahead: the test that runs in it next hears its end.
+    XCTAssertEqual(said(machine.handle(.endedUnawaited(.worker, .exited(1), running: 0, ranTests: true))), [])
+    XCTAssertEqual(said(machine.handle(.endedUnawaited(.sideBySide, .exited(1), running: 1, ranTests: true))), [],
+                   "an attempt still runs in it")
+    XCTAssertEqual(said(machine.handle(.endedUnawaited(.spare, .exited(1), running: 0, ranTests: false))), [],
+                   "it ran no test yet")
+    XCTAssertEqual(said(machine.handle(.endedUnawaited(.sideBySide, .signaled(11), running: 0, ranTests: true))),
+                   ["ended after its tests sideBySide: signal SIGSEGV (segmentation fault)", "forget sideBySide"])
+    // Once the worker running tests one at a time holds nothing, its end is its own, and the
+    // next test starts a fresh worker.
+    XCTAssertEqual(said(machine.handle(.asked(tests[3]))), ["kill worker", "spawn worker"])
+    XCTAssertEqual(said(machine.handle(.spawned(.worker))), ["send t3 #4", "begin t3 #4"])
+    _ = machine.handle(.endedAlone(.init()))
+    XCTAssertEqual(said(machine.handle(.endedUnawaited(.worker, .exited(3), running: 0, ranTests: true))),
+                   ["ended after its tests worker: exit status 3", "forget worker"])
+    XCTAssertEqual(said(machine.handle(.asked(tests[1]))), ["spawn worker"])
   }
 
   func testAWorkerStoppedOrLeftWithWorkIsRetiredAndNeverRunsAnotherTest() throws {

@@ -82,12 +82,16 @@ final class BundleExecutor: TestExecutor {
 /// A test bundle's lane: the driver of its ``BundleLaneMachine``, which decides, while the
 /// lane holds the worker and carries out what the machine asks (start, wait, retire, stop,
 /// send what a test recorded).
-struct BundleRuns: WatchedLane {
+struct BundleRuns: WatchedLane, LaneDriver {
   /// How its workers start.
   let kind: TestBundleKind
   fileprivate var worker: BundleWorker?
   /// What the lane decides.
   var machine: BundleLaneMachine
+  /// The attempt the runner asked for, while it runs, and where its events go.
+  private var asked: (planned: Runner.PlannedTest, events: EventSink)?
+  /// How it ended, once the machine said.
+  private var end: AttemptEnd?
 
   init(kind: TestBundleKind) {
     self.kind = kind
@@ -97,61 +101,59 @@ struct BundleRuns: WatchedLane {
   static var workerSlots: [WritableKeyPath<BundleRuns, BundleWorker?>] { [\.worker] }
 
   /// Never: a lane holds one test bundle's worker at a time, and waits for it.
-  mutating func endedUnawaited(_ slot: WritableKeyPath<BundleRuns, BundleWorker?>, _ exit: ProcessEnding) -> Bool { false }
+  mutating func endedUnawaited(_ slot: WritableKeyPath<BundleRuns, BundleWorker?>, _ exit: ProcessEnding) {}
 
   /// Runs `planned` in the worker that was given it, or in a new worker given it and the
   /// prepared tests after it that have not ended yet, carrying out what the machine asks and
   /// answering it, until the attempt ends.
   mutating func run(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
-    var next: BundleLaneMachine.Event = .asked(planned, workerHolds: worker?.holds(planned.id) == true)
-    while true {
-      var answer: BundleLaneMachine.Event?
-      for command in machine.handle(next) {
-        switch command {
-        case .spawn(let batch, let oneAtATime):
-          do {
-            worker = try BundleWorker(kind, batch: batch, oneAtATime: oneAtATime)
-            answer = .spawned
-          } catch {
-            worker = nil
-            answer = .couldNotSpawn(reason: "\(error)")
-          }
-        case .wait(let planned):
-          var ended = machine.ended
-          let exited = !watchWorker(until: (planned, events), ended: &ended)
-          answer = .waited(worker!.facts(exited: exited, asked: planned.id), ended: ended)
-        case .waitForExit:
-          var ended = machine.ended
-          _ = watchWorker(until: nil, ended: &ended)
-          answer = .exited(ended: ended)
-        case .retire:
-          answer = .retired(worker!.retire())
-          worker = nil
-        case .kill:
-          worker?.kill()
-          worker = nil
-        case .deliver(let recorded):
-          for event in recorded { events.send(event) }
-        case .report(let failure):
-          events(.outsideFailure(failure))
-        case .tell(let issues):
-          for issue in issues { events(.issueRecorded(planned.id, issue)) }
-        case .end(let end):
-          return end
-        }
+    (asked, end) = ((planned, events), nil)
+    defer { (asked, end) = (nil, nil) }
+    // The machine ends every list with the attempt's end or a command it awaits the answer to.
+    drive(.asked(planned, workerHolds: worker?.holds(planned.id) == true))
+    return end ?? .couldNotStart(reason: "the lane ended \(planned.id.path) without an end")
+  }
+
+  /// Carries out one of the machine's commands; returns its answer when it has one.
+  mutating func carryOut(_ command: BundleLaneMachine.Command) -> BundleLaneMachine.Event? {
+    switch command {
+    case .spawn(let batch, let oneAtATime):
+      do {
+        worker = try BundleWorker(kind, batch: batch, oneAtATime: oneAtATime)
+        return .spawned
+      } catch {
+        worker = nil
+        return .couldNotSpawn(reason: "\(error)")
       }
-      // The machine ends every list with the attempt's end or a command it awaits the answer to.
-      guard let answer else { return .couldNotStart(reason: "the lane ended \(planned.id.path) without an end") }
-      next = answer
+    case .wait(let planned):
+      var ended = machine.ended
+      let exited = !watchWorker(until: (planned, asked!.events), ended: &ended)
+      return .waited(worker!.facts(exited: exited, asked: planned.id), ended: ended)
+    case .waitForExit:
+      var ended = machine.ended
+      _ = watchWorker(until: nil, ended: &ended)
+      return .exited(ended: ended)
+    case .retire:
+      defer { worker = nil }
+      return .retired(worker!.retire())
+    case .kill:
+      worker?.kill()
+      worker = nil
+    case .deliver(let recorded):
+      for event in recorded { asked?.events.send(event) }
+    case .report(let failure):
+      asked?.events(.outsideFailure(failure))
+    case .tell(let issues):
+      for issue in issues { asked?.events(.issueRecorded(asked!.planned.id, issue)) }
+    case .end(let end):
+      self.end = end
     }
+    return nil
   }
 
   /// Stops the worker left, if any, and forgets what the runner said it hands over.
   mutating func finish() {
-    for case .kill in machine.handle(.finishing) {
-      worker?.kill()
-      worker = nil
-    }
+    drive(.finishing)
   }
 
   /// Reads the worker (``LaneWatch``) until the test `asked` for ends (`true`: the worker

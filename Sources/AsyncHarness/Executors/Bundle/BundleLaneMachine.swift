@@ -18,7 +18,7 @@
 ///
 /// A test's end goes with the warnings it kept from a worker it ran in before running again
 /// alone (``WorkerSupervision/Attempt/kept``).
-struct BundleLaneMachine {
+struct BundleLaneMachine: LaneMachine {
   /// What the wait for the test asked for found.
   struct Waited {
     /// The worker exited.

@@ -20,10 +20,10 @@ protocol WatchedLane {
   /// Every slot of a worker the lane holds.
   static var workerSlots: [WritableKeyPath<Self, Worker?>] { get }
   /// The worker in `slot` exited while the lane waited for another of its workers, and what
-  /// it wrote was read: says what that means (a failure outside every test, when it ended by
-  /// itself after its tests), and returns whether the lane forgets it. One that holds work (a
-  /// request sent, a test not run yet) is kept: its end is heard when the lane waits for it.
-  mutating func endedUnawaited(_ slot: WritableKeyPath<Self, Worker?>, _ exit: ProcessEnding) -> Bool
+  /// it wrote was read: the lane decides what that means (a failure outside every test, when
+  /// it ended by itself after its tests) and forgets it then. One that holds work (a request
+  /// sent, a test not run yet) is kept: its end is heard when the lane waits for it.
+  mutating func endedUnawaited(_ slot: WritableKeyPath<Self, Worker?>, _ exit: ProcessEnding)
 }
 
 /// The one loop of a lane: one poll over every worker the lane holds (the one running tests
@@ -80,7 +80,7 @@ enum LaneWatch {
             watch.finish(&decoder, &supervision)
           }
           if slot == awaited { return exit }
-          if lane.endedUnawaited(slot, exit) { lane[keyPath: slot] = nil }
+          lane.endedUnawaited(slot, exit)
           slots = watched(lane, besides: awaited)
         }
       }

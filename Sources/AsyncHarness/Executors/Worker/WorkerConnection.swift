@@ -82,13 +82,12 @@ struct WorkerConnection {
                                               suite: last.suiteRun, kind: .crashed)))
   }
 
-  /// Forgotten once it ran tests and holds none: it ended after them (``endedAfterItsTests(_:telling:)``).
-  /// A worker that ran none yet (a spare) keeps its end for the test that runs in it next.
-  mutating func endedUnawaited(_ exit: ProcessEnding) -> Bool {
-    guard count == 0, !ended.ids.isEmpty else { return false }
+  /// The worker ended with `exit` after its tests while the lane waited for another, holding
+  /// none (``WorkerLaneMachine/Event/endedUnawaited(_:_:running:ranTests:)``): its end is its
+  /// own (``endedAfterItsTests(_:telling:)``), told through the sink of the last test begun in it.
+  mutating func endedUnawaited(_ exit: ProcessEnding) {
     _ = supervision.exited(exit)
     endedAfterItsTests(exit, telling: messages.others)
-    return true
   }
 }
 

@@ -31,7 +31,7 @@ struct HarnessWorkerKind: Sendable {
 /// wait, kill, retire). One loop (``LaneWatch``) watches every worker, whichever the lane
 /// waits for, and the lane reruns what ``AttemptFollowUp`` decides for each attempt its
 /// worker's end cut short: the runner hears of each attempt's end once.
-struct WorkerLane: WatchedLane {
+struct WorkerLane: WatchedLane, LaneDriver {
   let kind: HarnessWorkerKind
   /// What the lane decides.
   var machine: WorkerLaneMachine
@@ -41,6 +41,11 @@ struct WorkerLane: WatchedLane {
   var spare: WorkerConnection?
   /// The worker running `async` tests side by side, when one was started.
   var sideBySide: WorkerConnection?
+  /// Where the attempt the runner asked for alone streams its events, while it is begun.
+  private var askedEvents: EventSink?
+  /// The attempts that ended while the machine's commands were carried out (delivered side
+  /// by side, or that could not start), for the runner.
+  private var ends: [SideBySideEnd] = []
 
   init(kind: HarnessWorkerKind) {
     self.kind = kind
@@ -53,26 +58,28 @@ struct WorkerLane: WatchedLane {
   /// the worker is as the machine decides: kept (told to resume after a failure), retired or
   /// replaced.
   mutating func run(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
-    if let end = carryOut(.asked(planned), events: events).first { return end.end }
+    askedEvents = events
+    defer { askedEvents = nil }
+    if let end = driven(.asked(planned)).first { return end.end }
     let (replies, finished, ended) = wait(\.worker)
     // A reply read as the worker ended still says how the attempt ended.
     let end = Self.deliver(replies.first?.finished ?? finished.first)
     let reply = replies.first
-    _ = carryOut(.endedAlone(.init(workerEnded: reply == nil || ended, workerStopped: worker!.stopped,
-                                   workerLeftWork: reply?.retire != nil, paused: reply?.paused == true)))
+    drive(.endedAlone(.init(workerEnded: reply == nil || ended, workerStopped: worker!.stopped,
+                            workerLeftWork: reply?.retire != nil, paused: reply?.paused == true)))
     return end
   }
 
   /// Remembers the tests the runner hands over next, to send them ahead (none with a fresh
   /// worker per test).
   mutating func prepare(_ planned: Runner.Plan.PlannedTests) {
-    _ = carryOut(.prepared(planned))
+    drive(.prepared(planned))
   }
 
   /// Retires every worker, and stops at once one still holding tests the runner never asked
   /// for (the run stopped).
   mutating func finish() {
-    _ = carryOut(.finishing(besideRunning: (sideBySide?.count ?? 0) > 0))
+    drive(.finishing(besideRunning: (sideBySide?.count ?? 0) > 0))
   }
 
   static var workerSlots: [WritableKeyPath<WorkerLane, WorkerConnection?>] { [\.worker, \.spare, \.sideBySide] }
@@ -86,40 +93,24 @@ struct WorkerLane: WatchedLane {
     }
   }
 
-  /// Forgotten once it ran tests and holds none: it ended after them
-  /// (``WorkerConnection/endedUnawaited(_:)``). The worker running tests one at a time keeps
-  /// its end while it holds a test sent ahead, for the test that runs in it next.
-  mutating func endedUnawaited(_ slot: WritableKeyPath<WorkerLane, WorkerConnection?>, _ exit: ProcessEnding) -> Bool {
-    guard slot != \.worker || machine.sent.isEmpty else { return false }
-    return self[keyPath: slot]!.endedUnawaited(exit)
+  /// The worker in `path` exited while the lane waited for another: the machine decides
+  /// what its end means (``WorkerLaneMachine/Event/endedUnawaited(_:_:running:ranTests:)``).
+  mutating func endedUnawaited(_ path: WritableKeyPath<WorkerLane, WorkerConnection?>, _ exit: ProcessEnding) {
+    let worker = self[keyPath: path]!
+    let slot = WorkerLaneMachine.Slot.allCases.first { Self.path($0) == path }!
+    drive(.endedUnawaited(slot, exit, running: worker.count, ranTests: !worker.ended.ids.isEmpty))
   }
 
-  /// Tells the machine `event` and carries out what it asks, answering each command that can
-  /// fail with the next event; returns the ends of attempts that ended meanwhile (delivered
-  /// side by side, or that could not start). `events` is where the attempt asked for alone
-  /// streams its events.
-  private mutating func carryOut(_ event: WorkerLaneMachine.Event, events: EventSink? = nil) -> [SideBySideEnd] {
-    carryOut(machine.handle(event), events: events)
-  }
-
-  /// Carries out `commands`, answering each command that can fail with the next event.
-  private mutating func carryOut(_ commands: [WorkerLaneMachine.Command], events: EventSink? = nil) -> [SideBySideEnd] {
-    var ends: [SideBySideEnd] = []
-    var commands = commands
-    while !commands.isEmpty {
-      var answer: WorkerLaneMachine.Event?
-      for command in commands {
-        answer = carryOut(command, events: events, ends: &ends)
-      }
-      guard let answer else { break }
-      commands = machine.handle(answer)
-    }
+  /// Drives the machine from `event` (``LaneDriver/drive(_:)``) and takes the ends of the
+  /// attempts that ended meanwhile.
+  private mutating func driven(_ event: WorkerLaneMachine.Event) -> [SideBySideEnd] {
+    drive(event)
+    defer { ends = [] }
     return ends
   }
 
   /// Carries out one of the machine's commands; returns its answer when it has one.
-  private mutating func carryOut(_ command: WorkerLaneMachine.Command, events: EventSink?,
-                                 ends: inout [SideBySideEnd]) -> WorkerLaneMachine.Event? {
+  mutating func carryOut(_ command: WorkerLaneMachine.Command) -> WorkerLaneMachine.Event? {
     switch command {
     case .spawn(let slot):
       do {
@@ -135,8 +126,7 @@ struct WorkerLane: WatchedLane {
       let taken = worker?.process.send(planned, ref: ref) == true
       if answered { return taken ? .taken : .refused }
     case .begin(let planned, let ref):
-      // `events` is the runner's sink of the attempt asked for.
-      worker!.begin(planned, ref: ref, events: events!, alone: true, deadline: kind.deadline(of: planned))
+      worker!.begin(planned, ref: ref, events: askedEvents!, alone: true, deadline: kind.deadline(of: planned))
     case .resume:
       _ = worker!.process.send(.resume)
     case .start(let planned, let ref, let sink):
@@ -145,7 +135,7 @@ struct WorkerLane: WatchedLane {
         _ = machine.handle(.notStarted(planned.id))
       }
     case .waitBeside:
-      ends += waitedSideBySide()
+      waitedSideBySide()
     case .deliver(let finished):
       if case .ended(let attempt, _, _) = finished {
         ends.append(SideBySideEnd(test: attempt.planned.id, end: Self.deliver(finished)))
@@ -161,6 +151,8 @@ struct WorkerLane: WatchedLane {
       retire(Self.path(slot))
     case .forget(let slot):
       self[keyPath: Self.path(slot)] = nil
+    case .endedAfterItsTests(let slot, let exit):
+      self[keyPath: Self.path(slot)]!.endedUnawaited(exit)
     }
     return nil
   }
@@ -216,7 +208,7 @@ struct WorkerLane: WatchedLane {
   /// the side-by-side worker, started now when there is none; returns how the attempt ended
   /// when it could not start.
   mutating func startSideBySide(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd? {
-    carryOut(.askedBeside(planned, sink: events)).first?.end
+    driven(.askedBeside(planned, sink: events)).first?.end
   }
 
   /// Starts `planned` under `ref` in the side-by-side worker, started now when there is none;
@@ -243,20 +235,16 @@ struct WorkerLane: WatchedLane {
   /// the worker's end cut short, and not for it, runs again as the machine decides
   /// (``WorkerLaneMachine``: beside the others, or in halves).
   mutating func waitSideBySide() -> [SideBySideEnd] {
-    var ends: [SideBySideEnd] = []
-    while ends.isEmpty {
-      let commands = machine.handle(.awaitingBeside(running: sideBySide?.count ?? 0))
-      // None runs, and none waits to run again.
-      guard !commands.isEmpty else { return ends }
-      ends += carryOut(commands)
-    }
+    defer { ends = [] }
+    // Until an attempt ended; or none runs, and none waits to run again.
+    while ends.isEmpty, drive(.awaitingBeside(running: sideBySide?.count ?? 0)) {}
     return ends
   }
 
   /// Waits for the side-by-side worker and carries out what follows.
-  private mutating func waitedSideBySide() -> [SideBySideEnd] {
+  private mutating func waitedSideBySide() {
     let (replies, finished, ended) = wait(\.sideBySide)
-    return carryOut(.waitedBeside(finished: replies.map(\.finished) + finished, workerEnded: ended,
+    drive(.waitedBeside(finished: replies.map(\.finished) + finished, workerEnded: ended,
                                   workerStopped: sideBySide!.stopped, workerLeftWork: sideBySide!.retiring,
                                   running: sideBySide!.count))
   }

@@ -16,12 +16,14 @@
 /// awaiting side by side ─▶ wait, or start the next half, or nothing left
 /// waited side by side ─▶ forget or retire the worker; deliver each end; tell each attempt
 ///   that runs again why, once; start it again beside the others, or keep it for a half
+/// a worker not waited for ended ─▶ holding work, or before any test: kept, its end heard
+///   by the test that runs in it next; else its end is its own: judged, forgotten
 /// the run ends ─▶ kill a worker holding tests never asked for, retire every worker
 /// ```
 ///
 /// A command that can fail (``Command/spawn(_:)``, a ``Command/send(_:ref:answered:)`` that
 /// is `answered`) is the last of its list, and its driver answers it with the next event.
-struct WorkerLaneMachine {
+struct WorkerLaneMachine: LaneMachine {
   /// Where a lane holds a worker.
   enum Slot: Equatable, CaseIterable {
     /// The worker running tests one at a time.
@@ -66,7 +68,7 @@ struct WorkerLaneMachine {
     /// The answer to an `answered` ``Command/send(_:ref:answered:)``: the worker took it.
     case taken
     /// The answer to an `answered` ``Command/send(_:ref:answered:)``: the worker no longer
-    /// reads (it died, or the lane's watch forgot it as it ended).
+    /// reads (it died).
     case refused
     /// The attempt begun alone ended so.
     case endedAlone(EndedAlone)
@@ -81,6 +83,9 @@ struct WorkerLaneMachine {
     /// `running` attempts still.
     case waitedBeside(finished: [WorkerSupervision.Finished], workerEnded: Bool, workerStopped: Bool, workerLeftWork: Bool,
                       running: Int)
+    /// The worker in the slot exited while the lane waited for another, with `running`
+    /// attempts in it, after tests ran in it or before any (`ranTests`).
+    case endedUnawaited(Slot, ProcessEnding, running: Int, ranTests: Bool)
     /// The run ends; attempts still run side by side when `besideRunning`.
     case finishing(besideRunning: Bool)
   }
@@ -117,6 +122,10 @@ struct WorkerLaneMachine {
     case retire(Slot)
     /// Forget the worker in the slot: it ended.
     case forget(Slot)
+    /// The worker in the slot ended so by itself, after its tests and holding none: a failing
+    /// end is work a test left behind, a failure outside every test
+    /// (``WorkerConnection/endedAfterItsTests(_:telling:)``).
+    case endedAfterItsTests(Slot, ProcessEnding)
   }
 
   /// Whether each test gets a fresh worker (`--isolation test`).
@@ -206,6 +215,8 @@ struct WorkerLaneMachine {
       if stopped && !ended { return [.waitBeside] }
       defer { finishedBeside = [] }
       return waitedBeside(finishedBeside, workerEnded: ended, workerLeftWork: leftWork, running: running)
+    case .endedUnawaited(let slot, let exit, let running, let ranTests):
+      return endedUnawaited(slot, exit, running: running, ranTests: ranTests)
     case .finishing(let besideRunning):
       var commands: [Command] = sent.isEmpty ? [] : [.kill(.worker)]
       if besideRunning { commands.append(.kill(.sideBySide)) }
@@ -214,6 +225,20 @@ struct WorkerLaneMachine {
       (halves, halfRunning, warnedOfRunningAgain, finishedBeside) = ([], [], [], [])
       return commands
     }
+  }
+
+  /// A worker the lane did not wait for ended. One that holds work (an attempt running, a
+  /// request sent ahead to the worker running tests one at a time) or ran no test yet (a
+  /// spare) keeps its end for the test that runs in it next, which hears it. One that ran
+  /// tests and holds none ended after them: its end is its own, and it is forgotten.
+  private mutating func endedUnawaited(_ slot: Slot, _ exit: ProcessEnding, running: Int, ranTests: Bool) -> [Command] {
+    guard running == 0, ranTests, slot != .worker || sent.isEmpty else { return [] }
+    switch slot {
+    case .worker: hasWorker = false
+    case .spare: hasSpare = false
+    case .sideBySide: break
+    }
+    return [.endedAfterItsTests(slot, exit), .forget(slot)]
   }
 
   // MARK: One at a time
