@@ -35,7 +35,7 @@ final class WorkerLaneMachineTests: XCTestCase {
       case .kill(let slot): "kill \(slot)"
       case .retire(let slot): "retire \(slot)"
       case .forget(let slot): "forget \(slot)"
-      case .endedAfterItsTests(let slot, let exit): "ended after its tests \(slot): \(exit)"
+      case .reportEnd(let slot, let exit): "report end \(slot): \(exit)"
       }
     }
   }
@@ -148,21 +148,33 @@ final class WorkerLaneMachineTests: XCTestCase {
     XCTAssertEqual(said(machine.handle(.spawned(.worker))), ["send t0 #1", "send t1 #2", "send t2 #3", "begin t0 #1"])
     _ = machine.handle(.endedAlone(.init()))
     // It holds t1 and t2, sent ahead: the test that runs in it next hears its end.
-    XCTAssertEqual(said(machine.handle(.endedUnawaited(.worker, .exited(1), running: 0, ranTests: true))), [])
-    XCTAssertEqual(said(machine.handle(.endedUnawaited(.sideBySide, .exited(1), running: 1, ranTests: true))), [],
+    XCTAssertEqual(said(machine.handle(.endedUnawaited(.worker, .init(exit: .exited(1))))), [])
+    XCTAssertEqual(said(machine.handle(.endedUnawaited(.sideBySide, .init(exit: .exited(1), running: 1)))), [],
                    "an attempt still runs in it")
-    XCTAssertEqual(said(machine.handle(.endedUnawaited(.spare, .exited(1), running: 0, ranTests: false))), [],
+    XCTAssertEqual(said(machine.handle(.endedUnawaited(.spare, .init(exit: .exited(1), ranTests: false)))), [],
                    "it ran no test yet")
-    XCTAssertEqual(said(machine.handle(.endedUnawaited(.sideBySide, .signaled(11), running: 0, ranTests: true))),
-                   ["ended after its tests sideBySide: signal SIGSEGV (segmentation fault)", "forget sideBySide"])
+    XCTAssertEqual(said(machine.handle(.endedUnawaited(.sideBySide, .init(exit: .signaled(SIGSEGV))))),
+                   ["report end sideBySide: signal SIGSEGV (segmentation fault)", "forget sideBySide"])
+    XCTAssertEqual(said(machine.handle(.endedUnawaited(.sideBySide, .init(exit: .exited(0))))), ["forget sideBySide"],
+                   "a worker that exits with status 0 after its tests leaves no failure")
     // Once the worker running tests one at a time holds nothing, its end is its own, and the
     // next test starts a fresh worker.
     XCTAssertEqual(said(machine.handle(.asked(tests[3]))), ["kill worker", "spawn worker"])
     XCTAssertEqual(said(machine.handle(.spawned(.worker))), ["send t3 #4", "begin t3 #4"])
     _ = machine.handle(.endedAlone(.init()))
-    XCTAssertEqual(said(machine.handle(.endedUnawaited(.worker, .exited(3), running: 0, ranTests: true))),
-                   ["ended after its tests worker: exit status 3", "forget worker"])
+    XCTAssertEqual(said(machine.handle(.endedUnawaited(.worker, .init(exit: .exited(3))))),
+                   ["report end worker: exit status 3", "forget worker"])
     XCTAssertEqual(said(machine.handle(.asked(tests[1]))), ["spawn worker"])
+  }
+
+  func testARetiredWorkerThatEndedByItselfWithAFailingStatusAfterItsTestsIsReported() throws {
+    var machine = machine(try tests(1))
+    XCTAssertEqual(said(machine.handle(.retired(.worker, .init(exit: .exited(2))))), ["report end worker: exit status 2"])
+    XCTAssertEqual(said(machine.handle(.retired(.worker, .init(exit: .exited(0))))), [], "it exited as told")
+    XCTAssertEqual(said(machine.handle(.retired(.worker, .init(exit: .signaled(SIGKILL), stopped: true)))), [],
+                   "stopped past its grace period: the harness ended it")
+    XCTAssertEqual(said(machine.handle(.retired(.spare, .init(exit: .exited(1), ranTests: false)))), [],
+                   "no test ran in it to leave work behind")
   }
 
   func testAWorkerStoppedOrLeftWithWorkIsRetiredAndNeverRunsAnotherTest() throws {

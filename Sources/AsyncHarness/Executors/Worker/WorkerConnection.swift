@@ -71,23 +71,22 @@ struct WorkerConnection {
     return true
   }
 
-  /// The worker ended with `exit`, its tests ended, while it was retired or not awaited: one
-  /// that ended by itself (no signal was sent to it) with a failing status ended for work a
-  /// test left behind, a failure outside every test, told through the sink of the last test
-  /// begun in it, as `swift test` is red when such work crashes its process.
-  mutating func endedAfterItsTests(_ exit: ProcessEnding, telling sink: EventSink?) {
-    guard exit != .exited(0), supervision.stopping == nil, let last = ended.ids.last else { return }
-    sink?(.outsideFailure(.endedBetweenTests("The worker process", "ended with \(exit)", after: ended,
-                                              because: "work a test left behind ended it", output: supervision.tail,
-                                              suite: last.suiteRun, kind: .crashed)))
+  /// How the worker, which exited with `exit`, ended, for its lane's machine.
+  func ended(_ exit: ProcessEnding) -> WorkerLaneMachine.WorkerEnded {
+    WorkerLaneMachine.WorkerEnded(exit: exit, stopped: supervision.stopping != nil, ranTests: !ended.ids.isEmpty,
+                                  running: count)
   }
 
-  /// The worker ended with `exit` after its tests while the lane waited for another, holding
-  /// none (``WorkerLaneMachine/Event/endedUnawaited(_:_:running:ranTests:)``): its end is its
-  /// own (``endedAfterItsTests(_:telling:)``), told through the sink of the last test begun in it.
-  mutating func endedUnawaited(_ exit: ProcessEnding) {
+  /// The worker ended with `exit` by itself after its tests, holding none, while it was
+  /// retired or not awaited (``WorkerLaneMachine/Command/reportEnd(_:_:)``): work a test left
+  /// behind ended it, a failure outside every test naming the tests that ended in it last,
+  /// told through the sink of the last test begun in it.
+  mutating func endedAfterItsTests(_ exit: ProcessEnding) {
     _ = supervision.exited(exit)
-    endedAfterItsTests(exit, telling: messages.others)
+    guard let last = ended.ids.last else { return }
+    messages.others?(.outsideFailure(.endedBetweenTests("The worker process", "ended with \(exit)", after: ended,
+                                                        because: "work a test left behind ended it", output: supervision.tail,
+                                                        suite: last.suiteRun, kind: .crashed)))
   }
 }
 

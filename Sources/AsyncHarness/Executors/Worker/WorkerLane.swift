@@ -94,11 +94,14 @@ struct WorkerLane: WatchedLane, LaneDriver {
   }
 
   /// The worker in `path` exited while the lane waited for another: the machine decides
-  /// what its end means (``WorkerLaneMachine/Event/endedUnawaited(_:_:running:ranTests:)``).
+  /// what its end means (``WorkerLaneMachine/Event/endedUnawaited(_:_:)``).
   mutating func endedUnawaited(_ path: WritableKeyPath<WorkerLane, WorkerConnection?>, _ exit: ProcessEnding) {
-    let worker = self[keyPath: path]!
-    let slot = WorkerLaneMachine.Slot.allCases.first { Self.path($0) == path }!
-    drive(.endedUnawaited(slot, exit, running: worker.count, ranTests: !worker.ended.ids.isEmpty))
+    drive(.endedUnawaited(Self.slot(path), self[keyPath: path]!.ended(exit)))
+  }
+
+  /// The slot of the lane's worker at `path`.
+  private static func slot(_ path: WritableKeyPath<WorkerLane, WorkerConnection?>) -> WorkerLaneMachine.Slot {
+    WorkerLaneMachine.Slot.allCases.first { Self.path($0) == path }!
   }
 
   /// Drives the machine from `event` (``LaneDriver/drive(_:)``) and takes the ends of the
@@ -151,8 +154,8 @@ struct WorkerLane: WatchedLane, LaneDriver {
       retire(Self.path(slot))
     case .forget(let slot):
       self[keyPath: Self.path(slot)] = nil
-    case .endedAfterItsTests(let slot, let exit):
-      self[keyPath: Self.path(slot)]!.endedUnawaited(exit)
+    case .reportEnd(let slot, let exit):
+      self[keyPath: Self.path(slot)]!.endedAfterItsTests(exit)
     }
     return nil
   }
@@ -168,9 +171,9 @@ struct WorkerLane: WatchedLane, LaneDriver {
 
   /// Retires the worker in `slot`, if any, and forgets it: it is told to stop and watched
   /// to its exit, within the grace period, else stopped as at a deadline (SIGTERM, then
-  /// SIGKILL); what it still says is dropped, and a failing end of its own is a failure
-  /// outside every test (``WorkerConnection/endedAfterItsTests(_:telling:)``). One that holds a
-  /// test left running past its time limit is stopped at once: it would not stop by itself.
+  /// SIGKILL); what it still says is dropped, and the machine judges its end
+  /// (``WorkerLaneMachine/Event/retired(_:_:)``). One that holds a test left running past its
+  /// time limit is stopped at once: it would not stop by itself.
   mutating func retire(_ slot: WritableKeyPath<WorkerLane, WorkerConnection?>) {
     guard self[keyPath: slot] != nil else { return }
     defer { self[keyPath: slot] = nil }
@@ -179,7 +182,9 @@ struct WorkerLane: WatchedLane, LaneDriver {
     self[keyPath: slot]!.messages.others = nil
     while true {
       if let exit = LaneWatch.watch(&self, until: slot) {
-        return self[keyPath: slot]!.endedAfterItsTests(exit, telling: sink)
+        self[keyPath: slot]!.messages.others = sink
+        drive(.retired(Self.slot(slot), self[keyPath: slot]!.ended(exit)))
+        return
       }
       _ = self[keyPath: slot]!.messages.takeReplies()
     }

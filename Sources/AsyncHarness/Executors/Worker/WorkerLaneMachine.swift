@@ -18,116 +18,13 @@
 ///   that runs again why, once; start it again beside the others, or keep it for a half
 /// a worker not waited for ended ─▶ holding work, or before any test: kept, its end heard
 ///   by the test that runs in it next; else its end is its own: judged, forgotten
+/// a worker retired ended ─▶ its end is its own: judged
 /// the run ends ─▶ kill a worker holding tests never asked for, retire every worker
 /// ```
 ///
 /// A command that can fail (``Command/spawn(_:)``, a ``Command/send(_:ref:answered:)`` that
 /// is `answered`) is the last of its list, and its driver answers it with the next event.
 struct WorkerLaneMachine: LaneMachine {
-  /// Where a lane holds a worker.
-  enum Slot: Equatable, CaseIterable {
-    /// The worker running tests one at a time.
-    case worker
-    /// Under `--isolation test`, the worker started for the next test while one runs.
-    case spare
-    /// The worker running `async` tests side by side.
-    case sideBySide
-  }
-
-  /// A `run` request sent to the worker running tests one at a time, not answered yet.
-  struct Sent: Equatable {
-    let id: TestID
-    /// Its place among the prepared tests, when it was sent ahead.
-    let planIndex: Int?
-    /// Its reference on the worker's channel.
-    let ref: Int
-  }
-
-  /// How an attempt that ran alone ended, for its worker.
-  struct EndedAlone: Equatable {
-    /// The worker ended (or no reply came).
-    var workerEnded = false
-    /// The worker was sent a stop signal.
-    var workerStopped = false
-    /// The reply said the worker must not run another test (``WorkerRetirement``).
-    var workerLeftWork = false
-    /// The reply said the worker drops what it was sent until told to resume.
-    var paused = false
-  }
-
-  /// What happened in the lane.
-  enum Event {
-    /// The runner says which tests it hands over next.
-    case prepared(Runner.Plan.PlannedTests)
-    /// The runner asks for an attempt of a test, run alone.
-    case asked(Runner.PlannedTest)
-    /// The answer to ``Command/spawn(_:)``: the worker started.
-    case spawned(Slot)
-    /// The answer to ``Command/spawn(_:)``: the worker could not start, for `reason`.
-    case couldNotSpawn(Slot, reason: String)
-    /// The answer to an `answered` ``Command/send(_:ref:answered:)``: the worker took it.
-    case taken
-    /// The answer to an `answered` ``Command/send(_:ref:answered:)``: the worker no longer
-    /// reads (it died).
-    case refused
-    /// The attempt begun alone ended so.
-    case endedAlone(EndedAlone)
-    /// The runner asks for an attempt of a test, run side by side, its events going to `sink`.
-    case askedBeside(Runner.PlannedTest, sink: EventSink)
-    /// An attempt could not start side by side (its end is ``AttemptEnd/couldNotStart(reason:)``).
-    case notStarted(TestID)
-    /// The lane waits for attempts side by side, `running` of them running.
-    case awaitingBeside(running: Int)
-    /// The wait for the side-by-side worker found these attempts finished; the worker ended,
-    /// was sent a stop signal, must not run another test (`workerLeftWork`), and runs
-    /// `running` attempts still.
-    case waitedBeside(finished: [WorkerSupervision.Finished], workerEnded: Bool, workerStopped: Bool, workerLeftWork: Bool,
-                      running: Int)
-    /// The worker in the slot exited while the lane waited for another, with `running`
-    /// attempts in it, after tests ran in it or before any (`ranTests`).
-    case endedUnawaited(Slot, ProcessEnding, running: Int, ranTests: Bool)
-    /// The run ends; attempts still run side by side when `besideRunning`.
-    case finishing(besideRunning: Bool)
-  }
-
-  /// What the lane's driver does.
-  enum Command {
-    /// Start a worker in the slot, ``Slot/worker`` or ``Slot/spare`` (answered:
-    /// ``Event/spawned(_:)`` or ``Event/couldNotSpawn(_:reason:)``).
-    case spawn(Slot)
-    /// The spare becomes the worker running tests one at a time.
-    case takeSpare
-    /// Send the test to the worker running tests one at a time, under `ref`; when `answered`,
-    /// say whether it took it (``Event/taken``, ``Event/refused``).
-    case send(Runner.PlannedTest, ref: Int, answered: Bool)
-    /// Begin the attempt of the test the worker runs next, under `ref` when it was sent; the
-    /// driver waits for its end (``Event/endedAlone(_:)``).
-    case begin(Runner.PlannedTest, ref: Int?)
-    /// Tell the worker running tests one at a time to resume after a failure.
-    case resume
-    /// Start the test side by side under `ref`, in the side-by-side worker (started first
-    /// when there is none), its events going to `sink`.
-    case start(Runner.PlannedTest, ref: Int, sink: EventSink?)
-    /// Wait for the side-by-side worker (``Event/waitedBeside(finished:workerEnded:workerLeftWork:running:)``).
-    case waitBeside
-    /// Send what the attempt held to its sink; its end is the runner's.
-    case deliver(WorkerSupervision.Finished)
-    /// Send these issues to the attempt's sink: it runs again.
-    case tell(WorkerSupervision.Attempt, [Issue])
-    /// The attempt of the test could not start.
-    case couldNotStart(TestID, reason: String)
-    /// Stop the worker in the slot at once, and forget it.
-    case kill(Slot)
-    /// Retire the worker in the slot: tell it to stop and watch it to its exit.
-    case retire(Slot)
-    /// Forget the worker in the slot: it ended.
-    case forget(Slot)
-    /// The worker in the slot ended so by itself, after its tests and holding none: a failing
-    /// end is work a test left behind, a failure outside every test
-    /// (``WorkerConnection/endedAfterItsTests(_:telling:)``).
-    case endedAfterItsTests(Slot, ProcessEnding)
-  }
-
   /// Whether each test gets a fresh worker (`--isolation test`).
   let freshWorkerPerTest: Bool
   /// How many requests the worker running tests one at a time holds at most.
@@ -215,8 +112,10 @@ struct WorkerLaneMachine: LaneMachine {
       if stopped && !ended { return [.waitBeside] }
       defer { finishedBeside = [] }
       return waitedBeside(finishedBeside, workerEnded: ended, workerLeftWork: leftWork, running: running)
-    case .endedUnawaited(let slot, let exit, let running, let ranTests):
-      return endedUnawaited(slot, exit, running: running, ranTests: ranTests)
+    case .endedUnawaited(let slot, let ended):
+      return endedUnawaited(slot, ended)
+    case .retired(let slot, let ended):
+      return ownEnd(slot, ended)
     case .finishing(let besideRunning):
       var commands: [Command] = sent.isEmpty ? [] : [.kill(.worker)]
       if besideRunning { commands.append(.kill(.sideBySide)) }
@@ -231,14 +130,22 @@ struct WorkerLaneMachine: LaneMachine {
   /// request sent ahead to the worker running tests one at a time) or ran no test yet (a
   /// spare) keeps its end for the test that runs in it next, which hears it. One that ran
   /// tests and holds none ended after them: its end is its own, and it is forgotten.
-  private mutating func endedUnawaited(_ slot: Slot, _ exit: ProcessEnding, running: Int, ranTests: Bool) -> [Command] {
-    guard running == 0, ranTests, slot != .worker || sent.isEmpty else { return [] }
+  private mutating func endedUnawaited(_ slot: Slot, _ ended: WorkerEnded) -> [Command] {
+    guard ended.running == 0, ended.ranTests, slot != .worker || sent.isEmpty else { return [] }
     switch slot {
     case .worker: hasWorker = false
     case .spare: hasSpare = false
     case .sideBySide: break
     }
-    return [.endedAfterItsTests(slot, exit), .forget(slot)]
+    return ownEnd(slot, ended) + [.forget(slot)]
+  }
+
+  /// What the end of a worker that holds no test means: one that ended by itself (no signal
+  /// was sent to it) with a failing status after tests ran in it ended for work a test left
+  /// behind, a failure outside every test, as `swift test` is red when such work crashes its
+  /// process.
+  private func ownEnd(_ slot: Slot, _ ended: WorkerEnded) -> [Command] {
+    ended.exit != .exited(0) && !ended.stopped && ended.ranTests ? [.reportEnd(slot, ended.exit)] : []
   }
 
   // MARK: One at a time
