@@ -232,7 +232,10 @@ final class WorkerLaneMachineTests: XCTestCase {
     var machine = machine(tests)
     _ = machine.handle(.asked(tests[0]))
     _ = machine.handle(.spawned(.worker))
-    XCTAssertEqual(said(machine.handle(.askedBeside(tests[2], sink: EventSink { _ in }))), ["start t2 #4"])
+    XCTAssertEqual(said(machine.handle(.askedBeside(tests[2], sink: EventSink { _ in }))), ["spawn sideBySide"])
+    XCTAssertEqual(said(machine.handle(.spawned(.sideBySide))), ["start t2 #4"])
+    XCTAssertEqual(said(machine.handle(.askedBeside(tests[1], sink: EventSink { _ in }))), ["start t1 #5"],
+                   "in the worker started before")
     XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 1))), ["wait"])
     XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 0))), [], "none runs, none waits to run again")
   }
@@ -278,7 +281,8 @@ final class WorkerLaneMachineTests: XCTestCase {
       .runAgain(attempt(tests[2], kept: [leak]), note: note, company: .besideOthers),
     ]
     XCTAssertEqual(said(machine.handle(.waitedBeside(finished: finished, workerEnded: true, workerStopped: false, workerLeftWork: false, running: 0))),
-                   ["forget sideBySide", "deliver t0", "tell t1 ran again", "start t1 #1", "tell t2 ran again, leaked", "start t2 #2"])
+                   ["forget sideBySide", "deliver t0", "tell t1 ran again", "tell t2 ran again, leaked", "spawn sideBySide"])
+    XCTAssertEqual(said(machine.handle(.spawned(.sideBySide))), ["start t1 #1", "start t2 #2"], "in a fresh worker")
     XCTAssertTrue(machine.takesSideBySide(workerRetiring: false), "no half waits")
     XCTAssertFalse(machine.takesSideBySide(workerRetiring: true), "a retiring worker starts nothing new")
   }
@@ -289,22 +293,22 @@ final class WorkerLaneMachineTests: XCTestCase {
     let all = (0..<5).map { WorkerSupervision.Finished.runAgain(attempt(tests[$0]), note: note, company: .inHalves) }
     _ = machine.handle(.waitedBeside(finished: all, workerEnded: true, workerStopped: false, workerLeftWork: false, running: 0))
     XCTAssertFalse(machine.takesSideBySide(workerRetiring: false), "halves run beside nothing else")
-    XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 0))), ["start t0 #1", "start t1 #2", "start t2 #3"])
+    XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 0))), ["spawn sideBySide"])
+    XCTAssertEqual(said(machine.handle(.spawned(.sideBySide))), ["start t0 #1", "start t1 #2", "start t2 #3"])
     XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 3))), ["wait"])
     // The first half crashes again, naming none: it is halved, and goes before the second half.
     let again = (0..<3).map { WorkerSupervision.Finished.runAgain(attempt(tests[$0]), note: note, company: .inHalves) }
     XCTAssertEqual(said(machine.handle(.waitedBeside(finished: again, workerEnded: true, workerStopped: false, workerLeftWork: false, running: 0))),
                    ["forget sideBySide"], "each was told once why it runs again")
-    XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 0))), ["start t0 #4", "start t1 #5"])
-    // One of the half cannot start: the lane does not wait for it.
-    XCTAssertEqual(said(machine.handle(.notStarted(tests[1].id))), [])
-    let passed = WorkerSupervision.Finished.ended(attempt(tests[0]), .returned(duration: 0), note: nil)
-    XCTAssertEqual(said(machine.handle(.waitedBeside(finished: [passed], workerEnded: false, workerStopped: false, workerLeftWork: false, running: 0))),
-                   ["deliver t0"])
-    XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 0))), ["start t2 #6"])
+    XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 0))), ["spawn sideBySide"])
+    // The worker for that half cannot start: its attempts end so, and the lane does not wait for them.
+    XCTAssertEqual(said(machine.handle(.couldNotSpawn(.sideBySide, reason: "no more processes"))),
+                   ["could not start t0: no more processes", "could not start t1: no more processes"])
+    XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 0))), ["spawn sideBySide"])
+    XCTAssertEqual(said(machine.handle(.spawned(.sideBySide))), ["start t2 #4"])
     _ = machine.handle(.waitedBeside(finished: [.ended(attempt(tests[2]), .returned(duration: 0), note: nil)],
                                      workerEnded: false, workerStopped: false, workerLeftWork: false, running: 0))
-    XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 0))), ["start t3 #7", "start t4 #8"])
+    XCTAssertEqual(said(machine.handle(.awaitingBeside(running: 0))), ["start t3 #5", "start t4 #6"], "in the same worker")
     XCTAssertFalse(machine.takesSideBySide(workerRetiring: false), "the last half runs")
     _ = machine.handle(.waitedBeside(finished: [3, 4].map { .ended(attempt(tests[$0]), .returned(duration: 0), note: nil) },
                                      workerEnded: false, workerStopped: false, workerLeftWork: false, running: 0))

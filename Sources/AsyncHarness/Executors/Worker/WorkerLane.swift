@@ -117,7 +117,7 @@ struct WorkerLane: WatchedLane, LaneDriver {
     switch command {
     case .spawn(let slot):
       do {
-        self[keyPath: Self.path(slot)] = try kind.connection()
+        self[keyPath: Self.path(slot)] = try kind.connection(sideBySide: slot == .sideBySide)
         return .spawned(slot)
       } catch {
         return .couldNotSpawn(slot, reason: "\(error)")
@@ -133,10 +133,9 @@ struct WorkerLane: WatchedLane, LaneDriver {
     case .resume:
       _ = worker!.process.send(.resume)
     case .start(let planned, let ref, let sink):
-      if let end = startSideBySide(planned, ref: ref, events: sink) {
-        ends.append(SideBySideEnd(test: planned.id, end: end))
-        _ = machine.handle(.notStarted(planned.id))
-      }
+      // A worker that dies before reading it is reported by the wait.
+      _ = sideBySide!.process.send(planned, ref: ref, sideBySide: true)
+      sideBySide!.begin(planned, ref: ref, events: sink, alone: false, deadline: kind.deadline(of: planned))
     case .waitBeside:
       waitedSideBySide()
     case .deliver(let finished):
@@ -210,28 +209,10 @@ struct WorkerLane: WatchedLane, LaneDriver {
   }
 
   /// Starts `planned` side by side with the tests running so (``WorkerRequest/start(_:)``), in
-  /// the side-by-side worker, started now when there is none; returns how the attempt ended
-  /// when it could not start.
+  /// the side-by-side worker, started now when there is none, as the machine decides; returns
+  /// how the attempt ended when it could not start.
   mutating func startSideBySide(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd? {
     driven(.askedBeside(planned, sink: events)).first?.end
-  }
-
-  /// Starts `planned` under `ref` in the side-by-side worker, started now when there is none;
-  /// how the attempt ended when it could not start.
-  private mutating func startSideBySide(_ planned: Runner.PlannedTest, ref: Int, events: EventSink?) -> AttemptEnd? {
-    // An attempt side by side always has its sink: it was begun with the runner's.
-    guard let events else { return .couldNotStart(reason: "\(planned.id.path) has no sink") }
-    if sideBySide == nil {
-      do {
-        sideBySide = try kind.connection(sideBySide: true)
-      } catch {
-        return .couldNotStart(reason: "\(error)")
-      }
-    }
-    // A worker that dies before reading it is reported by the wait.
-    _ = sideBySide!.process.send(planned, ref: ref, sideBySide: true)
-    sideBySide!.begin(planned, ref: ref, events: events, alone: false, deadline: kind.deadline(of: planned))
-    return nil
   }
 
   /// Waits until at least one attempt side by side ended, and says how each that did ended;

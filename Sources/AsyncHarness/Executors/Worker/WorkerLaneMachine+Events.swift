@@ -64,8 +64,6 @@ extension WorkerLaneMachine {
     case endedAlone(EndedAlone)
     /// The runner asks for an attempt of a test, run side by side, its events going to `sink`.
     case askedBeside(Runner.PlannedTest, sink: EventSink)
-    /// An attempt could not start side by side (its end is ``AttemptEnd/couldNotStart(reason:)``).
-    case notStarted(TestID)
     /// The lane waits for attempts side by side, `running` of them running.
     case awaitingBeside(running: Int)
     /// The wait for the side-by-side worker found these attempts finished; the worker ended,
@@ -83,8 +81,8 @@ extension WorkerLaneMachine {
 
   /// What the lane's driver does.
   enum Command {
-    /// Start a worker in the slot, ``Slot/worker`` or ``Slot/spare`` (answered:
-    /// ``Event/spawned(_:)`` or ``Event/couldNotSpawn(_:reason:)``).
+    /// Start a worker in the slot (answered: ``Event/spawned(_:)`` or
+    /// ``Event/couldNotSpawn(_:reason:)``).
     case spawn(Slot)
     /// The spare becomes the worker running tests one at a time.
     case takeSpare
@@ -96,9 +94,9 @@ extension WorkerLaneMachine {
     case begin(Runner.PlannedTest, ref: Int?)
     /// Tell the worker running tests one at a time to resume after a failure.
     case resume
-    /// Start the test side by side under `ref`, in the side-by-side worker (started first
-    /// when there is none), its events going to `sink`.
-    case start(Runner.PlannedTest, ref: Int, sink: EventSink?)
+    /// Start the test side by side under `ref`, in the side-by-side worker, its events going
+    /// to `sink`.
+    case start(Runner.PlannedTest, ref: Int, sink: EventSink)
     /// Wait for the side-by-side worker (``Event/waitedBeside(finished:workerEnded:workerLeftWork:running:)``).
     case waitBeside
     /// Send what the attempt held to its sink; its end is the runner's.

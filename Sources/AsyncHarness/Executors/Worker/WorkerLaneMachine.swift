@@ -12,7 +12,8 @@
 ///   (answered: started, or the attempt could not start) ─▶ start a spare (answered) ─▶
 ///   send the prepared tests ahead ─▶ begin ─▶ (the driver waits) ─▶ ended alone ─▶
 ///   keep (resume after a failure) · retire · forget, as AttemptFollowUp decides
-/// runner asks for a test side by side ─▶ start it (the driver starts the worker if none)
+/// runner asks for a test side by side ─▶ start it, in a worker started for it when there
+///   is none (answered: started, or the attempt could not start)
 /// awaiting side by side ─▶ wait, or start the next half, or nothing left
 /// waited side by side ─▶ forget or retire the worker; deliver each end; tell each attempt
 ///   that runs again why, once; start it again beside the others, or keep it for a half
@@ -29,9 +30,13 @@ struct WorkerLaneMachine: LaneMachine {
   let freshWorkerPerTest: Bool
   /// How many requests the worker running tests one at a time holds at most.
   let pipelineDepth: Int
-  /// Whether the lane holds a worker running tests one at a time, and a spare.
+  /// Whether the lane holds a worker running tests one at a time, a spare, and a worker
+  /// running tests side by side.
   private var hasWorker = false
   private var hasSpare = false
+  private var hasSideBySide = false
+  /// The attempts to start side by side once the worker started for them did.
+  private var toStart: [(planned: Runner.PlannedTest, sink: EventSink?)] = []
   /// The requests the worker running tests one at a time holds, in the order it runs them.
   private(set) var sent: [Sent] = []
   /// The tests the runner said it hands over next, and the index of the first not sent yet.
@@ -77,6 +82,13 @@ struct WorkerLaneMachine: LaneMachine {
       // One that cannot start now is started (or reported) when the next test needs it.
       if case .spawned = event { hasSpare = true }
       return sendAheadAndBegin()
+    case .spawned(.sideBySide):
+      hasSideBySide = true
+      defer { toStart = [] }
+      return toStart.map { start($0.planned, sink: $0.sink) }
+    case .couldNotSpawn(.sideBySide, let reason):
+      defer { toStart = [] }
+      return toStart.map { couldNotStart($0.planned.id, reason: reason) }
     case .spawned:
       hasWorker = true
       return [send(asked!, answered: false)] + startSpare()
@@ -94,16 +106,13 @@ struct WorkerLaneMachine: LaneMachine {
     case .endedAlone(let ended):
       return endedAlone(ended)
     case .askedBeside(let planned, let sink):
-      return [start(planned, sink: sink)]
-    case .notStarted(let id):
-      halfRunning.remove(id)
-      return []
+      return beside([(planned, sink)])
     case .awaitingBeside(let running):
       if running > 0 { return [.waitBeside] }
       guard !halves.isEmpty else { return [] }
       let half = halves.removeFirst()
       halfRunning.formUnion(half.map(\.planned.id))
-      return half.map { start($0.planned, sink: $0.sink) }
+      return beside(half.map { ($0.planned, $0.sink) })
     case .waitedBeside(let finished, let ended, let stopped, let leftWork, let running):
       finishedBeside += finished
       // A worker sent a stop signal (a test's deadline, its reply in the same read) starts no
@@ -120,7 +129,7 @@ struct WorkerLaneMachine: LaneMachine {
       var commands: [Command] = sent.isEmpty ? [] : [.kill(.worker)]
       if besideRunning { commands.append(.kill(.sideBySide)) }
       commands += Slot.allCases.map(Command.retire)
-      (hasWorker, hasSpare, sent, prepared, asked) = (false, false, [], nil, nil)
+      (hasWorker, hasSpare, hasSideBySide, sent, prepared, asked) = (false, false, false, [], nil, nil)
       (halves, halfRunning, warnedOfRunningAgain, finishedBeside) = ([], [], [], [])
       return commands
     }
@@ -135,7 +144,7 @@ struct WorkerLaneMachine: LaneMachine {
     switch slot {
     case .worker: hasWorker = false
     case .spare: hasSpare = false
-    case .sideBySide: break
+    case .sideBySide: hasSideBySide = false
     }
     return ownEnd(slot, ended) + [.forget(slot)]
   }
@@ -238,10 +247,26 @@ struct WorkerLaneMachine: LaneMachine {
 
   // MARK: Side by side
 
-  /// A start of `planned` side by side, under a reference of its own.
+  /// Starts these attempts side by side: at once in the side-by-side worker, or once one
+  /// started for them did.
+  private mutating func beside(_ starts: [(planned: Runner.PlannedTest, sink: EventSink?)]) -> [Command] {
+    guard !hasSideBySide, !starts.isEmpty else { return starts.map { start($0.planned, sink: $0.sink) } }
+    toStart = starts
+    return [.spawn(.sideBySide)]
+  }
+
+  /// A start of `planned` side by side, under a reference of its own; an attempt with nowhere
+  /// to send its events cannot start (one side by side is always begun with the runner's).
   private mutating func start(_ planned: Runner.PlannedTest, sink: EventSink?) -> Command {
+    guard let sink else { return couldNotStart(planned.id, reason: "\(planned.id.path) has no sink") }
     lastRef += 1
     return .start(planned, ref: lastRef, sink: sink)
+  }
+
+  /// The attempt side by side of `id` could not start: the lane does not wait for it.
+  private mutating func couldNotStart(_ id: TestID, reason: String) -> Command {
+    halfRunning.remove(id)
+    return .couldNotStart(id, reason: reason)
   }
 
   /// What follows a wait for the side-by-side worker: the worker is forgotten when it ended,
@@ -256,11 +281,16 @@ struct WorkerLaneMachine: LaneMachine {
                                      workerLeftWork: Bool, running: Int) -> [Command] {
     var commands: [Command] = []
     switch AttemptFollowUp(after: .init(workerEnded: workerEnded, workerLeftWork: workerLeftWork)).worker {
-    case .replace: commands.append(.forget(.sideBySide))
-    case .retire where running == 0: commands.append(.retire(.sideBySide))
+    case .replace:
+      hasSideBySide = false
+      commands.append(.forget(.sideBySide))
+    case .retire where running == 0:
+      hasSideBySide = false
+      commands.append(.retire(.sideBySide))
     case .retire, .keep: break
     }
     var unnamed: [WorkerSupervision.Attempt] = []
+    var again: [(planned: Runner.PlannedTest, sink: EventSink?)] = []
     for finished in finished {
       switch finished {
       case .ended(let attempt, _, _):
@@ -274,11 +304,12 @@ struct WorkerLaneMachine: LaneMachine {
         // held past the worker's exit) stays its own.
         let issues = (note.flatMap { warnedOfRunningAgain.insert(id).inserted ? [$0] : nil } ?? []) + attempt.kept
         if !issues.isEmpty { commands.append(.tell(attempt, issues)) }
-        if company == .besideOthers { commands.append(start(attempt.planned, sink: attempt.sink)) } else { unnamed.append(attempt) }
+        if company == .besideOthers { again.append((attempt.planned, attempt.sink)) } else { unnamed.append(attempt) }
       }
     }
     let half = (unnamed.count + 1) / 2
     halves.insert(contentsOf: [Array(unnamed[..<half]), Array(unnamed[half...])].filter { !$0.isEmpty }, at: 0)
-    return commands
+    // Last: a start in a worker started for it is answered.
+    return commands + beside(again)
   }
 }
