@@ -29,7 +29,7 @@ final class WorkerLaneMachineTests: XCTestCase {
       case .resume: "resume"
       case .start(let planned, let ref, _): "start \(name(planned)) #\(ref)"
       case .waitBeside: "wait"
-      case .deliver(.ended(let attempt, _, _)), .deliver(.runAgain(let attempt, _, _)): "deliver \(name(attempt.planned))"
+      case .deliver(let attempt, _, _): "deliver \(name(attempt.planned))"
       case .tell(let attempt, let issues): "tell \(name(attempt.planned)) " + issues.map(\.message).joined(separator: ", ")
       case .couldNotStart(let id, let reason): "could not start \(id.name): \(reason)"
       case .kill(let slot): "kill \(slot)"
@@ -56,8 +56,13 @@ final class WorkerLaneMachineTests: XCTestCase {
     var machine = machine(tests)
     _ = machine.handle(.asked(tests[0]))
     _ = machine.handle(.spawned(.worker))
-    _ = machine.handle(.endedAlone(ended))
+    _ = machine.handle(.endedAlone(returned(tests[0]), ended))
     return machine
+  }
+
+  /// `planned`'s attempt returned.
+  private func returned(_ planned: Runner.PlannedTest) -> WorkerSupervision.Finished {
+    .ended(attempt(planned), .returned(duration: 0), note: nil)
   }
 
   /// The next attempt of `planned`.
@@ -76,7 +81,8 @@ final class WorkerLaneMachineTests: XCTestCase {
     var machine = machine(tests)
     XCTAssertEqual(said(machine.handle(.asked(tests[0]))), ["spawn worker"])
     XCTAssertEqual(said(machine.handle(.spawned(.worker))), ["send t0 #1", "send t1 #2", "send t2 #3", "begin t0 #1"])
-    XCTAssertEqual(said(machine.handle(.endedAlone(.init()))), [], "the worker is kept, and runs t1 next")
+    XCTAssertEqual(said(machine.handle(.endedAlone(returned(tests[0]), .init()))), ["deliver t0"],
+                   "the worker is kept, and runs t1 next")
     // The test held first runs; one more is sent to keep three.
     XCTAssertEqual(said(machine.handle(.asked(tests[1]))), ["send t3 #4", "begin t1 #2"])
     XCTAssertEqual(machine.sent.map(\.id), [tests[1].id, tests[2].id, tests[3].id])
@@ -102,7 +108,7 @@ final class WorkerLaneMachineTests: XCTestCase {
     var machine = machine(tests)
     _ = machine.handle(.asked(tests[0]))
     _ = machine.handle(.spawned(.worker))
-    XCTAssertEqual(said(machine.handle(.endedAlone(.init(paused: true)))), ["resume"])
+    XCTAssertEqual(said(machine.handle(.endedAlone(returned(tests[0]), .init(paused: true)))), ["deliver t0", "resume"])
     XCTAssertEqual(machine.sent, [], "it dropped t1 and t2")
     // A retry was never prepared: it goes first, then what was dropped, again.
     let again = try retry(tests[0])
@@ -136,7 +142,9 @@ final class WorkerLaneMachineTests: XCTestCase {
     var machine = machine(tests)
     _ = machine.handle(.asked(tests[0]))
     _ = machine.handle(.spawned(.worker))
-    XCTAssertEqual(said(machine.handle(.endedAlone(.init(workerEnded: true)))), ["forget worker"])
+    XCTAssertEqual(said(machine.handle(.endedAlone(nil, .init(workerEnded: true)))),
+                   ["could not start t0: the worker ended without saying how the test ended", "forget worker"],
+                   "nothing said how its attempt ended")
     XCTAssertEqual(said(machine.handle(.asked(tests[1]))), ["spawn worker"])
     XCTAssertEqual(said(machine.handle(.spawned(.worker))), ["send t1 #4", "send t2 #5", "send t3 #6", "begin t1 #4"])
   }
@@ -146,7 +154,7 @@ final class WorkerLaneMachineTests: XCTestCase {
     var machine = machine(tests)
     _ = machine.handle(.asked(tests[0]))
     XCTAssertEqual(said(machine.handle(.spawned(.worker))), ["send t0 #1", "send t1 #2", "send t2 #3", "begin t0 #1"])
-    _ = machine.handle(.endedAlone(.init()))
+    _ = machine.handle(.endedAlone(returned(tests[0]), .init()))
     // It holds t1 and t2, sent ahead: the test that runs in it next hears its end.
     XCTAssertEqual(said(machine.handle(.endedUnawaited(.worker, .init(exit: .exited(1))))), [])
     XCTAssertEqual(said(machine.handle(.endedUnawaited(.sideBySide, .init(exit: .exited(1), running: 1)))), [],
@@ -161,7 +169,7 @@ final class WorkerLaneMachineTests: XCTestCase {
     // next test starts a fresh worker.
     XCTAssertEqual(said(machine.handle(.asked(tests[3]))), ["kill worker", "spawn worker"])
     XCTAssertEqual(said(machine.handle(.spawned(.worker))), ["send t3 #4", "begin t3 #4"])
-    _ = machine.handle(.endedAlone(.init()))
+    _ = machine.handle(.endedAlone(returned(tests[3]), .init()))
     XCTAssertEqual(said(machine.handle(.endedUnawaited(.worker, .init(exit: .exited(3))))),
                    ["report end worker: exit status 3", "forget worker"])
     XCTAssertEqual(said(machine.handle(.asked(tests[1]))), ["spawn worker"])
@@ -183,7 +191,7 @@ final class WorkerLaneMachineTests: XCTestCase {
       var machine = machine(tests)
       _ = machine.handle(.asked(tests[0]))
       _ = machine.handle(.spawned(.worker))
-      XCTAssertEqual(said(machine.handle(.endedAlone(ended))), ["retire worker"], "\(ended)")
+      XCTAssertEqual(said(machine.handle(.endedAlone(returned(tests[0]), ended))), ["deliver t0", "retire worker"], "\(ended)")
       XCTAssertEqual(said(machine.handle(.asked(tests[1]))), ["spawn worker"], "\(ended)")
     }
   }
@@ -194,11 +202,12 @@ final class WorkerLaneMachineTests: XCTestCase {
     XCTAssertEqual(said(machine.handle(.asked(tests[0]))), ["spawn worker"])
     XCTAssertEqual(said(machine.handle(.spawned(.worker))), ["send t0 #1", "spawn spare"])
     XCTAssertEqual(said(machine.handle(.spawned(.spare))), ["begin t0 #1"])
-    XCTAssertEqual(said(machine.handle(.endedAlone(.init()))), ["retire worker"], "one worker, one test")
+    XCTAssertEqual(said(machine.handle(.endedAlone(returned(tests[0]), .init()))), ["deliver t0", "retire worker"],
+                   "one worker, one test")
     XCTAssertEqual(said(machine.handle(.asked(tests[1]))), ["take spare", "send t1 #2", "spawn spare"])
     // A spare that cannot start now is started, or reported, when the next test needs it.
     XCTAssertEqual(said(machine.handle(.couldNotSpawn(.spare, reason: "no more processes"))), ["begin t1 #2"])
-    _ = machine.handle(.endedAlone(.init()))
+    _ = machine.handle(.endedAlone(returned(tests[1]), .init()))
     XCTAssertEqual(said(machine.handle(.asked(tests[2]))), ["spawn worker"])
   }
 
@@ -210,7 +219,7 @@ final class WorkerLaneMachineTests: XCTestCase {
     _ = machine.handle(.prepared(tests))
     _ = machine.handle(.asked(tests[0]))
     _ = machine.handle(.spawned(.worker))
-    _ = machine.handle(.endedAlone(.init()))
+    _ = machine.handle(.endedAlone(returned(tests[0]), .init()))
     XCTAssertEqual(said(machine.handle(.finishing(besideRunning: true))),
                    ["kill worker", "kill sideBySide", "retire worker", "retire spare", "retire sideBySide"])
     XCTAssertEqual(machine.sent, [])

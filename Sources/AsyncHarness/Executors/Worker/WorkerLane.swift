@@ -62,12 +62,12 @@ struct WorkerLane: WatchedLane, LaneDriver {
     defer { askedEvents = nil }
     if let end = driven(.asked(planned)).first { return end.end }
     let (replies, finished, ended) = wait(\.worker)
-    // A reply read as the worker ended still says how the attempt ended.
-    let end = Self.deliver(replies.first?.finished ?? finished.first)
     let reply = replies.first
-    drive(.endedAlone(.init(workerEnded: reply == nil || ended, workerStopped: worker!.stopped,
-                            workerLeftWork: reply?.retire != nil, paused: reply?.paused == true)))
-    return end
+    // A reply read as the worker ended still says how the attempt ended.
+    let end = driven(.endedAlone(reply?.finished ?? finished.first,
+                                 .init(workerEnded: reply == nil || ended, workerStopped: worker!.stopped,
+                                       workerLeftWork: reply?.retire != nil, paused: reply?.paused == true))).first
+    return end?.end ?? .couldNotStart(reason: "the lane ended \(planned.id.path) without an end")
   }
 
   /// Remembers the tests the runner hands over next, to send them ahead (none with a fresh
@@ -138,10 +138,10 @@ struct WorkerLane: WatchedLane, LaneDriver {
       sideBySide!.begin(planned, ref: ref, events: sink, alone: false, deadline: kind.deadline(of: planned))
     case .waitBeside:
       waitedSideBySide()
-    case .deliver(let finished):
-      if case .ended(let attempt, _, _) = finished {
-        ends.append(SideBySideEnd(test: attempt.planned.id, end: Self.deliver(finished)))
-      }
+    case .deliver(let attempt, let end, let note):
+      for event in attempt.held { attempt.sink?.send(event) }
+      if let note { attempt.sink?(.issueRecorded(attempt.planned.id, note)) }
+      ends.append(SideBySideEnd(test: attempt.planned.id, end: end))
     case .tell(let attempt, let issues):
       for issue in issues { attempt.sink?(.issueRecorded(attempt.planned.id, issue)) }
     case .couldNotStart(let id, let reason):
@@ -186,18 +186,6 @@ struct WorkerLane: WatchedLane, LaneDriver {
         return
       }
       _ = self[keyPath: slot]!.messages.takeReplies()
-    }
-  }
-
-  /// Sends what an attempt held, and the note of how it ended, to its events; returns how it ended.
-  static func deliver(_ finished: WorkerSupervision.Finished?) -> AttemptEnd {
-    switch finished {
-    case .ended(let attempt, let end, let note):
-      for event in attempt.held { attempt.sink?.send(event) }
-      if let note { attempt.sink?(.issueRecorded(attempt.planned.id, note)) }
-      return end
-    case .runAgain, nil:
-      return .couldNotStart(reason: "the worker ended without saying how the test ended")
     }
   }
 

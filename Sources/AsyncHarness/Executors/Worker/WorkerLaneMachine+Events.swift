@@ -21,7 +21,7 @@ extension WorkerLaneMachine {
   }
 
   /// How an attempt that ran alone ended, for its worker.
-  struct EndedAlone: Equatable {
+  struct EndedAlone {
     /// The worker ended (or no reply came).
     var workerEnded = false
     /// The worker was sent a stop signal.
@@ -60,8 +60,9 @@ extension WorkerLaneMachine {
     /// The answer to an `answered` ``Command/send(_:ref:answered:)``: the worker no longer
     /// reads (it died).
     case refused
-    /// The attempt begun alone ended so.
-    case endedAlone(EndedAlone)
+    /// The wait for the attempt begun alone is over: it finished so (the worker's reply, or
+    /// how the worker's end ended it; `nil` when neither said), and its worker is as `EndedAlone` says.
+    case endedAlone(WorkerSupervision.Finished?, EndedAlone)
     /// The runner asks for an attempt of a test, run side by side, its events going to `sink`.
     case askedBeside(Runner.PlannedTest, sink: EventSink)
     /// The lane waits for attempts side by side, `running` of them running.
@@ -99,8 +100,8 @@ extension WorkerLaneMachine {
     case start(Runner.PlannedTest, ref: Int, sink: EventSink)
     /// Wait for the side-by-side worker (``Event/waitedBeside(finished:workerEnded:workerLeftWork:running:)``).
     case waitBeside
-    /// Send what the attempt held to its sink; its end is the runner's.
-    case deliver(WorkerSupervision.Finished)
+    /// Send what the attempt held, and the note of how it ended, to its sink; its end is the runner's.
+    case deliver(WorkerSupervision.Attempt, AttemptEnd, note: Issue?)
     /// Send these issues to the attempt's sink: it runs again.
     case tell(WorkerSupervision.Attempt, [Issue])
     /// The attempt of the test could not start.

@@ -11,7 +11,7 @@
 ///   worker (answered: refused ─▶ kill, start another), else take the spare or start one
 ///   (answered: started, or the attempt could not start) ─▶ start a spare (answered) ─▶
 ///   send the prepared tests ahead ─▶ begin ─▶ (the driver waits) ─▶ ended alone ─▶
-///   keep (resume after a failure) · retire · forget, as AttemptFollowUp decides
+///   deliver its end ─▶ keep (resume after a failure) · retire · forget, as AttemptFollowUp decides
 /// runner asks for a test side by side ─▶ start it, in a worker started for it when there
 ///   is none (answered: started, or the attempt could not start)
 /// awaiting side by side ─▶ wait, or start the next half, or nothing left
@@ -46,6 +46,8 @@ struct WorkerLaneMachine: LaneMachine {
   private var lastRef = 0
   /// The test asked for alone while an answer is awaited.
   private var asked: Runner.PlannedTest?
+  /// The test begun alone last.
+  private var begun: TestID?
   /// The attempts told why they run again: each is told once.
   private var warnedOfRunningAgain: Set<TestID> = []
   /// The attempts side by side waiting to run again in halves after crashes that named none
@@ -103,8 +105,8 @@ struct WorkerLaneMachine: LaneMachine {
       rewind()
       hasWorker = false
       return [.kill(.worker)] + place(asked!)
-    case .endedAlone(let ended):
-      return endedAlone(ended)
+    case .endedAlone(let finished, let ended):
+      return delivered(finished) + endedAlone(ended)
     case .askedBeside(let planned, let sink):
       return beside([(planned, sink)])
     case .awaitingBeside(let running):
@@ -200,7 +202,7 @@ struct WorkerLaneMachine: LaneMachine {
       if planned.test.skipReason == nil { commands.append(send(planned, planIndex: nextToSend, answered: false)) }
       nextToSend += 1
     }
-    defer { asked = nil }
+    defer { (asked, begun) = (nil, asked!.id) }
     return commands + [.begin(asked!, ref: sent.first?.ref)]
   }
 
@@ -217,6 +219,13 @@ struct WorkerLaneMachine: LaneMachine {
   private mutating func rewind() {
     if let first = sent.lazy.compactMap(\.planIndex).first { nextToSend = first }
     sent = []
+  }
+
+  /// The end of the attempt begun alone, for the runner: as it finished, or, when nothing
+  /// said how (no reply, and not run again), that it could not run.
+  private func delivered(_ finished: WorkerSupervision.Finished?) -> [Command] {
+    if case .ended(let attempt, let end, let note) = finished { return [.deliver(attempt, end, note: note)] }
+    return [.couldNotStart(begun!, reason: "the worker ended without saying how the test ended")]
   }
 
   /// What follows for the worker once the attempt begun alone `ended` (``AttemptFollowUp``).
@@ -293,9 +302,9 @@ struct WorkerLaneMachine: LaneMachine {
     var again: [(planned: Runner.PlannedTest, sink: EventSink?)] = []
     for finished in finished {
       switch finished {
-      case .ended(let attempt, _, _):
+      case .ended(let attempt, let end, let note):
         halfRunning.remove(attempt.planned.id)
-        commands.append(.deliver(finished))
+        commands.append(.deliver(attempt, end, note: note))
       case .runAgain(let attempt, let note, let company):
         let id = attempt.planned.id
         halfRunning.remove(id)
