@@ -9,11 +9,13 @@ final class BundleLaneMachineTests: XCTestCase {
   private typealias Machine = BundleLaneMachine
 
   /// `count` XCTest tests of one class, planned.
-  private func tests(_ count: Int) throws -> Runner.Plan.PlannedTests {
+  private func tests(_ count: Int, timeLimit: Duration? = nil) throws -> Runner.Plan.PlannedTests {
     let catalog = Catalog(existing: (0..<count).map {
       ExistingTest(library: .xctest, suite: "M.C", name: "t\($0)", id: "M.C/t\($0)", isParameterized: false)
     })
-    let plan = try Runner.Plan(catalog: catalog, configuration: Configuration(), registry: .builtIn)
+    var configuration = Configuration()
+    configuration.timeLimit = timeLimit
+    let plan = try Runner.Plan(catalog: catalog, configuration: configuration, registry: .builtIn)
     return plan.plannedTests(of: plan.entries[0], repetition: 1)
   }
 
@@ -23,7 +25,7 @@ final class BundleLaneMachineTests: XCTestCase {
       switch command {
       case .spawn(let batch, let oneAtATime): "spawn " + batch.map(\.planned.id.name).joined(separator: " ") + (oneAtATime ? " alone" : "")
       case .wait(let planned): "wait \(planned.id.name)"
-      case .waitForExit: "wait for exit"
+      case .waitForExit(let limit): "wait for exit within \(limit)"
       case .retire: "retire"
       case .kill: "kill"
       case .deliver(let events): "deliver \(events.count)"
@@ -107,11 +109,18 @@ final class BundleLaneMachineTests: XCTestCase {
   }
 
   func testAWorkerThatHoldsNoTestIsWatchedToItsExitThenRetired() throws {
+    let limited = try tests(1, timeLimit: .seconds(5))
+    var withLimit = machine(limited)
+    _ = withLimit.handle(.asked(limited[0], workerHolds: false))
+    _ = withLimit.handle(.spawned)
+    XCTAssertEqual(said(withLimit.handle(.waited(.init(holdsNone: true), ended: ended(limited, [0], as: passed)))),
+                   ["wait for exit within 5.0 seconds"], "the time limit of the test asked for last")
     let tests = try tests(1)
     var machine = machine(tests)
     _ = machine.handle(.asked(tests[0], workerHolds: false))
     _ = machine.handle(.spawned)
-    XCTAssertEqual(said(machine.handle(.waited(.init(holdsNone: true), ended: ended(tests, [0], as: passed)))), ["wait for exit"])
+    XCTAssertEqual(said(machine.handle(.waited(.init(holdsNone: true), ended: ended(tests, [0], as: passed)))),
+                   ["wait for exit within 30.0 seconds"], "without one, BundleLaneMachine.exitLimit")
     XCTAssertEqual(said(machine.handle(.exited(ended: ended(tests, [0], as: passed)))), ["retire"])
     let failure = OutsideFailure(place: .process, suite: SuiteRun(suite: "M.C", host: "xctest"),
                                  issue: Issue(kind: .crashed, message: "crashed after t0"), suspects: [], afterTests: true)
@@ -133,7 +142,7 @@ final class BundleLaneMachineTests: XCTestCase {
     // Each runs alone, in a worker of its own.
     XCTAssertEqual(said(machine.handle(.asked(tests[1], workerHolds: false))), ["spawn t1 alone"])
     _ = machine.handle(.spawned)
-    XCTAssertEqual(said(machine.handle(.waited(.init(holdsNone: true), ended: ended(tests, [1], as: passed)))), ["wait for exit"])
+    XCTAssertEqual(said(machine.handle(.waited(.init(holdsNone: true), ended: ended(tests, [1], as: passed)))), ["wait for exit within 30.0 seconds"])
     _ = machine.handle(.exited(ended: ended(tests, [1], as: passed)))
     XCTAssertEqual(said(machine.handle(.retired(.init()))), ["deliver 1", "tell leaked", "end \(passed)"])
     XCTAssertEqual(said(machine.handle(.asked(tests[2], workerHolds: false))), ["spawn t2 alone"])

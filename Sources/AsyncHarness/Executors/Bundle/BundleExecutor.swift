@@ -129,8 +129,9 @@ struct BundleRuns: WatchedLane, LaneDriver {
       var ended = machine.ended
       let exited = !watchWorker(until: (planned, asked!.events), ended: &ended)
       return .waited(worker!.facts(exited: exited, asked: planned.id), ended: ended)
-    case .waitForExit:
+    case .waitForExit(let limit):
       var ended = machine.ended
+      worker!.awaitExit(within: limit)
       _ = watchWorker(until: nil, ended: &ended)
       return .exited(ended: ended)
     case .retire:
@@ -163,7 +164,7 @@ struct BundleRuns: WatchedLane, LaneDriver {
   /// is a failure outside every test (``BundleWorker/retire()``).
   private mutating func watchWorker(until asked: (planned: Runner.PlannedTest, events: EventSink)?,
                                     ended: inout [TestID: BundleWorker.Ended]) -> Bool {
-    worker!.await(asked)
+    if let asked { worker!.await(asked) }
     let exit = LaneWatch.watch(&self, until: \.worker)
     return worker!.waited(exited: exit, ended: &ended)
   }
@@ -218,11 +219,6 @@ struct BundleWorker {
                                   bundleSuite: SuiteRun(suite: bundleName, host: library.name))
   }
 
-  /// How long a worker whose tests all ended may take to exit when the run has no time
-  /// limit: past it, the worker is stopped and its hang is a failure outside every test
-  /// (`swift test` would wait for ever).
-  static let exitLimit: Duration = .seconds(30)
-
   /// What the lane's machine is told once a wait for the test `asked` for is over, the
   /// worker having `exited` or not (``AttemptFollowUp``): whether it was sent a stop signal (a
   /// test's deadline passed as its end came: a stopped worker runs no other test), a test left
@@ -241,15 +237,13 @@ struct BundleWorker {
                                      kept: decoder.kept, crash: decoder.crashUnderReview)
   }
 
-  /// Begins a wait for the test `asked` for to end, or, without one, for the worker (which
-  /// has no test left to run) to exit, within the time limit of the test asked for last
-  /// (``exitLimit`` without one).
-  mutating func await(_ asked: (planned: Runner.PlannedTest, events: EventSink)?) {
-    if let asked {
-      decoder.asked = asked
-      return
-    }
-    let limit = decoder.asked?.planned.timeLimit ?? Self.exitLimit
+  /// Begins a wait for the test `asked` for to end.
+  mutating func await(_ asked: (planned: Runner.PlannedTest, events: EventSink)) {
+    decoder.asked = asked
+  }
+
+  /// Begins a wait for the worker, which has no test left to run, to exit within `limit`.
+  mutating func awaitExit(within limit: Duration) {
     decoder.asked = nil
     decoder.exitLimit = limit
     supervision.idleDeadline = ContinuousClock().now + limit

@@ -13,7 +13,8 @@
 ///      it (answered) ─▶ wait for it (answered) ─▶ the worker ended: retire it (answered:
 ///      report its failures outside every test, its interrupted tests run again alone);
 ///      a stopped worker, or one that ran a schedule or left a process: stop it; one that
-///      holds no test: wait for its exit (answered), then retire it ─▶ ask again
+///      holds no test: wait for its exit, within the time limit of the test asked for
+///      (answered), then retire it ─▶ ask again
 /// ```
 ///
 /// A test's end goes with the warnings it kept from a worker it ran in before running again
@@ -78,8 +79,9 @@ struct BundleLaneMachine: LaneMachine {
     case spawn([(planned: Runner.PlannedTest, test: ExistingTest)], oneAtATime: Bool)
     /// Read the worker until the test ends or the worker exits (answered: ``Event/waited(_:ended:)``).
     case wait(Runner.PlannedTest)
-    /// Read the worker, which holds no test, until it exits (answered: ``Event/exited(ended:)``).
-    case waitForExit
+    /// Read the worker, which holds no test, until it exits, stopping it past `within`
+    /// (answered: ``Event/exited(ended:)``).
+    case waitForExit(within: Duration)
     /// Hand over what the worker that ended left, and stop it (answered: ``Event/retired(_:)``).
     case retire
     /// Stop the worker's process group at once, and forget it.
@@ -93,6 +95,11 @@ struct BundleLaneMachine: LaneMachine {
     /// The attempt asked for ended so.
     case end(AttemptEnd)
   }
+
+  /// How long a worker whose tests all ended may take to exit when the test asked for last
+  /// has no time limit: past it, the worker is stopped and its hang is a failure outside
+  /// every test (`swift test` would wait for ever).
+  static let exitLimit: Duration = .seconds(30)
 
   /// The test bundle's path, to name it.
   let bundle: String
@@ -154,7 +161,7 @@ struct BundleLaneMachine: LaneMachine {
         return [.kill] + next()
       case .keep where waited.holdsNone:
         // Its end is heard: a crash after its last test fails outside every test.
-        return [.waitForExit]
+        return [.waitForExit(within: asked?.timeLimit ?? Self.exitLimit)]
       case .keep:
         return next()
       }
