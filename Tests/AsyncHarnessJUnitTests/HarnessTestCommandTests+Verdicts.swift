@@ -83,6 +83,7 @@ extension HarnessTestCommandTests {
     "LedgerTests.LeftBehindSwiftTests/runsWhileItComes()": .passed,
     "LedgerTests.IssueAfterItsTest/detachesAnIssue()": .passed,
     "LedgerTests.IssueAfterItsTest/waitsForIt()": .passed,
+    "LedgerTests.DetachedIssue/awaitsADetachedIssue()": .passed,
     "LedgerTests.BrokenFixtureTests/first()": .passed,
     "LedgerTests.BrokenFixtureTests/second()": .passed,
     "LedgerTests/convertsCurrency()": .passed,

@@ -82,11 +82,14 @@ struct BundleEdges {
 
   /// `issue` was recorded once no test was current (Swift Testing's «unknown»), or with the
   /// ID of `test`, which had ended: a failure of no test, whose suspects are the tests that
-  /// ended last.
-  mutating func recordedAfterItsTest(_ issue: Issue, test: Runner.PlannedTest? = nil) {
-    let suspects = test.map { [$0.id.path] } ?? suspects
-    add(OutsideFailure(place: .noTest, suite: test?.id.suiteRun ?? lastSuite, issue: issue, suspects: suspects,
-                                afterTests: true))
+  /// ended last, and then those `running` as it came (a detached task of one of them recorded
+  /// it), latest last, at most ``OutsideFailure/suspectLimit``. It is reported under the suite
+  /// of `test`, else of the tests running when they share one, else of the test that ended last.
+  mutating func recordedAfterItsTest(_ issue: Issue, test: Runner.PlannedTest? = nil, running: [TestID] = []) {
+    let suspects = test.map { [$0.id.path] } ?? Array((suspects + running.map(\.path)).suffix(OutsideFailure.suspectLimit))
+    let runningSuite = Set(running.map(\.suiteRun)).count == 1 ? running.first?.suiteRun : nil
+    add(OutsideFailure(place: .noTest, suite: test?.id.suiteRun ?? runningSuite ?? lastSuite, issue: issue, suspects: suspects,
+                       afterTests: true))
   }
 
   /// The worker ended with `exit` while none of its tests ran and before it ran all of them

@@ -230,9 +230,9 @@ struct BundleWorker {
                              ranSchedule: decoder.scheduled, holdsNone: decoder.holdsNone, holdsAsked: holds(asked))
   }
 
-  /// Hands over what the worker, which ended, leaves (its failures outside every test so far,
-  /// the tests it interrupted, which run again alone, the warnings they keep from it, its
-  /// crash under review), and stops its process group.
+  /// Hands over what the worker, which ended or runs no other test, leaves (its failures
+  /// outside every test so far, the tests it interrupted, which run again alone, the warnings
+  /// they keep from it, its crash under review), and stops its process group.
   mutating func retire() -> BundleLaneMachine.Retired {
     defer { kill() }
     return BundleLaneMachine.Retired(failures: decoder.takeOutsideFailures(), runAgainAlone: decoder.runAgainAlone,
