@@ -210,11 +210,13 @@ package struct SwiftTestingRecord: Sendable {
 
     /// What a `valueAttached` event says, as an issue that fails nothing
     /// (``Issue/Kind/attachment``): Swift Testing's words (`Attached 'log.txt' to parses().`),
-    /// then `; saved as PATH` when it was saved.
+    /// then `; saved as PATH` when it was saved, and the arguments of a parameterized test's
+    /// case, as an issue names them (`(arguments: 2)`).
     package var attachedIssue: Issue? {
       guard let attachment else { return nil }
       var message = messages?.first?.text ?? "Attached '\(attachment.name ?? "a value")'."
       if let path = attachment.path { message = (message.hasSuffix(".") ? String(message.dropLast()) : message) + "; saved as \(path)" }
+      if let arguments = testCase?.displayName { message += " (arguments: \(arguments))" }
       return Issue(kind: .attachment, message: message, sourceLocation: attachment.sourceLocation?.location)
     }
   }
