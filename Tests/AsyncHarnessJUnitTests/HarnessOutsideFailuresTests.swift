@@ -187,10 +187,35 @@ final class HarnessOutsideFailuresTests: ReportTestCase {
     let failure = try assertOneFailure(run, .noTest, under: "LedgerTests.IssueAfterItsTest", library: "swift-testing",
                                        saying: ["Issue recorded - recorded after its test returned"])
     XCTAssertEqual(failure.issue.sourceLocation?.fileID, "LedgerTests/OutsideTheBodies.swift")
-    XCTAssertEqual(failure.suspects, ["LedgerTests.IssueAfterItsTest/detachesAnIssue()"])
+    // The test that ended before it, then the one running as it came.
+    XCTAssertEqual(failure.suspects, ["LedgerTests.IssueAfterItsTest/detachesAnIssue()", "LedgerTests.IssueAfterItsTest/waitsForIt()"])
     XCTAssertEqual(run.verdicts, ["LedgerTests.IssueAfterItsTest/detachesAnIssue()": .passed,
                                   "LedgerTests.IssueAfterItsTest/waitsForIt()": .passed])
     try assertReported(run, name: "executionError", classname: "LedgerTests.IssueAfterItsTest [swift-testing]")
+  }
+
+  /// An issue a detached task records while its test runs is no test's, plainly and under
+  /// `--explore N`, where each explored schedule's worker, stopped once its test ended, lost it:
+  /// the run was green where `swift test` is red. It is reported under the suite of the test
+  /// running as it came, which it names (before, under the suite of the test that ended last
+  /// in the process, whichever it was, or the bundle's).
+  func testAnIssueOfNoTestIsAFailureInEveryExploredSchedule() throws {
+    for (flags, schedules) in [([String](), 1), (["--explore", "2"], 2)] {
+      let run = try run("detachedIssue", ["DetachedIssue"], flags: flags)
+      XCTAssertEqual(run.status, 1, run.output)
+      XCTAssertEqual(run.failures.count, schedules, "\(flags): \(run.failures)")
+      for failure in run.failures {
+        XCTAssertEqual(failure.place, .noTest)
+        XCTAssertEqual(failure.suite, SuiteRun(suite: "LedgerTests.DetachedIssue", host: "swift-testing"))
+        XCTAssertEqual(failure.issue.message, "Issue recorded - recorded by a detached task")
+        XCTAssertEqual(failure.issue.sourceLocation?.line, try fixtureLine(containing: "recorded by a detached task"))
+        XCTAssertEqual(failure.suspects, ["LedgerTests.DetachedIssue/awaitsADetachedIssue()"], "the test running as it came")
+      }
+      XCTAssertTrue(run.output.contains("ERROR LedgerTests.DetachedIssue [swift-testing] no test: Issue recorded - "
+                                          + "recorded by a detached task"), run.output)
+      XCTAssertTrue(run.output.contains(", \(schedules) failed outside tests in "), run.output)
+      XCTAssertEqual(run.verdicts, ["LedgerTests.DetachedIssue/awaitsADetachedIssue()": .passed], "\(flags)")
+    }
   }
 
   func testASuiteTraitThatThrowsIsTheSuiteInitializationErrorInItsOwnWords() throws {

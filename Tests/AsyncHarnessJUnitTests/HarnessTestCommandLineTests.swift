@@ -12,7 +12,7 @@ final class HarnessTestCommandLineTests: ReportTestCase {
     XCTAssertEqual(run.status, 0, run.errors)
     for flag in ["--package-path <dir>", "--skip-build", "--filter <text>", "--skip <text>", "--retries <N>", "--workers <N>", "--junit <path>",
                  "--shuffle [<seed>]", "--rerun-failed", "--shard <index/count>", "--explore <N>", "--explore-policy <policy>",
-                 "--schedule <token>", "<build flags>"] {
+                 "--schedule <token>", "--attachments-path <dir>", "<build flags>"] {
       XCTAssertTrue(run.output.contains("  \(flag)"), "\(flag) is missing from\n\(run.output)")
     }
     for flag in ["--waiter", "--isolation", "--timeout", "--jitter", "--no-capture", "--async-width"] {
@@ -47,5 +47,27 @@ final class HarnessTestCommandLineTests: ReportTestCase {
     let unknown = try runToEnd(try builtHarness(), ["test", "--no-such-flag"])
     XCTAssertEqual(unknown.status, 2)
     XCTAssertTrue(unknown.errors.hasPrefix("error: Unknown option '--no-such-flag'\n"), unknown.errors)
+  }
+
+  /// `--attachments-path DIR`, as `swift test`'s (which refused it before): Swift Testing saves
+  /// what the tests attach there, a path relative to the working directory too, and each
+  /// attachment says the file it was saved as. A directory that does not exist is a usage error.
+  func testAttachmentsAreSavedWhereAttachmentsPathSays() throws {
+    let package = FixturePackage("ExistingTests", scratch: "existing-tests-scratch")
+    try package.build()
+    try FileManager.default.createDirectory(at: directory.appendingPathComponent("saved"), withIntermediateDirectories: true)
+    let run = try runToEnd(try builtHarness(), [
+      "test", "--package-path", package.directory.path, "--skip-build", "--filter", "attachesALog", "--attachments-path", "saved",
+      "--", "--scratch-path", package.scratch.path,
+    ], in: directory, limit: 300)
+    XCTAssertEqual(run.status, 0, run.output + run.errors)
+    let saved = directory.appendingPathComponent("saved/ledger.log").path
+    XCTAssertTrue(run.output.contains(": Attached 'ledger.log' to attachesALog(); saved as \(saved)\n"), run.output)
+    XCTAssertEqual(try String(contentsOfFile: saved, encoding: .utf8), String(repeating: "debit 1 credit 1\n", count: 1 << 16))
+    let missing = try runToEnd(try builtHarness(), ["test", "--package-path", package.directory.path, "--skip-build",
+                                                    "--attachments-path", path("nowhere")])
+    XCTAssertEqual(missing.status, 2)
+    XCTAssertEqual(missing.errors, "error: --attachments-path \"\(path("nowhere"))\" is not a directory: Swift Testing saves "
+                     + "attachments in an existing one\n")
   }
 }

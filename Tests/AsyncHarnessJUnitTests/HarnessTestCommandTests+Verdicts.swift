@@ -72,6 +72,7 @@ extension HarnessTestCommandTests {
     "LedgerTests.OtherEnds/cancelsItself()": .skipped,
     "LedgerTests.OtherEnds/crashesForTwo(value:)": .errored,
     "LedgerTests.OtherEnds/countsItsWarning()": .passed,
+    "LedgerTests.OtherEnds/attachesALog()": .passed,
     // Each fails outside its body only with EXISTING_TESTS_OUTSIDE (HarnessOutsideFailuresTests).
     "LedgerTests.ClassSetUpXCTests/testOne": .passed,
     "LedgerTests.ClassSetUpXCTests/testTwo": .passed,
@@ -83,6 +84,7 @@ extension HarnessTestCommandTests {
     "LedgerTests.LeftBehindSwiftTests/runsWhileItComes()": .passed,
     "LedgerTests.IssueAfterItsTest/detachesAnIssue()": .passed,
     "LedgerTests.IssueAfterItsTest/waitsForIt()": .passed,
+    "LedgerTests.DetachedIssue/awaitsADetachedIssue()": .passed,
     "LedgerTests.BrokenFixtureTests/first()": .passed,
     "LedgerTests.BrokenFixtureTests/second()": .passed,
     "LedgerTests/convertsCurrency()": .passed,

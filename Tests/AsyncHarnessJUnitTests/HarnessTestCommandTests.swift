@@ -29,6 +29,13 @@ final class HarnessTestCommandTests: ReportTestCase {
     "LedgerTests.InItsOrder/second()",
   ]
 
+  /// The line of the fixture's `RunLikeSwiftTest.swift` that contains `text`, counted from 1.
+  private static func fixtureLine(containing text: String) throws -> Int {
+    let source = fixture.appendingPathComponent("Tests/LedgerTests/RunLikeSwiftTest.swift")
+    let lines = try String(contentsOf: source, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+    return try XCTUnwrap(lines.firstIndex { $0.contains(text) }, text) + 1
+  }
+
   func testEveryTestIsReportedOnceWithItsVerdict() throws {
     try assertTheFixtureRuns([], attempts: 1)
   }
@@ -47,6 +54,7 @@ final class HarnessTestCommandTests: ReportTestCase {
     var verdicts: [String: Verdict] = [:]
     var ran: [String: (started: Date, ended: Date)] = [:]
     var warnings: [String: [String]] = [:]
+    var attachments: [String: [String]] = [:]
     for line in try String(contentsOfFile: json, encoding: .utf8).split(separator: "\n") {
       switch try Event(jsonLine: line).kind {
       case .testEnded(let test, let result):
@@ -54,6 +62,7 @@ final class HarnessTestCommandTests: ReportTestCase {
         let attempt = result.lastAttempt
         ran[test.path] = try XCTUnwrap(attempt.started).map { ($0, $0 + attempt.duration) }
       case .issueRecorded(let test, let issue) where issue.kind == .warning: warnings[test.path, default: []].append(issue.message)
+      case .issueRecorded(let test, let issue) where issue.kind == .attachment: attachments[test.path, default: []].append(issue.message)
       default: break
       }
     }
@@ -64,6 +73,11 @@ final class HarnessTestCommandTests: ReportTestCase {
     // (countsItsWarning passes), and the report shows each, which version 0 of the stream left out.
     XCTAssertEqual(warnings["LedgerTests.OtherEnds/recordsAWarning()"], ["Issue recorded - only a warning"])
     XCTAssertNil(warnings["LedgerTests.OtherEnds/countsItsWarning()"])
+    // An attachment is said in Swift Testing's words, as `swift test` says it (`⎙ Attached …`),
+    // and fails nothing; its megabyte (in base64, on the channel) reached the harness whole.
+    XCTAssertEqual(attachments, ["LedgerTests.OtherEnds/attachesALog()": ["Attached 'ledger.log' to attachesALog()."]])
+    XCTAssertTrue(run.output.contains("/LedgerTests/RunLikeSwiftTest.swift:\(try Self.fixtureLine(containing: "named: \"ledger.log\"")): "
+                                        + "Attached 'ledger.log' to attachesALog().\n"), run.output)
     // The tests that meet ran at once, and their attempts say so: each started, by the
     // bundle's own records, before the other ended, though the runner heard of them in turn.
     let one = try XCTUnwrap(ran["LedgerTests.OnlyInParallel/meetsTheOtherOne()"])

@@ -144,6 +144,30 @@ final class SwiftTestingMeaningTests: ReportTestCase {
     XCTAssertEqual(Set(names), ["initializationError", "executionError"])
   }
 
+  /// An attachment (`valueAttached`, Swift 6.3.1 with the underscored fields) is an issue that
+  /// fails nothing, in Swift Testing's words at the line that attached it, with the file it was
+  /// saved as (`--attachments-path`) and the arguments of its case; its bytes are not kept.
+  func testAnAttachmentIsSaidInSwiftTestingsWords() throws {
+    let test = #"MoreTests.More\/attachesInCase(i:)\/M.swift:19:4"#
+    let place = #""_sourceLocation":{"_filePath":"\/p\/M.swift","column":75,"fileID":"MoreTests\/M.swift","filePath":"\/p\/M.swift","line":19},"_testCase":{"displayName":"1","id":"…"}"#
+    let said = #""kind":"valueAttached","messages":[{"symbol":"_attachment","text":"Attached 'case.txt' to attachesInCase(i:)."}"#
+    let lines = [
+      #"{"kind":"event","payload":{\#(place),"attachment":{"_bytes":"Y2FzZSAx","_preferredName":"case.txt"},\#(said)],"testID":"\#(test)"},"version":"6.3.0"}"#,
+      #"{"kind":"event","payload":{\#(place),"attachment":{"_preferredName":"case.txt","path":"\/saved\/case.txt"},\#(said),{"symbol":"details","text":"Written to '\/saved\/case.txt'."}],"testID":"\#(test)"},"version":"6.3.0"}"#,
+    ]
+    var reader = BundleChannelReader(.swiftTesting)
+    let notes = lines.flatMap { reader.read(Array($0.utf8)[...]) }.compactMap { note -> Issue? in
+      if case .issue(_, let issue) = note { issue } else { nil }
+    }
+    let location = SourceLocation(fileID: "MoreTests/M.swift", filePath: "/p/M.swift", line: 19, column: 75)
+    XCTAssertEqual(notes, [
+      Issue(kind: .attachment, message: "Attached 'case.txt' to attachesInCase(i:). (arguments: 1)", sourceLocation: location),
+      Issue(kind: .attachment, message: "Attached 'case.txt' to attachesInCase(i:); saved as /saved/case.txt (arguments: 1)",
+            sourceLocation: location),
+    ])
+    XCTAssertFalse(notes.contains(where: \.isFailure))
+  }
+
   /// Version 6.3 of the stream, which `harness test` and `harness-junit swift-test` ask for (an
   /// older one turns warnings off inside the run): its records are read by both readers, its
   /// warning is a warning and its thrown error an error, as the fixture's tests write them

@@ -119,4 +119,32 @@ final class BundleEdgesTests: XCTestCase {
     XCTAssertTrue(first.failure.issue.message.hasSuffix("it did not crash when run again alone, in a fresh process: the crash did not "
       + "happen again: it depends on what ran beside it, or on timing"), first.failure.issue.message)
   }
+  /// An issue of no test (a detached task's) that comes while Swift Testing runs tests side by
+  /// side goes under the suite of the running test declared nearest above it in its file, the
+  /// last of its suspects: not a test declared below it or in another file, nor the one that
+  /// ended last.
+  func testAnIssueOfNoTestWhileTestsRunGoesUnderTheTestDeclaredAboveIt() throws {
+    let tests = [("M.Early", "early()", 3), ("M.Known", "detached()", 30), ("M.Names", "later()", 40)].map { suite, name, line in
+      var test = ExistingTest(library: .swiftTesting, suite: suite, name: name, id: "\(suite)/\(name)/A.swift:\(line):4",
+                              isParameterized: false)
+      test.sourceLocation = SourceLocation(fileID: "M/A.swift", filePath: "/p/A.swift", line: line, column: 4)
+      return test
+    } + [ExistingTest(library: .swiftTesting, suite: "M.Other", name: "elsewhere()", id: "M.Other/elsewhere()/B.swift:31:4",
+                      isParameterized: false)]
+    let plan = try Runner.Plan(catalog: Catalog(existing: tests), configuration: Configuration(), registry: .builtIn)
+    let planned = plan.entries.flatMap { plan.plannedTests(of: $0, repetition: 1) }
+    let named = { (name: String) in try XCTUnwrap(planned.first { $0.id.name == name }) }
+    var edges = BundleEdges(bundleSuite: SuiteRun(suite: "MPackageTests", host: "swift-testing"))
+    edges.ended(try named("early()"))
+    let issue = Issue(kind: .expectationFailed, message: "Issue recorded - from detached",
+                      sourceLocation: SourceLocation(fileID: "M/A.swift", filePath: "/p/A.swift", line: 33, column: 57))
+    edges.recordedAfterItsTest(issue, running: [try named("detached()"), try named("later()"), try named("elsewhere()")])
+    let failure = try XCTUnwrap(edges.take().first)
+    XCTAssertEqual(failure.place, .noTest)
+    XCTAssertEqual(failure.suite, SuiteRun(suite: "M.Known", host: "swift-testing"))
+    XCTAssertEqual(failure.suspects, ["M.Names/later()", "M.Other/elsewhere()", "M.Known/detached()"])
+    // With no test running, it goes after the test that ended last, as before.
+    edges.recordedAfterItsTest(Issue(kind: .expectationFailed, message: "later"))
+    XCTAssertEqual(edges.take().first?.suite, SuiteRun(suite: "M.Early", host: "swift-testing"))
+  }
 }

@@ -95,14 +95,21 @@ final class BundleLaneMachineTests: XCTestCase {
     XCTAssertEqual(said(machine.handle(.asked(tests[0], workerHolds: false))), ["spawn t0"], "nothing to stop")
   }
 
-  func testAStoppedWorkerOrOneThatRanAScheduleOrLeftAProcessIsStoppedAndNeverRunsAnotherTest() throws {
+  /// A worker that runs no other test is retired, not only stopped: what it found outside
+  /// every test (under `--explore`, an issue a detached task recorded under no test while the
+  /// test ran) is reported before the test ends, not lost with it.
+  func testAStoppedWorkerOrOneThatRanAScheduleOrLeftAProcessIsRetiredAndNeverRunsAnotherTest() throws {
     let tests = try tests(2)
+    let failure = OutsideFailure(place: .noTest, suite: SuiteRun(suite: "M.S", host: "swift-testing"),
+                                 issue: Issue(kind: .expectationFailed, message: "recorded under no test"), suspects: [],
+                                 afterTests: true)
     for waited in [Machine.Waited(stopped: true), Machine.Waited(leftProcesses: true), Machine.Waited(ranSchedule: true)] {
       var machine = machine(tests)
       _ = machine.handle(.asked(tests[0], workerHolds: false))
       _ = machine.handle(.spawned)
-      XCTAssertEqual(said(machine.handle(.waited(waited, ended: ended(tests, [0], as: passed)))),
-                     ["kill", "deliver 1", "end \(passed)"], "\(waited)")
+      XCTAssertEqual(said(machine.handle(.waited(waited, ended: ended(tests, [0], as: passed)))), ["retire"], "\(waited)")
+      XCTAssertEqual(said(machine.handle(.retired(.init(failures: [failure])))),
+                     ["report recorded under no test", "deliver 1", "end \(passed)"], "\(waited)")
       XCTAssertFalse(machine.hasWorker)
       XCTAssertEqual(said(machine.handle(.asked(tests[1], workerHolds: false))), ["spawn t1"], "\(waited)")
     }

@@ -37,6 +37,14 @@ package enum HarnessTestCommand {
       errors("error: \(error)\n")
       return 2
     }
+    // As under `swift test`, the directory must exist; it is named whole, as the bundle runs in the package's.
+    var isDirectory: ObjCBool = false
+    if let path = command.attachmentsPath,
+       !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) || !isDirectory.boolValue {
+      errors("error: --attachments-path \"\(path)\" is not a directory: Swift Testing saves attachments in an existing one\n")
+      return 2
+    }
+    let attachmentsPath = command.attachmentsPath.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
     guard var options = try? HarnessOptions.parse([]) else { return 2 }
     options.run = command.run
     // As under `swift test`, filters that match no test make an empty run, green, with a warning.
@@ -93,7 +101,7 @@ package enum HarnessTestCommand {
         let allXCTests = configuration.choosesTests ? nil : bundle.xctestCount
         return {
           BundleExecutor(bundle: bundle.path, directory: bundle.runDirectory, channelLibrary: library,
-                         allXCTests: allXCTests, stop: interrupts)
+                         allXCTests: allXCTests, attachmentsPath: attachmentsPath, stop: interrupts)
         }
       }
     }
@@ -203,19 +211,27 @@ struct HarnessTestSubcommand: ParsableCommand {
   @Flag(help: "Run the tests an earlier build left, without building them (as swift test --skip-build).")
   var skipBuild = false
 
+  @Option(help: ArgumentHelp("The directory where Swift Testing saves what the tests attach (Attachment.record), as "
+    + "swift test --attachments-path; it must exist. Each attachment is reported with the file it was saved as.",
+    valueName: "dir"))
+  var attachmentsPath: String?
+
   @OptionGroup var run: RunFlags
 
   @Argument(parsing: .postTerminator, help: ArgumentHelp("Flags for swift build, after --.", valueName: "build flags"))
   var buildFlags: [String] = []
 
   /// The run's flags of a `harness test` command line (`test` and its flags): without
-  /// `test`, the package's (`--package-path`, `--skip-build`) and the build's (after `--`),
-  /// as the last run's record keeps them for `--rerun-failed`.
+  /// `test`, the package's (`--package-path`, `--skip-build`), where attachments go
+  /// (`--attachments-path`) and the build's (after `--`), as the last run's record keeps them
+  /// for `--rerun-failed`.
   static func runFlags(of arguments: [String]) -> [String] {
     var flags: [String] = []
     var rest = arguments.drop { $0 == "test" }.prefix { $0 != "--" }[...]
     while let flag = rest.popFirst() {
-      if flag == "--package-path" { _ = rest.popFirst() } else if flag != "--skip-build" && !flag.hasPrefix("--package-path=") {
+      if ["--package-path", "--attachments-path"].contains(flag) {
+        _ = rest.popFirst()
+      } else if flag != "--skip-build" && !flag.hasPrefix("--package-path=") && !flag.hasPrefix("--attachments-path=") {
         flags.append(flag)
       }
     }

@@ -101,6 +101,8 @@ package struct SwiftTestingRecord: Sendable {
     package var issue: RecordedIssue?
     package var comments: [String]?
     package var testCase: TestCase?
+    /// The value a `valueAttached` event attached.
+    package var attachment: Attachment?
 
     init(_ fields: JSONFields) throws {
       id = try fields.optionalString("id")
@@ -125,6 +127,10 @@ package struct SwiftTestingRecord: Sendable {
         return text
       }
       testCase = try fields.optionalObject("_testCase").map { TestCase(displayName: try $0.optionalString("displayName")) }
+      attachment = try fields.optionalObject("attachment").map { attachment in
+        Attachment(name: try attachment.optionalString("_preferredName"), path: try attachment.optionalString("path"),
+                   sourceLocation: try fields.optionalObject("_sourceLocation").map(Location.init))
+      }
     }
 
     /// When an event happened.
@@ -162,6 +168,14 @@ package struct SwiftTestingRecord: Sendable {
       package var description: String?
     }
 
+    /// A value a test attached (`Attachment.record`): its name, the path Swift Testing saved it
+    /// at (with `--attachments-path`), and where it was attached, when the stream says.
+    package struct Attachment: Sendable {
+      package var name: String?
+      package var path: String?
+      package var sourceLocation: Location?
+    }
+
     /// The case of a parameterized test an event belongs to.
     package struct TestCase: Sendable {
       /// The case's arguments as Swift Testing shows them (`"a", 10`).
@@ -192,6 +206,18 @@ package struct SwiftTestingRecord: Sendable {
         else { .expectationFailed }
       if issue.isKnown == true { message = "known issue: " + message }
       return Issue(kind: kind, message: message, sourceLocation: issue.sourceLocation?.location)
+    }
+
+    /// What a `valueAttached` event says, as an issue that fails nothing
+    /// (``Issue/Kind/attachment``): Swift Testing's words (`Attached 'log.txt' to parses().`),
+    /// then `; saved as PATH` when it was saved, and the arguments of a parameterized test's
+    /// case, as an issue names them (`(arguments: 2)`).
+    package var attachedIssue: Issue? {
+      guard let attachment else { return nil }
+      var message = messages?.first?.text ?? "Attached '\(attachment.name ?? "a value")'."
+      if let path = attachment.path { message = (message.hasSuffix(".") ? String(message.dropLast()) : message) + "; saved as \(path)" }
+      if let arguments = testCase?.displayName { message += " (arguments: \(arguments))" }
+      return Issue(kind: .attachment, message: message, sourceLocation: attachment.sourceLocation?.location)
     }
   }
 
@@ -309,6 +335,7 @@ package struct SwiftTestingDecoder: Sendable {
     case "testStarted": return .started(id)
     case "testSkipped": return .skipped(id, reason: payload.skipReason)
     case "issueRecorded": return payload.recordedIssue.map { .issue(id, $0) }
+    case "valueAttached": return payload.attachedIssue.map { .issue(id, $0) }
     case "testCancelled":
       let reason = Self.cancelledReason(payload.skipReason)
       cancelled[id] = reason

@@ -36,6 +36,11 @@ public struct Issue: Sendable, Hashable, Codable {
     /// or child processes it did not wait for. A warning: it does not fail the test, but the
     /// worker is retired (or the children stopped) so that the next test starts clean.
     case leaked
+    /// A value the test attached to itself (Swift Testing's `Attachment.record`), under
+    /// `harness test`: its name in Swift Testing's words (`Attached 'log.txt' to parses()`),
+    /// and the file it was saved as when the run saves attachments (`--attachments-path`).
+    /// Never a failure.
+    case attachment
   }
 
   /// What kind of problem this is.
@@ -59,10 +64,11 @@ public struct Issue: Sendable, Hashable, Codable {
   /// Writes the issue as the event stream does: `sourceLocation` only when known.
   public func encode(to encoder: any Encoder) throws { try encodeMapped(to: encoder) }
 
-  /// Whether this issue makes its test fail. Warnings, leaks and late signals do not.
+  /// Whether this issue makes its test fail. Warnings, leaks, late signals and attachments do
+  /// not.
   public var isFailure: Bool {
     switch kind {
-    case .warning, .leaked, .lateSignal: false
+    case .warning, .leaked, .lateSignal, .attachment: false
     default: true
     }
   }

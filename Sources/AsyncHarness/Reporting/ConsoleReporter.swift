@@ -79,7 +79,7 @@ public final class ConsoleReporter: Reporter {
         if last, let reason = end.reason { text += " - \(reason)" }
         text += "\n"
         for issue in attempt.issues {
-          text += "    \(issue.sourceLocation.map { "\($0): " } ?? "")\(issue.isFailure || issue.kind == .lateSignal ? "" : "warning: ")\(issue.message)\n"
+          text += "    \(issue.sourceLocation.map { "\($0): " } ?? "")\(issue.isFailure || [.lateSignal, .attachment].contains(issue.kind) ? "" : "warning: ")\(issue.message)\n"
         }
       }
       // A failing test under a schedule ends with the flag that replays it.

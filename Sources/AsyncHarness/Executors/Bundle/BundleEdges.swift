@@ -82,11 +82,22 @@ struct BundleEdges {
 
   /// `issue` was recorded once no test was current (Swift Testing's «unknown»), or with the
   /// ID of `test`, which had ended: a failure of no test, whose suspects are the tests that
-  /// ended last.
-  mutating func recordedAfterItsTest(_ issue: Issue, test: Runner.PlannedTest? = nil) {
-    let suspects = test.map { [$0.id.path] } ?? suspects
-    add(OutsideFailure(place: .noTest, suite: test?.id.suiteRun ?? lastSuite, issue: issue, suspects: suspects,
-                                afterTests: true))
+  /// ended last, then those `running` as it came (a detached task of one of them recorded it),
+  /// latest last, at most ``OutsideFailure/suspectLimit``; the running test declared nearest
+  /// above the issue in its file, whose body most likely holds the code that recorded it, is
+  /// the last. It is reported under the suite of `test`, else of that test, else of the tests
+  /// running when they share one, else of the test that ended last.
+  mutating func recordedAfterItsTest(_ issue: Issue, test: Runner.PlannedTest? = nil, running: [Runner.PlannedTest] = []) {
+    let author = issue.sourceLocation.flatMap { place in
+      running.filter { $0.test.sourceLocation.fileID == place.fileID && $0.test.sourceLocation.line <= place.line }
+        .max { $0.test.sourceLocation.line < $1.test.sourceLocation.line }
+    }
+    let others = running.map(\.id).filter { $0 != author?.id }
+    let suspects = test.map { [$0.id.path] }
+      ?? Array((suspects + others.map(\.path) + (author.map { [$0.id.path] } ?? [])).suffix(OutsideFailure.suspectLimit))
+    let runningSuite = Set(running.map(\.id.suiteRun)).count == 1 ? running.first?.id.suiteRun : nil
+    add(OutsideFailure(place: .noTest, suite: test?.id.suiteRun ?? author?.id.suiteRun ?? runningSuite ?? lastSuite, issue: issue,
+                       suspects: suspects, afterTests: true))
   }
 
   /// The worker ended with `exit` while none of its tests ran and before it ran all of them

@@ -42,10 +42,11 @@ final class BundleExecutor: TestExecutor {
   private let state: Mutex<BundleRuns>
 
   /// Creates an executor that runs tests of `bundle`.
-  init(bundle: String, directory: String, channelLibrary: String, allXCTests: Int? = nil,
+  init(bundle: String, directory: String, channelLibrary: String, allXCTests: Int? = nil, attachmentsPath: String? = nil,
        gracePeriod: Duration = .seconds(1), stop: StopRequest?) {
     state = Mutex(BundleRuns(kind: TestBundleKind(bundle: bundle, directory: directory, channelLibrary: channelLibrary,
-                                                  allXCTests: allXCTests, gracePeriod: gracePeriod, stop: stop)))
+                                                  allXCTests: allXCTests, attachmentsPath: attachmentsPath,
+                                                  gracePeriod: gracePeriod, stop: stop)))
   }
 
   /// True: a test past its time limit has its worker's process group stopped.
@@ -191,7 +192,7 @@ struct BundleWorker {
   init(_ kind: TestBundleKind, batch: [(planned: Runner.PlannedTest, test: ExistingTest)], oneAtATime: Bool) throws {
     let library = batch.first?.test.library ?? .xctest
     let reader = BundleChannelReader(library)
-    let invocation = BundleInvocation(library: library, allXCTests: kind.allXCTests)
+    let invocation = BundleInvocation(library: library, allXCTests: kind.allXCTests, attachmentsPath: kind.attachmentsPath)
     let marker = "AsyncHarness \(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
     let channel = try ChildProcess.makePipe()
     defer { close(channel.write) }
@@ -228,9 +229,9 @@ struct BundleWorker {
                              ranSchedule: decoder.scheduled, holdsNone: decoder.holdsNone, holdsAsked: holds(asked))
   }
 
-  /// Hands over what the worker, which ended, leaves (its failures outside every test so far,
-  /// the tests it interrupted, which run again alone, the warnings they keep from it, its
-  /// crash under review), and stops its process group.
+  /// Hands over what the worker, which ended or runs no other test, leaves (its failures
+  /// outside every test so far, the tests it interrupted, which run again alone, the warnings
+  /// they keep from it, its crash under review), and stops its process group.
   mutating func retire() -> BundleLaneMachine.Retired {
     defer { kill() }
     return BundleLaneMachine.Retired(failures: decoder.takeOutsideFailures(), runAgainAlone: decoder.runAgainAlone,

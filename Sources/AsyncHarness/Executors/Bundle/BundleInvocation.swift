@@ -8,7 +8,8 @@
 ///   as `swift test` runs it: XCTest's suites are then `All tests` and the bundle's
 ///   (`debug.xctest`), which observers the tests add see.
 /// - Swift Testing: `<bundle> --testing-library swift-testing --filter '^(id1|id2)$'
-///   --verbosity <Int.min> --event-stream-output-path /dev/fd/3 --event-stream-version 6.3`:
+///   --verbosity <Int.min> --event-stream-output-path /dev/fd/3 --event-stream-version 6.3`
+///   (and `--attachments-path DIR` when the run saves attachments):
 ///   its own event stream on the channel, and no console output of its own (the lowest
 ///   verbosity). Version 6.3 (``SwiftTestingRecord/runVersion``), as an older one turns off
 ///   the warnings that `swift test` hands a test's issue handlers; the preloaded library
@@ -22,6 +23,9 @@ struct BundleInvocation {
   /// (``Configuration/choosesTests``): an invocation that runs that many runs them all, as
   /// `swift test` does, without naming them.
   var allXCTests: Int?
+  /// The directory where Swift Testing saves what tests attach (`--attachments-path`, as
+  /// `swift test --attachments-path` gives it), when the run saves attachments.
+  var attachmentsPath: String?
 
   /// The library's name in messages.
   var libraryName: String {
@@ -62,6 +66,7 @@ struct BundleInvocation {
     guard library == .swiftTesting else { return tests.count == allXCTests ? [] : [tests.map(\.id).joined(separator: ",")] }
     let filter = "^(" + tests.map { Self.escaped($0.id) }.joined(separator: "|") + ")$"
     return ["--testing-library", "swift-testing", "--filter", filter] + (oneAtATime ? ["--no-parallel"] : [])
+      + (attachmentsPath.map { ["--attachments-path", $0] } ?? [])
       + ["--verbosity", String(Int.min), "--event-stream-output-path", "/dev/fd/\(BundleChannelLibrary.channelDescriptor)",
          "--event-stream-version", SwiftTestingRecord.runVersion]
   }
@@ -90,6 +95,8 @@ struct TestBundleKind: Sendable {
   let channelLibrary: String
   /// How many XCTest tests the bundle lists, when the run chose none (``BundleInvocation/allXCTests``).
   var allXCTests: Int?
+  /// The directory Swift Testing saves what tests attach in (``BundleInvocation/attachmentsPath``).
+  var attachmentsPath: String?
   /// How long a stopped worker has between SIGTERM and SIGKILL.
   var gracePeriod = Duration.seconds(1)
   /// When requested, the running test's worker is stopped and the test ends as interrupted.

@@ -12,9 +12,9 @@
 ///   ─▶ no worker holds it: stop the worker running, start one given it and the tests after
 ///      it (answered) ─▶ wait for it (answered) ─▶ the worker ended: retire it (answered:
 ///      report its failures outside every test, its interrupted tests run again alone);
-///      a stopped worker, or one that ran a schedule or left a process: stop it; one that
-///      holds no test: wait for its exit, within the time limit of the test asked for
-///      (answered), then retire it ─▶ ask again
+///      a stopped worker, or one that ran a schedule or left a process: retire it (answered)
+///      and stop it; one that holds no test: wait for its exit, within the time limit of the
+///      test asked for (answered), then retire it ─▶ ask again
 /// ```
 ///
 /// A test's end goes with the warnings it kept from a worker it ran in before running again
@@ -82,7 +82,7 @@ struct BundleLaneMachine: LaneMachine {
     /// Read the worker, which holds no test, until it exits, stopping it past `within`
     /// (answered: ``Event/exited(ended:)``).
     case waitForExit(within: Duration)
-    /// Hand over what the worker that ended left, and stop it (answered: ``Event/retired(_:)``).
+    /// Hand over what the worker left (it ended, or runs no other test), and stop it (answered: ``Event/retired(_:)``).
     case retire
     /// Stop the worker's process group at once, and forget it.
     case kill
@@ -156,9 +156,9 @@ struct BundleLaneMachine: LaneMachine {
         return [.retire]
       case .retire:
         // What the test left running goes with the worker's process group, and a worker
-        // whose schedule ran (one schedule, one test) ends with it.
-        (hasWorker, workerHoldsAsked) = (false, false)
-        return [.kill] + next()
+        // whose schedule ran (one schedule, one test) ends with it; what it found outside
+        // every test (an issue a detached task recorded under no test) is reported first.
+        return [.retire]
       case .keep where waited.holdsNone:
         // Its end is heard: a crash after its last test fails outside every test.
         return [.waitForExit(within: asked?.timeLimit ?? Self.exitLimit)]

@@ -154,7 +154,7 @@ struct BundleWorkerDecoder: WorkerDecoder {
       }
     case .issueOfNoTest(let issue):
       // A warning of no test fails nothing, as under `swift test`.
-      if issue.isFailure { edges.recordedAfterItsTest(issue) }
+      if issue.isFailure { edges.recordedAfterItsTest(issue, running: supervision.running.map(\.planned)) }
     case .classStarted(let name):
       edges.classStarted(name)
     case .classEnded:

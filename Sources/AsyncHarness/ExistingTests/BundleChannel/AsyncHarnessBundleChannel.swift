@@ -217,9 +217,21 @@ final class ChannelWriter: Sendable {
     state.withLock { state in
       state.lines.append(Array(bytes)[...])
       while let line = state.lines.next() {
-        if line.firstRange(of: Self.testEnded) != nil { sendEndNotes(&state) }
-        if line.firstRange(of: Self.testStarted) != nil { BundleExplorer.testStarted(holdingTheMainThread: false) }
+        if Self.line(line, holds: Self.testEnded) { sendEndNotes(&state) }
+        if Self.line(line, holds: Self.testStarted) { BundleExplorer.testStarted(holdingTheMainThread: false) }
         send(line, records: &state.records)
+      }
+    }
+  }
+
+  /// Whether `line` holds `mark`, by `memmem`: a line may be tens of megabytes (an attachment's
+  /// bytes, in base64), which a generic search in this unoptimized library took seconds over
+  /// (12 s for 50 MB), while the test that attached it waited.
+  private static func line(_ line: ArraySlice<UInt8>, holds mark: [UInt8]) -> Bool {
+    line.withUnsafeBytes { bytes in
+      mark.withUnsafeBytes { mark in
+        guard let base = bytes.baseAddress, let needle = mark.baseAddress else { return false }
+        return memmem(base, bytes.count, needle, mark.count) != nil
       }
     }
   }

@@ -12,6 +12,8 @@ import XCTest
 // - leftBehindSwiftTesting: the same, in a serialized Swift Testing suite.
 // - issueAfterItsTest: a Swift Testing test leaves a thread that records an issue once the
 //   next test started (`✘ Test «unknown» recorded an issue`); the next test waits for it.
+// - detachedIssue: a Swift Testing test awaits a detached task that records an issue, under no
+//   test (`✘ Test «unknown» recorded an issue`), while the test runs.
 // - suiteTrait: a suite trait's scope throws before any test of its suite runs.
 // - listing: a test's trait reads a value that is not set, and crashes as the tests are listed.
 // - listingHangs: a test's trait reads a value that blocks for ever, as the tests are listed
@@ -94,6 +96,15 @@ final class LeftBehindXCTests: XCTestCase {
     guard outsideCase == "issueAfterItsTest" else { return }
     Self.nextTestStarted.signal()
     _ = Self.recorded.wait(timeout: .now() + 5)
+  }
+}
+
+/// Awaits a detached task that records an issue: the task is no test's, so Swift Testing
+/// records it under no test (`✘ Test «unknown» recorded an issue`) while the test still runs.
+@Suite struct DetachedIssue {
+  @Test func awaitsADetachedIssue() async {
+    guard outsideCase == "detachedIssue" else { return }
+    await Task.detached { () -> Void in Issue.record("recorded by a detached task") }.value
   }
 }
 

@@ -4,7 +4,8 @@ import Testing
 
 // Swift Testing tests whose verdict depends on being run as `swift test` runs them: side by side
 // in Swift Testing's default parallel run, a `.serialized` suite in its order, an exit test, a
-// warning (one its issue handler counts), a cancelled test, a parameterized test that crashes.
+// warning (one its issue handler counts), a cancelled test, a parameterized test that crashes, an
+// attachment.
 
 /// Two tests that pass only when they run side by side: each waits for the other to arrive.
 @Suite struct OnlyInParallel {
@@ -73,5 +74,11 @@ import Testing
       Issue.record("a warning it counts", severity: .warning)
     }
     #expect(Self.warningsHandled.load(ordering: .sequentiallyConsistent) == 1, "its issue handler was not handed its warning")
+  }
+
+  /// Attaches a log of a megabyte (`⎙ Attached 'ledger.log' to attachesALog().` under `swift
+  /// test`, which saves it with `--attachments-path`), and passes.
+  @Test func attachesALog() {
+    Attachment.record(String(repeating: "debit 1 credit 1\n", count: 1 << 16), named: "ledger.log")
   }
 }
