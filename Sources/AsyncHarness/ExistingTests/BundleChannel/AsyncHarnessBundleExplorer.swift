@@ -121,6 +121,8 @@ final class ExplorerScheduler: Sendable {
 
   let state: Mutex<State>
   let wake = DispatchSemaphore(value: 0)
+  /// The kernel's ID of the scheduler's thread, once it started.
+  private let schedulerThread = Atomic<Int32>(0)
   /// Set on the scheduler's thread, and on the main thread while it runs a scheduled job:
   /// what those send is the schedule's own work.
   static let ownThread = ThreadMark()
@@ -188,19 +190,26 @@ final class ExplorerScheduler: Sendable {
   /// long step (``BundleExplorer/longStep``) while other work would run beside it on real
   /// threads (ready, asleep past its real due time, or a notify block whose group is empty),
   /// it blocks on that work or works on without it (a loop on the clock waiting for it), and
-  /// every job goes to Swift's own executors and Dispatch from then on.
+  /// every job goes to Swift's own executors and Dispatch from then on. A job that only waited
+  /// for a processor (a loaded machine: its thread runnable, having run for less than half the
+  /// step) has not kept the thread yet.
   private func watch() {
     Self.ownThreads.withLock { _ = $0.insert(OutsideWork.currentThread()) }
-    var running = (step: -1, since: ContinuousClock.now)
+    var running = (step: -1, since: ContinuousClock.now, used: Duration.zero)
     while true {
       usleep(UInt32(BundleExplorer.longStep * 100_000))
       let now = ContinuousClock.now
+      let (step, onMainThread) = state.withLock { ($0.running ? $0.steps : -1, $0.runningOnMainThread) }
+      let thread = onMainThread ? getpid() : schedulerThread.load(ordering: .relaxed)
+      guard step >= 0, step == running.step else {
+        running = (step, now, OutsideWork.cpuTime(of: thread) ?? .zero)
+        continue
+      }
+      guard running.since.duration(to: now) >= .seconds(BundleExplorer.longStep) else { continue }
+      let used = OutsideWork.cpuTime(of: thread).map { $0 - running.used } ?? .seconds(BundleExplorer.longStep)
+      guard used >= .seconds(BundleExplorer.longStep / 2) || OutsideWork.waitsInASystemCall(thread) else { continue }
       let handedOver = state.withLock { state -> [(job: Job, delay: Int64?)]? in
-        guard state.running, state.steps == running.step else {
-          running = (state.steps, now)
-          return nil
-        }
-        guard state.escapedAt == nil, running.since.duration(to: now) >= .seconds(BundleExplorer.longStep),
+        guard state.running, state.steps == running.step, state.escapedAt == nil,
           !state.ready.isEmpty || state.sleepers.contains(where: { $0.realDue <= now }) || state.noticeDue
         else { return nil }
         return state.escape()
@@ -262,6 +271,7 @@ final class ExplorerScheduler: Sendable {
         }
         state.running = true
         let job = state.ready.removeFirst(of: chosen)
+        state.runningOnMainThread = job.onMainThread
         guard let start = state.stepsAtTestStart, state.steps - start <= BundleExplorer.stepsSaid else { return (job, nil, nil) }
         return (job, .step(state.steps - start, ran: job.label, virtualTime: state.now), nil)
       }
@@ -281,7 +291,8 @@ final class ExplorerScheduler: Sendable {
 
   private func run() {
     Self.ownThread.set()
-    Self.ownThreads.withLock { _ = $0.insert(OutsideWork.currentThread()) }
+    schedulerThread.store(OutsideWork.currentThread(), ordering: .relaxed)
+    Self.ownThreads.withLock { _ = $0.insert(schedulerThread.load(ordering: .relaxed)) }
     let taskExecutor = ExplorerExecutors.task.asUnownedTaskExecutor()
     while true {
       let next = next()

@@ -30,6 +30,20 @@ enum OutsideWork {
     Int32(readSmallFile("/proc/thread-self/stat").split(separator: " ").first ?? "") ?? getpid()
   }
 
+  /// The processor time `thread` of this process used so far: its own clock, named as glibc's
+  /// `pthread_getcpuclockid` names it (the kernel's `MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)`).
+  static func cpuTime(of thread: Int32) -> Duration? {
+    var time = timespec()
+    guard clock_gettime(clockid_t(~thread << 3 | 6), &time) == 0 else { return nil }
+    return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+  }
+
+  /// Whether `thread` sleeps in a system call or waits for a device (`S`, `D`), rather than
+  /// runs or waits for a processor (`R`).
+  static func waitsInASystemCall(_ thread: Int32) -> Bool {
+    state(of: thread).map { $0 == "S" || $0 == "D" } ?? false
+  }
+
   /// A thread's state as `/proc` says it: `R` (it runs, or is about to), `S` (it sleeps in a
   /// system call), `D` (it waits for a device) …
   private static func state(of thread: Int32) -> Substring? {

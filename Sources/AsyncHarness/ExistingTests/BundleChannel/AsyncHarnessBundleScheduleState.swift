@@ -23,6 +23,8 @@ extension ExplorerScheduler {
     /// Virtual time, in nanoseconds since the schedule began.
     var now: Int64 = 0
     var running = false
+    /// Whether the job running runs on the main thread (else on the scheduler's).
+    var runningOnMainThread = false
     /// Whether the scheduler's thread sleeps until a job comes.
     var idle = false
     var steps = 0
