@@ -137,8 +137,16 @@ enum DispatchCaller {
     // Libdispatch's `dispatch_async_f`, and the `dispatch_async` this process calls: this library's.
     let dispatch = RealDispatch.asyncFunction.map { unsafeBitCast($0, to: UInt.self) } ?? 0
     let own = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "dispatch_async").map { UInt(bitPattern: $0) } ?? 0
-    return (ranges(ofTheObjectHolding: dispatch), ranges(ofTheObjectHolding: own))
+    let mapped = mappings()
+    return (ranges(ofTheObjectHolding: dispatch, in: mapped), ranges(ofTheObjectHolding: own, in: mapped))
   }()
+
+  /// Reads the ranges as the schedule starts: parsing `/proc/self/maps` takes milliseconds in
+  /// this unoptimized library (several times that on a busy machine), which would otherwise fall
+  /// in the step of the first block a test sends, and could make it a long step.
+  static func prepare() {
+    _ = isDispatch
+  }
 
   /// Whether the first caller outside this library is libdispatch.
   static var isDispatch: Bool {
@@ -154,18 +162,24 @@ enum DispatchCaller {
     }
   }
 
-  /// The mappings of the file whose mapping holds `address`, from `/proc/self/maps` (lines
-  /// `START-END PERMISSIONS OFFSET DEVICE INODE PATH`, the addresses in hexadecimal).
-  private static func ranges(ofTheObjectHolding address: UInt) -> [Range<UInt>] {
-    let lines = readSmallFile("/proc/self/maps").split(separator: "\n")
-    let mappings = lines.compactMap { line -> (Range<UInt>, Substring)? in
+  /// An address range the process maps, and the file it maps.
+  private typealias Mapping = (range: Range<UInt>, path: Substring)
+
+  /// The process's mappings, from `/proc/self/maps` (lines `START-END PERMISSIONS OFFSET DEVICE
+  /// INODE PATH`, the addresses in hexadecimal).
+  private static func mappings() -> [Mapping] {
+    readSmallFile("/proc/self/maps").split(separator: "\n").compactMap { line -> Mapping? in
       let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
       let bounds = fields.first?.split(separator: "-").compactMap { UInt($0, radix: 16) } ?? []
       guard fields.count == 6, bounds.count == 2, bounds[0] < bounds[1] else { return nil }
       return (bounds[0]..<bounds[1], fields[5].drop { $0 == " " })
     }
-    guard let path = mappings.first(where: { $0.0.contains(address) })?.1 else { return [] }
-    return mappings.filter { $0.1 == path }.map(\.0)
+  }
+
+  /// The mappings of the file one of whose `mappings` holds `address`.
+  private static func ranges(ofTheObjectHolding address: UInt, in mappings: [Mapping]) -> [Range<UInt>] {
+    guard let path = mappings.first(where: { $0.range.contains(address) })?.path else { return [] }
+    return mappings.filter { $0.path == path }.map(\.range)
   }
 }
 

@@ -282,6 +282,7 @@ final class ExplorerScheduler: Sendable {
   private func run() {
     Self.ownThread.set()
     Self.ownThreads.withLock { _ = $0.insert(OutsideWork.currentThread()) }
+    DispatchCaller.prepare()
     let taskExecutor = ExplorerExecutors.task.asUnownedTaskExecutor()
     while true {
       let next = next()
