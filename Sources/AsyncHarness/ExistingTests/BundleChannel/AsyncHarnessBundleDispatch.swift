@@ -14,7 +14,7 @@ extension ExplorerScheduler {
   /// schedule picks it, on its queue; `false` when the schedule does not take it (another
   /// thread sent it, no test runs, the schedule gave its jobs back, a time of another clock):
   /// Dispatch runs it then as it would.
-  func submit(_ sent: SentBlock, delay: Int64? = nil) -> Bool {
+  func submit(_ block: @autoclosure () -> SentBlock, delay: Int64? = nil) -> Bool {
     // Only the work the schedule runs sends blocks it takes: a test's Swift concurrency, the
     // blocks it runs. What another thread sends (a synchronous XCTest body on the main thread,
     // the testing library, a thread of the test's own) is Dispatch's, as it is outside the
@@ -22,8 +22,11 @@ extension ExplorerScheduler {
     // test` count on that (taking them failed GRDB's observation tests in every order). But a
     // block the main thread sends for later (XCTest's waiter's timeout) is the schedule's
     // sleeper, due at its real time: while it is due within the hour, the test is not stuck.
-    guard Self.ownThread.isSet || (delay != nil && gettid() == getpid()), ExecutorHooks.installed == false
+    // And what Dispatch sends itself (DispatchIO's blocks) is Dispatch's: see ``DispatchCaller``.
+    guard Self.ownThread.isSet || (delay != nil && gettid() == getpid()), ExecutorHooks.installed == false,
+      !DispatchCaller.isDispatch
     else { return false }
+    let sent = block()
     let wakeUp = state.withLock { state -> Bool? in
       guard state.escapedAt == nil, state.jobsAtTestStart != nil else { return nil }
       if sent.notified != nil {

@@ -120,6 +120,69 @@ enum RealDispatch {
   }
 }
 
+/// Whether libdispatch itself makes the call being interposed. Dispatch calls some of its own
+/// functions through the symbol table, so the library's versions of them hear those calls too:
+/// DispatchIO's `dispatch_io_read`, `dispatch_read` and their kin send blocks to the channel's
+/// and the descriptor's queues with `dispatch_async`, which it suspends and resumes, and a
+/// barrier of a channel waits with `dispatch_group_notify`. Those blocks are how Dispatch works,
+/// not work of the test's; taken into the schedule, they ran out of the order Dispatch keeps
+/// for them (a job blocked on a queue Dispatch had suspended), and slowed, they crashed
+/// libdispatch's event loop now and then.
+enum DispatchCaller {
+  private typealias Backtrace = @convention(c) (UnsafeMutablePointer<UnsafeMutableRawPointer?>?, Int32) -> Int32
+  private static let backtrace = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "backtrace")
+    .map { unsafeBitCast($0, to: Backtrace.self) }
+  /// The code of libdispatch, and of this library, as address ranges.
+  private static let code: (dispatch: [Range<UInt>], own: [Range<UInt>]) = {
+    // Libdispatch's `dispatch_async_f`, and the `dispatch_async` this process calls: this library's.
+    let dispatch = RealDispatch.asyncFunction.map { unsafeBitCast($0, to: UInt.self) } ?? 0
+    let own = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "dispatch_async").map { UInt(bitPattern: $0) } ?? 0
+    let mapped = mappings()
+    return (ranges(ofTheObjectHolding: dispatch, in: mapped), ranges(ofTheObjectHolding: own, in: mapped))
+  }()
+
+  /// Reads the ranges as the schedule starts: parsing `/proc/self/maps` takes milliseconds in
+  /// this unoptimized library (several times that on a busy machine), which would otherwise fall
+  /// in the step of the first block a test sends, and could make it a long step.
+  static func prepare() {
+    _ = isDispatch
+  }
+
+  /// Whether the first caller outside this library is libdispatch.
+  static var isDispatch: Bool {
+    guard let backtrace else { return false }
+    return withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 8) { frames in
+      let count = Int(backtrace(frames.baseAddress, 8))
+      for frame in frames.prefix(count) {
+        let address = UInt(bitPattern: frame)
+        if code.own.contains(where: { $0.contains(address) }) { continue }
+        return code.dispatch.contains { $0.contains(address) }
+      }
+      return false
+    }
+  }
+
+  /// An address range the process maps, and the file it maps.
+  private typealias Mapping = (range: Range<UInt>, path: Substring)
+
+  /// The process's mappings, from `/proc/self/maps` (lines `START-END PERMISSIONS OFFSET DEVICE
+  /// INODE PATH`, the addresses in hexadecimal).
+  private static func mappings() -> [Mapping] {
+    readSmallFile("/proc/self/maps").split(separator: "\n").compactMap { line -> Mapping? in
+      let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+      let bounds = fields.first?.split(separator: "-").compactMap { UInt($0, radix: 16) } ?? []
+      guard fields.count == 6, bounds.count == 2, bounds[0] < bounds[1] else { return nil }
+      return (bounds[0]..<bounds[1], fields[5].drop { $0 == " " })
+    }
+  }
+
+  /// The mappings of the file one of whose `mappings` holds `address`.
+  private static func ranges(ofTheObjectHolding address: UInt, in mappings: [Mapping]) -> [Range<UInt>] {
+    guard let path = mappings.first(where: { $0.range.contains(address) })?.path else { return [] }
+    return mappings.filter { $0.path == path }.map(\.range)
+  }
+}
+
 /// Which of the queues a test creates run blocks side by side (the attributes made from
 /// `DISPATCH_QUEUE_CONCURRENT`, and the queues created with one), and which queue each
 /// targets. Kept only under a schedule.

@@ -293,6 +293,7 @@ final class ExplorerScheduler: Sendable {
     Self.ownThread.set()
     schedulerThread.store(OutsideWork.currentThread(), ordering: .relaxed)
     Self.ownThreads.withLock { _ = $0.insert(schedulerThread.load(ordering: .relaxed)) }
+    DispatchCaller.prepare()
     let taskExecutor = ExplorerExecutors.task.asUnownedTaskExecutor()
     while true {
       let next = next()

@@ -5,8 +5,9 @@ import Testing
 import XCTest
 
 // Correct tests that wait on real work the schedule does not run (a Dispatch timer, a thread
-// reading a file, a queue fulfilling an expectation, a child process's exit), that check how long a sleep took, or
-// that install their own executor hook and check the order it gives. Each passes under
+// reading a file, a queue fulfilling an expectation, a child process's exit, a DispatchIO read
+// of a pipe), that check how long a sleep took, or that install their own executor hook and
+// check the order it gives. Each passes under
 // `swift test`, and must pass in every order `harness test --explore` tries.
 
 /// Reads `path` on a thread of its own and hands back how many bytes it holds.
@@ -53,7 +54,49 @@ func exitOfAChildWatchedThroughItsPidfd(sleeping seconds: String) async -> Int32
   }
 }
 
+/// The lines a thread writes to a pipe, read through DispatchIO: Dispatch's own queues carry
+/// the read (DispatchIO sends blocks to them with `dispatch_async`, as a test would), and the
+/// handler runs on a queue of the caller's once the thread closed the pipe.
+func linesReadThroughDispatchIO(_ done: @escaping @Sendable (Int) -> Void) {
+  var descriptors: [Int32] = [0, 0]
+  _ = pipe(&descriptors)
+  let (reader, writer) = (descriptors[0], descriptors[1])
+  let channel = DispatchIO(type: .stream, fileDescriptor: reader, queue: .global()) { _ in close(reader) }
+  let read = Mutex(0)
+  channel.read(offset: 0, length: Int.max, queue: DispatchQueue(label: "lines.read")) { finished, data, _ in
+    read.withLock { $0 += data?.filter { $0 == UInt8(ascii: "\n") }.count ?? 0 }
+    guard finished else { return }
+    channel.close()
+    done(read.withLock { $0 })
+  }
+  Thread {
+    for line in 0..<5 {
+      _ = "line \(line)\n".withCString { write(writer, $0, strlen($0)) }
+      usleep(10_000)  // deliberate: the lines come apart, each a read of its own
+    }
+    close(writer)
+  }.start()
+}
+
 final class RealWorkXCTests: XCTestCase {
+  func testADispatchIOReadIsAwaited() async {
+    let read = expectation(description: "read")
+    linesReadThroughDispatchIO { lines in
+      XCTAssertEqual(lines, 5)
+      read.fulfill()
+    }
+    await fulfillment(of: [read], timeout: 10)
+  }
+
+  func testADispatchIOReadIsWaitedFor() {
+    let read = expectation(description: "read")
+    linesReadThroughDispatchIO { lines in
+      XCTAssertEqual(lines, 5)
+      read.fulfill()
+    }
+    wait(for: [read], timeout: 10)
+  }
+
   func testAnExpectationFulfilledByADispatchTimerIsAwaited() async {
     let loaded = expectation(description: "loaded")
     DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { loaded.fulfill() }
@@ -90,6 +133,10 @@ final class RealWorkXCTests: XCTestCase {
 }
 
 @Suite struct RealWorkTests {
+  @Test func aDispatchIOReadIsAwaited() async {
+    #expect(await withCheckedContinuation { continuation in linesReadThroughDispatchIO { continuation.resume(returning: $0) } } == 5)
+  }
+
   @Test func anAnswerFromADispatchTimerIsAwaited() async {
     #expect(await answerFromADispatchTimer(after: 0.4) == "ready")
   }
