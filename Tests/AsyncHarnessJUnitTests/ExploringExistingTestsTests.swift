@@ -1,5 +1,6 @@
 import AsyncHarness
 import Foundation
+import Synchronization
 import HarnessTestSupport
 import XCTest
 
@@ -233,6 +234,28 @@ final class ExploringExistingTestsTests: ReportTestCase {
     let runs = try explore(["--explore", "60", "--workers", "2", "--filter", "RealWorkXCTests/testADispatchIOReadIsWaitedFor"])
     XCTAssertEqual(runs.status, 0, runs.output)
     XCTAssertEqual(runs.ended.map(\.result.verdict), Array(repeating: .passed, count: 60), runs.output)
+  }
+
+  /// On a loaded machine the schedule's thread waits for a processor between its steps. A job
+  /// that only waited so kept the thread past the long step by the clock, and the schedule
+  /// handed every job back to Swift's and Dispatch's own threads (`ExploringExistingTestsTests`
+  /// failed so at a load of 9). With twice as many threads spinning as there are processors,
+  /// Swift Testing's tests of Dispatch orders are explored to their end, warning of nothing.
+  /// A race: without the change this failed in 2 of 5 runs (a step whose job waited 50 ms for
+  /// a processor), with it in none of 8.
+  func testAJobThatOnlyWaitsForAProcessorKeepsTheScheduleExplored() throws {
+    let spinning = Atomic<Bool>(true)
+    let spinners = (0..<2 * ProcessInfo.processInfo.activeProcessorCount).map { _ in
+      Thread { while spinning.load(ordering: .relaxed) {} }  // Deliberate: it only burns a processor.
+    }
+    for spinner in spinners { spinner.start() }
+    defer { spinning.store(false, ordering: .relaxed) }
+    let runs = try explore(["--explore", "30", "--filter", "DispatchOrdersTests/"])
+    XCTAssertFalse(runs.bySeed.isEmpty, runs.output)
+    for (test, seeds) in runs.bySeed {
+      let warnings = seeds.values.flatMap { $0.result.issues.filter { $0.kind == .warning }.map(\.message) }
+      XCTAssertEqual(warnings, [], test)
+    }
   }
 
   func testBadScheduleFlagsAreUsageErrors() throws {
