@@ -72,7 +72,7 @@ struct WorkerConnection {
   }
 
   /// How the worker, which exited with `exit`, ended, for its lane's machine.
-  func ended(_ exit: ProcessEnding) -> WorkerLaneMachine.WorkerEnded {
+  func workerEnded(_ exit: ProcessEnding) -> WorkerLaneMachine.WorkerEnded {
     WorkerLaneMachine.WorkerEnded(exit: exit, stopped: supervision.stopping != nil, ranTests: !ended.ids.isEmpty,
                                   running: count)
   }

@@ -96,7 +96,7 @@ struct WorkerLane: WatchedLane, LaneDriver {
   /// The worker in `path` exited while the lane waited for another: the machine decides
   /// what its end means (``WorkerLaneMachine/Event/endedUnawaited(_:_:)``).
   mutating func endedUnawaited(_ path: WritableKeyPath<WorkerLane, WorkerConnection?>, _ exit: ProcessEnding) {
-    drive(.endedUnawaited(Self.slot(path), self[keyPath: path]!.ended(exit)))
+    drive(.endedUnawaited(Self.slot(path), self[keyPath: path]!.workerEnded(exit)))
   }
 
   /// The slot of the lane's worker at `path`.
@@ -182,7 +182,7 @@ struct WorkerLane: WatchedLane, LaneDriver {
     while true {
       if let exit = LaneWatch.watch(&self, until: slot) {
         self[keyPath: slot]!.messages.others = sink
-        drive(.retired(Self.slot(slot), self[keyPath: slot]!.ended(exit)))
+        drive(.retired(Self.slot(slot), self[keyPath: slot]!.workerEnded(exit)))
         return
       }
       _ = self[keyPath: slot]!.messages.takeReplies()

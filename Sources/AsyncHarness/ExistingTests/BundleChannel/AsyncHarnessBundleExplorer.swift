@@ -195,18 +195,19 @@ final class ExplorerScheduler: Sendable {
   /// step) has not kept the thread yet.
   private func watch() {
     Self.ownThreads.withLock { _ = $0.insert(OutsideWork.currentThread()) }
-    var running = (step: -1, since: ContinuousClock.now, used: Duration.zero)
+    var running = (step: -1, since: ContinuousClock.now, processorTime: Duration.zero)
     while true {
       usleep(UInt32(BundleExplorer.longStep * 100_000))
       let now = ContinuousClock.now
       let (step, onMainThread) = state.withLock { ($0.running ? $0.steps : -1, $0.runningOnMainThread) }
       let thread = onMainThread ? getpid() : schedulerThread.load(ordering: .relaxed)
       guard step >= 0, step == running.step else {
-        running = (step, now, OutsideWork.cpuTime(of: thread) ?? .zero)
+        // The thread's clock is read only as a step begins, not while none runs.
+        running = (step, now, step >= 0 ? OutsideWork.cpuTime(of: thread) ?? .zero : .zero)
         continue
       }
       guard running.since.duration(to: now) >= .seconds(BundleExplorer.longStep) else { continue }
-      let used = OutsideWork.cpuTime(of: thread).map { $0 - running.used } ?? .seconds(BundleExplorer.longStep)
+      let used = OutsideWork.cpuTime(of: thread).map { $0 - running.processorTime } ?? .seconds(BundleExplorer.longStep)
       guard used >= .seconds(BundleExplorer.longStep / 2) || OutsideWork.waitsInASystemCall(thread) else { continue }
       let handedOver = state.withLock { state -> [(job: Job, delay: Int64?)]? in
         guard state.running, state.steps == running.step, state.escapedAt == nil,
