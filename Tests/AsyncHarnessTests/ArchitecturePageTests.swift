@@ -159,22 +159,26 @@ final class ArchitecturePageTests: XCTestCase {
     return lines.dropFirst(2).map(String.init)
   }
 
-  /// The page's picture of a lane names each worker a `WorkerExecutor`'s lane holds (each
-  /// `WorkerConnection` of `WorkerLane`), and each part of a `WorkerConnection`.
+  /// The page's picture of a lane names each slot a `WorkerExecutor`'s lane holds a worker in
+  /// (each case of `WorkerLaneMachine.Slot`), and each part of a worker: the driver's
+  /// (`WorkerConnection`) and the machine's (`WorkerLaneMachine.WorkerState`).
   func testThePictureOfALaneNamesEachWorkerTheExecutorHolds() throws {
     let picture = try XCTUnwrap(section("## A lane and its workers", of: text(Self.page)).components(separatedBy: "```").dropFirst().first)
-    let lane = try text(Self.core.appendingPathComponent("Executors/Worker/WorkerLane.swift"))
-    let pipeline = try XCTUnwrap(lane.components(separatedBy: "struct WorkerLane: WatchedLane, LaneDriver {").dropFirst().first)
-    let workers = Set(pipeline.matches(of: /\n  var (\w+): WorkerConnection\?/).map { String($0.1) })
-    XCTAssertGreaterThanOrEqual(workers.count, 3, "the lane's workers: \(workers)")
+    let events = try text(Self.core.appendingPathComponent("Executors/Worker/WorkerLaneMachine+Events.swift"))
+    let slots = try XCTUnwrap(events.components(separatedBy: "enum Slot").dropFirst().first?.components(separatedBy: "\n  }").first)
+    let workers = Set(slots.matches(of: /\n    case (\w+)/).map { String($0.1) })
+    XCTAssertGreaterThanOrEqual(workers.count, 3, "the lane's slots: \(workers)")
     let drawn = Set(picture.matches(of: /[├└]─ (\w+) ─+ WorkerConnection/).map { String($0.1) })
-    XCTAssertEqual(drawn, workers, "the lane's picture draws the workers WorkerLane holds")
-    let connection = try text(Self.core.appendingPathComponent("Executors/Worker/WorkerConnection.swift"))
-    let body = try XCTUnwrap(connection.components(separatedBy: "struct WorkerConnection {").dropFirst().first?
-      .components(separatedBy: "\n  init(").first)
-    let parts = body.split(separator: "\n").compactMap { $0.wholeMatch(of: /\ \ (?:let|var) \w+: (Worker\w+)/)?.1 }.map(String.init)
-    XCTAssertGreaterThanOrEqual(parts.count, 4, "a connection's parts: \(parts)")
-    for part in parts { XCTAssertTrue(picture.contains("─ \(part) "), "the lane's picture shows a WorkerConnection's \(part)") }
+    XCTAssertEqual(drawn, workers, "the lane's picture draws a worker in each slot of the lane")
+    var parts: [String] = []
+    for (file, type) in [("WorkerConnection.swift", "struct WorkerConnection {"), ("WorkerLaneMachine+Workers.swift", "struct WorkerState {")] {
+      let source = try text(Self.core.appendingPathComponent("Executors/Worker/\(file)"))
+      let body = try XCTUnwrap(source.components(separatedBy: type).dropFirst().first?.components(separatedBy: "\n    init(").first?
+        .components(separatedBy: "\n  init(").first)
+      parts += body.split(separator: "\n").compactMap { $0.wholeMatch(of: /\ +(?:let|var) \w+: (Worker\w+)/)?.1 }.map(String.init)
+    }
+    XCTAssertGreaterThanOrEqual(parts.count, 4, "a worker's parts: \(parts)")
+    for part in parts { XCTAssertTrue(picture.contains("─ \(part) "), "the lane's picture shows a worker's \(part)") }
   }
 
   /// The executors' README has a row for each case of `AttemptEnd`, with its labels.

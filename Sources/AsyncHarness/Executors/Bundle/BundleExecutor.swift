@@ -99,10 +99,18 @@ struct BundleRuns: WatchedLane, LaneDriver {
     machine = BundleLaneMachine(bundle: kind.bundle)
   }
 
-  static var workerSlots: [WritableKeyPath<BundleRuns, BundleWorker?>] { [\.worker] }
+  /// The one place the lane holds its worker.
+  enum Slot { case worker }
+
+  var slotsOfRunningWorkers: [Slot] { worker.map { $0.watch.exit == nil } == true ? [.worker] : [] }
+
+  mutating func withWatch<Result>(_ slot: Slot, _ body: (inout WorkerWatch, inout BundleWorkerDecoder, inout WorkerSupervision) -> Result)
+    -> Result {
+    worker!.withWatch(body)
+  }
 
   /// Never: a lane holds one test bundle's worker at a time, and waits for it.
-  mutating func endedUnawaited(_ slot: WritableKeyPath<BundleRuns, BundleWorker?>, _ exit: ProcessEnding) {}
+  mutating func endedUnawaited(_ slot: Slot, _ exit: ProcessEnding) {}
 
   /// Runs `planned` in the worker that was given it, or in a new worker given it and the
   /// prepared tests after it that have not ended yet, carrying out what the machine asks and
@@ -166,7 +174,7 @@ struct BundleRuns: WatchedLane, LaneDriver {
   private mutating func watchWorker(until asked: (planned: Runner.PlannedTest, events: EventSink)?,
                                     ended: inout [TestID: BundleWorker.Ended]) -> Bool {
     if let asked { worker!.await(asked) }
-    let exit = LaneWatch.watch(&self, until: \.worker)
+    let exit = LaneWatch.watch(&self, until: .worker)
     return worker!.waited(exited: exit, ended: &ended)
   }
 }
@@ -283,7 +291,8 @@ struct BundleWorker {
   mutating func kill() { watch.kill() }
 }
 
-extension BundleWorker: WatchedWorker {
+extension BundleWorker {
+  /// Hands the worker's watch, decoder and supervision to `body`, together.
   mutating func withWatch<Result>(_ body: (inout WorkerWatch, inout BundleWorkerDecoder, inout WorkerSupervision) -> Result) -> Result {
     body(&watch, &decoder, &supervision)
   }

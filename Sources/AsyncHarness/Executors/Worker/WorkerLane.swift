@@ -17,39 +17,33 @@ struct HarnessWorkerKind: Sendable {
 
   /// A new worker: one that runs tests one at a time, or side by side.
   func connection(sideBySide: Bool = false) throws -> WorkerConnection {
-    try WorkerConnection(executable: executable, marker: sideBySide ? nil : marker, gracePeriod: gracePeriod, stop: stop)
-  }
-
-  /// When a worker is stopped for `planned`: its time limit and the margin, from now.
-  func deadline(of planned: Runner.PlannedTest) -> ContinuousClock.Instant? {
-    planned.timeLimit.map { ContinuousClock().now + $0 + timeLimitMargin }
+    try WorkerConnection(executable: executable, marker: sideBySide ? nil : marker, stop: stop)
   }
 }
 
-/// A lane of harness workers: the driver of its ``WorkerLaneMachine``, which decides, while
-/// the lane holds the processes and carries out what the machine asks (start, send, begin,
-/// wait, kill, retire). One loop (``LaneWatch``) watches every worker, whichever the lane
-/// waits for, and the lane reruns what ``AttemptFollowUp`` decides for each attempt its
-/// worker's end cut short: the runner hears of each attempt's end once.
+/// A lane of harness workers: the driver of its ``WorkerLaneMachine``, which knows and
+/// decides, while the lane holds the processes and carries out what the machine asks (start,
+/// send, wait, kill, retire, report). One loop (``LaneWatch``) watches every worker, whichever
+/// the lane waits for, feeding what it reads to the machine's state of that worker; the
+/// machine reruns what ``AttemptFollowUp`` decides for each attempt its worker's end cut short:
+/// the runner hears of each attempt's end once.
 struct WorkerLane: WatchedLane, LaneDriver {
+  typealias Slot = WorkerLaneMachine.Slot
+
   let kind: HarnessWorkerKind
-  /// What the lane decides.
+  /// What the lane knows and decides.
   var machine: WorkerLaneMachine
-  /// The worker running tests one at a time.
-  var worker: WorkerConnection?
-  /// Under `--isolation test`, the worker started for the next test while this one runs.
-  var spare: WorkerConnection?
-  /// The worker running `async` tests side by side, when one was started.
-  var sideBySide: WorkerConnection?
-  /// Where the attempt the runner asked for alone streams its events, while it is begun.
-  private var askedEvents: EventSink?
-  /// The attempts that ended while the machine's commands were carried out (delivered side
-  /// by side, or that could not start), for the runner.
+  /// The lane's worker processes, by slot: the worker running tests one at a time
+  /// (``WorkerLaneMachine/Slot/worker``), under `--isolation test` the spare started for the
+  /// next test while one runs, and the worker running `async` tests side by side.
+  private var processes: [Slot: WorkerConnection] = [:]
+  /// The attempts that ended while the machine's commands were carried out, for the runner.
   private var ends: [SideBySideEnd] = []
 
   init(kind: HarnessWorkerKind) {
     self.kind = kind
-    machine = WorkerLaneMachine(freshWorkerPerTest: kind.freshWorkerPerTest, pipelineDepth: WorkerExecutor.pipelineDepth)
+    machine = WorkerLaneMachine(freshWorkerPerTest: kind.freshWorkerPerTest, pipelineDepth: WorkerExecutor.pipelineDepth,
+                                gracePeriod: kind.gracePeriod, timeLimitMargin: kind.timeLimitMargin, marker: kind.marker)
   }
 
   /// Runs one attempt of `planned` in the worker running tests one at a time (started now
@@ -58,16 +52,7 @@ struct WorkerLane: WatchedLane, LaneDriver {
   /// the worker is as the machine decides: kept (told to resume after a failure), retired or
   /// replaced.
   mutating func run(_ planned: Runner.PlannedTest, events: EventSink) -> AttemptEnd {
-    askedEvents = events
-    defer { askedEvents = nil }
-    if let end = driven(.asked(planned)).first { return end.end }
-    let (replies, finished, ended) = wait(\.worker)
-    let reply = replies.first
-    // A reply read as the worker ended still says how the attempt ended.
-    let end = driven(.endedAlone(reply?.finished ?? finished.first,
-                                 .init(workerEnded: reply == nil || ended, workerStopped: worker!.stopped,
-                                       workerLeftWork: reply?.retire != nil, paused: reply?.paused == true))).first
-    return end?.end ?? .couldNotStart(reason: "the lane ended \(planned.id.path) without an end")
+    driven(.asked(planned, sink: events)).first?.end ?? .couldNotStart(reason: "the lane ended \(planned.id.path) without an end")
   }
 
   /// Remembers the tests the runner hands over next, to send them ahead (none with a fresh
@@ -79,30 +64,36 @@ struct WorkerLane: WatchedLane, LaneDriver {
   /// Retires every worker, and stops at once one still holding tests the runner never asked
   /// for (the run stopped).
   mutating func finish() {
-    drive(.finishing(besideRunning: (sideBySide?.count ?? 0) > 0))
+    drive(.finishing)
   }
 
-  static var workerSlots: [WritableKeyPath<WorkerLane, WorkerConnection?>] { [\.worker, \.spare, \.sideBySide] }
+  // MARK: The lane's loop
 
-  /// Where the lane holds the worker of `slot`.
-  private static func path(_ slot: WorkerLaneMachine.Slot) -> WritableKeyPath<WorkerLane, WorkerConnection?> {
-    switch slot {
-    case .worker: \.worker
-    case .spare: \.spare
-    case .sideBySide: \.sideBySide
-    }
+  var slotsOfRunningWorkers: [Slot] {
+    Slot.allCases.filter { processes[$0].map { $0.watch.exit == nil } == true }
   }
 
-  /// The worker in `path` exited while the lane waited for another: the machine decides
+  mutating func withWatch<Result>(_ slot: Slot, _ body: (inout WorkerWatch, inout WorkerMessages, inout WorkerSupervision) -> Result)
+    -> Result {
+    Self.withWatch(of: slot, &processes, &machine, body)
+  }
+
+  /// The watch of the worker in `slot`, with its decoder and supervision, which are its
+  /// lane's machine's.
+  private static func withWatch<Result>(of slot: Slot, _ processes: inout [Slot: WorkerConnection],
+                                        _ machine: inout WorkerLaneMachine,
+                                        _ body: (inout WorkerWatch, inout WorkerMessages, inout WorkerSupervision) -> Result)
+    -> Result {
+    machine.reading(slot) { messages, supervision in body(&processes[slot]!.watch, &messages, &supervision) }
+  }
+
+  /// The worker in `slot` exited while the lane waited for another: the machine decides
   /// what its end means (``WorkerLaneMachine/Event/endedUnawaited(_:_:)``).
-  mutating func endedUnawaited(_ path: WritableKeyPath<WorkerLane, WorkerConnection?>, _ exit: ProcessEnding) {
-    drive(.endedUnawaited(Self.slot(path), self[keyPath: path]!.workerEnded(exit)))
+  mutating func endedUnawaited(_ slot: Slot, _ exit: ProcessEnding) {
+    drive(.endedUnawaited(slot, exit))
   }
 
-  /// The slot of the lane's worker at `path`.
-  private static func slot(_ path: WritableKeyPath<WorkerLane, WorkerConnection?>) -> WorkerLaneMachine.Slot {
-    WorkerLaneMachine.Slot.allCases.first { Self.path($0) == path }!
-  }
+  // MARK: Commands
 
   /// Drives the machine from `event` (``LaneDriver/drive(_:)``) and takes the ends of the
   /// attempts that ended meanwhile.
@@ -117,27 +108,25 @@ struct WorkerLane: WatchedLane, LaneDriver {
     switch command {
     case .spawn(let slot):
       do {
-        self[keyPath: Self.path(slot)] = try kind.connection(sideBySide: slot == .sideBySide)
+        processes[slot] = try kind.connection(sideBySide: slot == .sideBySide)
         return .spawned(slot)
       } catch {
         return .couldNotSpawn(slot, reason: "\(error)")
       }
     case .takeSpare:
-      worker = spare
-      spare = nil
+      processes[.worker] = processes.removeValue(forKey: .spare)
     case .send(let planned, let ref, let answered):
-      let taken = worker?.process.send(planned, ref: ref) == true
+      let taken = processes[.worker]?.process.send(planned, ref: ref) == true
       if answered { return taken ? .taken : .refused }
-    case .begin(let planned, let ref):
-      worker!.begin(planned, ref: ref, events: askedEvents!, alone: true, deadline: kind.deadline(of: planned))
+    case .begin:
+      return waited(.worker)
     case .resume:
-      _ = worker!.process.send(.resume)
-    case .start(let planned, let ref, let sink):
+      _ = processes[.worker]!.process.send(.resume)
+    case .start(let planned, let ref):
       // A worker that dies before reading it is reported by the wait.
-      _ = sideBySide!.process.send(planned, ref: ref, sideBySide: true)
-      sideBySide!.begin(planned, ref: ref, events: sink, alone: false, deadline: kind.deadline(of: planned))
+      _ = processes[.sideBySide]!.process.send(planned, ref: ref, sideBySide: true)
     case .waitBeside:
-      waitedSideBySide()
+      return waited(.sideBySide)
     case .deliver(let attempt, let end, let note):
       for event in attempt.held { attempt.sink?.send(event) }
       if let note { attempt.sink?(.issueRecorded(attempt.planned.id, note)) }
@@ -147,54 +136,37 @@ struct WorkerLane: WatchedLane, LaneDriver {
     case .couldNotStart(let id, let reason):
       ends.append(SideBySideEnd(test: id, end: .couldNotStart(reason: reason)))
     case .kill(let slot):
-      self[keyPath: Self.path(slot)]?.kill()
-      self[keyPath: Self.path(slot)] = nil
+      processes[slot]?.kill()
+      processes[slot] = nil
     case .retire(let slot):
-      retire(Self.path(slot))
+      retire(slot)
     case .forget(let slot):
-      self[keyPath: Self.path(slot)] = nil
-    case .reportEnd(let slot, let exit):
-      self[keyPath: Self.path(slot)]!.endedAfterItsTests(exit)
+      processes[slot] = nil
+    case .report(let failure, let sink):
+      sink(.outsideFailure(failure))
     }
     return nil
   }
 
-  /// Watches the lane's workers until an attempt the worker in `slot` replied for ended, one
-  /// ended at its deadline and was left running, or that worker ended (how its attempts
-  /// finish, and `ended` set).
-  mutating func wait(_ slot: WritableKeyPath<WorkerLane, WorkerConnection?>)
-    -> (replies: [WorkerMessages.Reply], finished: [WorkerSupervision.Finished], ended: Bool) {
+  /// Watches the lane's workers until the wait for the one in `slot` is over: an attempt it
+  /// replied for ended, one ended at its deadline and was left running, or it exited.
+  private mutating func waited(_ slot: Slot) -> WorkerLaneMachine.Event {
     let exit = LaneWatch.watch(&self, until: slot)
-    return self[keyPath: slot]!.waited(exited: exit)
+    return .waited(slot, exit: exit, outputHeld: processes[slot]!.watch.outputHeld)
   }
 
-  /// Retires the worker in `slot`, if any, and forgets it: it is told to stop and watched
-  /// to its exit, within the grace period, else stopped as at a deadline (SIGTERM, then
-  /// SIGKILL); what it still says is dropped, and the machine judges its end
-  /// (``WorkerLaneMachine/Event/retired(_:_:)``). One that holds a test left running past its
-  /// time limit is stopped at once: it would not stop by itself.
-  mutating func retire(_ slot: WritableKeyPath<WorkerLane, WorkerConnection?>) {
-    guard self[keyPath: slot] != nil else { return }
-    defer { self[keyPath: slot] = nil }
-    guard self[keyPath: slot]!.beginRetiring() else { return self[keyPath: slot]!.kill() }
-    let sink = self[keyPath: slot]!.messages.others
-    self[keyPath: slot]!.messages.others = nil
-    while true {
-      if let exit = LaneWatch.watch(&self, until: slot) {
-        self[keyPath: slot]!.messages.others = sink
-        drive(.retired(Self.slot(slot), self[keyPath: slot]!.workerEnded(exit)))
-        return
-      }
-      _ = self[keyPath: slot]!.messages.takeReplies()
-    }
+  /// Retires the worker in `slot`: it is told to stop and watched to its exit (its machine
+  /// stops it as at a deadline past the grace period), the machine told of each wait's end
+  /// until it forgets the worker.
+  private mutating func retire(_ slot: Slot) {
+    processes[slot]?.tellToStop()
+    while processes[slot] != nil { drive(waited(slot)) }
   }
 
   // MARK: Side by side
 
-  /// Whether another test may start side by side now (``WorkerLaneMachine/takesSideBySide(workerRetiring:)``).
-  var takesSideBySide: Bool {
-    machine.takesSideBySide(workerRetiring: sideBySide?.retiring ?? false)
-  }
+  /// Whether another test may start side by side now (``WorkerLaneMachine/takesSideBySide``).
+  var takesSideBySide: Bool { machine.takesSideBySide }
 
   /// Starts `planned` side by side with the tests running so (``WorkerRequest/start(_:)``), in
   /// the side-by-side worker, started now when there is none, as the machine decides; returns
@@ -211,15 +183,7 @@ struct WorkerLane: WatchedLane, LaneDriver {
   mutating func waitSideBySide() -> [SideBySideEnd] {
     defer { ends = [] }
     // Until an attempt ended; or none runs, and none waits to run again.
-    while ends.isEmpty, drive(.awaitingBeside(running: sideBySide?.count ?? 0)) {}
+    while ends.isEmpty, drive(.awaitingBeside) {}
     return ends
-  }
-
-  /// Waits for the side-by-side worker and carries out what follows.
-  private mutating func waitedSideBySide() {
-    let (replies, finished, ended) = wait(\.sideBySide)
-    drive(.waitedBeside(finished: replies.map(\.finished) + finished, workerEnded: ended,
-                                  workerStopped: sideBySide!.stopped, workerLeftWork: sideBySide!.retiring,
-                                  running: sideBySide!.count))
   }
 }
