@@ -184,11 +184,12 @@ final class SentBlock: @unchecked Sendable {
 
   /// Sends it to its queue (after `delay` nanoseconds when given, as a barrier when it was
   /// sent as one, once its group is empty when it is a `notify` block), through Dispatch's function-and-context calls: Swift makes no block of it.
-  func send(after delay: Int64?, then: (@Sendable () -> Void)?) {
+  func send(after delay: Int64?, starting: (@Sendable () -> Void)? = nil, then: (@Sendable () -> Void)?) {
     let queue = OpaquePointer(bitPattern: self.queue)
-    let context = Unmanaged.passRetained(Sending(self, then: then)).toOpaque()
+    let context = Unmanaged.passRetained(Sending(self, starting: starting, then: then)).toOpaque()
     let work: @convention(c) (UnsafeMutableRawPointer?) -> Void = { context in
       let sending = Unmanaged<Sending>.fromOpaque(context!).takeRetainedValue()
+      sending.starting?()
       sending.sent.run(then: sending.then)
     }
     if let notified {
@@ -205,9 +206,11 @@ final class SentBlock: @unchecked Sendable {
   /// A block on its way, with what is called once it ran.
   private final class Sending {
     let sent: SentBlock
+    let starting: (@Sendable () -> Void)?
     let then: (@Sendable () -> Void)?
-    init(_ sent: SentBlock, then: (@Sendable () -> Void)?) {
+    init(_ sent: SentBlock, starting: (@Sendable () -> Void)?, then: (@Sendable () -> Void)?) {
       self.sent = sent
+      self.starting = starting
       self.then = then
     }
   }

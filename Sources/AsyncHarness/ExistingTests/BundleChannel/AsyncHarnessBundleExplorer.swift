@@ -192,23 +192,29 @@ final class ExplorerScheduler: Sendable {
   /// it blocks on that work or works on without it (a loop on the clock waiting for it), and
   /// every job goes to Swift's own executors and Dispatch from then on. A job that only waited
   /// for a processor (a loaded machine: its thread runnable, having run for less than half the
-  /// step) has not kept the thread yet.
+  /// step), for a page, or for a lock its holder keeps while it waits for a processor (asleep
+  /// for less than a long step), has not kept the thread yet. A job sent to the main queue is watched on the thread that runs it
+  /// once it began: under `dispatchMain()` (Swift Testing's `async` entry point on Linux) the
+  /// main thread is parked for good, asleep, and one of Dispatch's threads drains the queue.
   private func watch() {
     Self.ownThreads.withLock { _ = $0.insert(OutsideWork.currentThread()) }
-    var running = (step: -1, since: ContinuousClock.now, processorTime: Duration.zero)
+    var running = (step: -1, thread: Int32(0), since: ContinuousClock.now, processorTime: Duration.zero,
+                   asleepSince: ContinuousClock.Instant?.none)
     while true {
       usleep(UInt32(BundleExplorer.longStep * 100_000))
       let now = ContinuousClock.now
-      let (step, onMainThread) = state.withLock { ($0.running ? $0.steps : -1, $0.runningOnMainThread) }
-      let thread = onMainThread ? getpid() : schedulerThread.load(ordering: .relaxed)
-      guard step >= 0, step == running.step else {
-        // The thread's clock is read only as a step begins, not while none runs.
-        running = (step, now, step >= 0 ? OutsideWork.cpuTime(of: thread) ?? .zero : .zero)
+      let (step, thread) = state.withLock { ($0.running ? $0.steps : -1, $0.runningThread) }
+      guard step >= 0, thread != 0, step == running.step, thread == running.thread else {
+        // The thread's clock is read only as a step begins on it, not while none runs: a job
+        // sent to the main queue keeps nothing until it began.
+        running = (step, thread, now, step >= 0 && thread != 0 ? OutsideWork.cpuTime(of: thread) ?? .zero : .zero, nil)
         continue
       }
       guard running.since.duration(to: now) >= .seconds(BundleExplorer.longStep) else { continue }
+      running.asleepSince = OutsideWork.sleepsInASystemCall(thread) ? running.asleepSince ?? now : nil
       let used = OutsideWork.cpuTime(of: thread).map { $0 - running.processorTime } ?? .seconds(BundleExplorer.longStep)
-      guard used >= .seconds(BundleExplorer.longStep / 2) || OutsideWork.waitsInASystemCall(thread) else { continue }
+      let asleep = running.asleepSince.map { $0.duration(to: now) } ?? .zero
+      guard used >= .seconds(BundleExplorer.longStep / 2) || asleep >= .seconds(BundleExplorer.longStep) else { continue }
       let handedOver = state.withLock { state -> [(job: Job, delay: Int64?)]? in
         guard state.running, state.steps == running.step, state.escapedAt == nil,
           !state.ready.isEmpty || state.sleepers.contains(where: { $0.realDue <= now }) || state.noticeDue
@@ -272,7 +278,7 @@ final class ExplorerScheduler: Sendable {
         }
         state.running = true
         let job = state.ready.removeFirst(of: chosen)
-        state.runningOnMainThread = job.onMainThread
+        state.runningThread = job.onMainThread ? 0 : schedulerThread.load(ordering: .relaxed)
         guard let start = state.stepsAtTestStart, state.steps - start <= BundleExplorer.stepsSaid else { return (job, nil, nil) }
         return (job, .step(state.steps - start, ran: job.label, virtualTime: state.now), nil)
       }
@@ -290,6 +296,12 @@ final class ExplorerScheduler: Sendable {
     }
   }
 
+  /// A job sent to the main queue runs on `thread`, or ended there (0): the scheduler's
+  /// thread, woken, marks its step over once it has a processor.
+  private func runs(on thread: Int32) {
+    state.withLock { $0.runningThread = thread }
+  }
+
   private func run() {
     Self.ownThread.set()
     schedulerThread.store(OutsideWork.currentThread(), ordering: .relaxed)
@@ -302,9 +314,11 @@ final class ExplorerScheduler: Sendable {
       case .swift(let job) where next.onMainThread:
         let done = DispatchSemaphore(value: 0)
         RealDispatch.onMain {
+          self.runs(on: OutsideWork.currentThread())
           Self.ownThread.whileSet {
             job.runSynchronously(isolatedTo: ExplorerExecutors.main.asUnownedSerialExecutor(), taskExecutor: taskExecutor)
           }
+          self.runs(on: 0)
           done.signal()
         }
         done.wait()
@@ -313,7 +327,10 @@ final class ExplorerScheduler: Sendable {
       case .dispatch(let sent) where next.onMainThread:
         // On the main queue, by the main thread: what it sends meanwhile is the schedule's own work.
         let done = DispatchSemaphore(value: 0)
-        sent.send(after: nil) { done.signal() }
+        sent.send(after: nil, starting: { self.runs(on: OutsideWork.currentThread()) }) {
+          self.runs(on: 0)
+          done.signal()
+        }
         done.wait()
       case .dispatch(let sent):
         // On its own queue, on this thread: a synchronous dispatch runs the block here, as

@@ -38,10 +38,11 @@ enum OutsideWork {
     return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
   }
 
-  /// Whether `thread` sleeps in a system call or waits for a device (`S`, `D`), rather than
-  /// runs or waits for a processor (`R`).
-  static func waitsInASystemCall(_ thread: Int32) -> Bool {
-    state(of: thread).map { $0 == "S" || $0 == "D" } ?? false
+  /// Whether `thread` sleeps in a system call (`S`: a futex, a pipe, `poll`, `nanosleep`), rather
+  /// than runs or waits for a processor (`R`) or for a device (`D`: a page fault or a disk read,
+  /// which end by themselves).
+  static func sleepsInASystemCall(_ thread: Int32) -> Bool {
+    state(of: thread) == "S"
   }
 
   /// A thread's state as `/proc` says it: `R` (it runs, or is about to), `S` (it sleeps in a

@@ -23,8 +23,11 @@ extension ExplorerScheduler {
     /// Virtual time, in nanoseconds since the schedule began.
     var now: Int64 = 0
     var running = false
-    /// Whether the job running runs on the main thread (else on the scheduler's).
-    var runningOnMainThread = false
+    /// The kernel's ID of the thread running the job, 0 until it is known: the scheduler's, or
+    /// for a job on the main thread the one that drains the main queue, once the job began
+    /// there (the main thread, or under `dispatchMain()` on Linux, which parks the main thread,
+    /// one of Dispatch's).
+    var runningThread: Int32 = 0
     /// Whether the scheduler's thread sleeps until a job comes.
     var idle = false
     var steps = 0
