@@ -38,6 +38,7 @@ final class WorkerLaneMachineTests: XCTestCase {
       case .retire(let slot): "retire \(slot)"
       case .forget(let slot): "forget \(slot)"
       case .report(let failure, _): "report: \(failure.issue.message)"
+      case .signal(let slot, let signal): "signal \(slot) \(ProcessEnding.name(of: signal).prefix { $0 != " " })"
       }
     }
   }
@@ -277,6 +278,21 @@ final class WorkerLaneMachineTests: XCTestCase {
       XCTAssertEqual(said(machine.handle(waited(.worker))), ["deliver t0 returned", "retire worker"], "left work: \(leftWork)")
       XCTAssertEqual(said(machine.handle(.asked(tests[1], sink: sink))), ["spawn worker"], "left work: \(leftWork)")
     }
+  }
+
+  func testTimePassingAndTheInterruptSignalTheWorkerTheyConcernAndItsAttemptEndsInterrupted() throws {
+    let tests = try tests(2)
+    var machine = machine(tests)
+    _ = machine.handle(.asked(tests[0], sink: sink))
+    _ = machine.handle(.spawned(.worker))
+    XCTAssertEqual(said(machine.handle(.timePassed(.worker, to: .now, interrupt: nil))), [], "no deadline passed")
+    XCTAssertEqual(said(machine.handle(.timePassed(.sideBySide, to: .now, interrupt: SIGINT))), [], "no worker there")
+    XCTAssertEqual(said(machine.handle(.timePassed(.worker, to: .now, interrupt: SIGINT))), ["signal worker SIGTERM"])
+    XCTAssertEqual(said(machine.handle(.timePassed(.worker, to: .now + .milliseconds(500), interrupt: nil))), [],
+                   "within the grace period")
+    XCTAssertEqual(said(machine.handle(.timePassed(.worker, to: .now + .seconds(2), interrupt: nil))), ["signal worker SIGKILL"])
+    XCTAssertEqual(said(machine.handle(.timePassed(.worker, to: .now + .seconds(4), interrupt: SIGINT))), [], "once")
+    XCTAssertEqual(said(machine.handle(waited(.worker, exit: .signaled(SIGKILL)))), ["deliver t0 interrupted", "forget worker"])
   }
 
   func testAFreshWorkerPerTestSendsNothingAheadAndStartsTheNextTestsWorkerWhileOneRuns() throws {

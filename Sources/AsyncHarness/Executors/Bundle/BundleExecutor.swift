@@ -112,6 +112,10 @@ struct BundleRuns: WatchedLane, LaneDriver {
   /// Never: a lane holds one test bundle's worker at a time, and waits for it.
   mutating func endedUnawaited(_ slot: Slot, _ exit: ProcessEnding) {}
 
+  mutating func timePassed(_ slot: Slot, to now: ContinuousClock.Instant, interrupt: Int32?) {
+    worker!.timePassed(to: now, interrupt: interrupt)
+  }
+
   /// Runs `planned` in the worker that was given it, or in a new worker given it and the
   /// prepared tests after it that have not ended yet, carrying out what the machine asks and
   /// answering it, until the attempt ends.
@@ -289,6 +293,12 @@ struct BundleWorker {
 
   /// Stops the worker's process group and waits for it.
   mutating func kill() { watch.kill() }
+
+  /// Time passed to `now`, and the run was interrupted by `interrupt` when it was: sends the
+  /// signals the worker's deadlines and the interrupt ask for.
+  mutating func timePassed(to now: ContinuousClock.Instant, interrupt: Int32?) {
+    for signal in supervision.signals(at: now, interrupt: interrupt) { watch.process.signal(signal) }
+  }
 }
 
 extension BundleWorker {

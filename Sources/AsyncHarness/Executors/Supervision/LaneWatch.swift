@@ -21,6 +21,10 @@ protocol WatchedLane {
   /// it ended by itself after its tests) and forgets it then. One that holds work (a request
   /// sent, a test not run yet) is kept: its end is heard when the lane waits for it.
   mutating func endedUnawaited(_ slot: Slot, _ exit: ProcessEnding)
+  /// Time passed to `now` for the worker in `slot`, and the run was interrupted by
+  /// `interrupt` when it was: the signals its deadlines and the interrupt ask for
+  /// (``WorkerSupervision/signals(at:interrupt:)``) are sent to its process group.
+  mutating func timePassed(_ slot: Slot, to now: ContinuousClock.Instant, interrupt: Int32?)
 }
 
 /// The one loop of a lane: one poll over every worker the lane holds (the one running tests
@@ -61,8 +65,10 @@ enum LaneWatch {
       if ready < 0 && errno != EINTR {
         return lane.withWatch(awaited) { watch, decoder, supervision in watch.finish(&decoder, &supervision) }
       }
+      let now = ContinuousClock.now
       for (index, slot) in slots.enumerated() {
         let mine = descriptors[(index * WorkerWatch.descriptorCount)...].prefix(WorkerWatch.descriptorCount)
+        lane.timePassed(slot, to: now, interrupt: lane.withWatch(slot) { watch, _, _ in watch.interrupt(in: mine) })
         let served = lane.withWatch(slot) { watch, decoder, supervision in
           watch.serve(mine, &decoder, &supervision)
         }

@@ -1,4 +1,12 @@
 extension WorkerSupervision {
+  /// The warning of a process the tests started that still held the output of the worker
+  /// (`worker`: what it is, as the message names it) after it exited, and was stopped with
+  /// its process group.
+  static func outputHeld(by worker: String) -> Issue {
+    Issue(kind: .leaked, message: "Leaked work: a process the tests started still held \(worker)'s output open "
+      + "after it exited; it was stopped with \(worker)'s process group")
+  }
+
   /// One attempt running in the worker.
   struct Attempt {
     let planned: Runner.PlannedTest

@@ -210,14 +210,6 @@ struct WorkerSupervision {
     replacementSaid = true
   }
 
-  /// The warning of a process the tests started that still held the output of the worker
-  /// (`worker`: what it is, as the message names it) after it exited, and was stopped with
-  /// its process group.
-  static func outputHeld(by worker: String) -> Issue {
-    Issue(kind: .leaked, message: "Leaked work: a process the tests started still held \(worker)'s output open "
-      + "after it exited; it was stopped with \(worker)'s process group")
-  }
-
   /// The worker named the attempt with channel reference `ref` as the one crashing it.
   mutating func crashed(ref: Int) {
     if let id = id(ofRef: ref) { culprits.insert(id) }
@@ -256,6 +248,14 @@ struct WorkerSupervision {
     forgetSentOutput()
     leftRunning.append(id)
     overdue.append(attempt)
+  }
+
+  /// Time passed to `now`, and the run was interrupted by `interrupt` when it was: the signals
+  /// to send the worker's process group (``tick(at:)``, then ``interrupt(_:at:)``).
+  mutating func signals(at now: ContinuousClock.Instant, interrupt: Int32?) -> [Int32] {
+    var signals = tick(at: now).map { [$0] } ?? []
+    if let interrupt, let signal = self.interrupt(interrupt, at: now) { signals.append(signal) }
+    return signals
   }
 
   /// The run was interrupted by `signal`: the signal to send the worker's process group.

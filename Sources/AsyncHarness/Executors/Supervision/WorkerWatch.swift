@@ -22,9 +22,10 @@ protocol WorkerDecoder {
 
 /// What the lane's loop (``LaneWatch``) knows of one worker process and does for it: it
 /// polls the worker's channel, its output, its exit and the run's interrupt, feeds what
-/// happened to the worker's supervision through its decoder, sends the signals the
-/// supervision asks for, and writes the requests the channel has not taken yet (the parent's
-/// end never blocks). Every kind of worker is read so.
+/// it read to the worker's supervision through its decoder, and writes the requests the
+/// channel has not taken yet (the parent's end never blocks). Every kind of worker is read
+/// so. The signals a deadline or the interrupt asks for are its lane's to send
+/// (``WatchedLane/timePassed(_:to:interrupt:)``).
 ///
 /// A worker ends at its exit (a pidfd where the platform has one, else asked ten times a
 /// second); not when its channel or its output closes. Once it exited, what it wrote is in
@@ -103,19 +104,21 @@ struct WorkerWatch {
     ]
   }
 
+  /// The signal that interrupts the run, once, when a poll found the run's stop request
+  /// ready among the worker's descriptors (`ready`, as ``descriptors(reading:)`` made them).
+  mutating func interrupt(in ready: ArraySlice<pollfd>) -> Int32? {
+    guard ready[ready.startIndex + 2].revents != 0, let signal = stop?.signal else { return nil }
+    stopSeen = true
+    return signal
+  }
+
   /// Serves what a poll found ready among the worker's descriptors (`ready`, as
-  /// ``descriptors(reading:)`` made them): sends the signal a passed deadline asks for,
-  /// relays an interrupt, writes requests, reads output and channel.
+  /// ``descriptors(reading:)`` made them): writes requests, reads output and channel, and
+  /// sees the worker's exit.
   mutating func serve(_ ready: ArraySlice<pollfd>, _ decoder: inout some WorkerDecoder,
                       _ supervision: inout WorkerSupervision) -> Served {
-    let (channelReady, outputReady, stopReady, exitReady) = (
-      ready[ready.startIndex].revents, ready[ready.startIndex + 1].revents, ready[ready.startIndex + 2].revents,
-      ready[ready.startIndex + 3].revents)
-    if let signal = supervision.tick(at: .now) { process.signal(signal) }
-    if stopReady != 0, let signal = stop?.signal {
-      stopSeen = true
-      if let sent = supervision.interrupt(signal, at: .now) { process.signal(sent) }
-    }
+    let (channelReady, outputReady, exitReady) = (
+      ready[ready.startIndex].revents, ready[ready.startIndex + 1].revents, ready[ready.startIndex + 3].revents)
     if channelReady & Int16(POLLOUT) != 0 { requests?.flush() }
     if outputReady != 0 { readOutput(&decoder, &supervision) }
     // At the channel's end the worker is ending: its exit is watched for.

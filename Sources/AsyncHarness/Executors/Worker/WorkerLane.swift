@@ -93,6 +93,10 @@ struct WorkerLane: WatchedLane, LaneDriver {
     drive(.endedUnawaited(slot, exit))
   }
 
+  mutating func timePassed(_ slot: Slot, to now: ContinuousClock.Instant, interrupt: Int32?) {
+    drive(.timePassed(slot, to: now, interrupt: interrupt))
+  }
+
   // MARK: Commands
 
   /// Drives the machine from `event` (``LaneDriver/drive(_:)``) and takes the ends of the
@@ -144,6 +148,8 @@ struct WorkerLane: WatchedLane, LaneDriver {
       processes[slot] = nil
     case .report(let failure, let sink):
       sink(.outsideFailure(failure))
+    case .signal(let slot, let signal):
+      processes[slot]?.process.signal(signal)
     }
     return nil
   }

@@ -46,6 +46,9 @@ extension WorkerLaneMachine {
     case awaitingBeside
     /// The worker in the slot exited so while the lane waited for another.
     case endedUnawaited(Slot, ProcessEnding)
+    /// Time passed to `now` for the worker in the slot (the lane's loop says so at each
+    /// pass), and the run was interrupted by `interrupt` when it was.
+    case timePassed(Slot, to: ContinuousClock.Instant, interrupt: Int32?)
     /// The run ends.
     case finishing
   }
@@ -84,5 +87,8 @@ extension WorkerLaneMachine {
     case forget(Slot)
     /// Send a failure outside every test (``WorkerState/failureOfItsOwnEnd(_:)``) to the sink.
     case report(OutsideFailure, to: EventSink)
+    /// Send the signal to the process group of the worker in the slot: its deadline passed,
+    /// or the run was interrupted (``WorkerSupervision/signals(at:interrupt:)``).
+    case signal(Slot, Int32)
   }
 }

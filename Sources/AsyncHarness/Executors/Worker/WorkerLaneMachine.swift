@@ -6,8 +6,8 @@
 /// which the lane's loop feeds what it reads (``reading(_:_:)``), and no process, descriptor or
 /// thread: it is told what happened (``Event``) and answers with what to do (``Command``),
 /// which its driver, ``WorkerLane``, carries out with the lane's processes, so that every
-/// transition is tried directly (`WorkerLaneMachineTests`). It reads the clock only to set an
-/// attempt's deadline.
+/// transition is tried directly (`WorkerLaneMachineTests`). It reads the clock only to set a
+/// deadline (an attempt's, a retiring worker's); the loop tells it the time as it passes.
 ///
 /// ```
 /// runner asks for a test alone ─▶ kill a worker that holds others first; send it to the
@@ -24,6 +24,7 @@
 /// a worker not waited for ended ─▶ holding work, or before any test: kept, its end heard
 ///   by the test that runs in it next; else its end is its own: judged, forgotten
 /// a worker retiring waited ─▶ what it said dropped; once it exited, its end is its own: judged
+/// time passed, or the run interrupted ─▶ signal a worker past its deadline or interrupted
 /// the run ends ─▶ kill a worker holding tests never asked for, retire every worker
 /// ```
 ///
@@ -141,6 +142,8 @@ struct WorkerLaneMachine: LaneMachine {
       return beside(half.map { ($0.planned, $0.sink) })
     case .endedUnawaited(let slot, let exit):
       return endedUnawaited(slot, exit)
+    case .timePassed(let slot, let now, let interrupt):
+      return workers[slot]?.supervision.signals(at: now, interrupt: interrupt).map { .signal(slot, $0) } ?? []
     case .finishing:
       // A worker holding tests the runner never asked for is stopped at once; the others retire.
       var commands: [Command] = []
