@@ -218,6 +218,28 @@ final class HarnessOutsideFailuresTests: ReportTestCase {
     }
   }
 
+  /// An XCTest test sends an `XCTFail` for 100 ms after it returns: under `swift test` (and a
+  /// plain run) it fails the test running then. Under `--explore N` each schedule's bundle ran
+  /// that test alone and ended with it, so the failure never came and the run was green; the
+  /// test's end now waits for the work it left, and the failure is its own, in every schedule.
+  func testAFailureAfterItsXCTestReturnedIsHeardInEveryExploredSchedule() throws {
+    let line = try fixtureLine(containing: "XCTFail(\"the ledger failed after its test returned\")")
+    let words = "OutsideTheBodies.swift:\(line): failed - the ledger failed after its test returned\n"
+    let (first, second) = ("LedgerTests.LateFailureXCTests/testA_FailsAfterItReturned",
+                           "LedgerTests.LateFailureXCTests/testB_RunsWhileItComes")
+    let plain = try run("lateXCTFail", ["LateFailureXCTests"])
+    XCTAssertEqual(plain.status, 1, plain.output)
+    XCTAssertEqual(plain.verdicts, [first: .passed, second: .failed])
+    XCTAssertTrue(plain.output.contains(words), plain.output)
+    let explored = try run("lateXCTFail", ["LateFailureXCTests"], flags: ["--explore", "2"])
+    XCTAssertEqual(explored.status, 1, explored.output)
+    XCTAssertEqual(explored.failures, [])
+    XCTAssertEqual(explored.verdicts, [first: .failed, second: .passed])
+    XCTAssertEqual(explored.output.components(separatedBy: "FAIL  \(first) [xctest]").count - 1, 2, explored.output)
+    XCTAssertEqual(explored.output.components(separatedBy: words).count - 1, 2, explored.output)
+    XCTAssertEqual(explored.issues[first]?.map(\.message), ["failed - the ledger failed after its test returned"])
+  }
+
   func testASuiteTraitThatThrowsIsTheSuiteInitializationErrorInItsOwnWords() throws {
     let run = try run("suiteTrait", ["BrokenFixtureTests"])
     let failure = try assertOneFailure(run, .suite, under: "LedgerTests.BrokenFixtureTests", library: "swift-testing",

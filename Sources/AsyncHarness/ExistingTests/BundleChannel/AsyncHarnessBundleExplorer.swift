@@ -223,7 +223,9 @@ final class ExplorerScheduler: Sendable {
 
   /// A test began.
   func testStarted(holdingTheMainThread: Bool) {
+    let threads = Set(OutsideWork.threads())
     state.withLock { state in
+      state.threadsAtTestStart = threads
       state.testHoldsTheMainThread = holdingTheMainThread
       state.jobsAtTestStart = state.jobs
       state.swiftJobsAtTestStart = state.swiftJobs
@@ -335,5 +337,7 @@ enum BundleExplorer {
   nonisolated(unsafe) static var send: (@Sendable (ChannelRecord) -> Void)?
   static func record() -> ChannelRecord? { nil }
   static func testStarted(holdingTheMainThread: Bool) {}
+  static var exploring: Bool { false }
+  static func awaitWorkLeft() {}
 }
 #endif
