@@ -2,9 +2,8 @@ import AsyncHarness
 import XCTest
 
 /// Under `--explore N` and `--schedule TOKEN` each test runs alone, in a bundle of its own
-/// that ends with it: what fails after the test's body (an issue of no test, a failure its work
-/// sends for later, a crash in its class's tear-down, an exit status an `atexit` handler gives
-/// the bundle) is still heard, in each schedule, in the words of a plain run.
+/// that ends with it: what fails outside the test's body (an issue of no test, a failure its
+/// work sends for later) is still heard, in each schedule.
 extension HarnessOutsideFailuresTests {
   /// An issue a detached task records while its test runs is no test's, plainly and under
   /// `--explore N`, where each explored schedule's worker, stopped once its test ended, lost it:
@@ -50,34 +49,5 @@ extension HarnessOutsideFailuresTests {
     XCTAssertEqual(explored.output.components(separatedBy: "FAIL  \(first) [xctest]").count - 1, 2, explored.output)
     XCTAssertEqual(explored.output.components(separatedBy: words).count - 1, 2, explored.output)
     XCTAssertEqual(explored.issues[first]?.map(\.message), ["failed - the ledger failed after its test returned"])
-  }
-
-  /// Under `--explore N` each schedule's bundle runs one test, and was stopped as that test
-  /// ended: a crash in its class's `class func tearDown()`, or the exit status 1 an `atexit`
-  /// handler gives it, never came, and the run was green where `swift test` is red. The
-  /// bundle's end is now heard in each schedule, and said as a plain run says it.
-  func testAFailureAfterTheTestsIsHeardInEveryExploredSchedule() throws {
-    for (outside, suite, place, tests, words) in [
-      ("classTearDown", "LedgerTests.ClassTearDownXCTests", OutsideFailure.Place.classTearDown, ["testOne", "testTwo"],
-       "The test bundle ended with signal SIGILL (illegal instruction) in class func tearDown() of "
-         + "LedgerTests.ClassTearDownXCTests, after its tests ran"),
-      ("exitStatusXCTest", "LedgerTests.ExitStatusXCTests", .process, ["testLeavesAnExitHandler"],
-       "The test bundle ended with exit status 1 while none of its tests ran, after "
-         + "LedgerTests.ExitStatusXCTests/testLeavesAnExitHandler returned"),
-      ("exitStatusSwiftTesting", "LedgerTests.ExitStatusSwiftTests", .process, ["leavesAnExitHandler()"],
-       "The test bundle ended with exit status 1 while none of its tests ran, after "
-         + "LedgerTests.ExitStatusSwiftTests/leavesAnExitHandler() returned"),
-    ] {
-      let run = try run(outside, [suite], flags: ["--explore", "2"])
-      XCTAssertEqual(run.status, 1, run.output)
-      XCTAssertEqual(run.failures.count, 2 * tests.count, "\(outside): \(run.failures)")
-      for failure in run.failures {
-        XCTAssertEqual(failure.place, place, outside)
-        XCTAssertTrue(failure.issue.message.hasPrefix(words), failure.issue.message)
-        XCTAssertEqual(failure.suspects.count, 1, "\(failure.suspects)")
-      }
-      XCTAssertEqual(Set(run.failures.flatMap(\.suspects)), Set(tests.map { "\(suite)/\($0)" }), outside)
-      XCTAssertEqual(run.verdicts, Dictionary(uniqueKeysWithValues: tests.map { ("\(suite)/\($0)", Verdict.passed) }), outside)
-    }
   }
 }

@@ -115,19 +115,6 @@ final class BundleLaneMachineTests: XCTestCase {
     }
   }
 
-  /// A worker that ran its schedule's one test (`--explore`) is watched to its exit, as one
-  /// that holds no test: a crash in its class's tear-down, or the status an `atexit` handler
-  /// gives it, fails outside every test (it was stopped at once, and they were lost).
-  func testAWorkerThatRanItsScheduleIsWatchedToItsExit() throws {
-    let tests = try tests(1, timeLimit: .seconds(5))
-    var machine = machine(tests)
-    _ = machine.handle(.asked(tests[0], workerHolds: false))
-    _ = machine.handle(.spawned)
-    XCTAssertEqual(said(machine.handle(.waited(.init(ranSchedule: true, holdsNone: true), ended: ended(tests, [0], as: passed)))),
-                   ["wait for exit within 5.0 seconds"])
-    XCTAssertEqual(said(machine.handle(.exited(ended: ended(tests, [0], as: passed)))), ["retire"])
-  }
-
   func testAWorkerThatHoldsNoTestIsWatchedToItsExitThenRetired() throws {
     let limited = try tests(1, timeLimit: .seconds(5))
     var withLimit = machine(limited)

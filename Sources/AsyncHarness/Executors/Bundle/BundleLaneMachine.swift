@@ -12,9 +12,9 @@
 ///   ─▶ no worker holds it: stop the worker running, start one given it and the tests after
 ///      it (answered) ─▶ wait for it (answered) ─▶ the worker ended: retire it (answered:
 ///      report its failures outside every test, its interrupted tests run again alone);
-///      a stopped worker, or one that left a process: retire it (answered) and stop it; one
-///      that holds no test (or ran its schedule's one test): wait for its exit, within the
-///      time limit of the test asked for (answered), then retire it ─▶ ask again
+///      a stopped worker, or one that ran a schedule or left a process: retire it (answered)
+///      and stop it; one that holds no test: wait for its exit, within the time limit of the
+///      test asked for (answered), then retire it ─▶ ask again
 /// ```
 ///
 /// A test's end goes with the warnings it kept from a worker it ran in before running again
@@ -154,14 +154,10 @@ struct BundleLaneMachine: LaneMachine {
       switch followUp.worker {
       case .replace:
         return [.retire]
-      case .retire where waited.ranSchedule && !waited.stopped && !waited.leftProcesses && waited.holdsNone:
-        // A worker whose schedule ran (one schedule, one test) runs no other: its end is heard
-        // as a plain worker's, so that a crash in its class's tear-down, or an exit status an
-        // `atexit` handler gives it, fails outside every test in each schedule too.
-        return [.waitForExit(within: asked?.timeLimit ?? Self.exitLimit)]
       case .retire:
-        // What the test left running goes with the worker's process group; what it found
-        // outside every test (an issue a detached task recorded under no test) is reported first.
+        // What the test left running goes with the worker's process group, and a worker
+        // whose schedule ran (one schedule, one test) ends with it; what it found outside
+        // every test (an issue a detached task recorded under no test) is reported first.
         return [.retire]
       case .keep where waited.holdsNone:
         // Its end is heard: a crash after its last test fails outside every test.
