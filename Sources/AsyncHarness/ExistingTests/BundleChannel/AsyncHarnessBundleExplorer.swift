@@ -223,7 +223,8 @@ final class ExplorerScheduler: Sendable {
 
   /// A test began.
   func testStarted(holdingTheMainThread: Bool) {
-    let threads = Set(OutsideWork.threads())
+    // An XCTest test's end waits for the threads it starts (AsyncHarnessBundleWorkLeft.swift).
+    let threads = holdingTheMainThread ? Set(OutsideWork.threads()) : []
     state.withLock { state in
       state.threadsAtTestStart = threads
       state.testHoldsTheMainThread = holdingTheMainThread
