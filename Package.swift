@@ -41,6 +41,7 @@ let package = Package(
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleDispatchQueues.swift"),
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleExecutors.swift"),
         .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleDiscovery.swift"),
+        .embedInCode("ExistingTests/BundleChannel/AsyncHarnessBundleWorkLeft.swift"),
         .embedInCode("Shared/SchedulePicking.swift"),
         .embedInCode("Shared/ReadyOrder.swift"),
         .embedInCode("Shared/ChannelRecord.swift"),

@@ -12,11 +12,11 @@ import XCTest
 /// words, the suspects), the run exits with status 1, and the JUnit report gives it a testcase
 /// of its own (`initializationError` or `executionError`) that the dashboards' schemas accept.
 final class HarnessOutsideFailuresTests: ReportTestCase {
-  private static let package = FixturePackage("ExistingTests", scratch: "existing-tests-scratch")
+  static let package = FixturePackage("ExistingTests", scratch: "existing-tests-scratch")
 
   /// What a run of one case gave: its status, console, failures outside tests, verdicts and
   /// attempts by test path, and its JUnit report.
-  private struct Run {
+  struct Run {
     var status: Int32
     var output: String
     var failures: [OutsideFailure] = []
@@ -28,7 +28,7 @@ final class HarnessOutsideFailuresTests: ReportTestCase {
   }
 
   /// Runs the fixture's tests that `filters` select with EXISTING_TESTS_OUTSIDE=`outside`.
-  private func run(_ outside: String, _ filters: [String], flags: [String] = []) throws -> Run {
+  func run(_ outside: String, _ filters: [String], flags: [String] = []) throws -> Run {
     try Self.package.build()
     let json = path("\(outside).jsonl")
     let junit = path("\(outside).xml")
@@ -71,7 +71,7 @@ final class HarnessOutsideFailuresTests: ReportTestCase {
   }
 
   /// The line of the fixture's `OutsideTheBodies.swift` that contains `text`, counted from 1.
-  private func fixtureLine(containing text: String) throws -> Int {
+  func fixtureLine(containing text: String) throws -> Int {
     let source = Self.package.directory.appendingPathComponent("Tests/LedgerTests/OutsideTheBodies.swift")
     let lines = try String(contentsOf: source, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
     return try XCTUnwrap(lines.firstIndex { $0.contains(text) }, text) + 1
@@ -192,30 +192,6 @@ final class HarnessOutsideFailuresTests: ReportTestCase {
     XCTAssertEqual(run.verdicts, ["LedgerTests.IssueAfterItsTest/detachesAnIssue()": .passed,
                                   "LedgerTests.IssueAfterItsTest/waitsForIt()": .passed])
     try assertReported(run, name: "executionError", classname: "LedgerTests.IssueAfterItsTest [swift-testing]")
-  }
-
-  /// An issue a detached task records while its test runs is no test's, plainly and under
-  /// `--explore N`, where each explored schedule's worker, stopped once its test ended, lost it:
-  /// the run was green where `swift test` is red. It is reported under the suite of the test
-  /// running as it came, which it names (before, under the suite of the test that ended last
-  /// in the process, whichever it was, or the bundle's).
-  func testAnIssueOfNoTestIsAFailureInEveryExploredSchedule() throws {
-    for (flags, schedules) in [([String](), 1), (["--explore", "2"], 2)] {
-      let run = try run("detachedIssue", ["DetachedIssue"], flags: flags)
-      XCTAssertEqual(run.status, 1, run.output)
-      XCTAssertEqual(run.failures.count, schedules, "\(flags): \(run.failures)")
-      for failure in run.failures {
-        XCTAssertEqual(failure.place, .noTest)
-        XCTAssertEqual(failure.suite, SuiteRun(suite: "LedgerTests.DetachedIssue", host: "swift-testing"))
-        XCTAssertEqual(failure.issue.message, "Issue recorded - recorded by a detached task")
-        XCTAssertEqual(failure.issue.sourceLocation?.line, try fixtureLine(containing: "recorded by a detached task"))
-        XCTAssertEqual(failure.suspects, ["LedgerTests.DetachedIssue/awaitsADetachedIssue()"], "the test running as it came")
-      }
-      XCTAssertTrue(run.output.contains("ERROR LedgerTests.DetachedIssue [swift-testing] no test: Issue recorded - "
-                                          + "recorded by a detached task"), run.output)
-      XCTAssertTrue(run.output.contains(", \(schedules) failed outside tests in "), run.output)
-      XCTAssertEqual(run.verdicts, ["LedgerTests.DetachedIssue/awaitsADetachedIssue()": .passed], "\(flags)")
-    }
   }
 
   func testASuiteTraitThatThrowsIsTheSuiteInitializationErrorInItsOwnWords() throws {

@@ -105,6 +105,8 @@ extension HarnessTestCommandTests {
     "LedgerTests.ExitsWithZeroXCTests/testB_After": .passed,
     "LedgerTests.ExitStatusXCTests/testLeavesAnExitHandler": .passed,
     "LedgerTests.ExitStatusSwiftTests/leavesAnExitHandler()": .passed,
+    "LedgerTests.LateFailureXCTests/testA_FailsAfterItReturned": .passed,
+    "LedgerTests.LateFailureXCTests/testB_RunsWhileItComes": .passed,
     // The twin fails only with EXISTING_TESTS_UNMARKED=1 (SwiftTestingUnmarkedSuitesTests).
     "LedgerTests.UnmarkedLedgerTests/opens()": .passed,
     "LedgerTests.UnmarkedTwinTests/opens()": .passed,

@@ -229,7 +229,10 @@ final class ExplorerScheduler: Sendable {
 
   /// A test began.
   func testStarted(holdingTheMainThread: Bool) {
+    // An XCTest test's end waits for the threads it starts (AsyncHarnessBundleWorkLeft.swift).
+    let threads = holdingTheMainThread ? Set(OutsideWork.threads()) : []
     state.withLock { state in
+      state.threadsAtTestStart = threads
       state.testHoldsTheMainThread = holdingTheMainThread
       state.jobsAtTestStart = state.jobs
       state.swiftJobsAtTestStart = state.swiftJobs
@@ -352,5 +355,7 @@ enum BundleExplorer {
   nonisolated(unsafe) static var send: (@Sendable (ChannelRecord) -> Void)?
   static func record() -> ChannelRecord? { nil }
   static func testStarted(holdingTheMainThread: Bool) {}
+  static var exploring: Bool { false }
+  static func awaitWorkLeft() {}
 }
 #endif

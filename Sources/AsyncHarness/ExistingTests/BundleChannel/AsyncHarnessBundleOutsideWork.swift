@@ -53,13 +53,15 @@ enum OutsideWork {
     return stat.split(separator: ")").last?.split(separator: " ").first
   }
 
-  /// Whether a thread other than `own` can still resume the test.
-  static func canResume(besides own: Set<Int32>) -> Bool {
+  /// Whether a thread other than `own` can still resume the test; with `orWaitsForEvents`
+  /// false, only one that runs or waits for something that ends by itself (a thread serving
+  /// events, as an event loop waits, is not counted).
+  static func canResume(besides own: Set<Int32>, orWaitsForEvents: Bool = true) -> Bool {
     var waitsForEvents = false
     for thread in threads() where !own.contains(thread) {
       switch wait(of: thread) {
       case .endsByItself: return true
-      case .forEvents: waitsForEvents = true
+      case .forEvents: waitsForEvents = orWaitsForEvents
       case .forAnotherThread: continue
       }
     }
@@ -67,7 +69,7 @@ enum OutsideWork {
   }
 
   /// The kernel's IDs of the process's threads.
-  private static func threads() -> [Int32] {
+  static func threads() -> [Int32] {
     directoryEntries("/proc/self/task").compactMap { Int32($0) }
   }
 

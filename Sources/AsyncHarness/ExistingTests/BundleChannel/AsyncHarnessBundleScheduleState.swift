@@ -47,6 +47,9 @@ extension ExplorerScheduler {
     var testHoldsTheMainThread = false
     /// The steps taken when the running test began.
     var stepsAtTestStart: Int?
+    /// The process's threads when the running test began: those it starts may still fail it
+    /// after its body returned (``ExplorerScheduler/awaitWorkLeft()``).
+    var threadsAtTestStart: Set<Int32> = []
     /// The step whose job kept the schedule's thread, after which every job went to Swift's
     /// own executors; `nil` while the schedule runs them.
     var escapedAt: Int?

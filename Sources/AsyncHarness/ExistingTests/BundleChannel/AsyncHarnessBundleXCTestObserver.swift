@@ -53,6 +53,9 @@ final class ChannelObserver: NSObject, XCTestObservation, Sendable {
     thrownSeen.withLock { $0[ObjectIdentifier(testCase)] = 0 }
     writer.send(.started(test: id(of: testCase)))
     BundleExplorer.testStarted(holdingTheMainThread: true)
+    // Under a schedule its end waits, after its body and before its `tearDown()`, for the work
+    // it left, whose failures are still its own (AsyncHarnessBundleWorkLeft.swift).
+    if BundleExplorer.exploring { testCase.addTeardownBlock { BundleExplorer.awaitWorkLeft() } }
   }
 
   func testCase(_ testCase: XCTestCase, didFailWithDescription description: String, inFile filePath: String?,

@@ -63,6 +63,7 @@ struct BundleChannelLibrary {
     ("AsyncHarnessBundleDispatchQueues.swift", PackageResources.AsyncHarnessBundleDispatchQueues_swift),
     ("AsyncHarnessBundleExecutors.swift", PackageResources.AsyncHarnessBundleExecutors_swift),
     ("AsyncHarnessBundleDiscovery.swift", PackageResources.AsyncHarnessBundleDiscovery_swift),
+    ("AsyncHarnessBundleWorkLeft.swift", PackageResources.AsyncHarnessBundleWorkLeft_swift),
     ("SchedulePicking.swift", PackageResources.SchedulePicking_swift),
     ("ReadyOrder.swift", PackageResources.ReadyOrder_swift),
     ("ChannelRecord.swift", PackageResources.ChannelRecord_swift),

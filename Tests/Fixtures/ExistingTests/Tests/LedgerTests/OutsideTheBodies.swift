@@ -27,6 +27,8 @@ import XCTest
 //   summary): the bundle's run stops there, and the test after it never runs.
 // - exitStatusXCTest, exitStatusSwiftTesting: a test that passes leaves an `atexit` handler that
 //   ends the process with status 1 once every test passed.
+// - lateXCTFail: an XCTest test sends an `XCTFail` to a Dispatch queue, 100 ms after it returns;
+//   the next test of its class runs while it comes, and fails with it.
 
 /// The case of failure outside a test's body this run shows (EXISTING_TESTS_OUTSIDE), if any.
 let outsideCase = ProcessInfo.processInfo.environment["EXISTING_TESTS_OUTSIDE"] ?? ""
@@ -219,4 +221,26 @@ func requiredRate() -> String {
 final class ExitsWithZeroXCTests: XCTestCase {
   func testA_ExitsWithZero() { if outsideCase == "exitZero" { exit(0) } }
   func testB_After() {}
+}
+
+/// Whether a test sent a failure for later in this process: the test after it waits for it
+/// only then (run alone, in a fresh process, it passes at once).
+let lateFailureSent = Atomic(false)
+/// Signalled once the late failure was recorded.
+let lateFailureRecorded = DispatchSemaphore(value: 0)
+
+final class LateFailureXCTests: XCTestCase {
+  func testA_FailsAfterItReturned() {
+    guard outsideCase == "lateXCTFail" else { return }
+    lateFailureSent.store(true, ordering: .sequentiallyConsistent)
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) {
+      XCTFail("the ledger failed after its test returned")
+      lateFailureRecorded.signal()
+    }
+  }
+
+  func testB_RunsWhileItComes() {
+    guard lateFailureSent.load(ordering: .sequentiallyConsistent) else { return }
+    _ = lateFailureRecorded.wait(timeout: .now() + 5)
+  }
 }

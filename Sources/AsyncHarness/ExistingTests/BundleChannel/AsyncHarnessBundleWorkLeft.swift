@@ -1,0 +1,53 @@
+// What an XCTest test's end waits for under a schedule, in the library `harness test` preloads
+// into a package's test bundle (see AsyncHarnessBundleExplorer.swift). Under `--explore` each
+// test runs alone in its bundle, which ends as the test does: work the test left (a Dispatch
+// block sent for later, a detached task's sleep, a thread it started) that fails a moment after
+// its body returned would never run, where under `swift test` it fails the test running then.
+// So the test's end waits for that work, at most ``BundleExplorer/graceAfterATest``, in a
+// teardown block (after its body and its own teardown blocks, before its `tearDown()`), where
+// a failure is still the test's own. A test that left nothing waits for nothing. (A Swift
+// Testing test's end is written by the job that ends it, holding the event stream's lock,
+// which the work left needs to record an issue: it does not wait so.)
+#if os(Linux) && compiler(>=6.3)
+import Glibc
+
+extension BundleExplorer {
+  /// How long a test's end waits, at most, for the work it left: work due later (a timer an
+  /// hour away, a watchdog the test's `tearDown()` cancels) is not waited for.
+  static let graceAfterATest: Duration = .milliseconds(300)
+
+  /// Whether a schedule runs this bundle's work.
+  static var exploring: Bool { scheduler != nil }
+
+  /// Waits for the work the running test left, before its end: see ``ExplorerScheduler/awaitWorkLeft()``.
+  static func awaitWorkLeft() {
+    scheduler?.awaitWorkLeft()
+  }
+}
+
+extension ExplorerScheduler {
+  /// Waits, at most ``BundleExplorer/graceAfterATest``, while the running test's work left
+  /// can still run within it: the schedule's jobs (ready, running on the schedule's thread, or
+  /// asleep until then), and the threads the test started that run or wait for something that
+  /// ends by itself (not one serving events, as an event loop waits for them). Called on the
+  /// main thread, by XCTest, while the schedule runs on its own.
+  func awaitWorkLeft() {
+    let deadline = ContinuousClock.now + BundleExplorer.graceAfterATest
+    while ContinuousClock.now < deadline, workLeft(before: deadline) {
+      usleep(2_000)  // A deliberate poll: the work left runs on other threads, or is due later.
+    }
+  }
+
+  /// Whether work the running test left can still run before `deadline`.
+  private func workLeft(before deadline: ContinuousClock.Instant) -> Bool {
+    let (scheduled, threadsBefore) = state.withLock { state in
+      // A job waiting for the main thread (not begun: no thread runs it yet) waits for this
+      // one: it is not waited for.
+      (state.escapedAt == nil && (!state.ready.isEmpty || (state.running && state.runningThread != 0)
+        || state.sleepers.contains { $0.realDue <= deadline }), state.threadsAtTestStart)
+    }
+    return scheduled
+      || OutsideWork.canResume(besides: threadsBefore.union(Self.ownThreads.withLock { $0 }), orWaitsForEvents: false)
+  }
+}
+#endif
