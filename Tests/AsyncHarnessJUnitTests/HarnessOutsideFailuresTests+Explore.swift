@@ -50,4 +50,33 @@ extension HarnessOutsideFailuresTests {
     XCTAssertEqual(explored.output.components(separatedBy: words).count - 1, 2, explored.output)
     XCTAssertEqual(explored.issues[first]?.map(\.message), ["failed - the ledger failed after its test returned"])
   }
+
+  /// Under `--explore N` each schedule's bundle ended with its test: a crash in its class
+  /// tear-down, or a status an exit handler set, never came, and the run was green where
+  /// `swift test` (and a plain run) is red. The bundle is now heard to its exit, a moment
+  /// (``BundleLaneMachine/scheduleExitLimit``): each schedule fails outside its test, in the
+  /// plain run's words.
+  func testWhatRunsAfterAnExploredTestFailsOutsideItInEverySchedule() throws {
+    let classTearDown = try run("classTearDown", ["ClassTearDownXCTests/testOne"], flags: ["--explore", "2"])
+    XCTAssertEqual(classTearDown.status, 1, classTearDown.output)
+    XCTAssertEqual(classTearDown.failures.map(\.place), [.classTearDown, .classTearDown], "\(classTearDown.failures)")
+    for failure in classTearDown.failures {
+      XCTAssertTrue(failure.issue.message.contains("in class func tearDown() of LedgerTests.ClassTearDownXCTests, after its "
+                                                   + "tests ran"), failure.issue.message)
+      XCTAssertTrue(failure.issue.message.contains("Fatal error: class tear-down could not close the ledger"), failure.issue.message)
+    }
+    XCTAssertEqual(classTearDown.verdicts, ["LedgerTests.ClassTearDownXCTests/testOne": .passed])
+    for (outside, suite, library, test) in [
+      ("exitStatusXCTest", "LedgerTests.ExitStatusXCTests", "xctest", "testLeavesAnExitHandler"),
+      ("exitStatusSwiftTesting", "LedgerTests.ExitStatusSwiftTests", "swift-testing", "leavesAnExitHandler()"),
+    ] {
+      let run = try run(outside, [suite], flags: ["--explore", "2"])
+      XCTAssertEqual(run.status, 1, run.output)
+      XCTAssertEqual(run.failures.map(\.issue.message), Array(repeating: "The test bundle ended with exit status 1 while none "
+        + "of its tests ran, after \(suite)/\(test) returned: none of the tests it ran failed, so "
+        + "\(library == "xctest" ? "XCTest" : "Swift Testing") itself ends with status 0: code that ran after them (an "
+        + "atexit handler, a thread calling exit) ended the process so; it printed nothing", count: 2), outside)
+      XCTAssertEqual(run.verdicts, ["\(suite)/\(test)": .passed], outside)
+    }
+  }
 }

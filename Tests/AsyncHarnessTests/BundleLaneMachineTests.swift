@@ -25,7 +25,7 @@ final class BundleLaneMachineTests: XCTestCase {
       switch command {
       case .spawn(let batch, let oneAtATime): "spawn " + batch.map(\.planned.id.name).joined(separator: " ") + (oneAtATime ? " alone" : "")
       case .wait(let planned): "wait \(planned.id.name)"
-      case .waitForExit(let limit): "wait for exit within \(limit)"
+      case .waitForExit(let limit, let silently): "wait for exit within \(limit)" + (silently ? ", silently" : "")
       case .retire: "retire"
       case .kill: "kill"
       case .deliver(let events): "deliver \(events.count)"
@@ -113,6 +113,20 @@ final class BundleLaneMachineTests: XCTestCase {
       XCTAssertFalse(machine.hasWorker)
       XCTAssertEqual(said(machine.handle(.asked(tests[1], workerHolds: false))), ["spawn t1"], "\(waited)")
     }
+  }
+
+  /// A schedule's bundle (one schedule, one test) is heard to its exit once its test ended, a
+  /// moment: what runs after the test (a class tear-down, an exit handler) fails outside every
+  /// test, as in a plain run; stopped then, it fails nothing.
+  func testAWorkerThatRanAScheduleIsGivenAMomentToExitSilently() throws {
+    let tests = try tests(1)
+    var machine = machine(tests)
+    _ = machine.handle(.asked(tests[0], workerHolds: false))
+    _ = machine.handle(.spawned)
+    XCTAssertEqual(said(machine.handle(.waited(.init(ranSchedule: true, holdsNone: true), ended: ended(tests, [0], as: passed)))),
+                   ["wait for exit within 1.0 seconds, silently"])
+    XCTAssertEqual(said(machine.handle(.exited(ended: ended(tests, [0], as: passed)))), ["retire"])
+    XCTAssertEqual(said(machine.handle(.retired(.init()))), ["deliver 1", "end \(passed)"])
   }
 
   func testAWorkerThatHoldsNoTestIsWatchedToItsExitThenRetired() throws {

@@ -142,9 +142,9 @@ struct BundleRuns: WatchedLane, LaneDriver {
       var ended = machine.ended
       let exited = !watchWorker(until: (planned, asked!.events), ended: &ended)
       return .waited(worker!.facts(exited: exited, asked: planned.id), ended: ended)
-    case .waitForExit(let limit):
+    case .waitForExit(let limit, let silently):
       var ended = machine.ended
-      worker!.awaitExit(within: limit)
+      worker!.awaitExit(within: limit, silently: silently)
       _ = watchWorker(until: nil, ended: &ended)
       return .exited(ended: ended)
     case .retire:
@@ -255,10 +255,12 @@ struct BundleWorker {
     decoder.asked = asked
   }
 
-  /// Begins a wait for the worker, which has no test left to run, to exit within `limit`.
-  mutating func awaitExit(within limit: Duration) {
+  /// Begins a wait for the worker, which has no test left to run, to exit within `limit`; a
+  /// stop past it is no failure when `silently`.
+  mutating func awaitExit(within limit: Duration, silently: Bool) {
     decoder.asked = nil
     decoder.exitLimit = limit
+    decoder.stopAtExitLimitIsSilent = silently
     supervision.idleDeadline = ContinuousClock().now + limit
   }
 

@@ -79,9 +79,9 @@ struct BundleLaneMachine: LaneMachine {
     case spawn([(planned: Runner.PlannedTest, test: ExistingTest)], oneAtATime: Bool)
     /// Read the worker until the test ends or the worker exits (answered: ``Event/waited(_:ended:)``).
     case wait(Runner.PlannedTest)
-    /// Read the worker, which holds no test, until it exits, stopping it past `within`
-    /// (answered: ``Event/exited(ended:)``).
-    case waitForExit(within: Duration)
+    /// Read the worker, which holds no test, until it exits, stopping it past `within`, which
+    /// is then no failure when `silently` (answered: ``Event/exited(ended:)``).
+    case waitForExit(within: Duration, silently: Bool)
     /// Hand over what the worker left (it ended, or runs no other test), and stop it (answered: ``Event/retired(_:)``).
     case retire
     /// Stop the worker's process group at once, and forget it.
@@ -100,6 +100,12 @@ struct BundleLaneMachine: LaneMachine {
   /// has no time limit: past it, the worker is stopped and its hang is a failure outside
   /// every test (`swift test` would wait for ever).
   static let exitLimit: Duration = .seconds(30)
+
+  /// How long a worker that ran a schedule (one schedule, one test) has to exit once its test
+  /// ended: what runs after the test (a class tear-down, an exit handler) fails outside every
+  /// test as in a plain run; one that has not exited by then is stopped, and that is no
+  /// failure (a schedule that failed may leave jobs that never run, holding its bundle).
+  static let scheduleExitLimit: Duration = .seconds(1)
 
   /// The test bundle's path, to name it.
   let bundle: String
@@ -154,6 +160,9 @@ struct BundleLaneMachine: LaneMachine {
       switch followUp.worker {
       case .replace:
         return [.retire]
+      case .retire where waited.ranSchedule && !waited.stopped && !waited.leftProcesses && waited.holdsNone:
+        // Its end is heard, a moment: a crash or a status after its test fails outside every test.
+        return [.waitForExit(within: Self.scheduleExitLimit, silently: true)]
       case .retire:
         // What the test left running goes with the worker's process group, and a worker
         // whose schedule ran (one schedule, one test) ends with it; what it found outside
@@ -161,7 +170,7 @@ struct BundleLaneMachine: LaneMachine {
         return [.retire]
       case .keep where waited.holdsNone:
         // Its end is heard: a crash after its last test fails outside every test.
-        return [.waitForExit(within: asked?.timeLimit ?? Self.exitLimit)]
+        return [.waitForExit(within: asked?.timeLimit ?? Self.exitLimit, silently: false)]
       case .keep:
         return next()
       }

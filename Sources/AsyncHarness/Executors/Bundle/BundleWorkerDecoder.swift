@@ -45,6 +45,8 @@ struct BundleWorkerDecoder: WorkerDecoder {
   private(set) var crashUnderReview: CrashUnderReview?
   /// Once every test ended, how long the worker has to exit before it is stopped.
   var exitLimit: Duration?
+  /// Whether a stop at ``exitLimit`` is no failure (a schedule's bundle, given a moment to exit).
+  var stopAtExitLimitIsSilent = false
   /// The warnings those tests keep from this worker.
   private(set) var kept: [TestID: [Issue]] = [:]
   /// The issues recorded for tests that had not started, by their test's ID: Swift Testing
@@ -322,6 +324,8 @@ struct BundleWorkerDecoder: WorkerDecoder {
     }
     // Stopped only for a test whose end came with the signal: the next test runs in a fresh worker.
     if supervision.stopping != nil && supervision.stoppedForEndedAttempts { return }
+    // Given a moment to exit, silently, and stopped then: nothing more is known of it.
+    if stopAtExitLimitIsSilent && supervision.stopping != nil && supervision.stopping?.interrupt == nil { return }
     let interrupted = supervision.stopping?.interrupt != nil
     if !interrupted && (!finished.isEmpty || edges.openClass != nil || asked == nil) {
       let limit = supervision.stopping == nil ? nil : asked?.planned.timeLimit ?? exitLimit
