@@ -127,6 +127,11 @@ final class BundleLaneMachineTests: XCTestCase {
                    ["wait for exit within 1.0 seconds, silently"])
     XCTAssertEqual(said(machine.handle(.exited(ended: ended(tests, [0], as: passed)))), ["retire"])
     XCTAssertEqual(said(machine.handle(.retired(.init()))), ["deliver 1", "end \(passed)"])
+    // One whose schedule failed is red already, and may be held by jobs that never run.
+    _ = machine.handle(.asked(tests[0], workerHolds: false))
+    _ = machine.handle(.spawned)
+    XCTAssertEqual(said(machine.handle(.waited(.init(ranSchedule: true, failed: true, holdsNone: true),
+                                               ended: ended(tests, [0], as: passed)))), ["retire"])
   }
 
   func testAWorkerThatHoldsNoTestIsWatchedToItsExitThenRetired() throws {

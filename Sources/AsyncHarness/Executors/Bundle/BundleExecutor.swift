@@ -238,7 +238,8 @@ struct BundleWorker {
   /// a process running, it ran a schedule, it holds no test or the one asked for.
   func facts(exited: Bool, asked: TestID) -> BundleLaneMachine.Waited {
     BundleLaneMachine.Waited(exited: exited, stopped: !supervision.takesAttempts, leftProcesses: decoder.leftProcesses,
-                             ranSchedule: decoder.scheduled, holdsNone: decoder.holdsNone, holdsAsked: holds(asked))
+                             ranSchedule: decoder.scheduled, failed: decoder.toldOfAFailure, holdsNone: decoder.holdsNone,
+                             holdsAsked: holds(asked))
   }
 
   /// Hands over what the worker, which ended or runs no other test, leaves (its failures

@@ -30,6 +30,8 @@ struct BundleLaneMachine: LaneMachine {
     var leftProcesses = false
     /// It ran under a schedule (one schedule, one test).
     var ranSchedule = false
+    /// Its library told of a failure.
+    var failed = false
     /// Every test given to it ended, or runs again elsewhere.
     var holdsNone = false
     /// It still runs the test asked for.
@@ -101,10 +103,10 @@ struct BundleLaneMachine: LaneMachine {
   /// every test (`swift test` would wait for ever).
   static let exitLimit: Duration = .seconds(30)
 
-  /// How long a worker that ran a schedule (one schedule, one test) has to exit once its test
-  /// ended: what runs after the test (a class tear-down, an exit handler) fails outside every
-  /// test as in a plain run; one that has not exited by then is stopped, and that is no
-  /// failure (a schedule that failed may leave jobs that never run, holding its bundle).
+  /// How long a worker that ran a schedule (one schedule, one test) that passed has to exit
+  /// once its test ended: what runs after the test (a class tear-down, an exit handler) fails
+  /// outside every test as in a plain run; one that has not exited by then is stopped, and
+  /// that is no failure.
   static let scheduleExitLimit: Duration = .seconds(1)
 
   /// The test bundle's path, to name it.
@@ -160,8 +162,10 @@ struct BundleLaneMachine: LaneMachine {
       switch followUp.worker {
       case .replace:
         return [.retire]
-      case .retire where waited.ranSchedule && !waited.stopped && !waited.leftProcesses && waited.holdsNone:
-        // Its end is heard, a moment: a crash or a status after its test fails outside every test.
+      case .retire where waited.ranSchedule && !waited.failed && !waited.stopped && !waited.leftProcesses && waited.holdsNone:
+        // Its end is heard, a moment: a crash or a status after its test fails outside every
+        // test. (A schedule that failed is red already, and may leave jobs that never run
+        // holding its bundle: it is retired at once.)
         return [.waitForExit(within: Self.scheduleExitLimit, silently: true)]
       case .retire:
         // What the test left running goes with the worker's process group, and a worker

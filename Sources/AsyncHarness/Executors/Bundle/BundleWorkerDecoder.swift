@@ -58,7 +58,7 @@ struct BundleWorkerDecoder: WorkerDecoder {
   private var suiteWarnings: [String: [Issue]] = [:]
   /// Whether the worker's library told of a failure (an issue of a test, a suite or no test,
   /// or a record refused): only then is its exit status 1 its library's own.
-  private var toldOfAFailure = false
+  private(set) var toldOfAFailure = false
 
   init(reader: BundleChannelReader, marker: [UInt8], batch: [(planned: Runner.PlannedTest, test: ExistingTest)], oneAtATime: Bool,
        bundleSuite: SuiteRun) {

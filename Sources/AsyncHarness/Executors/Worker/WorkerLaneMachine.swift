@@ -85,8 +85,8 @@ struct WorkerLaneMachine: LaneMachine {
   }
 
   /// Hands the decoder and supervision of the worker in `slot` to `body`: the lane's loop
-  /// feeds them what it reads of that worker, and the signals its deadlines and the
-  /// interrupt ask for are sent as they say (``WorkerWatch``).
+  /// feeds them what it reads of that worker (``WorkerWatch``); the time and the interrupt
+  /// come as events (``Event/timePassed(_:to:interrupt:)``).
   mutating func reading<Result>(_ slot: Slot, _ body: (inout WorkerMessages, inout WorkerSupervision) -> Result) -> Result {
     workers[slot]!.reading(body)
   }
