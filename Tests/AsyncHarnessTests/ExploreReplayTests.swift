@@ -88,7 +88,7 @@ final class ExploreReplayTests: XCTestCase {
     let replay = run(["--schedule", wrong.description])
     XCTAssertEqual(replay.status, 1, replay.errors)
     XCTAssertTrue(replay.output.contains(
-      "scheduled waiter: this replay diverged from the run its token was printed for: that run took 3 steps (3-000000), this one 2 (\(token.trace!)); no work came from outside the schedule, so the test's own code took another path (it reads the real clock, random numbers, the environment, or state an earlier test left)"),
+      "This replay diverged from the run its token was printed for: that run took 3 steps (3-000000), this one 2 (\(token.trace!)); no work came from outside the schedule, so the test's own code took another path (it reads the real clock, random numbers, the environment, or state an earlier test left)"),
       replay.output)
     let faithful = run(["--schedule", token.description])
     XCTAssertFalse(faithful.output.contains("diverged"), "a replay that takes the same steps says nothing: \(faithful.output)")

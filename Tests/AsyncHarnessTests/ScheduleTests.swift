@@ -96,7 +96,7 @@ final class ScheduleTests: XCTestCase {
     let recorded = ScheduleTrace(steps: 9, fingerprint: 0xabcdef)
     XCTAssertNil(ScheduleTrace(steps: 9, fingerprint: 0xabcdef, firstOutsideStep: 4).divergence(from: recorded))
     XCTAssertEqual(ScheduleTrace(steps: 7, fingerprint: 0x123456, firstOutsideStep: 4).divergence(from: recorded),
-                   "scheduled waiter: this replay diverged from the run its token was printed for: that run took 9 steps (9-abcdef), this one 7 (7-123456); work from outside the schedule (a real queue, a thread) first arrived before step 4, and the schedule cannot replay what it does not order")
+                   "This replay diverged from the run its token was printed for: that run took 9 steps (9-abcdef), this one 7 (7-123456); work from outside the schedule (a real queue, a thread) first arrived before step 4, and the schedule cannot replay what it does not order")
   }
 
   // MARK: Helpers

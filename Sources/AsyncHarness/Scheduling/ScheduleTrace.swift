@@ -73,6 +73,6 @@ public struct ScheduleTrace: Sendable, Hashable, Codable, CustomStringConvertibl
     let cause = firstOutsideStep.map {
       "work from outside the schedule (a real queue, a thread) first arrived before step \($0), and the schedule cannot replay what it does not order"
     } ?? "no work came from outside the schedule, so the test's own code took another path (it reads the real clock, random numbers, the environment, or state an earlier test left)"
-    return "scheduled waiter: this replay diverged from the run its token was printed for: that run took \(recorded.steps) steps (\(recorded)), this one \(steps) (\(self)); \(cause)"
+    return "This replay diverged from the run its token was printed for: that run took \(recorded.steps) steps (\(recorded)), this one \(steps) (\(self)); \(cause)"
   }
 }
