@@ -233,7 +233,7 @@ final class LateFailureXCTests: XCTestCase {
   func testA_FailsAfterItReturned() {
     guard outsideCase == "lateXCTFail" else { return }
     lateFailureSent.store(true, ordering: .sequentiallyConsistent)
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) {  // The rude case: a failure sent for after the test returned.
       XCTFail("the ledger failed after its test returned")
       lateFailureRecorded.signal()
     }
