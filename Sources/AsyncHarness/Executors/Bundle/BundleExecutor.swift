@@ -302,9 +302,7 @@ struct BundleWorker {
   mutating func timePassed(to now: ContinuousClock.Instant, interrupt: Int32?) {
     for signal in supervision.signals(at: now, interrupt: interrupt) { watch.process.signal(signal) }
   }
-}
 
-extension BundleWorker {
   /// Hands the worker's watch, decoder and supervision to `body`, together.
   mutating func withWatch<Result>(_ body: (inout WorkerWatch, inout BundleWorkerDecoder, inout WorkerSupervision) -> Result) -> Result {
     body(&watch, &decoder, &supervision)

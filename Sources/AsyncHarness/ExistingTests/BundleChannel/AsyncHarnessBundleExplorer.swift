@@ -186,16 +186,17 @@ final class ExplorerScheduler: Sendable {
     platform.enqueue(ExecutorJob(job))
   }
 
-  /// Every tenth of a long step: when the job running has kept the schedule's thread for a
-  /// long step (``BundleExplorer/longStep``) while other work would run beside it on real
-  /// threads (ready, asleep past its real due time, or a notify block whose group is empty),
-  /// it blocks on that work or works on without it (a loop on the clock waiting for it), and
-  /// every job goes to Swift's own executors and Dispatch from then on. A job that only waited
-  /// for a processor (a loaded machine: its thread runnable, having run for less than half the
-  /// step), for a page, or for a lock its holder keeps while it waits for a processor (asleep
-  /// for less than a long step), has not kept the thread yet. A job sent to the main queue is watched on the thread that runs it
-  /// once it began: under `dispatchMain()` (Swift Testing's `async` entry point on Linux) the
-  /// main thread is parked for good, asleep, and one of Dispatch's threads drains the queue.
+  /// Every tenth of a long step: when the job running has kept the schedule's thread for a long
+  /// step (``BundleExplorer/longStep``) while other work would run beside it on real threads
+  /// (ready, asleep past its real due time, or a notify block whose group is empty), it blocks
+  /// on that work or works on without it (a loop on the clock waiting for it), and every job
+  /// goes to Swift's own executors and Dispatch from then on. A job that only waited for a
+  /// processor (a loaded machine: its thread runnable, having run for less than half the step),
+  /// for a page, or for a lock its holder keeps while it waits for a processor (asleep for less
+  /// than a long step), has not kept the thread yet. A job sent to the main queue is watched on
+  /// the thread that runs it once it began: under `dispatchMain()` (Swift Testing's `async`
+  /// entry point on Linux) the main thread is parked for good, asleep, and one of Dispatch's
+  /// threads drains the queue.
   private func watch() {
     Self.ownThreads.withLock { _ = $0.insert(OutsideWork.currentThread()) }
     var running = (step: -1, thread: Int32(0), since: ContinuousClock.now, processorTime: Duration.zero,
