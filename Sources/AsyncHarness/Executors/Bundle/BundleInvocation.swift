@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// How a test bundle is started to run tests of one testing library, and how such a run
 /// ends; what the library then writes on the bundle's private channel is read by
 /// ``BundleChannelReader``.
@@ -101,4 +107,31 @@ struct TestBundleKind: Sendable {
   var gracePeriod = Duration.seconds(1)
   /// When requested, the running test's worker is stopped and the test ends as interrupted.
   let stop: StopRequest?
+}
+
+extension TestBundleKind {
+  /// Starts the bundle for `tests`, all of one library, run `oneAtATime` or as the library
+  /// runs them, under the schedule of `first` (the test asked for) when it has one, its
+  /// preloaded library writing `marker` before each record on its channel; returns the
+  /// process's watch.
+  func start(_ tests: [ExistingTest], of first: Runner.PlannedTest?, oneAtATime: Bool, marker: String) throws -> WorkerWatch {
+    let library = tests.first?.library ?? .xctest
+    let invocation = BundleInvocation(library: library, allXCTests: allXCTests, attachmentsPath: attachmentsPath)
+    let channel = try ChildProcess.makePipe()
+    defer { close(channel.write) }
+    let process: ChildProcess
+    do {
+      process = try ChildProcess(
+        executable: bundle, arguments: invocation.arguments(running: tests, oneAtATime: oneAtATime),
+        environment: BundleChannelLibrary.environment(library: channelLibrary, testing: library, marker: marker,
+                                                      schedule: first?.schedule, saysSteps: first?.reportsWaits == true)
+          .merging(invocation.environment) { $1 },
+        handing: [(channel.write, BundleChannelLibrary.channelDescriptor)], directory: directory)
+    } catch {
+      close(channel.read)
+      throw error
+    }
+    _ = fcntl(channel.read, F_SETFL, fcntl(channel.read, F_GETFL) | O_NONBLOCK)
+    return WorkerWatch(process: process, channel: channel.read, stop: stop)
+  }
 }

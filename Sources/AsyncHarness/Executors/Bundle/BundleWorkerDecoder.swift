@@ -21,7 +21,7 @@ struct BundleWorkerDecoder: WorkerDecoder {
   /// The test the runner waits for, and where its events go.
   var asked: (planned: Runner.PlannedTest, events: EventSink)?
   /// The tests that ended and were not handed to the executor yet.
-  private var ended: [TestID: BundleWorker.Ended] = [:]
+  private var ended: [TestID: BundleLaneMachine.Ended] = [:]
   /// The IDs of the tests that started, and the tests that ended, in this worker.
   private var started: Set<String> = []
   private var finished: Set<TestID> = []
@@ -79,7 +79,7 @@ struct BundleWorkerDecoder: WorkerDecoder {
   /// Hands over the failures outside every test found so far.
   mutating func takeOutsideFailures() -> [OutsideFailure] { edges.take() }
 
-  mutating func takeEnded() -> [TestID: BundleWorker.Ended] {
+  mutating func takeEnded() -> [TestID: BundleLaneMachine.Ended] {
     defer { ended = [:] }
     return ended
   }
@@ -232,7 +232,7 @@ struct BundleWorkerDecoder: WorkerDecoder {
   /// Ends `test`'s attempt as `end`: kept for the runner, with the events it held.
   private mutating func end(_ planned: Runner.PlannedTest, as end: AttemptEnd, into supervision: inout WorkerSupervision) {
     if case .ended(let attempt, _, _) = supervision.end(planned.id, as: end) {
-      ended[planned.id] = BundleWorker.Ended(events: attempt.held, end: end)
+      ended[planned.id] = BundleLaneMachine.Ended(events: attempt.held, end: end)
     }
     finished.insert(planned.id)
     lastEnded = planned.id
@@ -291,7 +291,7 @@ struct BundleWorkerDecoder: WorkerDecoder {
       for outcome in supervision.exited(exit, outputHeldBy: worker) {
         switch outcome {
         case .ended(let attempt, let end, _):
-          ended[attempt.planned.id] = BundleWorker.Ended(events: attempt.held, end: end)
+          ended[attempt.planned.id] = BundleLaneMachine.Ended(events: attempt.held, end: end)
           finished.insert(attempt.planned.id)
         case .runAgain(let attempt, _, _):
           underReview.append(attempt.planned)
@@ -310,13 +310,13 @@ struct BundleWorkerDecoder: WorkerDecoder {
       for (id, planned) in planned where !started.contains(id) {
         if let issues = issuesBeforeStart[id] {
           // Its library recorded them instead of running it: they are its end, in its words.
-          ended[planned.id] = BundleWorker.Ended(events: issues.map { Event(.issueRecorded(planned.id, $0)) },
+          ended[planned.id] = BundleLaneMachine.Ended(events: issues.map { Event(.issueRecorded(planned.id, $0)) },
                                                  end: .returned(duration: 0))
         } else if let suite = planned.existing.flatMap({ edges.failedSuite(holding: $0.suite) }) {
-          ended[planned.id] = BundleWorker.Ended(end: .skipped(
+          ended[planned.id] = BundleLaneMachine.Ended(end: .skipped(
             reason: "Not run: its suite \(suite) failed before it; see the suite's initializationError", duration: 0))
         } else {
-          ended[planned.id] = BundleWorker.Ended(end: .couldNotStart(
+          ended[planned.id] = BundleLaneMachine.Ended(end: .couldNotStart(
             reason: "The test bundle ran no test \(planned.id.path): it has no such \(invocation.libraryName) test"))
         }
       }
@@ -336,13 +336,13 @@ struct BundleWorkerDecoder: WorkerDecoder {
       }
       guard let failedSetUp else { return }
       for (id, planned) in planned where planned.existing?.suite == failedSetUp && !started.contains(id) {
-        ended[planned.id] = BundleWorker.Ended(end: .skipped(
+        ended[planned.id] = BundleLaneMachine.Ended(end: .skipped(
           reason: "Not run: class func setUp() of \(failedSetUp) failed (the test bundle ended with \(exit)); see its "
             + "initializationError", duration: 0))
         finished.insert(planned.id)
       }
     } else if let asked = asked?.planned {
-      ended[asked.id] = BundleWorker.Ended(end: supervision.ending(exit, timeLimit: asked.timeLimit, output: supervision.tail))
+      ended[asked.id] = BundleLaneMachine.Ended(end: supervision.ending(exit, timeLimit: asked.timeLimit, output: supervision.tail))
     }
   }
 }
