@@ -14,7 +14,7 @@ protocol LaneMachine {
 }
 
 /// The lane that holds the processes its machine decides for and carries out its commands:
-/// ``WorkerLane`` and ``BundleRuns``. The loop that feeds the machine is written once, here.
+/// ``WorkerLane`` and ``BundleLane``. The loop that feeds the machine is written once, here.
 protocol LaneDriver {
   associatedtype Machine: LaneMachine
   /// What the lane decides.

@@ -5,7 +5,7 @@
 /// runs again (``TestLife/end(_:as:)``, asking ``AttemptFollowUp``); the lane starts that
 /// retry at once, as the attempt it follows ran (alone, or beside others); a test whose last
 /// attempt ended goes back to the run's owner. The executor's side of the lane holds its
-/// workers and reruns what their ends cut short (``WorkerLane``, ``BundleRuns``).
+/// workers and reruns what their ends cut short (``WorkerLane``, ``BundleLane``).
 ///
 /// Its transitions, from the work it is handed:
 ///

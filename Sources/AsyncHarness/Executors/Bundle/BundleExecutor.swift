@@ -39,12 +39,12 @@ import Darwin
 /// (``AttemptEnd/returned(duration:trace:)``), work from outside it is a warning, and a test
 /// stuck with nothing left to run ends there with a `deadlock` issue.
 final class BundleExecutor: TestExecutor {
-  private let state: Mutex<BundleRuns>
+  private let state: Mutex<BundleLane>
 
   /// Creates an executor that runs tests of `bundle`.
   init(bundle: String, directory: String, channelLibrary: String, allXCTests: Int? = nil, attachmentsPath: String? = nil,
        gracePeriod: Duration = .seconds(1), stop: StopRequest?) {
-    state = Mutex(BundleRuns(kind: TestBundleKind(bundle: bundle, directory: directory, channelLibrary: channelLibrary,
+    state = Mutex(BundleLane(kind: TestBundleKind(bundle: bundle, directory: directory, channelLibrary: channelLibrary,
                                                   allXCTests: allXCTests, attachmentsPath: attachmentsPath,
                                                   gracePeriod: gracePeriod, stop: stop)))
   }
@@ -84,7 +84,7 @@ final class BundleExecutor: TestExecutor {
 /// while the lane holds the worker's process and carries out what the machine asks (start,
 /// wait, signal, stop, send what a test recorded). The lane's loop (``LaneWatch``) feeds
 /// what it reads of the worker to the machine's state of it.
-struct BundleRuns: WatchedLane, LaneDriver {
+struct BundleLane: WatchedLane, LaneDriver {
   /// How its workers start.
   let kind: TestBundleKind
   /// The worker's process, watched, while the lane holds one.

@@ -1,31 +1,10 @@
-/// What a test bundle's lane decides, as a plain value: which tests a new worker of the bundle
-/// is given, when the worker running is stopped for another, what becomes of it once the test
-/// asked for ended (``AttemptFollowUp``), which tests run again alone after a crash, and whose
-/// crash it was. It holds no process, descriptor, clock or thread: it is told what happened
-/// (``Event``) and answers with what to do (``Command``), which its driver, ``BundleRuns``,
-/// carries out with the bundle's processes, so that every transition is tried directly
-/// (`BundleLaneMachineTests`).
-///
-/// ```
-/// runner asks for a test ─▶ it ended already (the library ran it before it was asked for):
-///   deliver what it recorded, review the crashes it ran again alone for, end
-///   ─▶ no worker holds it: stop the worker running, start one given it and the tests after
-///      it (answered) ─▶ wait for it (answered) ─▶ the worker ended: retire it (answered:
-///      report its failures outside every test, its interrupted tests run again alone);
-///      a stopped worker, or one that ran a schedule or left a process: retire it (answered)
-///      and stop it; one that holds no test: wait for its exit, within the time limit of the
-///      test asked for (answered), then retire it ─▶ ask again
-/// ```
-///
-/// A test's end goes with the warnings it kept from a worker it ran in before running again
-/// alone (``WorkerSupervision/Attempt/kept``).
 /// What a test bundle's lane knows and decides, as a plain value: its worker's state (the
 /// attempts it runs and their deadlines, ``WorkerSupervision``; how its channel and output are
 /// read, ``BundleWorkerDecoder``), which tests a new worker of the bundle is given, when the
 /// worker running is stopped for another, what becomes of it once the test asked for ended
 /// (``AttemptFollowUp``), which tests run again alone after a crash, and whose crash it was.
 /// It holds no process, descriptor, clock or thread: it is told what happened (``Event``) and
-/// answers with what to do (``Command``), which its driver, ``BundleRuns``, carries out with
+/// answers with what to do (``Command``), which its driver, ``BundleLane``, carries out with
 /// the bundle's process; the lane's loop (``LaneWatch``) feeds its worker's state what it
 /// reads (``reading(_:)``). So every transition is tried directly, with the records a
 /// bundle writes (`BundleLaneMachineTests`).
