@@ -51,6 +51,20 @@ extension HarnessOutsideFailuresTests {
     XCTAssertEqual(explored.issues[first]?.map(\.message), ["failed - the ledger failed after its test returned"])
   }
 
+  /// A test's `tearDown()` cancels a watchdog its `setUp()` sent for 150 ms later, which would
+  /// fail it: under `swift test` it never fires. The wait for the work an explored XCTest test
+  /// left ran before `tearDown()`, where the watchdog fired: a false red in every schedule. It
+  /// now runs after, and the test passes in each, as plainly.
+  func testAWatchdogItsTearDownCancelsNeverFiresInAnExploredSchedule() throws {
+    for flags in [[], ["--explore", "3"]] {
+      let run = try run("watchdog", ["WatchdogXCTests"], flags: flags)
+      XCTAssertEqual(run.status, 0, "\(flags): \(run.output)")
+      XCTAssertEqual(run.failures, [], "\(flags)")
+      XCTAssertEqual(run.verdicts, ["LedgerTests.WatchdogXCTests/testCancelsItsWatchdogInTearDown": .passed], "\(flags)")
+      XCTAssertFalse(run.output.contains("the ledger's watchdog fired"), run.output)
+    }
+  }
+
   /// Under `--explore N` each schedule's bundle ended with its test: a crash in its class
   /// tear-down, or a status an exit handler set, never came, and the run was green where
   /// `swift test` (and a plain run) is red. The bundle is now heard to its exit, a moment

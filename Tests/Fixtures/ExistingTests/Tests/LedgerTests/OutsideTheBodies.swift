@@ -29,6 +29,8 @@ import XCTest
 //   ends the process with status 1 once every test passed.
 // - lateXCTFail: an XCTest test sends an `XCTFail` to a Dispatch queue, 100 ms after it returns;
 //   the next test of its class runs while it comes, and fails with it.
+// - watchdog: an XCTest test's `setUp()` sends a watchdog that would fail it 150 ms later, which
+//   its `tearDown()` cancels: `swift test` is green, it never fires.
 
 /// The case of failure outside a test's body this run shows (EXISTING_TESTS_OUTSIDE), if any.
 let outsideCase = ProcessInfo.processInfo.environment["EXISTING_TESTS_OUTSIDE"] ?? ""
@@ -243,4 +245,23 @@ final class LateFailureXCTests: XCTestCase {
     guard lateFailureSent.load(ordering: .sequentiallyConsistent) else { return }
     _ = lateFailureRecorded.wait(timeout: .now() + 5)
   }
+}
+
+/// Sends a watchdog that would fail the test 150 ms later, which its `tearDown()` cancels, when
+/// the case is `watchdog`: it never fires.
+final class WatchdogXCTests: XCTestCase {
+  private var watchdog: DispatchWorkItem?
+
+  override func setUp() {
+    guard outsideCase == "watchdog" else { return }
+    let watchdog = DispatchWorkItem { XCTFail("the ledger's watchdog fired") }
+    self.watchdog = watchdog
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.15, execute: watchdog)
+  }
+
+  override func tearDown() {
+    watchdog?.cancel()
+  }
+
+  func testCancelsItsWatchdogInTearDown() {}
 }
