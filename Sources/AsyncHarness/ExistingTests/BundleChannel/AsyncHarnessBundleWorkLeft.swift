@@ -54,6 +54,12 @@ extension BundleExplorer {
   static func awaitWorkLeft() {
     scheduler?.awaitWorkLeft()
   }
+
+  /// A Swift Testing test ended: its testing library waits while the work it left can still
+  /// run (see ``ExplorerScheduler/graceBegins()``).
+  static func testEnded() {
+    scheduler?.graceBegins()
+  }
 }
 
 extension ExplorerScheduler {
@@ -69,12 +75,35 @@ extension ExplorerScheduler {
     }
   }
 
+  /// A Swift Testing test ended (its `testEnded` record is being written, under the event
+  /// stream's lock, by the job that ends it, which an issue of the work left needs): the jobs of
+  /// the tasks there as it began (its testing library's, which would end the run and the
+  /// bundle, after which an issue is no run's) wait, at most ``BundleExplorer/graceAfterATest``,
+  /// while work the test left can still run; the schedule runs that work meanwhile. An issue it
+  /// records is the run's, in Swift Testing's words (`Test «unknown» recorded an issue`), and a
+  /// crash is the bundle's, as under `swift test` where it comes while another test runs.
+  func graceBegins() {
+    state.withLock { state in
+      guard state.escapedAt == nil else { return }
+      state.graceDeadline = ContinuousClock.now + BundleExplorer.graceAfterATest
+      state.parkedBelow = state.queuesAtTestStart
+    }
+  }
+
+  /// Ends the grace after a Swift Testing test's end, once its time is up or no work the test
+  /// left can run within it: the parked jobs run again.
+  func endGraceOnceNothingIsLeft() {
+    guard let deadline = state.withLock({ $0.graceDeadline }) else { return }
+    guard ContinuousClock.now >= deadline || !workLeft(before: deadline) else { return }
+    state.withLock { $0.graceDeadline = nil }
+  }
+
   /// Whether work the running test left can still run before `deadline`.
   private func workLeft(before deadline: ContinuousClock.Instant) -> Bool {
     let (scheduled, threadsBefore) = state.withLock { state in
       // A job waiting for the main thread (not begun: no thread runs it yet) waits for this
       // one: it is not waited for.
-      (state.escapedAt == nil && (!state.ready.isEmpty || (state.running && state.runningThread != 0)
+      (state.escapedAt == nil && (!state.runnable.isEmpty || (state.running && state.runningThread != 0)
         || state.sleepers.contains { $0.realDue <= deadline }), state.threadsAtTestStart)
     }
     return scheduled

@@ -29,6 +29,9 @@ import XCTest
 //   ends the process with status 1 once every test passed.
 // - lateXCTFail: an XCTest test sends an `XCTFail` to a Dispatch queue, 100 ms after it returns;
 //   the next test of its class runs while it comes, and fails with it.
+// - lateIssue, lateCrash: a Swift Testing test leaves a thread that records an issue 100 ms after
+//   it returned, or a Dispatch block that crashes then; the last test of their serialized suite
+//   runs while it comes (`✘ Test «unknown» recorded an issue`; signal 4).
 // - watchdog: an XCTest test's `setUp()` sends a watchdog that would fail it 150 ms later, which
 //   its `tearDown()` cancels: `swift test` is green, it never fires.
 
@@ -264,4 +267,35 @@ final class WatchdogXCTests: XCTestCase {
   }
 
   func testCancelsItsWatchdogInTearDown() {}
+}
+
+/// Whether a test left work that fails after it returned, in this process: the last test of the
+/// suite waits for it only then (run alone, in a fresh process, it passes at once).
+let lateWorkLeft = Atomic(false)
+/// Signalled once the late issue was recorded.
+let lateIssueRecorded = DispatchSemaphore(value: 0)
+
+@Suite(.serialized) struct LateSwiftTests {
+  /// Leaves a thread that records an issue 100 ms after the test returned (case `lateIssue`).
+  @Test func a_recordsAnIssueAfterItReturned() {
+    guard outsideCase == "lateIssue" else { return }
+    lateWorkLeft.store(true, ordering: .sequentiallyConsistent)
+    Thread {
+      usleep(100_000)  // The rude case: an issue recorded after its test returned.
+      Issue.record("the ledger failed after its test returned")
+      lateIssueRecorded.signal()
+    }.start()
+  }
+
+  /// Leaves a Dispatch block that crashes 100 ms after the test returned (case `lateCrash`).
+  @Test func b_crashesAfterItReturned() {
+    guard outsideCase == "lateCrash" else { return }
+    lateWorkLeft.store(true, ordering: .sequentiallyConsistent)
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { fatalError("the ledger crashed after its test returned") }
+  }
+
+  @Test func c_runsWhileTheyCome() {
+    guard lateWorkLeft.load(ordering: .sequentiallyConsistent) else { return }
+    _ = lateIssueRecorded.wait(timeout: .now() + 5)
+  }
 }
