@@ -7,9 +7,11 @@
 // ``BundleExplorer/graceAfterATest``, in a short run of an XCTest test case of this library's
 // own (``WorkLeftCase``), which XCTest's failures then go to as they would go to the next test
 // under `swift test`: each is the ended test's own. Work its `tearDown()` cancels (a watchdog)
-// is gone by then, as under `swift test`. A test that left nothing waits for nothing. (A Swift
+// is gone by then, as under `swift test`. A test that left nothing waits for nothing. A Swift
 // Testing test's end is written by the job that ends it, holding the event stream's lock,
-// which the work left needs to record an issue: it does not wait so.)
+// which the work left needs to record an issue: that job does not wait; the schedule parks its
+// testing library's jobs instead, so that the run goes on only once the work left ran
+// (``ExplorerScheduler/graceBegins()``).
 #if os(Linux)
 import Glibc
 import Synchronization
