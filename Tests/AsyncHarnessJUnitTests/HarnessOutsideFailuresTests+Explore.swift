@@ -51,6 +51,49 @@ extension HarnessOutsideFailuresTests {
     XCTAssertEqual(explored.issues[first]?.map(\.message), ["failed - the ledger failed after its test returned"])
   }
 
+  /// A Swift Testing test leaves a thread that records an issue 100 ms after it returned, or a
+  /// Dispatch block that crashes then: under `swift test` (and a plain run) it comes while the
+  /// next test runs, and the run is red. Under `--explore N` each schedule's bundle ran the test
+  /// alone, and its testing library ended the run, and the bundle, before it came: green. The
+  /// run's end now waits for the work the test left, and each schedule fails outside the test,
+  /// in the plain run's words.
+  func testASwiftTestingTestsLateIssueOrCrashFailsOutsideItInEverySchedule() throws {
+    let (issuing, crashing) = ("LedgerTests.LateSwiftTests/a_recordsAnIssueAfterItReturned()",
+                               "LedgerTests.LateSwiftTests/b_crashesAfterItReturned()")
+    let late = try run("lateIssue", ["LateSwiftTests/a_"], flags: ["--explore", "2"])
+    XCTAssertEqual(late.status, 1, late.output)
+    XCTAssertEqual(late.failures.map(\.place), [.noTest, .noTest], "\(late.failures)")
+    for failure in late.failures {
+      XCTAssertEqual(failure.issue.message, "Issue recorded - the ledger failed after its test returned")
+      XCTAssertEqual(failure.issue.sourceLocation?.line, try fixtureLine(containing: "Issue.record(\"the ledger failed after"))
+      XCTAssertEqual(failure.suspects, [issuing])
+    }
+    XCTAssertEqual(late.verdicts, [issuing: .passed])
+    let crash = try run("lateCrash", ["LateSwiftTests/b_"], flags: ["--explore", "2"])
+    XCTAssertEqual(crash.status, 1, crash.output)
+    XCTAssertEqual(crash.failures.map(\.place), [.process, .process], "\(crash.failures)")
+    for failure in crash.failures {
+      XCTAssertTrue(failure.issue.message.hasPrefix("The test bundle ended with signal SIGILL (illegal instruction) while none "
+        + "of its tests ran, after \(crashing) returned; its last output:"), failure.issue.message)
+      XCTAssertTrue(failure.issue.message.contains("Fatal error: the ledger crashed after its test returned"), failure.issue.message)
+    }
+    XCTAssertEqual(crash.verdicts, [crashing: .passed])
+  }
+
+  /// A test's `tearDown()` cancels a watchdog its `setUp()` sent for 150 ms later, which would
+  /// fail it: under `swift test` it never fires. The wait for the work an explored XCTest test
+  /// left ran before `tearDown()`, where the watchdog fired: a false red in every schedule. It
+  /// now runs after, and the test passes in each, as plainly.
+  func testAWatchdogItsTearDownCancelsNeverFiresInAnExploredSchedule() throws {
+    for flags in [[], ["--explore", "3"]] {
+      let run = try run("watchdog", ["WatchdogXCTests"], flags: flags)
+      XCTAssertEqual(run.status, 0, "\(flags): \(run.output)")
+      XCTAssertEqual(run.failures, [], "\(flags)")
+      XCTAssertEqual(run.verdicts, ["LedgerTests.WatchdogXCTests/testCancelsItsWatchdogInTearDown": .passed], "\(flags)")
+      XCTAssertFalse(run.output.contains("the ledger's watchdog fired"), run.output)
+    }
+  }
+
   /// Under `--explore N` each schedule's bundle ended with its test: a crash in its class
   /// tear-down, or a status an exit handler set, never came, and the run was green where
   /// `swift test` (and a plain run) is red. The bundle is now heard to its exit, a moment

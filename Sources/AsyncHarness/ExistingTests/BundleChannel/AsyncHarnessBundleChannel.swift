@@ -217,7 +217,10 @@ final class ChannelWriter: Sendable {
     state.withLock { state in
       state.lines.append(Array(bytes)[...])
       while let line = state.lines.next() {
-        if Self.line(line, holds: Self.testEnded) { sendEndNotes(&state) }
+        if Self.line(line, holds: Self.testEnded) {
+          sendEndNotes(&state)
+          BundleExplorer.testEnded()
+        }
         if Self.line(line, holds: Self.testStarted) { BundleExplorer.testStarted(holdingTheMainThread: false) }
         send(line, records: &state.records)
       }

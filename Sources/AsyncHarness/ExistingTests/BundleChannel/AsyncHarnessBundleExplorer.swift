@@ -230,10 +230,11 @@ final class ExplorerScheduler: Sendable {
 
   /// A test began.
   func testStarted(holdingTheMainThread: Bool) {
-    // An XCTest test's end waits for the threads it starts (AsyncHarnessBundleWorkLeft.swift).
-    let threads = holdingTheMainThread ? Set(OutsideWork.threads()) : []
+    // A test's end waits for the threads it starts (AsyncHarnessBundleWorkLeft.swift).
+    let threads = Set(OutsideWork.threads())
     state.withLock { state in
       state.threadsAtTestStart = threads
+      state.queuesAtTestStart = state.queueCount
       state.testHoldsTheMainThread = holdingTheMainThread
       state.jobsAtTestStart = state.jobs
       state.swiftJobsAtTestStart = state.swiftJobs
@@ -255,28 +256,31 @@ final class ExplorerScheduler: Sendable {
   /// The next job to run, once one is ready, said as a step of the running test under `--trace`.
   private func next() -> Job {
     while true {
+      endGraceOnceNothingIsLeft()
       let (job, said, sleepUntil) = state.withLock { state -> (Job?, ChannelRecord?, ContinuousClock.Instant?) in
         state.takeNotifiedBlocks()
-        if state.ready.isEmpty, let earliest = state.sleepers.map(\.due).min() {
+        if state.runnable.isEmpty, let earliest = state.sleepers.map(\.due).min() {
           // The sleeps due first wake in the schedule's order, once the real time they said passed.
           let realDue = state.sleepers.filter { $0.due <= max(state.now, earliest) }.map(\.realDue).max()!
           if realDue > ContinuousClock.now {
             state.idle = true
             // Beyond the horizon, the test may be stuck meanwhile (``stuck()``), each quiet period.
-            return (nil, nil, state.sleeperDueWithinTheHorizon ? realDue : nil)
+            let due = state.sleeperDueWithinTheHorizon ? realDue : nil
+            return (nil, nil, state.nextGraceLook.map { min($0, due ?? $0) } ?? due)
           }
           state.now = max(state.now, earliest)
           let due = state.sleepers.filter { $0.due <= state.now }.sorted { ($0.due, $0.order) < ($1.due, $1.order) }
           state.sleepers.removeAll { $0.due <= state.now }
           for sleeper in due { state.ready.append(sleeper.job) }
         }
-        guard !state.ready.isEmpty else {
+        let runnable = state.runnable
+        guard !runnable.isEmpty else {
           state.idle = true
-          return (nil, nil, nil)
+          return (nil, nil, state.nextGraceLook)
         }
         state.awaitingOutside = false
         state.steps += 1
-        let chosen = state.picker.choose(among: state.ready.candidates, step: state.steps)
+        let chosen = state.picker.choose(among: runnable, step: state.steps)
         for byte in withUnsafeBytes(of: UInt64(chosen).littleEndian, Array.init) {
           state.hash = (state.hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
         }
@@ -358,5 +362,6 @@ enum BundleExplorer {
   static func testStarted(holdingTheMainThread: Bool) {}
   static var exploring: Bool { false }
   static func awaitWorkLeft() {}
+  static func testEnded() {}
 }
 #endif

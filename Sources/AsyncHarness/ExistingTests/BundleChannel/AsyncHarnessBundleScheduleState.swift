@@ -50,6 +50,13 @@ extension ExplorerScheduler {
     /// The process's threads when the running test began: those it starts may still fail it
     /// after its body returned (``ExplorerScheduler/awaitWorkLeft()``).
     var threadsAtTestStart: Set<Int32> = []
+    /// The schedule's queues when the running test began: those of its testing library's tasks.
+    var queuesAtTestStart = 0
+    /// Until when, after a Swift Testing test's end, the queues below ``parkedBelow`` (the tasks
+    /// there as it began: its testing library's, which would end the run) wait while work the
+    /// test left can still run (AsyncHarnessBundleWorkLeft.swift); `nil` outside such a grace.
+    var graceDeadline: ContinuousClock.Instant?
+    var parkedBelow = 0
     /// The step whose job kept the schedule's thread, after which every job went to Swift's
     /// own executors; `nil` while the schedule runs them.
     var escapedAt: Int?
@@ -59,6 +66,20 @@ extension ExplorerScheduler {
     /// Whether the schedule, with nothing of its own to run, waits for work that something
     /// outside it can still do (``OutsideWork``): a job sent from outside then is counted so.
     var awaitingOutside = false
+
+    /// The queues whose first job may run now: the ready ones (``ReadyJobs/candidates``), but
+    /// for those parked during a grace.
+    var runnable: ReadyOrder {
+      let candidates = ready.candidates
+      guard graceDeadline != nil else { return candidates }
+      return ReadyOrder(candidates.filter { $0 >= parkedBelow })
+    }
+
+    /// When the schedule, with nothing to run during a grace, looks again whether work the test
+    /// left can still run: every 2 ms (a thread may end, or sleep for good).
+    var nextGraceLook: ContinuousClock.Instant? {
+      graceDeadline.map { _ in ContinuousClock.now + .milliseconds(2) }
+    }
 
     /// Takes a job: ready now, or asleep for `delay` nanoseconds, of virtual time and of real.
     mutating func take(_ job: Job, delay: Int64?) {

@@ -50,16 +50,20 @@ final class ChannelObserver: NSObject, XCTestObservation, Sendable {
   }
 
   func testCaseWillStart(_ testCase: XCTestCase) {
+    guard !(testCase is WorkLeftCase) else { return }
     thrownSeen.withLock { $0[ObjectIdentifier(testCase)] = 0 }
     writer.send(.started(test: id(of: testCase)))
     BundleExplorer.testStarted(holdingTheMainThread: true)
-    // Under a schedule its end waits, after its body and before its `tearDown()`, for the work
-    // it left, whose failures are still its own (AsyncHarnessBundleWorkLeft.swift).
-    if BundleExplorer.exploring { testCase.addTeardownBlock { BundleExplorer.awaitWorkLeft() } }
   }
 
   func testCase(_ testCase: XCTestCase, didFailWithDescription description: String, inFile filePath: String?,
                 atLine lineNumber: Int) {
+    if let workLeft = testCase as? WorkLeftCase {
+      // A failure of the work a test left, after its `tearDown()`: the test's own.
+      workLeft.failures.add(1, ordering: .sequentiallyConsistent)
+      let place: ChannelRecord.IssuePlace = filePath.map { .file($0, line: lineNumber) } ?? .unknown
+      return writer.send(.issue(test: workLeft.test, message: description, place: place))
+    }
     // XCTest counts an unexpected error before it tells observers: a new one is a thrown error.
     let unexpected = testCase.testRun?.unexpectedExceptionCount ?? 0
     let thrown = thrownSeen.withLock { seen in
@@ -81,12 +85,15 @@ final class ChannelObserver: NSObject, XCTestObservation, Sendable {
   private static let thrownErrorFile = "<EXPR>"
 
   func testCaseDidFinish(_ testCase: XCTestCase) {
+    guard !(testCase is WorkLeftCase) else { return }
     thrownSeen.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(testCase)) }
+    // Under a schedule, the work the test left may still fail it, after its `tearDown()`.
+    let lateFailures = BundleExplorer.exploring ? WorkLeftCase.awaitWorkLeft(by: id(of: testCase)) : 0
     let run = testCase.testRun
     let outcome: ChannelRecord.Outcome = run?.hasBeenSkipped == true ? .skipped(reason: Self.skipReason(of: testCase))
-      : run?.hasSucceeded == true ? .passed : .failed
+      : run?.hasSucceeded == true && lateFailures == 0 ? .passed : .failed
     writer.send(.ended(test: id(of: testCase), outcome: outcome, duration: run?.totalDuration ?? 0,
-                       failures: run?.totalFailureCount ?? 0, unexpected: run?.unexpectedExceptionCount ?? 0),
+                       failures: (run?.totalFailureCount ?? 0) + lateFailures, unexpected: run?.unexpectedExceptionCount ?? 0),
                 endsATest: true)
   }
 

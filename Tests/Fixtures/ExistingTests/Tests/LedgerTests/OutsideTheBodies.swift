@@ -29,6 +29,11 @@ import XCTest
 //   ends the process with status 1 once every test passed.
 // - lateXCTFail: an XCTest test sends an `XCTFail` to a Dispatch queue, 100 ms after it returns;
 //   the next test of its class runs while it comes, and fails with it.
+// - lateIssue, lateCrash: a Swift Testing test leaves a thread that records an issue 100 ms after
+//   it returned, or a Dispatch block that crashes then; the last test of their serialized suite
+//   runs while it comes (`✘ Test «unknown» recorded an issue`; signal 4).
+// - watchdog: an XCTest test's `setUp()` sends a watchdog that would fail it 150 ms later, which
+//   its `tearDown()` cancels: `swift test` is green, it never fires.
 
 /// The case of failure outside a test's body this run shows (EXISTING_TESTS_OUTSIDE), if any.
 let outsideCase = ProcessInfo.processInfo.environment["EXISTING_TESTS_OUTSIDE"] ?? ""
@@ -242,5 +247,55 @@ final class LateFailureXCTests: XCTestCase {
   func testB_RunsWhileItComes() {
     guard lateFailureSent.load(ordering: .sequentiallyConsistent) else { return }
     _ = lateFailureRecorded.wait(timeout: .now() + 5)
+  }
+}
+
+/// Sends a watchdog that would fail the test 150 ms later, which its `tearDown()` cancels, when
+/// the case is `watchdog`: it never fires.
+final class WatchdogXCTests: XCTestCase {
+  private var watchdog: DispatchWorkItem?
+
+  override func setUp() {
+    guard outsideCase == "watchdog" else { return }
+    let watchdog = DispatchWorkItem { XCTFail("the ledger's watchdog fired") }
+    self.watchdog = watchdog
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.15, execute: watchdog)
+  }
+
+  override func tearDown() {
+    watchdog?.cancel()
+  }
+
+  func testCancelsItsWatchdogInTearDown() {}
+}
+
+/// Whether a test left work that fails after it returned, in this process: the last test of the
+/// suite waits for it only then (run alone, in a fresh process, it passes at once).
+let lateWorkLeft = Atomic(false)
+/// Signalled once the late issue was recorded.
+let lateIssueRecorded = DispatchSemaphore(value: 0)
+
+@Suite(.serialized) struct LateSwiftTests {
+  /// Leaves a thread that records an issue 100 ms after the test returned (case `lateIssue`).
+  @Test func a_recordsAnIssueAfterItReturned() {
+    guard outsideCase == "lateIssue" else { return }
+    lateWorkLeft.store(true, ordering: .sequentiallyConsistent)
+    Thread {
+      usleep(100_000)  // The rude case: an issue recorded after its test returned.
+      Issue.record("the ledger failed after its test returned")
+      lateIssueRecorded.signal()
+    }.start()
+  }
+
+  /// Leaves a Dispatch block that crashes 100 ms after the test returned (case `lateCrash`).
+  @Test func b_crashesAfterItReturned() {
+    guard outsideCase == "lateCrash" else { return }
+    lateWorkLeft.store(true, ordering: .sequentiallyConsistent)
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { fatalError("the ledger crashed after its test returned") }
+  }
+
+  @Test func c_runsWhileTheyCome() {
+    guard lateWorkLeft.load(ordering: .sequentiallyConsistent) else { return }
+    _ = lateIssueRecorded.wait(timeout: .now() + 5)
   }
 }
