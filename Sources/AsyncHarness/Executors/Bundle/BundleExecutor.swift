@@ -42,10 +42,11 @@ final class BundleExecutor: TestExecutor {
   private let state: Mutex<BundleRuns>
 
   /// Creates an executor that runs tests of `bundle`.
-  init(bundle: String, directory: String, channelLibrary: String, allXCTests: Int? = nil, attachmentsPath: String? = nil,
+  init(bundle: String, directory: String, channelLibrary: String, allTests: [TestLibrary: Int] = [:],
+       attachmentsPath: String? = nil,
        gracePeriod: Duration = .seconds(1), stop: StopRequest?) {
     state = Mutex(BundleRuns(kind: TestBundleKind(bundle: bundle, directory: directory, channelLibrary: channelLibrary,
-                                                  allXCTests: allXCTests, attachmentsPath: attachmentsPath,
+                                                  allTests: allTests, attachmentsPath: attachmentsPath,
                                                   gracePeriod: gracePeriod, stop: stop)))
   }
 
@@ -204,7 +205,7 @@ struct BundleWorker {
   init(_ kind: TestBundleKind, batch: [(planned: Runner.PlannedTest, test: ExistingTest)], oneAtATime: Bool) throws {
     let library = batch.first?.test.library ?? .xctest
     let reader = BundleChannelReader(library)
-    let invocation = BundleInvocation(library: library, allXCTests: kind.allXCTests, attachmentsPath: kind.attachmentsPath)
+    let invocation = BundleInvocation(library: library, allTests: kind.allTests, attachmentsPath: kind.attachmentsPath)
     let marker = "AsyncHarness \(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
     let channel = try ChildProcess.makePipe()
     defer { close(channel.write) }
