@@ -130,8 +130,19 @@ final class BundleChannelReaderTests: XCTestCase {
     XCTAssertEqual(BundleInvocation(library: .xctest).environment, [:])
     // A run that chose none of its tests runs XCTest's as `swift test` does when one
     // invocation runs them all: no argument. One that runs some of them names them.
-    let unchosen = BundleInvocation(library: .xctest, allXCTests: 2)
+    let unchosen = BundleInvocation(library: .xctest, allTests: [.xctest: 2, .swiftTesting: 2])
     XCTAssertEqual(unchosen.arguments(running: [xctest, other]), [])
     XCTAssertEqual(unchosen.arguments(running: [other]), ["M.C/testB"])
+    XCTAssertEqual(unchosen.arguments(running: [other, other]), ["M.C/testB,M.C/testB"])
+    // Swift Testing's too: no `--filter`, which it matches against every test it finds.
+    let unchosenSwift = BundleInvocation(library: .swiftTesting, allTests: [.xctest: 2, .swiftTesting: 2])
+    XCTAssertEqual(unchosenSwift.arguments(running: [test, free]), [
+      "--testing-library", "swift-testing",
+      "--verbosity", "-9223372036854775808", "--event-stream-output-path", "/dev/fd/3",
+      "--event-stream-version", "6.3",
+    ])
+    XCTAssertEqual(unchosenSwift.arguments(running: [free]).prefix(4), [
+      "--testing-library", "swift-testing", "--filter", #"^(LedgerTests\.freeFunction\(\)/LedgerSwiftTests\.swift:118:2)$"#,
+    ])
   }
 }

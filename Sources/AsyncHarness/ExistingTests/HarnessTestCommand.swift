@@ -98,10 +98,10 @@ package enum HarnessTestCommand {
       ) { _, configuration in
         // A bundle whose own entry point lists no test runs whole, in this process.
         guard !bundle.runsWhole else { return { InProcessExecutor(capturesOutput: true) } }
-        let allXCTests = configuration.choosesTests ? nil : bundle.xctestCount
+        let allTests = configuration.choosesTests ? [:] : bundle.counts
         return {
           BundleExecutor(bundle: bundle.path, directory: bundle.runDirectory, channelLibrary: library,
-                         allXCTests: allXCTests, attachmentsPath: attachmentsPath, stop: interrupts)
+                         allTests: allTests, attachmentsPath: attachmentsPath, stop: interrupts)
         }
       }
     }

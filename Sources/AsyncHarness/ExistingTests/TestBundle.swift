@@ -19,8 +19,8 @@ struct TestBundle {
   /// the order XCTest runs them; then one per Swift Testing suite (its ID), its tests in
   /// declaration order.
   let catalog: Catalog
-  /// How many XCTest tests it lists.
-  let xctestCount: Int
+  /// How many tests of each library it lists.
+  let counts: [TestLibrary: Int]
   /// Whether it lists no test at all.
   let listsNone: Bool
   /// Whether it runs whole, as one test of this process: its main is the package's own, and
@@ -99,7 +99,7 @@ struct TestBundle {
     self.path = path
     self.runDirectory = runDirectory
     catalog = Catalog(existing: tests, listingFailures: failures)
-    xctestCount = tests.count { $0.library == .xctest }
+    counts = Dictionary(grouping: tests, by: \.library).mapValues(\.count)
     listsNone = tests.isEmpty
   }
 
@@ -123,7 +123,7 @@ struct TestBundle {
     self.path = path
     self.runDirectory = runDirectory
     catalog = Catalog(suites: [entryPoint.suite(directory: runDirectory)])
-    xctestCount = 0
+    counts = [:]
     listsNone = false
     runsWhole = true
   }

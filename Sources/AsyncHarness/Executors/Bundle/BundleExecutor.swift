@@ -42,10 +42,11 @@ final class BundleExecutor: TestExecutor {
   private let state: Mutex<BundleLane>
 
   /// Creates an executor that runs tests of `bundle`.
-  init(bundle: String, directory: String, channelLibrary: String, allXCTests: Int? = nil, attachmentsPath: String? = nil,
+  init(bundle: String, directory: String, channelLibrary: String, allTests: [TestLibrary: Int] = [:],
+       attachmentsPath: String? = nil,
        gracePeriod: Duration = .seconds(1), stop: StopRequest?) {
     state = Mutex(BundleLane(kind: TestBundleKind(bundle: bundle, directory: directory, channelLibrary: channelLibrary,
-                                                  allXCTests: allXCTests, attachmentsPath: attachmentsPath,
+                                                  allTests: allTests, attachmentsPath: attachmentsPath,
                                                   gracePeriod: gracePeriod, stop: stop)))
   }
 

@@ -8,11 +8,13 @@ import Darwin
 /// ends; what the library then writes on the bundle's private channel is read by
 /// ``BundleChannelReader``.
 ///
+/// When the run chose none of the tests (no `--filter` …) and an invocation runs every test
+/// of its library the bundle lists, it names none, as `swift test` runs them:
+///
 /// - XCTest: `<bundle> Module.Class/a,Module.Class/b`, as `swift test --filter` runs them:
-///   XCTest's root suite is `Selected tests`. When the run chose none of the tests (no
-///   `--filter` …) and an invocation runs every XCTest test the bundle lists, `<bundle>` alone,
-///   as `swift test` runs it: XCTest's suites are then `All tests` and the bundle's
-///   (`debug.xctest`), which observers the tests add see.
+///   XCTest's root suite is `Selected tests`; running them all, `<bundle>` alone: XCTest's
+///   suites are then `All tests` and the bundle's (`debug.xctest`), which observers the tests
+///   add see.
 /// - Swift Testing: `<bundle> --testing-library swift-testing --filter '^(id1|id2)$'
 ///   --verbosity <Int.min> --event-stream-output-path /dev/fd/3 --event-stream-version 6.3`
 ///   (and `--attachments-path DIR` when the run saves attachments):
@@ -21,14 +23,16 @@ import Darwin
 ///   the warnings that `swift test` hands a test's issue handlers; the preloaded library
 ///   turns its underscored fields on. Swift Testing runs the tests in its default parallel
 ///   run, as `swift test` does, so that it honours `.serialized`, its suites' traits and its
-///   own width.
+///   own width. Running them all, no `--filter`: Swift Testing matches every test's ID
+///   against the whole expression, which took 2 s for FlyingFox's 426 tests, longer than
+///   they ran.
 struct BundleInvocation {
   /// The library whose tests the bundle runs.
   let library: TestLibrary
-  /// How many XCTest tests the bundle lists, when the run chose none of them
-  /// (``Configuration/choosesTests``): an invocation that runs that many runs them all, as
-  /// `swift test` does, without naming them.
-  var allXCTests: Int?
+  /// How many tests of each library the bundle lists, when the run chose none of them
+  /// (``Configuration/choosesTests``): an invocation that runs that many of its library runs
+  /// them all, as `swift test` does, without naming them.
+  var allTests: [TestLibrary: Int] = [:]
   /// The directory where Swift Testing saves what tests attach (`--attachments-path`, as
   /// `swift test --attachments-path` gives it), when the run saves attachments.
   var attachmentsPath: String?
@@ -69,9 +73,10 @@ struct BundleInvocation {
 
   /// The arguments of the bundle running `tests`, `oneAtATime` or as the library runs them.
   func arguments(running tests: [ExistingTest], oneAtATime: Bool = false) -> [String] {
-    guard library == .swiftTesting else { return tests.count == allXCTests ? [] : [tests.map(\.id).joined(separator: ",")] }
+    let all = Set(tests.map(\.id)).count == allTests[library]
+    guard library == .swiftTesting else { return all ? [] : [tests.map(\.id).joined(separator: ",")] }
     let filter = "^(" + tests.map { Self.escaped($0.id) }.joined(separator: "|") + ")$"
-    return ["--testing-library", "swift-testing", "--filter", filter] + (oneAtATime ? ["--no-parallel"] : [])
+    return ["--testing-library", "swift-testing"] + (all ? [] : ["--filter", filter]) + (oneAtATime ? ["--no-parallel"] : [])
       + (attachmentsPath.map { ["--attachments-path", $0] } ?? [])
       + ["--verbosity", String(Int.min), "--event-stream-output-path", "/dev/fd/\(BundleChannelLibrary.channelDescriptor)",
          "--event-stream-version", SwiftTestingRecord.runVersion]
@@ -99,8 +104,8 @@ struct TestBundleKind: Sendable {
   let directory: String
   /// The library preloaded into each worker (``BundleChannelLibrary``).
   let channelLibrary: String
-  /// How many XCTest tests the bundle lists, when the run chose none (``BundleInvocation/allXCTests``).
-  var allXCTests: Int?
+  /// How many tests of each library the bundle lists, when the run chose none (``BundleInvocation/allTests``).
+  var allTests: [TestLibrary: Int] = [:]
   /// The directory Swift Testing saves what tests attach in (``BundleInvocation/attachmentsPath``).
   var attachmentsPath: String?
   /// How long a stopped worker has between SIGTERM and SIGKILL.
@@ -116,7 +121,7 @@ extension TestBundleKind {
   /// process's watch.
   func start(_ tests: [ExistingTest], of first: Runner.PlannedTest?, oneAtATime: Bool, marker: String) throws -> WorkerWatch {
     let library = tests.first?.library ?? .xctest
-    let invocation = BundleInvocation(library: library, allXCTests: allXCTests, attachmentsPath: attachmentsPath)
+    let invocation = BundleInvocation(library: library, allTests: allTests, attachmentsPath: attachmentsPath)
     let channel = try ChildProcess.makePipe()
     defer { close(channel.write) }
     let process: ChildProcess
