@@ -107,6 +107,10 @@ extension HarnessTestCommandTests {
     "LedgerTests.ExitStatusSwiftTests/leavesAnExitHandler()": .passed,
     "LedgerTests.LateFailureXCTests/testA_FailsAfterItReturned": .passed,
     "LedgerTests.LateFailureXCTests/testB_RunsWhileItComes": .passed,
+    "LedgerTests.WatchdogXCTests/testCancelsItsWatchdogInTearDown": .passed,
+    "LedgerTests.LateSwiftTests/a_recordsAnIssueAfterItReturned()": .passed,
+    "LedgerTests.LateSwiftTests/b_crashesAfterItReturned()": .passed,
+    "LedgerTests.LateSwiftTests/c_runsWhileTheyCome()": .passed,
     // The twin fails only with EXISTING_TESTS_UNMARKED=1 (SwiftTestingUnmarkedSuitesTests).
     "LedgerTests.UnmarkedLedgerTests/opens()": .passed,
     "LedgerTests.UnmarkedTwinTests/opens()": .passed,
